@@ -1,0 +1,125 @@
+//===- ktune/Expr/Expr.h - ktune's small expression language ----*- C++ -*-===//
+//
+// Constraints, shapes, launch geometry and byte counts are written in a small
+// language of our own: integer and floating literals, names, + - * / % **,
+// comparisons, `and or not` and `&& || !`, `c ? a : b`, parentheses and the
+// functions min, max, ceil_div and abs. Text is parsed into a tree and
+// evaluated by walking it; it never reaches a shell, compiler or interpreter.
+// The Python dialect reads Kernel Tuner / T1 restrictions (`/` is true
+// division, `//` floor division, `%` floor modulo, True/False).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_EXPR_EXPR_H
+#define KTUNE_EXPR_EXPR_H
+
+#include "ktune/Support/Error.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ktune::expr {
+
+/// An integer or a floating-point number. Booleans are the integers 0 and 1.
+struct Value {
+  enum class Type { Int, Float };
+  Type type = Type::Int;
+  int64_t i = 0;
+  double f = 0.0;
+
+  static Value ofInt(int64_t v) { return {Type::Int, v, 0.0}; }
+  static Value ofFloat(double v) { return {Type::Float, 0, v}; }
+  static Value ofBool(bool v) { return ofInt(v ? 1 : 0); }
+
+  bool isInt() const { return type == Type::Int; }
+  double asDouble() const { return isInt() ? static_cast<double>(i) : f; }
+  bool truthy() const { return isInt() ? i != 0 : f != 0.0; }
+  /// "256" or "1e-06"-style shortest round-trip text.
+  std::string str() const;
+  bool operator==(const Value &other) const;
+};
+
+enum class Dialect { Ktune, Python };
+
+struct Node;
+
+/// Looks up a name; nullopt means "unknown name" (an error at evaluation).
+using NameLookup = std::function<std::optional<Value>(std::string_view)>;
+
+class BoundExpr;
+
+/// An immutable parsed expression. Cheap to copy (shares its tree).
+class Expr {
+public:
+  /// Parses `text`. Errors give the 1-based column: "col 7: unexpected ')'".
+  static Expected<Expr> parse(std::string_view text,
+                              Dialect dialect = Dialect::Ktune);
+  /// A literal integer expression.
+  static Expr integer(int64_t value);
+
+  /// The text it was parsed from.
+  const std::string &text() const { return Source; }
+  /// Canonical text in the ktune dialect (minimal parentheses).
+  std::string str() const;
+  /// Equivalent C++ expression, for static_assert and generated headers.
+  std::string toCpp() const;
+  /// Names referenced, each once, in order of first appearance.
+  std::vector<std::string> names() const;
+
+  Expected<Value> evaluate(const NameLookup &lookup) const;
+  Expected<Value> evaluate(const std::map<std::string, Value> &env) const;
+  /// Evaluates and requires an integer result (a float that is integral is
+  /// accepted).
+  Expected<int64_t> evaluateInt(const std::map<std::string, Value> &env) const;
+
+  /// Replaces names by other expressions (used to rename parameters).
+  Expr substitute(const std::map<std::string, Expr> &replacements) const;
+
+  /// Resolves names to positions in `slots` once, for fast repeated
+  /// evaluation; an error names the first name not in `slots`.
+  Expected<BoundExpr> bind(const std::vector<std::string> &slots) const;
+
+  /// If the expression is a single integer literal (possibly negated), its
+  /// value.
+  std::optional<int64_t> asIntegerLiteral() const;
+
+private:
+  Expr(std::shared_ptr<const Node> root, std::string source, Dialect dialect)
+      : Root(std::move(root)), Source(std::move(source)), Lang(dialect) {}
+  std::shared_ptr<const Node> Root;
+  std::string Source;
+  Dialect Lang = Dialect::Ktune;
+  friend class BoundExpr;
+};
+
+/// An expression whose names were resolved to slots of a value array.
+class BoundExpr {
+public:
+  Expected<Value> evaluate(std::span<const Value> slots) const;
+  /// Convenience for integer-only slots: true when the value is truthy;
+  /// evaluation errors (division by zero) count as false.
+  bool holds(std::span<const int64_t> slots) const;
+
+private:
+  friend class Expr;
+  struct Program;
+  std::shared_ptr<const Program> Code;
+};
+
+/// Parses a list of constraint texts; errors name the index ("[2]: col 5: ...").
+Expected<std::vector<Expr>> parseAll(const std::vector<std::string> &texts,
+                                     Dialect dialect = Dialect::Ktune);
+
+/// True when `name` is a valid C++ identifier and not a C++ keyword or a
+/// reserved name (leading underscore + capital, double underscore).
+bool isValidIdentifier(std::string_view name);
+
+} // namespace ktune::expr
+
+#endif

@@ -1,0 +1,30 @@
+# lit configuration for ktune's rewrite-rule and CLI tests.
+import os
+import shutil
+
+import lit.formats
+
+config.name = "ktune"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".cu", ".test", ".json"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.ktune_binary_dir, "test", "lit")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.ktune_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+# Keep the tests' compile cache inside the build tree.
+config.environment["KTUNE_CACHE_DIR"] = os.path.join(config.ktune_binary_dir, "test", "lit", "cache")
+
+config.substitutions.append(("%examples", os.path.join(config.ktune_source_dir, "examples")))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%shared", config.shared_data_dir))
+config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+
+if config.enable_clang:
+    config.available_features.add("clang")
+if config.enable_cuda:
+    config.available_features.add("cuda-toolkit")
+if config.nvcc and os.path.exists(config.nvcc):
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", config.nvcc))

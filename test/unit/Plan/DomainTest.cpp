@@ -1,0 +1,41 @@
+#include "ktune/Plan/Domain.h"
+
+#include <gtest/gtest.h>
+
+using namespace ktune;
+using nlohmann::json;
+
+TEST(Domain, ValuesAndRanges) {
+  auto pow2 = domainFromJson(json::parse(R"({"range": {"min": 1, "max": 16, "step": "pow2"}})"), "p");
+  ASSERT_TRUE(pow2) << pow2.error().str();
+  EXPECT_EQ(pow2->enumerate(), (std::vector<int64_t>{1, 2, 4, 8, 16}));
+  EXPECT_EQ(pow2->indexOf(8), 3u);
+  EXPECT_FALSE(pow2->contains(6));
+
+  auto step = domainFromJson(json::parse(R"({"range": {"min": 32, "max": 1024, "step": 32}})"), "p");
+  ASSERT_TRUE(step);
+  EXPECT_EQ(step->size(), 32u);
+  EXPECT_EQ(step->at(31), 1024);
+  EXPECT_FALSE(step->contains(48));
+
+  auto list = domainFromJson(json::parse(R"({"values": [64, 128, 256]})"), "p");
+  ASSERT_TRUE(list);
+  EXPECT_EQ(list->size(), 3u);
+  EXPECT_EQ(list->at(1), 128);
+}
+
+TEST(Domain, RejectsBadInput) {
+  auto both = domainFromJson(json::parse(R"({"values": [1], "range": {"min": 1, "max": 2}})"), "kernels[0].params[1]");
+  ASSERT_FALSE(both);
+  EXPECT_EQ(both.error().where, "kernels[0].params[1]");
+  auto huge = domainFromJson(json::parse(R"({"range": {"min": 0, "max": 100000000000}})"), "p");
+  ASSERT_FALSE(huge);
+  EXPECT_NE(huge.error().message.find("at most"), std::string::npos);
+  auto dup = domainFromJson(json::parse(R"({"values": [1, 2, 1]})"), "p");
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().where, "p.values[2]");
+  auto text = domainFromJson(json::parse(R"({"values": ["256"]})"), "p");
+  ASSERT_FALSE(text);
+  auto backwards = domainFromJson(json::parse(R"({"range": {"min": 8, "max": 1}})"), "p");
+  ASSERT_FALSE(backwards);
+}

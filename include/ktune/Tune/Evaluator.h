@@ -1,0 +1,86 @@
+//===- ktune/Tune/Evaluator.h - The seam between search and GPU -*- C++ -*-===//
+//
+// Strategies see the space through a Tuner, which asks an Evaluator for the
+// time of one configuration at one shape. The CUDA evaluator (lib/Cuda)
+// compiles, prunes, runs, verifies and times; the simulator (lib/Tune)
+// replays a journal or a T4 file. Nothing above this interface knows which.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_TUNE_EVALUATOR_H
+#define KTUNE_TUNE_EVALUATOR_H
+
+#include "ktune/Tune/Spec.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+/// Parameter name -> value, including the "maxrregcount" dimension when the
+/// space has one (0 = no cap).
+using Configuration = std::map<std::string, int64_t>;
+
+enum class EvalStatus {
+  Ok,
+  Pruned,        // over a hardware limit or a constraint; never launched
+  CompileError,
+  RuntimeError,  // illegal address, sticky CUDA error, launch failure
+  Timeout,       // the watchdog killed the worker
+  WrongResult,   // output differs from the reference
+};
+std::string_view statusName(EvalStatus s); // "ok", "pruned", "compile_error", ...
+std::optional<EvalStatus> parseStatus(std::string_view name);
+
+struct Resources {
+  int registers = -1;
+  int spillStores = 0, spillLoads = 0;
+  int stackFrame = 0;
+  int smemStatic = -1;  // bytes
+  int smemDynamic = 0;  // bytes, from the launch geometry
+  int threadsPerBlock = 0;
+  int blocksPerSM = -1; // occupancy, when known
+};
+
+struct Timing {
+  double medianUs = 0, iqrUs = 0;
+  int reps = 0;
+  bool graphBatched = false; // timed as a CUDA-graph batch
+  bool coldL2 = true;        // L2 flushed between repetitions
+};
+
+struct EvalResult {
+  EvalStatus status = EvalStatus::Ok;
+  std::string reason; // for every status other than Ok
+  std::optional<Timing> time;
+  Resources resources;
+  double compileMs = 0; // wall time spent compiling for this result (0 = cache)
+};
+
+class Evaluator {
+public:
+  virtual ~Evaluator() = default;
+  /// "NVIDIA H200", "simulated A100", ...
+  virtual std::string device() const = 0;
+  /// "sm_90", ...
+  virtual std::string arch() const = 0;
+  /// A batch the strategy will ask for soon: compile ahead, in parallel.
+  virtual void prepare(const std::vector<Configuration> &upcoming) {}
+  virtual EvalResult evaluate(const Shape &shape,
+                              const Configuration &config) = 0;
+  /// Re-times configurations interleaved (ABCABC...) for the final choice.
+  /// The default just evaluates each again.
+  virtual std::vector<EvalResult>
+  retime(const Shape &shape, const std::vector<Configuration> &configs) {
+    std::vector<EvalResult> out;
+    for (const auto &c : configs)
+      out.push_back(evaluate(shape, c));
+    return out;
+  }
+};
+
+} // namespace ktune
+
+#endif

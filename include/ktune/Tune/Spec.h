@@ -1,0 +1,97 @@
+//===- ktune/Tune/Spec.h - What stage 2 needs beyond the manifest -*- C++ -*-===//
+//
+// A spec gives the problem dimensions and shapes to tune for, each kernel
+// argument (buffers with dtype, shape, role and initial values; scalars as
+// expressions), the launch geometry, tolerances, and overrides of the
+// manifest's parameter domains and constraints. Schema: docs/schemas.md#spec.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_TUNE_SPEC_H
+#define KTUNE_TUNE_SPEC_H
+
+#include "ktune/Plan/Domain.h"
+#include "ktune/Plan/Manifest.h"
+#include "ktune/Support/Error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ktune {
+
+inline constexpr const char *SpecVersion = "spec/1";
+
+enum class DType { F32, F16, BF16, F8E4M3, F8E5M2, I8, U8, I32, U32, I64, F64 };
+std::string_view dtypeName(DType t); // "fp32", "fp16", "bf16", "fp8e4m3", ...
+std::optional<DType> parseDType(std::string_view name);
+size_t dtypeSize(DType t);
+
+enum class Role { In, Out, InOut };
+
+struct BufferArg {
+  DType dtype = DType::F32;
+  std::vector<std::string> shape; // expressions over dims
+  Role role = Role::In;
+  /// normal | uniform | ones | zeros | arange (zeros never for outputs'
+  /// checks: outputs are poisoned before every run anyway)
+  std::string init = "normal";
+  double low = -1.0, high = 1.0; // uniform bounds; normal: mean 0, stddev 1
+};
+
+struct ScalarArg {
+  std::string value; // expression over dims ("hidden", "1e-6")
+  std::string ctype; // C type the kernel takes ("int", "float", "int64_t"),
+                     // from the manifest's argument list when not given
+};
+
+struct SpecArg {
+  std::string name;
+  std::variant<BufferArg, ScalarArg> arg;
+};
+
+struct Tolerance {
+  double rtol = 0.0, atol = 0.0;
+};
+
+/// One point of the problem: a value per dimension.
+using Shape = std::map<std::string, int64_t>;
+
+struct Spec {
+  std::string kernel;                               // manifest kernel name
+  std::map<std::string, std::string> templateArgs;  // non-tunable, e.g. T
+  std::vector<std::pair<std::string, std::vector<int64_t>>> dims;
+  /// Explicit shapes; when empty, the cartesian product of dims.
+  std::vector<Shape> shapes;
+  std::vector<SpecArg> args; // in kernel-argument order
+  std::optional<LaunchGeometry> launch; // overrides the manifest's
+  std::string bytes; // optional: least bytes moved, for the roofline
+  std::map<DType, Tolerance> tolerance;
+  /// Overrides of the manifest: domains by parameter name, extra constraints.
+  std::map<std::string, Domain> domains;
+  std::vector<std::string> constraints;
+  /// Candidate --maxrregcount values searched like a parameter; 0 = no cap.
+  std::vector<int64_t> maxRegisters;
+  std::vector<std::string> compileOptions; // extra NVRTC options
+  std::optional<std::string> referenceKernel; // optional user reference
+
+  std::vector<Shape> allShapes() const;
+};
+
+/// Reads a spec; errors name the JSON path. Cross-checks against the
+/// manifest kernel happen in validateSpec.
+Expected<Spec> specFromJson(const nlohmann::json &json);
+nlohmann::json specToJson(const Spec &spec);
+
+/// Checks the spec against the manifest kernel: every kernel argument has a
+/// spec entry, shapes and scalars evaluate for every shape, launch geometry
+/// is known, overridden parameters exist and domains contain the default.
+Status validateSpec(const Spec &spec, const ManifestKernel &kernel);
+
+} // namespace ktune
+
+#endif

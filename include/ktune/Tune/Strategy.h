@@ -1,0 +1,53 @@
+//===- ktune/Tune/Strategy.h - Search strategies ----------------*- C++ -*-===//
+#ifndef KTUNE_TUNE_STRATEGY_H
+#define KTUNE_TUNE_STRATEGY_H
+
+#include "ktune/Tune/SearchSpace.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+/// What a strategy optimises: lower is better. Owned by the Tuner, which
+/// journals every evaluation, enforces the budget and answers repeated
+/// points from its cache without spending budget.
+class Objective {
+public:
+  virtual ~Objective() = default;
+  /// The time of a point, or nullopt when it failed (pruned, compile error,
+  /// wrong result, ...). Failed points count as evaluations.
+  virtual std::optional<double> evaluate(const Point &p) = 0;
+  /// True once a point was evaluated (or is known from the journal).
+  virtual bool seen(const Point &p) const = 0;
+  /// The cached outcome of a seen point.
+  virtual std::optional<double> cached(const Point &p) const = 0;
+  /// Budget (evaluations or wall time) spent: strategies stop.
+  virtual bool exhausted() const = 0;
+  /// Hint: points the strategy will evaluate next (compiled ahead).
+  virtual void prefetch(const std::vector<Point> &upcoming) {}
+};
+
+class Strategy {
+public:
+  virtual ~Strategy() = default;
+  virtual std::string name() const = 0;
+  /// Searches until the objective is exhausted or the space is covered.
+  virtual void run(const SearchSpace &space, Objective &objective,
+                   std::mt19937_64 &rng) = 0;
+};
+
+/// brute_force | random | annealing | genetic | bayes | ils, with
+/// strategy-specific options (documented in docs/strategies.md).
+Expected<std::unique_ptr<Strategy>>
+makeStrategy(const std::string &name, const nlohmann::json &options = {});
+std::vector<std::string> strategyNames();
+
+} // namespace ktune
+
+#endif

@@ -51,7 +51,8 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
   for (int k = 0; k < kItemsPerThread; ++k)
     acc[k] = 0.0f;
-  for (; i + (kItemsPerThread - 1) * stride < n; i += kItemsPerThread * stride) {
+  for (; i + (kItemsPerThread - 1) * stride < n;
+       i += kItemsPerThread * stride) {
 #pragma unroll
     for (int k = 0; k < kItemsPerThread; ++k)
       acc[k] += in[i + k * stride];

@@ -146,16 +146,14 @@ void launch_fused_add_rmsnorm(void *input, void *residual, const void *weight,
                            num_tokens, hidden, eps, stream);
     break;
   case ScalarType::kFloat16:
-    fused_add_rmsnorm_impl(static_cast<__half *>(input),
-                           static_cast<__half *>(residual),
-                           static_cast<const __half *>(weight), num_tokens,
-                           hidden, eps, stream);
+    fused_add_rmsnorm_impl(
+        static_cast<__half *>(input), static_cast<__half *>(residual),
+        static_cast<const __half *>(weight), num_tokens, hidden, eps, stream);
     break;
   case ScalarType::kFloat32:
-    fused_add_rmsnorm_impl(static_cast<float *>(input),
-                           static_cast<float *>(residual),
-                           static_cast<const float *>(weight), num_tokens,
-                           hidden, eps, stream);
+    fused_add_rmsnorm_impl(
+        static_cast<float *>(input), static_cast<float *>(residual),
+        static_cast<const float *>(weight), num_tokens, hidden, eps, stream);
     break;
   }
 }

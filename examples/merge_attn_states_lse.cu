@@ -12,9 +12,10 @@
 //         -inf marks an empty partial (weight 0); when both are empty the
 //         output is 0 and s_merged is -inf.
 // Launch: 1-D grid; each thread merges one PackSize-element pack of one
-//         (token, head) row; head_dim / PackSize threads share a row.
-// Preconditions: vectors 16-byte aligned. head_dim % (16 / sizeof(T)) != 0
-//         falls back to one element per thread.
+//         (token, head) row; ceil(head_dim / PackSize) threads share a row.
+// Preconditions: vectors 16-byte aligned. When head_dim is not a multiple of
+//         PackSize the rows are not pack-aligned and threads go element by
+//         element.
 // Tuning constants:
 //   kThreadsPerBlock = 128     host-local constexpr: launch block and the
 //                              ceil-division of the grid
@@ -65,7 +66,7 @@ __global__ void merge_attn_states_lse_kernel(
     const T *__restrict__ v_b, const float *__restrict__ s_b,
     const int num_tokens, const int num_heads, const int head_dim) {
   using Pack = AlignedPack<T, PackSize>;
-  const int threads_per_head = head_dim / PackSize;
+  const int threads_per_head = (head_dim + PackSize - 1) / PackSize;
   const int64_t thread_index =
       static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t num_threads =
@@ -95,15 +96,24 @@ __global__ void merge_attn_states_lse_kernel(
     s_merged[row] = -CUDART_INF_F;
   }
 
-  const int64_t offset = row * head_dim + static_cast<int64_t>(pack) * PackSize;
-  const Pack a = *reinterpret_cast<const Pack *>(v_a + offset);
-  const Pack b = *reinterpret_cast<const Pack *>(v_b + offset);
-  Pack out;
+  const int first = pack * PackSize;
+  const int64_t offset = row * head_dim + first;
+  if (head_dim % PackSize == 0) {
+    const Pack a = *reinterpret_cast<const Pack *>(v_a + offset);
+    const Pack b = *reinterpret_cast<const Pack *>(v_b + offset);
+    Pack out;
 #pragma unroll
-  for (int i = 0; i < PackSize; ++i)
-    out.v[i] =
-        from_float<T>(to_float(a.v[i]) * scale_a + to_float(b.v[i]) * scale_b);
-  *reinterpret_cast<Pack *>(v_merged + offset) = out;
+    for (int i = 0; i < PackSize; ++i)
+      out.v[i] = from_float<T>(to_float(a.v[i]) * scale_a +
+                               to_float(b.v[i]) * scale_b);
+    *reinterpret_cast<Pack *>(v_merged + offset) = out;
+  } else {
+    // Rows are not pack-aligned: element by element, the last pack short.
+    const int count = min(PackSize, head_dim - first);
+    for (int i = 0; i < count; ++i)
+      v_merged[offset + i] = from_float<T>(to_float(v_a[offset + i]) * scale_a +
+                                           to_float(v_b[offset + i]) * scale_b);
+  }
 }
 
 template <typename T>
@@ -114,25 +124,13 @@ static void merge_attn_states_lse_impl(T *v_merged, float *s_merged,
                                        int head_dim, cudaStream_t stream) {
   constexpr int kThreadsPerBlock = 128;
   constexpr int kPackSize = 16 / sizeof(T);
-  if (head_dim % kPackSize == 0) {
-    const int threads_per_head = head_dim / kPackSize;
-    const int64_t total_threads =
-        static_cast<int64_t>(num_tokens) * num_heads * threads_per_head;
-    dim3 block(kThreadsPerBlock);
-    dim3 grid((total_threads + kThreadsPerBlock - 1) / kThreadsPerBlock);
-    merge_attn_states_lse_kernel<T, kPackSize><<<grid, block, 0, stream>>>(
-        v_merged, s_merged, v_a, s_a, v_b, s_b, num_tokens, num_heads,
-        head_dim);
-  } else {
-    // Rows are not pack-aligned: one element per thread.
-    const int64_t total_threads =
-        static_cast<int64_t>(num_tokens) * num_heads * head_dim;
-    dim3 block(kThreadsPerBlock);
-    dim3 grid((total_threads + kThreadsPerBlock - 1) / kThreadsPerBlock);
-    merge_attn_states_lse_kernel<T, 1><<<grid, block, 0, stream>>>(
-        v_merged, s_merged, v_a, s_a, v_b, s_b, num_tokens, num_heads,
-        head_dim);
-  }
+  const int threads_per_head = (head_dim + kPackSize - 1) / kPackSize;
+  const int64_t total_threads =
+      static_cast<int64_t>(num_tokens) * num_heads * threads_per_head;
+  dim3 block(kThreadsPerBlock);
+  dim3 grid((total_threads + kThreadsPerBlock - 1) / kThreadsPerBlock);
+  merge_attn_states_lse_kernel<T, kPackSize><<<grid, block, 0, stream>>>(
+      v_merged, s_merged, v_a, s_a, v_b, s_b, num_tokens, num_heads, head_dim);
 }
 
 /// Merges two attention partials by their log-sum-exp. Errors surface
@@ -146,11 +144,10 @@ void launch_merge_attn_states_lse(void *v_merged, float *s_merged,
     return;
   switch (dtype) {
   case ScalarType::kBFloat16:
-    merge_attn_states_lse_impl(
-        static_cast<__nv_bfloat16 *>(v_merged), s_merged,
-        static_cast<const __nv_bfloat16 *>(v_a), s_a,
-        static_cast<const __nv_bfloat16 *>(v_b), s_b, num_tokens, num_heads,
-        head_dim, stream);
+    merge_attn_states_lse_impl(static_cast<__nv_bfloat16 *>(v_merged), s_merged,
+                               static_cast<const __nv_bfloat16 *>(v_a), s_a,
+                               static_cast<const __nv_bfloat16 *>(v_b), s_b,
+                               num_tokens, num_heads, head_dim, stream);
     break;
   case ScalarType::kFloat16:
     merge_attn_states_lse_impl(static_cast<__half *>(v_merged), s_merged,
@@ -161,8 +158,8 @@ void launch_merge_attn_states_lse(void *v_merged, float *s_merged,
   case ScalarType::kFloat32:
     merge_attn_states_lse_impl(static_cast<float *>(v_merged), s_merged,
                                static_cast<const float *>(v_a), s_a,
-                               static_cast<const float *>(v_b), s_b,
-                               num_tokens, num_heads, head_dim, stream);
+                               static_cast<const float *>(v_b), s_b, num_tokens,
+                               num_heads, head_dim, stream);
     break;
   }
 }

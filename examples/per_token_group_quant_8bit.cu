@@ -124,21 +124,20 @@ __global__ void __launch_bounds__(GroupQuantConfig::kThreadsPerBlock)
 }
 
 template <typename T, typename OutT>
-static void per_token_group_quant_8bit_impl(const T *input, OutT *output_q,
-                                            float *output_s, int num_tokens,
-                                            int hidden, int group_size,
-                                            float eps, float min_8bit,
-                                            float max_8bit,
-                                            cudaStream_t stream) {
+static void
+per_token_group_quant_8bit_impl(const T *input, OutT *output_q, float *output_s,
+                                int num_tokens, int hidden, int group_size,
+                                float eps, float min_8bit, float max_8bit,
+                                cudaStream_t stream) {
   using Config = GroupQuantConfig;
   const int64_t num_groups =
       static_cast<int64_t>(num_tokens) * hidden / group_size;
   dim3 grid((num_groups + Config::kGroupsPerBlock - 1) /
             Config::kGroupsPerBlock);
   dim3 block(Config::kThreadsPerBlock);
-  per_token_group_quant_8bit_kernel<T, OutT><<<grid, block, 0, stream>>>(
-      input, output_q, output_s, group_size, num_groups, eps, min_8bit,
-      max_8bit);
+  per_token_group_quant_8bit_kernel<T, OutT>
+      <<<grid, block, 0, stream>>>(input, output_q, output_s, group_size,
+                                   num_groups, eps, min_8bit, max_8bit);
 }
 
 template <typename T>

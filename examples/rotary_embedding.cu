@@ -70,9 +70,9 @@ rotate_neox_pair(T *__restrict__ head, const T *__restrict__ cos_ptr,
 template <typename T>
 __global__ void rotary_embedding_kernel(
     const int64_t *__restrict__ positions, T *__restrict__ query,
-    T *__restrict__ key, const T *__restrict__ cos_sin_cache,
-    const int rot_dim, const int64_t query_stride, const int64_t key_stride,
-    const int num_heads, const int num_kv_heads, const int head_size) {
+    T *__restrict__ key, const T *__restrict__ cos_sin_cache, const int rot_dim,
+    const int64_t query_stride, const int64_t key_stride, const int num_heads,
+    const int num_kv_heads, const int head_size) {
   const int64_t token = blockIdx.x;
   const int64_t pos = positions[token];
   const int embed_dim = rot_dim / 2;
@@ -99,12 +99,11 @@ __global__ void rotary_embedding_kernel(
 }
 
 template <typename T>
-static void rotary_embedding_impl(const int64_t *positions, T *query, T *key,
-                                  const T *cos_sin_cache, int num_tokens,
-                                  int rot_dim, int64_t query_stride,
-                                  int64_t key_stride, int num_heads,
-                                  int num_kv_heads, int head_size,
-                                  cudaStream_t stream) {
+static void
+rotary_embedding_impl(const int64_t *positions, T *query, T *key,
+                      const T *cos_sin_cache, int num_tokens, int rot_dim,
+                      int64_t query_stride, int64_t key_stride, int num_heads,
+                      int num_kv_heads, int head_size, cudaStream_t stream) {
   dim3 grid(num_tokens);
   dim3 block(std::min(num_heads * rot_dim / 2, 512));
   rotary_embedding_kernel<T><<<grid, block, 0, stream>>>(
@@ -131,18 +130,16 @@ void launch_rotary_embedding(const int64_t *positions, void *query, void *key,
                           num_heads, num_kv_heads, head_size, stream);
     break;
   case ScalarType::kFloat16:
-    rotary_embedding_impl(positions, static_cast<__half *>(query),
-                          static_cast<__half *>(key),
-                          static_cast<const __half *>(cos_sin_cache),
-                          num_tokens, rot_dim, query_stride, key_stride,
-                          num_heads, num_kv_heads, head_size, stream);
+    rotary_embedding_impl(
+        positions, static_cast<__half *>(query), static_cast<__half *>(key),
+        static_cast<const __half *>(cos_sin_cache), num_tokens, rot_dim,
+        query_stride, key_stride, num_heads, num_kv_heads, head_size, stream);
     break;
   case ScalarType::kFloat32:
-    rotary_embedding_impl(positions, static_cast<float *>(query),
-                          static_cast<float *>(key),
-                          static_cast<const float *>(cos_sin_cache),
-                          num_tokens, rot_dim, query_stride, key_stride,
-                          num_heads, num_kv_heads, head_size, stream);
+    rotary_embedding_impl(
+        positions, static_cast<float *>(query), static_cast<float *>(key),
+        static_cast<const float *>(cos_sin_cache), num_tokens, rot_dim,
+        query_stride, key_stride, num_heads, num_kv_heads, head_size, stream);
     break;
   }
 }

@@ -67,7 +67,8 @@ __device__ __forceinline__ float block_all_reduce(float value, float *buffer,
 #pragma unroll
   for (int stride = BlockSize / 2; stride > 0; stride >>= 1) {
     if (threadIdx.x < stride)
-      buffer[threadIdx.x] = op(buffer[threadIdx.x], buffer[threadIdx.x + stride]);
+      buffer[threadIdx.x] =
+          op(buffer[threadIdx.x], buffer[threadIdx.x + stride]);
     __syncthreads();
   }
   const float result = buffer[0];
@@ -90,15 +91,15 @@ __global__ void __launch_bounds__(SOFTMAX_BLOCK_SIZE)
 #pragma unroll 4
   for (int c = threadIdx.x; c < cols; c += SOFTMAX_BLOCK_SIZE)
     local_max = fmaxf(local_max, to_float(x[c]));
-  const float row_max = block_all_reduce<SOFTMAX_BLOCK_SIZE>(
-      local_max, reduce_buffer, MaxOp());
+  const float row_max =
+      block_all_reduce<SOFTMAX_BLOCK_SIZE>(local_max, reduce_buffer, MaxOp());
 
   float local_sum = 0.0f;
 #pragma unroll 4
   for (int c = threadIdx.x; c < cols; c += SOFTMAX_BLOCK_SIZE)
     local_sum += __expf(to_float(x[c]) - row_max);
-  const float row_sum = block_all_reduce<SOFTMAX_BLOCK_SIZE>(
-      local_sum, reduce_buffer, SumOp());
+  const float row_sum =
+      block_all_reduce<SOFTMAX_BLOCK_SIZE>(local_sum, reduce_buffer, SumOp());
 
   const float inv_sum = 1.0f / row_sum;
 #pragma unroll 4

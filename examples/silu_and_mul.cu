@@ -4,7 +4,8 @@
 //
 // Layout: input [num_tokens, 2 * d] row-major (gate half, then up half),
 //         out   [num_tokens, d]     row-major; T is __nv_bfloat16, __half or
-//         float, arithmetic in float. d is implied by the input's last dimension.
+//         float, arithmetic in float. d is implied by the input's last
+//         dimension.
 // Launch: one block per token; its threads stride over the row in 16-byte
 //         packs (vectorised loads and stores).
 // Preconditions: out and input are 16-byte aligned (allocator memory is).

@@ -183,8 +183,8 @@ inline RandomCase randomCase(unsigned seed) {
     int constraints = std::uniform_int_distribution<int>(0, 3)(rng);
     for (int k = 0; k < constraints; ++k) {
       std::string text = pick(implied);
-      std::string other =
-          "c" +
+      std::string other = "c";
+      other +=
           std::to_string(std::uniform_int_distribution<int>(0, count - 1)(rng));
       for (size_t at; (at = text.find("self")) != std::string::npos;)
         text.replace(at, 4, id);

@@ -73,6 +73,17 @@ std::string describeMismatch(const protocol::BufferCheck &c, int64_t count) {
   return s + ")";
 }
 
+std::string describeGuards(const protocol::BufferCheck &c) {
+  std::string s = "'" + c.name + "': out-of-bounds write (";
+  if (c.guardBefore > 0)
+    s += std::to_string(c.guardBefore) + " bytes changed just before the buffer";
+  if (c.guardBefore > 0 && c.guardAfter > 0)
+    s += ", ";
+  if (c.guardAfter > 0)
+    s += std::to_string(c.guardAfter) + " bytes changed just past its end";
+  return s + ")";
+}
+
 class CudaEvaluator final : public Evaluator {
 public:
   CudaEvaluator(CudaTuneOptions options, KernelBinding binding,
@@ -266,6 +277,14 @@ private:
     r.resources.spillLoads = res.spillLoads;
     r.resources.stackFrame = res.cumulativeStack;
     r.resources.smemStatic = res.registers >= 0 ? res.smemStatic : -1;
+    if (int cap = KernelBinding::maxRegisters(*full);
+        cap > 0 && res.registers > cap)
+      return fail(EvalStatus::Pruned,
+                  "--maxrregcount=" + std::to_string(cap) +
+                      " has no effect: the kernel uses " +
+                      std::to_string(res.registers) +
+                      " registers (its __launch_bounds__ take precedence), "
+                      "so this is the same code as without the cap");
     if (auto why = resourcePruneReason(Limits, *dims, res.registers,
                                        r.resources.smemStatic, res.barriers))
       return fail(EvalStatus::Pruned, *why);
@@ -328,10 +347,13 @@ private:
         return workerFailure(run.error(), "", r);
       r.resources.blocksPerSM = run->blocksPerSM;
       std::string wrong;
-      for (const auto &c : run->result.checks)
+      for (const auto &c : run->result.checks) {
         if (c.mismatches > 0)
           wrong += (wrong.empty() ? "" : "; ") +
                    describeMismatch(c, BufferCounts[c.name]);
+        if (c.guardBefore > 0 || c.guardAfter > 0)
+          wrong += (wrong.empty() ? "" : "; ") + describeGuards(c);
+      }
       if (!wrong.empty()) {
         r.status = EvalStatus::WrongResult;
         r.reason = wrong;
@@ -438,7 +460,11 @@ private:
     auto run = Worker->run(loaded->handle, prepared->Launch, 0xFF, true);
     if (!run)
       return workerFailure(run.error(), "the reference run: ", r);
-    for (const auto &c : run->result.checks)
+    for (const auto &c : run->result.checks) {
+      if ((c.guardBefore > 0 || c.guardAfter > 0) &&
+          Warned.insert("guard " + c.name + shapeText(shape)).second)
+        std::fprintf(stderr, "ktune: note: the reference at shape %s: %s\n",
+                     shapeText(shape).c_str(), describeGuards(c).c_str());
       if (c.wantNonFinite > 0 && Warned.insert(c.name + shapeText(shape)).second)
         std::fprintf(stderr,
                      "ktune: note: reference output '%s' at shape %s holds %llu "
@@ -446,6 +472,7 @@ private:
                      "are NaN)\n",
                      c.name.c_str(), shapeText(shape).c_str(),
                      static_cast<unsigned long long>(c.wantNonFinite));
+    }
     return std::nullopt;
   }
 

@@ -52,10 +52,10 @@ std::vector<std::string> cudaIncludeDirs() {
       candidates.push_back((fs::path(root) / "include").string());
       break;
     }
-  // Directories the build found (';'-separated CMake list).
+  // Directories the build found ('|'-separated).
   std::string built = KTUNE_CUDA_INCLUDE_DIRS;
   for (size_t start = 0; start <= built.size();) {
-    size_t end = built.find(';', start);
+    size_t end = built.find_first_of("|;", start);
     if (end == std::string::npos)
       end = built.size();
     if (end > start)

@@ -565,15 +565,17 @@ compileHelpers(const std::string &arch, const std::string &cacheDir) {
     return std::unexpected(compiler.error());
   auto insts = helperInstantiations();
   auto results = (*compiler)->compileAll(insts);
+  for (size_t i = 0; i < results.size(); ++i)
+    if (!results[i])
+      return makeError("the verification kernel " + insts[i].nameExpression +
+                       " does not compile for " + arch + ": " +
+                       results[i].error().str());
   json fill = json::object(), compare = json::object(), readPair = json::object();
   std::string image;
   size_t i = 0;
   for (const auto &info : allDTypes()) {
     for (HelperKind kind : {HelperKind::Fill, HelperKind::Compare, HelperKind::ReadPair}) {
       const auto &r = results[i++];
-      if (!r)
-        return makeError("the verification kernels do not compile for " + arch +
-                         ": " + r.error().str());
       if (!image.empty() && r->imagePath != image)
         return makeError("the verification kernels were compiled into several "
                          "images");

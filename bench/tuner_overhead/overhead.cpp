@@ -19,6 +19,7 @@
 #include "ktune/Cuda/WorkerClient.h"
 #include "ktune/Support/FileUtil.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -196,14 +197,23 @@ int main(int argc, char **argv) {
     // The first evaluation sets up the shape (buffers, reference): timed
     // apart, it is paid once per shape.
     auto setupStart = Clock::now();
-    e.evaluate(shape, binding->defaultConfig());
+    EvalResult first = e.evaluate(shape, binding->defaultConfig());
     double setupSeconds = secondsSince(setupStart);
+    if (first.status != EvalStatus::Ok)
+      std::printf("default configuration: %s\n", first.reason.c_str());
+    nlohmann::json perConfig = nlohmann::json::array();
     std::vector<double> overheadMs, wallMs, kernelMs;
     int ok = 0;
     for (const auto &c : allConfigs()) {
       auto t0 = Clock::now();
       EvalResult r = e.evaluate(shape, c);
       double wall = secondsSince(t0) * 1e3;
+      nlohmann::json row{{"config", c}, {"status", static_cast<int>(r.status)},
+                         {"reason", r.reason}, {"wall_ms", wall}};
+      if (r.time)
+        row.update({{"median_us", r.time->medianUs}, {"iqr_us", r.time->iqrUs},
+                    {"reps", r.time->reps}, {"graph", r.time->graphBatched}});
+      perConfig.push_back(row);
       if (r.status != EvalStatus::Ok || !r.time)
         continue;
       ++ok;
@@ -225,7 +235,9 @@ int main(int argc, char **argv) {
                           {"overhead_ms_median", o.median},
                           {"overhead_ms_q75", o.q75},
                           {"goal_overhead_ms", 50},
-                          {"shape_setup_seconds", setupSeconds}};
+                          {"overhead_ms_max", *std::max_element(overheadMs.begin(), overheadMs.end())},
+                          {"shape_setup_seconds", setupSeconds},
+                          {"configurations", perConfig}};
   }
   fs::remove_all(cache);
   if (!outPath.empty())

@@ -257,8 +257,10 @@ TEST_F(Gpu, OccupancyModelAgreesWithTheDriver) {
   int compared = 0;
   for (int64_t block : {32, 96, 128, 256, 512, 1024})
     for (int64_t acc : {4, 16, 48}) {
+      // ACC changes the function, so only the default's ACC verifies; the
+      // driver's occupancy comes back from the run either way.
       EvalResult r = e->evaluate(shape, {{"BLOCK", block}, {"ACC", acc}});
-      if (r.status != EvalStatus::Ok)
+      if (r.status != EvalStatus::Ok && r.status != EvalStatus::WrongResult)
         continue;
       Occupancy model = computeOccupancy(
           limits, {block, r.resources.registers, r.resources.smemStatic, 0, 0});

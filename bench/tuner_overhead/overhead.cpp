@@ -235,7 +235,10 @@ int main(int argc, char **argv) {
                           {"overhead_ms_median", o.median},
                           {"overhead_ms_q75", o.q75},
                           {"goal_overhead_ms", 50},
-                          {"overhead_ms_max", *std::max_element(overheadMs.begin(), overheadMs.end())},
+                          {"overhead_ms_max",
+                           overheadMs.empty() ? 0.0
+                                              : *std::max_element(overheadMs.begin(),
+                                                                  overheadMs.end())},
                           {"shape_setup_seconds", setupSeconds},
                           {"configurations", perConfig}};
   }

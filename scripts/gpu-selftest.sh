@@ -36,9 +36,9 @@ tail -5 "$out/ctest-unit.log"
 
 echo "== gpu tests (log: $out/ctest-gpu.log)"
 # One at a time: they time kernels and must not share the GPU.
-ctest --test-dir "$build" -L gpu -j 1 --output-on-failure \
+ctest --test-dir "$build" -L gpu -j 1 -V \
   >"$out/ctest-gpu.log" 2>&1 || status=1
-grep -E "Skipped|Failed|Passed|tests passed" "$out/ctest-gpu.log" | tail -40
+grep -E "^ *[0-9]+/[0-9]+ Test|tests passed" "$out/ctest-gpu.log" | tail -40
 
 echo "== tuner overhead (log: $out/bench.log)"
 "$build/bin/ktune-bench-overhead" --out "$out/tuner_overhead.json" \

@@ -265,7 +265,9 @@ TEST_F(Gpu, OccupancyModelAgreesWithTheDriver) {
       Occupancy model = computeOccupancy(
           limits, {block, r.resources.registers, r.resources.smemStatic, 0, 0});
       EXPECT_EQ(model.blocksPerSM, r.resources.blocksPerSM)
-          << "BLOCK " << block << " ACC " << acc << " regs " << r.resources.registers;
+          << "BLOCK " << block << " ACC " << acc << " regs " << r.resources.registers
+          << " smem " << r.resources.smemStatic << " compile " << r.compileMs
+          << " ms; " << describe(r);
       ++compared;
     }
   EXPECT_GT(compared, 10);

@@ -327,6 +327,20 @@ private:
     if (!loaded)
       return workerFailure(loaded.error(), "loading the module: ", r);
     p.Handle = loaded->handle;
+    // The loaded function's attributes are the ground truth (and the only
+    // resource report for PTX, which the driver compiles).
+    if (loaded->registers > 0) {
+      bool unknownBefore = r.resources.registers < 0;
+      r.resources.registers = loaded->registers;
+      r.resources.smemStatic = loaded->smemStatic;
+      if (unknownBefore)
+        if (auto why = resourcePruneReason(Limits, p.Dims, loaded->registers,
+                                           loaded->smemStatic)) {
+          r.status = EvalStatus::Pruned;
+          r.reason = *why;
+          return r;
+        }
+    }
     if (loaded->maxThreadsPerBlock > 0 &&
         p.Dims.threadsPerBlock() > loaded->maxThreadsPerBlock) {
       r.status = EvalStatus::Pruned;

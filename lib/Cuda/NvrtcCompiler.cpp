@@ -324,10 +324,16 @@ struct NvrtcCompiler::Impl {
       e.nameExpression = p.Inst.nameExpression;
       e.loweredName = lowered;
       e.imagePath = *imagePath;
-      if (auto it = functions.find(e.loweredName); it != functions.end())
+      bool attributed = false;
+      if (auto it = functions.find(e.loweredName); it != functions.end()) {
         e.resources = it->second;
+        attributed = e.resources.registers >= 0;
+      }
       e.resources.entry = true;
-      e.log = frontEnd + e.resources.log;
+      // Without this function's lines (PTX, or a log we could not read),
+      // keep the whole log for whoever looks.
+      e.log = attributed || IsPtx ? frontEnd + e.resources.log
+                                  : log.substr(0, 64 * 1024);
       e.resources.log.clear();
       e.compileMs = ms / static_cast<double>(batch.size());
       storeAndFinish(p, std::move(e));

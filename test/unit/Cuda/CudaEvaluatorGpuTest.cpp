@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ktune/Cuda/CudaEvaluator.h"
+#include "ktune/Cuda/NvrtcCompiler.h"
 #include "ktune/Cuda/Occupancy.h"
 #include "ktune/Cuda/WorkerClient.h"
 
@@ -271,6 +272,21 @@ TEST_F(Gpu, OccupancyModelAgreesWithTheDriver) {
       ++compared;
     }
   EXPECT_GT(compared, 10);
+
+  // The compiler's own report on this machine, instantiation by
+  // instantiation (the evaluator also takes the driver's count after load).
+  NvrtcSettings settings;
+  settings.arch = limits.arch;
+  auto compiler = NvrtcCompiler::create(o.templateSource, "kernels.tpl.cu", settings);
+  ASSERT_TRUE(compiler);
+  for (int64_t block : {32, 1024})
+    for (int64_t acc : {4, 48}) {
+      auto k = (*compiler)->get({"many_registers<" + std::to_string(block) + ", " +
+                                     std::to_string(acc) + ">",
+                                 0});
+      ASSERT_TRUE(k) << k.error().str();
+      EXPECT_GT(k->resources.registers, 0) << block << " " << acc << " log:\n" << k->log;
+    }
 }
 
 TEST_F(Gpu, TimingIsRepeatableAndSeesTheL2) {

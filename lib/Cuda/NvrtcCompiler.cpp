@@ -194,8 +194,17 @@ struct NvrtcCompiler::Impl {
       optPtrs.push_back(o.c_str());
 
     auto start = std::chrono::steady_clock::now();
+    // Where a driver is installed, NVRTC reuses machine code from the
+    // driver's compute cache for a program it has seen before, and then
+    // ptxas reports nothing. An empty kernel with a unique name makes every
+    // program new; our own cache already keeps us from compiling twice.
+    static std::atomic<uint64_t> Counter{0};
+    std::string source = Source + "\nextern \"C\" __global__ void ktune_unique_" +
+                         std::to_string(::getpid()) + "_" +
+                         std::to_string(start.time_since_epoch().count()) + "_" +
+                         std::to_string(Counter++) + "() {}\n";
     nvrtcProgram prog = nullptr;
-    nvrtcResult r = nvrtcCreateProgram(&prog, Source.c_str(), SourceName.c_str(),
+    nvrtcResult r = nvrtcCreateProgram(&prog, source.c_str(), SourceName.c_str(),
                                        0, nullptr, nullptr);
     if (r != NVRTC_SUCCESS) {
       for (auto &p : batch)

@@ -38,11 +38,13 @@ double secondsSince(Clock::time_point t) {
 }
 
 std::string freshDir() {
-  std::string tmpl = (fs::temp_directory_path() / "ktune-bench-XXXXXX").string();
+  std::string tmpl =
+      (fs::temp_directory_path() / "ktune-bench-XXXXXX").string();
   return mkdtemp(tmpl.data()) ? tmpl : std::string();
 }
 
-TemplateParam tunable(const std::string &name, int64_t def, std::vector<int64_t> values) {
+TemplateParam tunable(const std::string &name, int64_t def,
+                      std::vector<int64_t> values) {
   TemplateParam p;
   p.name = name;
   p.type = "int";
@@ -53,7 +55,8 @@ TemplateParam tunable(const std::string &name, int64_t def, std::vector<int64_t>
   return p;
 }
 
-SpecArg buffer(const std::string &name, std::vector<std::string> shape, Role role) {
+SpecArg buffer(const std::string &name, std::vector<std::string> shape,
+               Role role) {
   BufferArg b;
   b.dtype = DType::BF16;
   b.shape = std::move(shape);
@@ -62,8 +65,8 @@ SpecArg buffer(const std::string &name, std::vector<std::string> shape, Role rol
 }
 
 /// silu_and_mul<T, BLOCK_SIZE, VEC>(out, in, d), one block per token.
-CudaTuneOptions siluOptions(const std::string &templatePath, const std::string &cache,
-                            int jobs) {
+CudaTuneOptions siluOptions(const std::string &templatePath,
+                            const std::string &cache, int jobs) {
   CudaTuneOptions o;
   o.templatePath = templatePath;
   o.templateSource = readFile(templatePath).value_or("");
@@ -117,8 +120,10 @@ int main(int argc, char **argv) {
     else if (a == "--compile-only")
       compileOnly = true;
     else {
-      std::fprintf(stderr, "usage: %s [--template FILE] [--jobs N] "
-                           "[--compile-only] [--out FILE.json]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--template FILE] [--jobs N] "
+                   "[--compile-only] [--out FILE.json]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -142,30 +147,33 @@ int main(int argc, char **argv) {
     arch = (*probe)->limits().arch;
     device = (*probe)->limits().name;
   }
-  nlohmann::json report{{"template", fs::path(templatePath).filename().string()},
-                        {"jobs", jobs},
-                        {"cores", ThreadPool::hardwareThreads()},
-                        {"nvrtc", nvrtcVersionString()},
-                        {"arch", arch},
-                        {"device", device}};
+  nlohmann::json report{
+      {"template", fs::path(templatePath).filename().string()},
+      {"jobs", jobs},
+      {"cores", ThreadPool::hardwareThreads()},
+      {"nvrtc", nvrtcVersionString()},
+      {"arch", arch},
+      {"device", device}};
 
   // 1. Compile throughput from an empty cache: what prepare() does.
   std::string cache = freshDir();
   CudaTuneOptions options = siluOptions(templatePath, cache, jobs);
-  auto binding = KernelBinding::create(options.manifest.kernels[0], options.spec);
+  auto binding =
+      KernelBinding::create(options.manifest.kernels[0], options.spec);
   if (!binding)
     return fail(binding.error());
   std::vector<Instantiation> insts;
   for (const auto &c : allConfigs())
-    insts.push_back({*binding->nameExpression(c), KernelBinding::maxRegisters(c)});
+    insts.push_back(
+        {*binding->nameExpression(c), KernelBinding::maxRegisters(c)});
   NvrtcSettings settings;
   settings.arch = arch;
   settings.cacheDir = cache;
   settings.jobs = jobs;
   settings.includePaths = {fs::path(templatePath).parent_path().string()};
-  auto compiler = NvrtcCompiler::create(options.templateSource,
-                                        fs::path(templatePath).filename().string(),
-                                        settings);
+  auto compiler = NvrtcCompiler::create(
+      options.templateSource, fs::path(templatePath).filename().string(),
+      settings);
   if (!compiler)
     return fail(compiler.error());
   auto start = Clock::now();
@@ -176,10 +184,11 @@ int main(int argc, char **argv) {
     failed += r ? 0 : 1;
   CompileStats stats = (*compiler)->stats();
   double perSecond = double(insts.size()) / seconds;
-  std::printf("compile: %zu instantiations (%llu programs, %d failed) in %.2f s "
-              "on %d threads: %.1f instantiations/s (goal >= 20/s)\n",
-              insts.size(), static_cast<unsigned long long>(stats.programs), failed,
-              seconds, jobs, perSecond);
+  std::printf(
+      "compile: %zu instantiations (%llu programs, %d failed) in %.2f s "
+      "on %d threads: %.1f instantiations/s (goal >= 20/s)\n",
+      insts.size(), static_cast<unsigned long long>(stats.programs), failed,
+      seconds, jobs, perSecond);
   report["compile"] = {{"instantiations", insts.size()},
                        {"programs", stats.programs},
                        {"failed", failed},
@@ -208,11 +217,15 @@ int main(int argc, char **argv) {
       auto t0 = Clock::now();
       EvalResult r = e.evaluate(shape, c);
       double wall = secondsSince(t0) * 1e3;
-      nlohmann::json row{{"config", c}, {"status", static_cast<int>(r.status)},
-                         {"reason", r.reason}, {"wall_ms", wall}};
+      nlohmann::json row{{"config", c},
+                         {"status", static_cast<int>(r.status)},
+                         {"reason", r.reason},
+                         {"wall_ms", wall}};
       if (r.time)
-        row.update({{"median_us", r.time->medianUs}, {"iqr_us", r.time->iqrUs},
-                    {"reps", r.time->reps}, {"graph", r.time->graphBatched}});
+        row.update({{"median_us", r.time->medianUs},
+                    {"iqr_us", r.time->iqrUs},
+                    {"reps", r.time->reps},
+                    {"graph", r.time->graphBatched}});
       perConfig.push_back(row);
       if (r.status != EvalStatus::Ok || !r.time)
         continue;
@@ -227,20 +240,21 @@ int main(int argc, char **argv) {
     std::printf("evaluate: %d configurations ok; per evaluation: wall %.1f ms, "
                 "kernel time in samples %.1f ms, overhead %.1f ms median "
                 "(q75 %.1f ms; goal < 50 ms); first evaluation of the shape "
-                "%.2f s\n",
-                ok, w.median, k.median, o.median, o.q75, setupSeconds);
-    report["evaluate"] = {{"configurations_ok", ok},
-                          {"wall_ms_median", w.median},
-                          {"kernel_ms_in_samples_median", k.median},
-                          {"overhead_ms_median", o.median},
-                          {"overhead_ms_q75", o.q75},
-                          {"goal_overhead_ms", 50},
-                          {"overhead_ms_max",
-                           overheadMs.empty() ? 0.0
-                                              : *std::max_element(overheadMs.begin(),
-                                                                  overheadMs.end())},
-                          {"shape_setup_seconds", setupSeconds},
-                          {"configurations", perConfig}};
+                "%.1f ms\n",
+                ok, w.median, k.median, o.median, o.q75, setupSeconds * 1e3);
+    report["evaluate"] = {
+        {"configurations_ok", ok},
+        {"wall_ms_median", w.median},
+        {"kernel_ms_in_samples_median", k.median},
+        {"overhead_ms_median", o.median},
+        {"overhead_ms_q75", o.q75},
+        {"goal_overhead_ms", 50},
+        {"overhead_ms_max",
+         overheadMs.empty()
+             ? 0.0
+             : *std::max_element(overheadMs.begin(), overheadMs.end())},
+        {"shape_setup_seconds", setupSeconds},
+        {"configurations", perConfig}};
   }
   fs::remove_all(cache);
   if (!outPath.empty())

@@ -46,8 +46,7 @@ Expected<CompileCache> CompileCache::open(const std::string &dir) {
   for (const char *sub : {"entries", "images"}) {
     fs::create_directories(root / sub, ec);
     if (ec)
-      return makeError("cannot create compile cache directory: " +
-                           ec.message(),
+      return makeError("cannot create compile cache directory: " + ec.message(),
                        (root / sub).string());
   }
   return CompileCache(root.string());
@@ -104,7 +103,8 @@ std::optional<CacheEntry> CompileCache::lookup(const std::string &key) const {
     if (e.ok) {
       e.resources = resourcesFromJson(j.at("resources"));
       e.imagePath =
-          (fs::path(Dir) / "images" / j.at("image").get<std::string>()).string();
+          (fs::path(Dir) / "images" / j.at("image").get<std::string>())
+              .string();
       if (!fs::exists(e.imagePath, ec))
         return std::nullopt;
     }

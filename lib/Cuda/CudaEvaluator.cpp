@@ -76,7 +76,8 @@ std::string describeMismatch(const protocol::BufferCheck &c, int64_t count) {
 std::string describeGuards(const protocol::BufferCheck &c) {
   std::string s = "'" + c.name + "': out-of-bounds write (";
   if (c.guardBefore > 0)
-    s += std::to_string(c.guardBefore) + " bytes changed just before the buffer";
+    s +=
+        std::to_string(c.guardBefore) + " bytes changed just before the buffer";
   if (c.guardBefore > 0 && c.guardAfter > 0)
     s += ", ";
   if (c.guardAfter > 0)
@@ -115,7 +116,8 @@ public:
     Compiler->prefetch(insts);
   }
 
-  EvalResult evaluate(const Shape &shape, const Configuration &config) override {
+  EvalResult evaluate(const Shape &shape,
+                      const Configuration &config) override {
     EvalResult r;
     auto prepared = compileAndPrune(shape, config, r);
     if (!prepared || CompileOnly)
@@ -131,8 +133,9 @@ public:
     return r;
   }
 
-  std::vector<EvalResult> retime(const Shape &shape,
-                                 const std::vector<Configuration> &configs) override {
+  std::vector<EvalResult>
+  retime(const Shape &shape,
+         const std::vector<Configuration> &configs) override {
     std::vector<EvalResult> out(configs.size());
     std::vector<std::optional<Prepared>> runs(configs.size());
     for (size_t i = 0; i < configs.size(); ++i) {
@@ -167,7 +170,8 @@ public:
         }
         auto loaded = loadKernel(runs[i]->Kernel);
         if (!loaded) {
-          out[i] = workerFailure(loaded.error(), "loading the module: ", out[i]);
+          out[i] =
+              workerFailure(loaded.error(), "loading the module: ", out[i]);
           runs[i].reset();
           continue;
         }
@@ -179,7 +183,8 @@ public:
           runs[i].reset();
           continue;
         }
-        samples[i].insert(samples[i].end(), t->samplesUs.begin(), t->samplesUs.end());
+        samples[i].insert(samples[i].end(), t->samplesUs.begin(),
+                          t->samplesUs.end());
         seconds[i] += t->wallSeconds;
         batched[i] = t->batched;
       }
@@ -290,13 +295,14 @@ private:
       return fail(EvalStatus::Pruned, *why);
     if (res.registers >= 0)
       r.resources.blocksPerSM =
-          computeOccupancy(Limits, {dims->threadsPerBlock(), res.registers,
-                                    res.smemStatic, dims->smemDynamic,
-                                    res.barriers})
+          computeOccupancy(Limits,
+                           {dims->threadsPerBlock(), res.registers,
+                            res.smemStatic, dims->smemDynamic, res.barriers})
               .blocksPerSM;
     auto args = Binding.args(shape, *full);
     if (!args)
-      return fail(EvalStatus::RuntimeError, "kernel arguments: " + args.error().str());
+      return fail(EvalStatus::RuntimeError,
+                  "kernel arguments: " + args.error().str());
     Prepared p;
     p.Config = *full;
     p.Kernel = std::move(*compiled);
@@ -347,7 +353,8 @@ private:
       r.reason = "the kernel allows at most " +
                  std::to_string(loaded->maxThreadsPerBlock) +
                  " threads per block (launch bounds or registers); the launch "
-                 "has " + std::to_string(p.Dims.threadsPerBlock());
+                 "has " +
+                 std::to_string(p.Dims.threadsPerBlock());
       return r;
     }
     // 0xFF bytes are NaN in every float type; integers get a second run with
@@ -380,12 +387,14 @@ private:
   /// A live worker whose buffers hold this shape's inputs and reference.
   std::optional<EvalResult> ensureShape(const Shape &shape,
                                         const Configuration &config) {
-    if (auto it = ReferenceFailures.find(shape); it != ReferenceFailures.end()) {
+    if (auto it = ReferenceFailures.find(shape);
+        it != ReferenceFailures.end()) {
       EvalResult f = it->second;
       auto full = Binding.complete(config);
       if (!(full && *full == Binding.defaultConfig())) {
         f.status = EvalStatus::RuntimeError;
-        f.reason = "no reference at shape " + shapeText(shape) + ": " + f.reason;
+        f.reason =
+            "no reference at shape " + shapeText(shape) + ": " + f.reason;
       }
       return f;
     }
@@ -455,7 +464,8 @@ private:
     if (!prepared) {
       r.reason = "the default configuration is " +
                  std::string(statusText(r.status)) + ": " + r.reason;
-      r.status = r.status == EvalStatus::Pruned ? EvalStatus::RuntimeError : r.status;
+      r.status =
+          r.status == EvalStatus::Pruned ? EvalStatus::RuntimeError : r.status;
       return r;
     }
     CompiledKernel kernel = prepared->Kernel;
@@ -463,7 +473,8 @@ private:
       auto compiled = Compiler->get({*ref, 0});
       if (!compiled) {
         r.status = EvalStatus::CompileError;
-        r.reason = "the reference kernel " + *ref + ": " + compiled.error().str();
+        r.reason =
+            "the reference kernel " + *ref + ": " + compiled.error().str();
         return r;
       }
       kernel = *compiled;
@@ -479,13 +490,15 @@ private:
           Warned.insert("guard " + c.name + shapeText(shape)).second)
         std::fprintf(stderr, "ktune: note: the reference at shape %s: %s\n",
                      shapeText(shape).c_str(), describeGuards(c).c_str());
-      if (c.wantNonFinite > 0 && Warned.insert(c.name + shapeText(shape)).second)
-        std::fprintf(stderr,
-                     "ktune: note: reference output '%s' at shape %s holds %llu "
-                     "NaN/Inf values (elements the reference leaves unwritten "
-                     "are NaN)\n",
-                     c.name.c_str(), shapeText(shape).c_str(),
-                     static_cast<unsigned long long>(c.wantNonFinite));
+      if (c.wantNonFinite > 0 &&
+          Warned.insert(c.name + shapeText(shape)).second)
+        std::fprintf(
+            stderr,
+            "ktune: note: reference output '%s' at shape %s holds %llu "
+            "NaN/Inf values (elements the reference leaves unwritten "
+            "are NaN)\n",
+            c.name.c_str(), shapeText(shape).c_str(),
+            static_cast<unsigned long long>(c.wantNonFinite));
     }
     return std::nullopt;
   }
@@ -548,7 +561,8 @@ Expected<std::string> templateSource(const CudaTuneOptions &o) {
   return readFile(o.templatePath);
 }
 
-NvrtcSettings compilerSettings(const CudaTuneOptions &o, const std::string &arch) {
+NvrtcSettings compilerSettings(const CudaTuneOptions &o,
+                               const std::string &arch) {
   NvrtcSettings s;
   s.arch = arch;
   if (!o.templatePath.empty()) {
@@ -572,9 +586,10 @@ compileHelpers(const std::string &arch, const std::string &cacheDir) {
   NvrtcSettings s;
   s.arch = arch;
   s.cacheDir = cacheDir;
-  s.jobs = 1;       // one program: one image for all helpers
+  s.jobs = 1; // one program: one image for all helpers
   s.maxBatch = 1024;
-  auto compiler = NvrtcCompiler::create(helperKernelSource(), "ktune_helpers.cu", s);
+  auto compiler =
+      NvrtcCompiler::create(helperKernelSource(), "ktune_helpers.cu", s);
   if (!compiler)
     return std::unexpected(compiler.error());
   auto insts = helperInstantiations();
@@ -584,11 +599,13 @@ compileHelpers(const std::string &arch, const std::string &cacheDir) {
       return makeError("the verification kernel " + insts[i].nameExpression +
                        " does not compile for " + arch + ": " +
                        results[i].error().str());
-  json fill = json::object(), compare = json::object(), readPair = json::object();
+  json fill = json::object(), compare = json::object(),
+       readPair = json::object();
   std::string image;
   size_t i = 0;
   for (const auto &info : allDTypes()) {
-    for (HelperKind kind : {HelperKind::Fill, HelperKind::Compare, HelperKind::ReadPair}) {
+    for (HelperKind kind :
+         {HelperKind::Fill, HelperKind::Compare, HelperKind::ReadPair}) {
       const auto &r = results[i++];
       if (!image.empty() && r->imagePath != image)
         return makeError("the verification kernels were compiled into several "
@@ -600,36 +617,42 @@ compileHelpers(const std::string &arch, const std::string &cacheDir) {
       table[std::string(info.name)] = r->loweredName;
     }
   }
-  json helpers{{"helper_image", image},
-               {"helpers", {{"fill", fill}, {"compare", compare}, {"read_pair", readPair}}}};
+  json helpers{
+      {"helper_image", image},
+      {"helpers",
+       {{"fill", fill}, {"compare", compare}, {"read_pair", readPair}}}};
   return std::make_pair(std::move(*compiler), helpers);
 }
 
 /// The architecture to compile for on this device: the device's own when
 /// NVRTC knows it, else PTX for the newest architecture it knows below.
-Expected<std::string> deviceArch(const DeviceLimits &limits, const std::string &requested) {
+Expected<std::string> deviceArch(const DeviceLimits &limits,
+                                 const std::string &requested) {
   if (!requested.empty()) {
     auto want = parseArch(requested);
     if (!want)
       return std::unexpected(want.error());
-    bool runs = requested.starts_with("compute_")
-                    ? ((*want)[0] * 10 + (*want)[1] <= limits.ccMajor * 10 + limits.ccMinor)
-                    : ((*want)[0] == limits.ccMajor && (*want)[1] <= limits.ccMinor);
+    bool runs =
+        requested.starts_with("compute_")
+            ? ((*want)[0] * 10 + (*want)[1] <=
+               limits.ccMajor * 10 + limits.ccMinor)
+            : ((*want)[0] == limits.ccMajor && (*want)[1] <= limits.ccMinor);
     if (!runs)
       return makeError("code for " + requested + " does not run on " +
                        limits.name + " (" + limits.arch + ")");
     return requested;
   }
   auto supported = nvrtcSupportedArchs();
-  if (supported.empty() ||
-      std::find(supported.begin(), supported.end(), limits.arch) != supported.end())
+  if (supported.empty() || std::find(supported.begin(), supported.end(),
+                                     limits.arch) != supported.end())
     return limits.arch;
   int device = limits.ccMajor * 10 + limits.ccMinor, best = 0;
   for (const auto &a : supported)
     if (auto cc = parseArch(a); cc && (*cc)[0] * 10 + (*cc)[1] <= device)
       best = std::max(best, (*cc)[0] * 10 + (*cc)[1]);
   if (best == 0)
-    return makeError(nvrtcVersionString() + " cannot compile for " + limits.arch);
+    return makeError(nvrtcVersionString() + " cannot compile for " +
+                     limits.arch);
   return "compute_" + std::to_string(best);
 }
 
@@ -639,7 +662,8 @@ bool cudaDeviceAvailable() {
   static std::once_flag once;
   static bool available = false;
   std::call_once(once, [] {
-    if (const char *off = std::getenv("KTUNE_NO_GPU"); off && *off && *off != '0')
+    if (const char *off = std::getenv("KTUNE_NO_GPU");
+        off && *off && *off != '0')
       return;
     auto exe = findWorkerExecutable();
     if (!exe)

@@ -16,7 +16,8 @@ Expected<std::array<int, 2>> parseArch(std::string_view arch) {
     return makeError("architecture '" + std::string(arch) +
                      "' is not of the form sm_XY or compute_XY");
   // Feature suffixes (sm_90a, sm_100f) do not change the limits.
-  while (!digits.empty() && std::isalpha(static_cast<unsigned char>(digits.back())))
+  while (!digits.empty() &&
+         std::isalpha(static_cast<unsigned char>(digits.back())))
     digits.remove_suffix(1);
   if (digits.size() < 2 || digits.size() > 3)
     return makeError("architecture '" + std::string(arch) +

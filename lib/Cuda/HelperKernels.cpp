@@ -196,7 +196,8 @@ std::string helperNameExpression(HelperKind kind, DType type) {
 std::vector<Instantiation> helperInstantiations() {
   std::vector<Instantiation> out;
   for (const auto &info : allDTypes())
-    for (HelperKind k : {HelperKind::Fill, HelperKind::Compare, HelperKind::ReadPair})
+    for (HelperKind k :
+         {HelperKind::Fill, HelperKind::Compare, HelperKind::ReadPair})
       out.push_back({helperNameExpression(k, info.type), 0});
   return out;
 }

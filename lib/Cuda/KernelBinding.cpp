@@ -47,7 +47,8 @@ Expected<ScalarType> parseScalarType(std::string_view ctype) {
       {"bool", K::Bool, 1},
       {"char|signed char|int8_t", K::SignedInt, 1},
       {"unsigned char|uint8_t", K::UnsignedInt, 1},
-      {"short|short int|signed short|signed short int|int16_t", K::SignedInt, 2},
+      {"short|short int|signed short|signed short int|int16_t", K::SignedInt,
+       2},
       {"unsigned short|unsigned short int|uint16_t", K::UnsignedInt, 2},
       {"int|signed|signed int|int32_t", K::SignedInt, 4},
       {"unsigned|unsigned int|uint32_t", K::UnsignedInt, 4},
@@ -154,8 +155,8 @@ Expected<std::string> encodeScalar(const ScalarType &type, const Value &v) {
   if (type.size < 8) {
     int bits = static_cast<int>(type.size * 8);
     int64_t lo = isSigned ? -(int64_t(1) << (bits - 1)) : 0;
-    int64_t hi = isSigned ? (int64_t(1) << (bits - 1)) - 1
-                          : (int64_t(1) << bits) - 1;
+    int64_t hi =
+        isSigned ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
     if (i < lo || i > hi)
       return makeError("value " + std::to_string(i) + " does not fit in '" +
                        type.spelling + "'");
@@ -183,7 +184,8 @@ int64_t BufferPlan::bytes() const {
   return count * static_cast<int64_t>(dtypeInfo(dtype).size);
 }
 
-static Expected<Expr> parseAt(const std::string &text, const std::string &where) {
+static Expected<Expr> parseAt(const std::string &text,
+                              const std::string &where) {
   auto e = Expr::parse(text);
   if (!e)
     return std::unexpected(withContext(e.error(), where));
@@ -246,8 +248,9 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
   int bufferCount = 0;
   for (const auto &karg : kernel.args) {
     std::string where = "args." + karg.name;
-    auto it = std::find_if(spec.args.begin(), spec.args.end(),
-                           [&](const SpecArg &a) { return a.name == karg.name; });
+    auto it =
+        std::find_if(spec.args.begin(), spec.args.end(),
+                     [&](const SpecArg &a) { return a.name == karg.name; });
     if (it == spec.args.end())
       return makeError("the spec does not describe kernel argument '" +
                            karg.name + "' (" + karg.type + ")",
@@ -266,7 +269,8 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
       if (buf->shape.empty())
         return makeError("buffer has no shape", where + ".shape");
       for (size_t i = 0; i < buf->shape.size(); ++i) {
-        auto e = parseAt(buf->shape[i], where + ".shape[" + std::to_string(i) + "]");
+        auto e =
+            parseAt(buf->shape[i], where + ".shape[" + std::to_string(i) + "]");
         if (!e)
           return std::unexpected(e.error());
         ab.shape.push_back(*e);
@@ -303,7 +307,8 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
   }
 
   // Launch geometry.
-  std::optional<LaunchGeometry> geometry = spec.launch ? spec.launch : kernel.launch;
+  std::optional<LaunchGeometry> geometry =
+      spec.launch ? spec.launch : kernel.launch;
   if (!geometry)
     return makeError("no launch geometry: the manifest has none for kernel '" +
                          kernel.name + "', so the spec must give one",
@@ -325,7 +330,8 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
     return std::unexpected(s.error());
   if (auto s = parseDims(geometry->block, "launch.block", b.Block); !s)
     return std::unexpected(s.error());
-  auto smem = parseAt(geometry->smem.empty() ? "0" : geometry->smem, "launch.smem");
+  auto smem =
+      parseAt(geometry->smem.empty() ? "0" : geometry->smem, "launch.smem");
   if (!smem)
     return std::unexpected(smem.error());
   b.Smem = *smem;
@@ -370,7 +376,8 @@ int KernelBinding::maxRegisters(const Configuration &config) {
 
 Expected<std::string>
 KernelBinding::nameExpression(const Configuration &config) const {
-  std::string name = Kernel.qualifiedName.empty() ? Kernel.name : Kernel.qualifiedName;
+  std::string name =
+      Kernel.qualifiedName.empty() ? Kernel.name : Kernel.qualifiedName;
   if (Kernel.templateParams.empty())
     return name;
   std::string args;
@@ -414,7 +421,8 @@ KernelBinding::environment(const Shape &shape, const Configuration &config,
       continue;
     auto v = a.scalarValue->evaluate(env);
     if (!v)
-      return std::unexpected(withContext(v.error(), "args." + a.name + ".value"));
+      return std::unexpected(
+          withContext(v.error(), "args." + a.name + ".value"));
     scalars[a.name] = *v;
   }
   for (const auto &[name, v] : scalars)
@@ -432,8 +440,8 @@ static uint64_t mixSeed(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-Expected<std::vector<BufferPlan>>
-KernelBinding::buffers(const Shape &shape, uint64_t seed) const {
+Expected<std::vector<BufferPlan>> KernelBinding::buffers(const Shape &shape,
+                                                         uint64_t seed) const {
   auto env = environment(shape, Default, false);
   if (!env)
     return std::unexpected(env.error());
@@ -452,11 +460,13 @@ KernelBinding::buffers(const Shape &shape, uint64_t seed) const {
     int64_t count = 1;
     for (size_t i = 0; i < a.shape.size(); ++i) {
       auto v = a.shape[i].evaluateInt(*env);
-      std::string where = "args." + a.name + ".shape[" + std::to_string(i) + "]";
+      std::string where =
+          "args." + a.name + ".shape[" + std::to_string(i) + "]";
       if (!v)
         return std::unexpected(withContext(v.error(), where));
       if (*v < 0)
-        return makeError("dimension " + std::to_string(*v) + " is negative", where);
+        return makeError("dimension " + std::to_string(*v) + " is negative",
+                         where);
       if (*v != 0 && count > std::numeric_limits<int64_t>::max() / 16 / *v)
         return makeError("buffer size overflows", where);
       count *= *v;
@@ -480,7 +490,8 @@ KernelBinding::args(const Shape &shape, const Configuration &config) const {
     } else {
       auto value = a.scalarValue->evaluate(*env);
       if (!value)
-        return std::unexpected(withContext(value.error(), "args." + a.name + ".value"));
+        return std::unexpected(
+            withContext(value.error(), "args." + a.name + ".value"));
       auto bytes = encodeScalar(a.scalarType, *value);
       if (!bytes)
         return std::unexpected(withContext(bytes.error(), "args." + a.name));
@@ -500,13 +511,15 @@ Expected<LaunchDims> KernelBinding::launch(const Shape &shape,
   for (size_t i = 0; i < Grid.size(); ++i) {
     auto v = Grid[i].evaluateInt(*env);
     if (!v)
-      return std::unexpected(withContext(v.error(), "launch.grid[" + std::to_string(i) + "]"));
+      return std::unexpected(
+          withContext(v.error(), "launch.grid[" + std::to_string(i) + "]"));
     d.grid[i] = *v;
   }
   for (size_t i = 0; i < Block.size(); ++i) {
     auto v = Block[i].evaluateInt(*env);
     if (!v)
-      return std::unexpected(withContext(v.error(), "launch.block[" + std::to_string(i) + "]"));
+      return std::unexpected(
+          withContext(v.error(), "launch.block[" + std::to_string(i) + "]"));
     d.block[i] = *v;
   }
   auto smem = Smem.evaluateInt(*env);

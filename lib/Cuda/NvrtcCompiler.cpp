@@ -174,7 +174,8 @@ struct NvrtcCompiler::Impl {
 
   void storeAndFinish(Pending &p, CacheEntry entry) {
     if (auto s = Cache->store(p.Key, entry); !s) {
-      finish(p, std::unexpected(Error{"compile cache: " + s.error().str(), ""}));
+      finish(p,
+             std::unexpected(Error{"compile cache: " + s.error().str(), ""}));
       return;
     }
     if (!entry.ok)
@@ -199,17 +200,18 @@ struct NvrtcCompiler::Impl {
     // ptxas reports nothing. An empty kernel with a unique name makes every
     // program new; our own cache already keeps us from compiling twice.
     static std::atomic<uint64_t> Counter{0};
-    std::string source = Source + "\nextern \"C\" __global__ void ktune_unique_" +
+    std::string source = Source +
+                         "\nextern \"C\" __global__ void ktune_unique_" +
                          std::to_string(::getpid()) + "_" +
-                         std::to_string(start.time_since_epoch().count()) + "_" +
-                         std::to_string(Counter++) + "() {}\n";
+                         std::to_string(start.time_since_epoch().count()) +
+                         "_" + std::to_string(Counter++) + "() {}\n";
     nvrtcProgram prog = nullptr;
-    nvrtcResult r = nvrtcCreateProgram(&prog, source.c_str(), SourceName.c_str(),
-                                       0, nullptr, nullptr);
+    nvrtcResult r = nvrtcCreateProgram(&prog, source.c_str(),
+                                       SourceName.c_str(), 0, nullptr, nullptr);
     if (r != NVRTC_SUCCESS) {
       for (auto &p : batch)
-        finish(p, std::unexpected(Error{"nvrtcCreateProgram: " +
-                                            nvrtcErrorText(r), ""}));
+        finish(p, std::unexpected(
+                      Error{"nvrtcCreateProgram: " + nvrtcErrorText(r), ""}));
       return;
     }
     struct ProgramGuard {
@@ -225,16 +227,18 @@ struct NvrtcCompiler::Impl {
       if (r != NVRTC_SUCCESS) {
         for (auto &q : batch)
           finish(q, std::unexpected(Error{"nvrtcAddNameExpression(" +
-                                              p.Inst.nameExpression + "): " +
-                                              nvrtcErrorText(r), ""}));
+                                              p.Inst.nameExpression +
+                                              "): " + nvrtcErrorText(r),
+                                          ""}));
         return;
       }
     }
-    nvrtcResult compiled =
-        nvrtcCompileProgram(prog, static_cast<int>(optPtrs.size()), optPtrs.data());
+    nvrtcResult compiled = nvrtcCompileProgram(
+        prog, static_cast<int>(optPtrs.size()), optPtrs.data());
     std::string log;
     size_t logSize = 0;
-    if (nvrtcGetProgramLogSize(prog, &logSize) == NVRTC_SUCCESS && logSize > 1) {
+    if (nvrtcGetProgramLogSize(prog, &logSize) == NVRTC_SUCCESS &&
+        logSize > 1) {
       log.resize(logSize);
       if (nvrtcGetProgramLog(prog, log.data()) != NVRTC_SUCCESS)
         log.clear();
@@ -250,8 +254,9 @@ struct NvrtcCompiler::Impl {
     if (compiled != NVRTC_SUCCESS) {
       if (compiled == NVRTC_ERROR_COMPILATION && batch.size() > 1) {
         size_t half = batch.size() / 2;
-        std::vector<Pending> second(std::make_move_iterator(batch.begin() + half),
-                                    std::make_move_iterator(batch.end()));
+        std::vector<Pending> second(
+            std::make_move_iterator(batch.begin() + half),
+            std::make_move_iterator(batch.end()));
         batch.resize(half);
         compileBatch(std::move(batch));
         compileBatch(std::move(second));
@@ -298,7 +303,8 @@ struct NvrtcCompiler::Impl {
     auto imagePath = Cache->storeImage(image, IsPtx);
     if (!imagePath) {
       for (auto &p : batch)
-        finish(p, std::unexpected(Error{"compile cache: " + imagePath.error().str(), ""}));
+        finish(p, std::unexpected(
+                      Error{"compile cache: " + imagePath.error().str(), ""}));
       return;
     }
     auto functions = parsePtxasLog(log);
@@ -325,7 +331,8 @@ struct NvrtcCompiler::Impl {
       if (r != NVRTC_SUCCESS || !lowered) {
         finish(p, std::unexpected(Error{"no lowered name for '" +
                                             p.Inst.nameExpression +
-                                            "': " + nvrtcErrorText(r), ""}));
+                                            "': " + nvrtcErrorText(r),
+                                        ""}));
         continue;
       }
       CacheEntry e;
@@ -372,8 +379,8 @@ NvrtcCompiler::create(std::string source, std::string sourceName,
   {
     std::string base = archForComputeCapability((*cc)[0], (*cc)[1]);
     auto supported = nvrtcSupportedArchs();
-    if (!supported.empty() &&
-        std::find(supported.begin(), supported.end(), base) == supported.end()) {
+    if (!supported.empty() && std::find(supported.begin(), supported.end(),
+                                        base) == supported.end()) {
       std::string list;
       for (const auto &a : supported)
         list += (list.empty() ? "" : " ") + a;
@@ -440,9 +447,9 @@ void NvrtcCompiler::prefetch(const std::vector<Instantiation> &insts) {
   // Enough batches to keep every thread busy, none over maxBatch.
   const size_t threads = static_cast<size_t>(I->Pool->size());
   for (auto &[maxRegs, pending] : todo) {
-    size_t perBatch = std::clamp<size_t>(
-        (pending.size() + threads - 1) / threads, 1,
-        static_cast<size_t>(I->Settings.maxBatch));
+    size_t perBatch =
+        std::clamp<size_t>((pending.size() + threads - 1) / threads, 1,
+                           static_cast<size_t>(I->Settings.maxBatch));
     for (size_t begin = 0; begin < pending.size(); begin += perBatch) {
       size_t end = std::min(pending.size(), begin + perBatch);
       auto batch = std::make_shared<std::vector<Impl::Pending>>(

@@ -20,7 +20,8 @@ static int smemAllocUnit(const DeviceLimits &l) {
 
 static int barriersPerBlockSlot(const DeviceLimits &l) {
   // sm_86/sm_89/sm_101/sm_110/sm_120 parts have one barrier set per slot.
-  if ((l.ccMajor == 8 && l.ccMinor != 0) || (l.ccMajor == 10 && l.ccMinor == 1) ||
+  if ((l.ccMajor == 8 && l.ccMinor != 0) ||
+      (l.ccMajor == 10 && l.ccMinor == 1) ||
       (l.ccMajor == 11 && l.ccMinor == 0) || l.ccMajor == 12)
     return 1;
   return 2;
@@ -42,7 +43,8 @@ Occupancy computeOccupancy(const DeviceLimits &l, const KernelFootprint &k) {
   if (k.registers <= 0) {
     o.byRegisters = INT_MAX;
   } else {
-    int64_t regsPerWarp = roundUp(int64_t(k.registers) * l.warpSize, RegAllocUnit);
+    int64_t regsPerWarp =
+        roundUp(int64_t(k.registers) * l.warpSize, RegAllocUnit);
     int64_t regsPerBlock = regsPerWarp * warpsPerBlock;
     // The hardware checks the block as if spread over all sub-partitions.
     int64_t regsAssumed = regsPerWarp * roundUp(warpsPerBlock, SubPartitions);
@@ -50,20 +52,22 @@ Occupancy computeOccupancy(const DeviceLimits &l, const KernelFootprint &k) {
         k.registers > l.maxRegsPerThread) {
       o.byRegisters = 0;
     } else {
-      int64_t warpsPerSubPartition = (l.regsPerSM / SubPartitions) / regsPerWarp;
-      o.byRegisters =
-          static_cast<int>(warpsPerSubPartition * SubPartitions / warpsPerBlock);
+      int64_t warpsPerSubPartition =
+          (l.regsPerSM / SubPartitions) / regsPerWarp;
+      o.byRegisters = static_cast<int>(warpsPerSubPartition * SubPartitions /
+                                       warpsPerBlock);
     }
   }
 
   // Shared memory (the default carveout: all of it may be shared memory).
   int64_t smemUsed = k.smemStatic + k.smemDynamic + l.reservedSmemPerBlock;
   int64_t smemAllocated = roundUp(smemUsed, smemAllocUnit(l));
-  int64_t blockLimit = (k.smemStatic + k.smemDynamic > l.smemPerBlock
-                            ? l.smemPerBlockOptin
-                            : l.smemPerBlock) +
-                       l.reservedSmemPerBlock;
-  if (k.smemStatic + k.smemDynamic > std::max(l.smemPerBlock, l.smemPerBlockOptin) ||
+  int64_t blockLimit =
+      (k.smemStatic + k.smemDynamic > l.smemPerBlock ? l.smemPerBlockOptin
+                                                     : l.smemPerBlock) +
+      l.reservedSmemPerBlock;
+  if (k.smemStatic + k.smemDynamic >
+          std::max(l.smemPerBlock, l.smemPerBlockOptin) ||
       smemAllocated > blockLimit)
     o.bySharedMemory = 0;
   else if (smemAllocated == 0)
@@ -90,7 +94,8 @@ Occupancy computeOccupancy(const DeviceLimits &l, const KernelFootprint &k) {
       least = &lim;
   o.blocksPerSM = std::max(0, least->value);
   o.limiter = least->name;
-  o.warpOccupancy = double(o.blocksPerSM * warpsPerBlock) / double(maxWarpsPerSM);
+  o.warpOccupancy =
+      double(o.blocksPerSM * warpsPerBlock) / double(maxWarpsPerSM);
   return o;
 }
 

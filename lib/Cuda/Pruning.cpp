@@ -45,11 +45,9 @@ std::optional<std::string> geometryPruneReason(const DeviceLimits &l,
   return std::nullopt;
 }
 
-std::optional<std::string> resourcePruneReason(const DeviceLimits &l,
-                                               const LaunchDims &launch,
-                                               int registers,
-                                               int64_t smemStatic,
-                                               int barriers) {
+std::optional<std::string>
+resourcePruneReason(const DeviceLimits &l, const LaunchDims &launch,
+                    int registers, int64_t smemStatic, int barriers) {
   if (auto geometry = geometryPruneReason(l, launch))
     return geometry;
   int64_t threads = launch.threadsPerBlock();
@@ -71,8 +69,8 @@ std::optional<std::string> resourcePruneReason(const DeviceLimits &l,
                             launch.smemDynamic, barriers};
   Occupancy occ = computeOccupancy(l, footprint);
   if (occ.blocksPerSM == 0)
-    return "zero occupancy: no block fits on an SM (limited by " +
-           occ.limiter + ")";
+    return "zero occupancy: no block fits on an SM (limited by " + occ.limiter +
+           ")";
   return std::nullopt;
 }
 

@@ -78,7 +78,8 @@ std::map<std::string, PtxasFunctionInfo> parsePtxasLog(std::string_view text) {
         f.cumulativeStack = v;
       continue;
     }
-    if (line.find("Compile time") != std::string::npos && !currentEntry.empty()) {
+    if (line.find("Compile time") != std::string::npos &&
+        !currentEntry.empty()) {
       out[currentEntry].log += line + "\n";
       continue;
     }

@@ -8,13 +8,14 @@ Expected<std::unique_ptr<WorkerClient>>
 WorkerClient::start(const Settings &settings) {
   std::unique_ptr<WorkerClient> c(new WorkerClient());
   c->Config = settings;
-  auto process = WorkerProcess::start(settings.executable, {}, settings.stderrPath);
+  auto process =
+      WorkerProcess::start(settings.executable, {}, settings.stderrPath);
   if (!process)
     return std::unexpected(process.error());
   c->Process = std::move(*process);
   // Driver initialisation can take seconds on a cold machine.
-  auto hello = c->call(json{{"op", "hello"}},
-                       std::max(60.0, settings.watchdogSeconds));
+  auto hello =
+      c->call(json{{"op", "hello"}}, std::max(60.0, settings.watchdogSeconds));
   if (!hello)
     return makeError("the worker (" + settings.executable +
                      ") did not start: " + hello.error().message);
@@ -32,7 +33,8 @@ WorkerClient::start(const Settings &settings) {
       c->Limits = *limits;
     }
   } catch (const json::exception &e) {
-    return makeError(std::string("malformed hello from the worker: ") + e.what());
+    return makeError(std::string("malformed hello from the worker: ") +
+                     e.what());
   }
   return c;
 }
@@ -42,9 +44,11 @@ void WorkerClient::kill() {
     Process->kill();
 }
 
-WorkerResult<json> WorkerClient::call(const json &request, double timeoutSeconds) {
+WorkerResult<json> WorkerClient::call(const json &request,
+                                      double timeoutSeconds) {
   if (!alive())
-    return std::unexpected(WorkerFailure{false, true, "the worker is not running"});
+    return std::unexpected(
+        WorkerFailure{false, true, "the worker is not running"});
   auto outcome = Process->request(request, timeoutSeconds);
   using Kind = WorkerProcess::Outcome::Kind;
   if (outcome.kind == Kind::Timeout)
@@ -99,8 +103,8 @@ WorkerResult<LoadedKernel> WorkerClient::load(const std::string &image,
     k.maxThreadsPerBlock = a.at("max_threads_per_block").get<int>();
     return k;
   } catch (const json::exception &e) {
-    return std::unexpected(WorkerFailure{false, false,
-                                         std::string("malformed load reply: ") + e.what()});
+    return std::unexpected(WorkerFailure{
+        false, false, std::string("malformed load reply: ") + e.what()});
   }
 }
 
@@ -129,12 +133,13 @@ WorkerResult<RunReply> WorkerClient::run(int handle,
     for (const auto &c : r->at("checks")) {
       auto check = protocol::bufferCheckFromJson(c);
       if (!check)
-        return std::unexpected(WorkerFailure{false, false, check.error().str()});
+        return std::unexpected(
+            WorkerFailure{false, false, check.error().str()});
       reply.result.checks.push_back(*check);
     }
   } catch (const json::exception &e) {
-    return std::unexpected(WorkerFailure{false, false,
-                                         std::string("malformed run reply: ") + e.what()});
+    return std::unexpected(WorkerFailure{
+        false, false, std::string("malformed run reply: ") + e.what()});
   }
   return reply;
 }

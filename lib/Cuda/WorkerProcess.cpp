@@ -157,7 +157,8 @@ WorkerProcess::Outcome WorkerProcess::request(const nlohmann::json &message,
   std::string line = message.dump() + "\n";
   size_t sent = 0;
   while (sent < line.size()) {
-    ssize_t n = ::send(Fd, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+    ssize_t n =
+        ::send(Fd, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EINTR)
         continue;

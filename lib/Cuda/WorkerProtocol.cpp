@@ -65,16 +65,12 @@ template <class F> static auto guarded(F &&f) -> decltype(f()) {
 }
 
 json toJson(const BufferSpec &b) {
-  return json{{"name", b.name},
-              {"dtype", std::string(dtypeInfo(b.dtype).name)},
-              {"count", b.count},
-              {"role", roleName(b.role)},
-              {"fill", b.fillMode},
-              {"low", b.low},
-              {"high", b.high},
-              {"seed", b.seed},
-              {"rtol", b.rtol},
-              {"atol", b.atol}};
+  return json{
+      {"name", b.name},     {"dtype", std::string(dtypeInfo(b.dtype).name)},
+      {"count", b.count},   {"role", roleName(b.role)},
+      {"fill", b.fillMode}, {"low", b.low},
+      {"high", b.high},     {"seed", b.seed},
+      {"rtol", b.rtol},     {"atol", b.atol}};
 }
 
 Expected<BufferSpec> bufferSpecFromJson(const json &j) {
@@ -192,11 +188,16 @@ json toJson(const BufferCheck &c) {
       return v > 0 ? "inf" : "-inf";
     return v;
   };
-  return json{{"name", c.name},       {"mismatches", c.mismatches},
-              {"first", c.firstIndex}, {"got", num(c.got)},
-              {"want", num(c.want)},   {"max_abs_err", num(c.maxAbsErr)},
-              {"non_finite", c.nonFinite}, {"want_non_finite", c.wantNonFinite},
-              {"guard_before", c.guardBefore}, {"guard_after", c.guardAfter}};
+  return json{{"name", c.name},
+              {"mismatches", c.mismatches},
+              {"first", c.firstIndex},
+              {"got", num(c.got)},
+              {"want", num(c.want)},
+              {"max_abs_err", num(c.maxAbsErr)},
+              {"non_finite", c.nonFinite},
+              {"want_non_finite", c.wantNonFinite},
+              {"guard_before", c.guardBefore},
+              {"guard_after", c.guardAfter}};
 }
 
 static double numberFromJson(const json &j) {

@@ -21,8 +21,8 @@
 namespace ktune {
 
 struct DeviceLimits {
-  std::string name;  // "NVIDIA H200", or "sm_90 (static limits)"
-  std::string arch;  // "sm_90"
+  std::string name; // "NVIDIA H200", or "sm_90 (static limits)"
+  std::string arch; // "sm_90"
   int ccMajor = 0, ccMinor = 0;
   bool fromDevice = false; // queried from a driver, not the static table
 
@@ -36,12 +36,12 @@ struct DeviceLimits {
   int regsPerBlock = 65536;
   int regsPerSM = 65536;
   int maxRegsPerThread = 255;
-  int64_t smemPerBlock = 48 * 1024;  // without opting in
-  int64_t smemPerBlockOptin = 0;     // the most a block may opt in to
+  int64_t smemPerBlock = 48 * 1024; // without opting in
+  int64_t smemPerBlockOptin = 0;    // the most a block may opt in to
   int64_t smemPerSM = 0;
-  int64_t reservedSmemPerBlock = 0;  // taken by the driver (sm_80+: 1 KB)
+  int64_t reservedSmemPerBlock = 0; // taken by the driver (sm_80+: 1 KB)
   int64_t l2Bytes = 0;
-  int64_t totalMemory = 0;           // bytes; 0 when unknown
+  int64_t totalMemory = 0; // bytes; 0 when unknown
 };
 
 /// Limits of a typical part of the architecture ("sm_80", "sm_86", "sm_89",

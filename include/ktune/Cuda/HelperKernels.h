@@ -1,4 +1,5 @@
-//===- ktune/Cuda/HelperKernels.h - Device-side fill and compare -*- C++ -*-===//
+//===- ktune/Cuda/HelperKernels.h - Device-side fill and compare -*- C++
+//-*-===//
 //
 // Small kernels the worker runs around the tuned kernel, compiled with NVRTC
 // for the device like any instantiation (and cached the same way):
@@ -35,7 +36,7 @@ std::vector<Instantiation> helperInstantiations();
 /// Layout of the compare kernel's result: 4 unsigned 64-bit words.
 enum CompareStatsWord : int {
   CompareMismatches = 0,
-  CompareFirstIndex = 1, // UINT64_MAX when none
+  CompareFirstIndex = 1,    // UINT64_MAX when none
   CompareMaxAbsErrBits = 2, // bits of a non-negative double
   CompareNonFinite = 3,     // NaN/Inf in `got` where `want` is finite
   CompareWantNonFinite = 4, // NaN/Inf in `want`

@@ -26,7 +26,15 @@ namespace ktune {
 
 /// A C scalar type a kernel argument may have.
 struct ScalarType {
-  enum class Kind { Bool, SignedInt, UnsignedInt, Float, Double, Half, BFloat16 };
+  enum class Kind {
+    Bool,
+    SignedInt,
+    UnsignedInt,
+    Float,
+    Double,
+    Half,
+    BFloat16
+  };
   Kind kind = Kind::SignedInt;
   size_t size = 4;
   std::string spelling; // as normalised: "int", "unsigned long long", ...
@@ -47,7 +55,7 @@ struct BufferPlan {
   DType dtype = DType::F32;
   int64_t count = 0; // elements
   Role role = Role::In;
-  std::string init;  // normal | uniform | ones | zeros | arange
+  std::string init; // normal | uniform | ones | zeros | arange
   double low = -1, high = 1;
   uint64_t seed = 0;
   int64_t bytes() const;
@@ -87,8 +95,8 @@ public:
   /// The first manifest or spec constraint the configuration violates at
   /// this shape. Constraints naming things outside the configuration and
   /// shape (checked by the search space) are skipped.
-  std::optional<std::string> violatedConstraint(const Shape &shape,
-                                                const Configuration &config) const;
+  std::optional<std::string>
+  violatedConstraint(const Shape &shape, const Configuration &config) const;
 
 private:
   using Env = std::map<std::string, expr::Value>;

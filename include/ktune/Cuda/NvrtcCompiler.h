@@ -1,4 +1,5 @@
-//===- ktune/Cuda/NvrtcCompiler.h - Template instantiations to cubin -*- C++ -*-===//
+//===- ktune/Cuda/NvrtcCompiler.h - Template instantiations to cubin -*- C++
+//-*-===//
 //
 // Compiles instantiations of a template source by name expression
 // ("ops::silu_mul<__nv_bfloat16, 256, 4>") with NVRTC. Many instantiations
@@ -55,7 +56,7 @@ struct CompileStats {
   uint64_t instantiations = 0; // instantiations compiled (not from cache)
   uint64_t cacheHits = 0;
   uint64_t failures = 0;
-  double compileSeconds = 0;   // summed over programs (CPU-parallel)
+  double compileSeconds = 0; // summed over programs (CPU-parallel)
 };
 
 class NvrtcCompiler {

@@ -19,10 +19,10 @@ namespace ktune {
 
 struct KernelFootprint {
   int64_t threadsPerBlock = 0;
-  int registers = 0;         // per thread
-  int64_t smemStatic = 0;    // bytes
-  int64_t smemDynamic = 0;   // bytes
-  int barriers = 0;          // named barriers the kernel uses (0 = unknown)
+  int registers = 0;       // per thread
+  int64_t smemStatic = 0;  // bytes
+  int64_t smemDynamic = 0; // bytes
+  int barriers = 0;        // named barriers the kernel uses (0 = unknown)
 };
 
 struct Occupancy {

@@ -34,10 +34,9 @@ std::optional<std::string> geometryPruneReason(const DeviceLimits &limits,
 
 /// Why the compiled kernel cannot run with this launch: registers or shared
 /// memory over the per-block limits, or zero resident blocks per SM.
-std::optional<std::string> resourcePruneReason(const DeviceLimits &limits,
-                                               const LaunchDims &launch,
-                                               int registers, int64_t smemStatic,
-                                               int barriers = 0);
+std::optional<std::string>
+resourcePruneReason(const DeviceLimits &limits, const LaunchDims &launch,
+                    int registers, int64_t smemStatic, int barriers = 0);
 
 } // namespace ktune
 

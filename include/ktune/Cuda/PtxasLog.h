@@ -21,11 +21,11 @@ struct PtxasFunctionInfo {
   bool entry = false; // a __global__ function
   int registers = -1; // -1: not reported
   int barriers = 0;
-  int smemStatic = 0;      // bytes
-  int stackFrame = 0;      // bytes
-  int cumulativeStack = 0; // bytes, including callees
+  int smemStatic = 0;                  // bytes
+  int stackFrame = 0;                  // bytes
+  int cumulativeStack = 0;             // bytes, including callees
   int spillStores = 0, spillLoads = 0; // bytes
-  std::string log;         // the log lines about this function
+  std::string log;                     // the log lines about this function
 };
 
 /// Function (mangled name) -> what ptxas reported about it. Lines it does not

@@ -50,7 +50,8 @@ public:
 
   /// Starts the worker and says hello. Errors when it cannot start or
   /// answer; a machine without devices answers with devices() == 0.
-  static Expected<std::unique_ptr<WorkerClient>> start(const Settings &settings);
+  static Expected<std::unique_ptr<WorkerClient>>
+  start(const Settings &settings);
 
   int devices() const { return Devices; }
   const DeviceLimits &limits() const { return Limits; }

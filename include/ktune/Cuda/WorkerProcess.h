@@ -34,7 +34,8 @@ public:
   /// Starts `executable args...`. `stderrPath` empty: the worker's stderr is
   /// ours; otherwise it goes to that file (e.g. /dev/null).
   static Expected<std::unique_ptr<WorkerProcess>>
-  start(const std::string &executable, const std::vector<std::string> &args = {},
+  start(const std::string &executable,
+        const std::vector<std::string> &args = {},
         const std::string &stderrPath = {});
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess &) = delete;

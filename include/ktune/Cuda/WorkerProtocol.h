@@ -79,7 +79,7 @@ struct BufferCheck {
   uint64_t firstIndex = 0;
   double got = 0, want = 0; // at firstIndex
   double maxAbsErr = 0;
-  uint64_t nonFinite = 0; // NaN/Inf produced where the reference is finite
+  uint64_t nonFinite = 0;     // NaN/Inf produced where the reference is finite
   uint64_t wantNonFinite = 0; // NaN/Inf in the reference itself
   /// Bytes changed in the guard regions just before / after the buffer: an
   /// out-of-bounds write (checked for every buffer, inputs too).

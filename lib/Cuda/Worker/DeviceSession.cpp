@@ -104,14 +104,19 @@ WExpected<int> DeviceSession::open() {
   KTUNE_ATTR(l.maxGridDim[0], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
   KTUNE_ATTR(l.maxGridDim[1], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
   KTUNE_ATTR(l.maxGridDim[2], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
-  KTUNE_ATTR(l.maxThreadsPerSM, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-  KTUNE_ATTR(l.maxBlocksPerSM, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+  KTUNE_ATTR(l.maxThreadsPerSM,
+             CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  KTUNE_ATTR(l.maxBlocksPerSM,
+             CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
   KTUNE_ATTR(l.regsPerBlock, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
   KTUNE_ATTR(l.regsPerSM, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
   KTUNE_ATTR(l.smemPerBlock, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
-  KTUNE_ATTR(l.smemPerBlockOptin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-  KTUNE_ATTR(l.smemPerSM, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
-  KTUNE_ATTR(l.reservedSmemPerBlock, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+  KTUNE_ATTR(l.smemPerBlockOptin,
+             CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  KTUNE_ATTR(l.smemPerSM,
+             CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+  KTUNE_ATTR(l.reservedSmemPerBlock,
+             CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
   KTUNE_ATTR(l.l2Bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
 #undef KTUNE_ATTR
   size_t total = 0;
@@ -206,7 +211,8 @@ DeviceSession::setup(const Helpers &helpers,
   if (need > 0.95 * double(freeBytes))
     return workerError("the shape's buffers need " + gib(need) +
                        " of device memory (with reference and initial "
-                       "copies); " + gib(double(freeBytes)) + " is free");
+                       "copies); " +
+                       gib(double(freeBytes)) + " is free");
 
   for (const auto &s : specs) {
     Buffer b;
@@ -259,11 +265,14 @@ WExpected<int> DeviceSession::load(const std::string &image,
   CUfunction f = nullptr;
   KTUNE_CU(cuModuleGetFunction(&f, module, function.c_str()));
   KTUNE_CU(cuFuncGetAttribute(&a.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
-  KTUNE_CU(cuFuncGetAttribute(&a.smemStatic, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
-  KTUNE_CU(cuFuncGetAttribute(&a.localBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f));
+  KTUNE_CU(cuFuncGetAttribute(&a.smemStatic,
+                              CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
+  KTUNE_CU(
+      cuFuncGetAttribute(&a.localBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f));
   KTUNE_CU(cuFuncGetAttribute(&a.maxThreadsPerBlock,
                               CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
-  KTUNE_CU(cuFuncGetAttribute(&a.binaryVersion, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f));
+  KTUNE_CU(cuFuncGetAttribute(&a.binaryVersion,
+                              CU_FUNC_ATTRIBUTE_BINARY_VERSION, f));
   Kernels.push_back(Kernel{f, 48 * 1024});
   return static_cast<int>(Kernels.size() - 1);
 }
@@ -292,10 +301,11 @@ WStatus DeviceSession::prepareLaunch(Kernel &k, const protocol::Launch &l) {
   for (const auto &a : l.args) {
     if (a.buffer >= static_cast<int>(Buffers.size()))
       return workerError("argument names buffer " + std::to_string(a.buffer) +
-                         " but the shape has " + std::to_string(Buffers.size()));
+                         " but the shape has " +
+                         std::to_string(Buffers.size()));
     if (a.buffer < 0 && (a.bytes.empty() || a.bytes.size() > 16))
-      return workerError("scalar argument of " + std::to_string(a.bytes.size()) +
-                         " bytes");
+      return workerError("scalar argument of " +
+                         std::to_string(a.bytes.size()) + " bytes");
   }
   return {};
 }
@@ -308,8 +318,8 @@ WStatus DeviceSession::buildParams(const protocol::Launch &l, int set,
   for (size_t i = 0; i < l.args.size(); ++i) {
     const auto &a = l.args[i];
     if (a.buffer >= 0) {
-      CUdeviceptr p = set == 0 ? Buffers[a.buffer].ptr
-                               : RotationSets[set - 1][a.buffer];
+      CUdeviceptr p =
+          set == 0 ? Buffers[a.buffer].ptr : RotationSets[set - 1][a.buffer];
       std::memcpy(&storage[2 * i], &p, sizeof(p));
     } else {
       std::memcpy(&storage[2 * i], a.bytes.data(), a.bytes.size());
@@ -323,10 +333,11 @@ WStatus DeviceSession::launch(const Kernel &k, const protocol::Launch &l,
                               void **params) {
   const auto &d = l.dims;
   KTUNE_CU(cuLaunchKernel(
-      k.function, static_cast<unsigned>(d.grid[0]), static_cast<unsigned>(d.grid[1]),
-      static_cast<unsigned>(d.grid[2]), static_cast<unsigned>(d.block[0]),
-      static_cast<unsigned>(d.block[1]), static_cast<unsigned>(d.block[2]),
-      static_cast<unsigned>(d.smemDynamic), Stream, params, nullptr));
+      k.function, static_cast<unsigned>(d.grid[0]),
+      static_cast<unsigned>(d.grid[1]), static_cast<unsigned>(d.grid[2]),
+      static_cast<unsigned>(d.block[0]), static_cast<unsigned>(d.block[1]),
+      static_cast<unsigned>(d.block[2]), static_cast<unsigned>(d.smemDynamic),
+      Stream, params, nullptr));
   return {};
 }
 
@@ -378,7 +389,8 @@ WExpected<protocol::BufferCheck> DeviceSession::compare(const Buffer &b) {
   auto cmp = helper(HelperNames.compare, b.spec.dtype, "compare");
   if (!cmp)
     return std::unexpected(cmp.error());
-  KTUNE_CU(cuMemsetD8Async(Stats, 0, CompareStatsWords * sizeof(uint64_t), Stream));
+  KTUNE_CU(
+      cuMemsetD8Async(Stats, 0, CompareStatsWords * sizeof(uint64_t), Stream));
   KTUNE_CU(cuMemsetD8Async(Stats + CompareFirstIndex * sizeof(uint64_t), 0xff,
                            sizeof(uint64_t), Stream));
   CUdeviceptr got = b.ptr, want = b.reference, stats = Stats;
@@ -390,7 +402,8 @@ WExpected<protocol::BufferCheck> DeviceSession::compare(const Buffer &b) {
   KTUNE_CU(cuMemcpyDtoHAsync(words, Stats, sizeof(words), Stream));
   KTUNE_CU(cuStreamSynchronize(Stream));
   c.mismatches = words[CompareMismatches];
-  c.firstIndex = words[CompareFirstIndex] == ~0ull ? 0 : words[CompareFirstIndex];
+  c.firstIndex =
+      words[CompareFirstIndex] == ~0ull ? 0 : words[CompareFirstIndex];
   c.maxAbsErr = std::bit_cast<double>(words[CompareMaxAbsErrBits]);
   c.nonFinite = words[CompareNonFinite];
   c.wantNonFinite = words[CompareWantNonFinite];
@@ -401,7 +414,8 @@ WExpected<protocol::BufferCheck> DeviceSession::compare(const Buffer &b) {
     unsigned long long index = c.firstIndex;
     CUdeviceptr out = PairValues;
     void *readParams[] = {&got, &want, &index, &out};
-    KTUNE_CU(cuLaunchKernel(*read, 1, 1, 1, 1, 1, 1, 0, Stream, readParams, nullptr));
+    KTUNE_CU(cuLaunchKernel(*read, 1, 1, 1, 1, 1, 1, 0, Stream, readParams,
+                            nullptr));
     double pair[2] = {0, 0};
     KTUNE_CU(cuMemcpyDtoHAsync(pair, PairValues, sizeof(pair), Stream));
     KTUNE_CU(cuStreamSynchronize(Stream));
@@ -429,8 +443,8 @@ DeviceSession::run(int handle, const protocol::Launch &l, int poison,
   KTUNE_WTRY(restoreInOut(0));
   for (const auto &b : Buffers)
     if (b.spec.role == Role::Out && b.bytes > 0)
-      KTUNE_CU(cuMemsetD8Async(b.ptr, static_cast<unsigned char>(poison), b.bytes,
-                               Stream));
+      KTUNE_CU(cuMemsetD8Async(b.ptr, static_cast<unsigned char>(poison),
+                               b.bytes, Stream));
   KTUNE_CU(cuEventRecord(Events[0], Stream));
   KTUNE_WTRY(launch(k, l, params.data()));
   KTUNE_CU(cuEventRecord(Events[1], Stream));
@@ -538,7 +552,8 @@ DeviceSession::planBatch(Kernel &k, const protocol::Launch &l,
   if (o.coldL2) {
     // Rotate through enough copies that a set is evicted (three L2 sizes of
     // other sets' traffic) before it is used again.
-    sets = static_cast<int>(std::ceil(3.0 * double(Limits.l2Bytes) / footprint));
+    sets =
+        static_cast<int>(std::ceil(3.0 * double(Limits.l2Bytes) / footprint));
     sets = std::clamp(sets, 1, 4096);
     size_t freeBytes = 0, totalBytes = 0;
     KTUNE_CU(cuMemGetInfo(&freeBytes, &totalBytes));
@@ -546,8 +561,8 @@ DeviceSession::planBatch(Kernel &k, const protocol::Launch &l,
     sets = std::max(1, std::min(sets, affordable));
     KTUNE_WTRY(ensureRotationSets(sets));
   }
-  int launches = static_cast<int>(
-      std::ceil(o.batchTargetUs / std::max(estimateUs, 0.5)));
+  int launches =
+      static_cast<int>(std::ceil(o.batchTargetUs / std::max(estimateUs, 0.5)));
   launches = std::clamp(launches, std::max(sets, 2), 20000);
   launches = (launches + sets - 1) / sets * sets;
 
@@ -561,11 +576,11 @@ DeviceSession::planBatch(Kernel &k, const protocol::Launch &l,
   CUresult failed = CUDA_SUCCESS;
   for (int j = 0; j < launches && failed == CUDA_SUCCESS; ++j)
     failed = cuLaunchKernel(
-        k.function, static_cast<unsigned>(d.grid[0]), static_cast<unsigned>(d.grid[1]),
-        static_cast<unsigned>(d.grid[2]), static_cast<unsigned>(d.block[0]),
-        static_cast<unsigned>(d.block[1]), static_cast<unsigned>(d.block[2]),
-        static_cast<unsigned>(d.smemDynamic), Stream, params[j % sets].data(),
-        nullptr);
+        k.function, static_cast<unsigned>(d.grid[0]),
+        static_cast<unsigned>(d.grid[1]), static_cast<unsigned>(d.grid[2]),
+        static_cast<unsigned>(d.block[0]), static_cast<unsigned>(d.block[1]),
+        static_cast<unsigned>(d.block[2]), static_cast<unsigned>(d.smemDynamic),
+        Stream, params[j % sets].data(), nullptr);
   CUgraph graph = nullptr;
   CUresult ended = cuStreamEndCapture(Stream, &graph);
   if (failed != CUDA_SUCCESS || ended != CUDA_SUCCESS) {
@@ -598,9 +613,9 @@ DeviceSession::time(int handle, const protocol::Launch &l,
   std::vector<uint64_t> storage;
   std::vector<void *> params;
   KTUNE_WTRY(buildParams(l, 0, storage, params));
-  const bool hasInOut = std::any_of(Buffers.begin(), Buffers.end(), [](const Buffer &b) {
-    return b.spec.role == Role::InOut;
-  });
+  const bool hasInOut =
+      std::any_of(Buffers.begin(), Buffers.end(),
+                  [](const Buffer &b) { return b.spec.role == Role::InOut; });
 
   // Warm-up: module load, instruction cache, clocks.
   for (int i = 0; i < 3; ++i) {

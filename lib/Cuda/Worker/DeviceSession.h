@@ -45,7 +45,8 @@ public:
 
   struct Helpers {
     std::string image;
-    std::map<std::string, std::string> fill, compare, readPair; // dtype -> symbol
+    std::map<std::string, std::string> fill, compare,
+        readPair; // dtype -> symbol
   };
   /// Frees the previous shape's buffers, allocates these and fills inputs.
   WExpected<int64_t> setup(const Helpers &helpers,
@@ -61,15 +62,16 @@ public:
                                      int poison, bool makeReference,
                                      int &blocksPerSM);
 
-  WExpected<protocol::TimeResult> time(int handle, const protocol::Launch &launch,
+  WExpected<protocol::TimeResult> time(int handle,
+                                       const protocol::Launch &launch,
                                        const protocol::TimeOptions &options);
 
 private:
   struct Buffer {
     protocol::BufferSpec spec;
     size_t bytes = 0;
-    CUdeviceptr base = 0; // the allocation: guard, data, guard
-    CUdeviceptr ptr = 0;  // the data, GuardBytes into the allocation
+    CUdeviceptr base = 0;      // the allocation: guard, data, guard
+    CUdeviceptr ptr = 0;       // the data, GuardBytes into the allocation
     CUdeviceptr initial = 0;   // inout: the state before any run
     CUdeviceptr reference = 0; // out/inout: the reference outputs
   };
@@ -116,7 +118,7 @@ private:
   std::vector<CUevent> Events; // start/stop pairs
   CUdeviceptr FlushBuffer = 0;
   size_t FlushBytes = 0;
-  CUdeviceptr Stats = 0;     // compare results
+  CUdeviceptr Stats = 0;      // compare results
   CUdeviceptr PairValues = 0; // two doubles
 
   CUmodule HelperModule = nullptr;

@@ -3,10 +3,10 @@
 #include "DeviceSession.h"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <chrono>
 #include <thread>
 #include <unistd.h>
 
@@ -113,9 +113,9 @@ static WExpected<json> handle(DeviceSession &session, bool &opened,
       for (const auto &c : r->checks)
         checks.push_back(protocol::toJson(c));
       return json{{"ok", true},
-                   {"ms", r->milliseconds},
-                   {"blocks_per_sm", blocksPerSM},
-                   {"checks", checks}};
+                  {"ms", r->milliseconds},
+                  {"blocks_per_sm", blocksPerSM},
+                  {"checks", checks}};
     }
     auto options = protocol::timeOptionsFromJson(req.at("options"));
     if (!options)
@@ -151,7 +151,8 @@ int serveWorker(int inFd, int outFd) {
         reply = std::move(*r);
       } else {
         fatal = r.error().fatal;
-        reply = json{{"ok", false}, {"error", r.error().message}, {"fatal", fatal}};
+        reply =
+            json{{"ok", false}, {"error", r.error().message}, {"fatal", fatal}};
       }
     } catch (const std::exception &e) {
       reply = json{{"ok", false},

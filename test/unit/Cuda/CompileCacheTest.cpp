@@ -13,7 +13,8 @@ using namespace ktune::test;
 namespace fs = std::filesystem;
 
 static CompileKey baseKey() {
-  return CompileKey{"abc", "k<1>", "sm_90", {"-std=c++17", "-arch=sm_90"}, "nvrtc 13.0"};
+  return CompileKey{
+      "abc", "k<1>", "sm_90", {"-std=c++17", "-arch=sm_90"}, "nvrtc 13.0"};
 }
 
 TEST(CompileCache, KeyCoversEveryPart) {
@@ -28,10 +29,15 @@ TEST(CompileCache, KeyCoversEveryPart) {
   EXPECT_NE(base, changed([](CompileKey &k) { k.sourceSha256 = "abd"; }));
   EXPECT_NE(base, changed([](CompileKey &k) { k.nameExpression = "k<2>"; }));
   EXPECT_NE(base, changed([](CompileKey &k) { k.arch = "sm_80"; }));
-  EXPECT_NE(base, changed([](CompileKey &k) { k.options.push_back("--maxrregcount=32"); }));
-  EXPECT_NE(base, changed([](CompileKey &k) { k.compilerVersion = "nvrtc 13.1"; }));
+  EXPECT_NE(base, changed([](CompileKey &k) {
+              k.options.push_back("--maxrregcount=32");
+            }));
+  EXPECT_NE(base,
+            changed([](CompileKey &k) { k.compilerVersion = "nvrtc 13.1"; }));
   // Parts are delimited: moving text between parts changes the key.
-  EXPECT_NE(changed([](CompileKey &k) { k.options = {"-a", "b"}; }),
+  EXPECT_NE(changed([](CompileKey &k) {
+              k.options = {"-a", "b"};
+            }),
             changed([](CompileKey &k) { k.options = {"-ab"}; }));
 }
 
@@ -42,10 +48,16 @@ TEST(CompileCache, StoresAndFindsEntries) {
   std::string key = compileCacheKey(baseKey());
   EXPECT_FALSE(cache->lookup(key));
 
-  auto image = cache->storeImage(std::string("\x7f" "ELF-bytes", 9), false);
+  auto image = cache->storeImage(std::string("\x7f"
+                                             "ELF-bytes",
+                                             9),
+                                 false);
   ASSERT_TRUE(image);
   EXPECT_TRUE(image->ends_with(".cubin"));
-  auto again = cache->storeImage(std::string("\x7f" "ELF-bytes", 9), false);
+  auto again = cache->storeImage(std::string("\x7f"
+                                             "ELF-bytes",
+                                             9),
+                                 false);
   EXPECT_EQ(*image, *again);
 
   CacheEntry e;
@@ -75,7 +87,8 @@ TEST(CompileCache, StoresAndFindsEntries) {
   failure.ok = false;
   failure.nameExpression = "k<2>";
   failure.error = "compile error: static assertion failed";
-  std::string key2 = compileCacheKey({"abc", "k<2>", "sm_90", {}, "nvrtc 13.0"});
+  std::string key2 =
+      compileCacheKey({"abc", "k<2>", "sm_90", {}, "nvrtc 13.0"});
   ASSERT_TRUE(cache->store(key2, failure));
   auto foundFailure = cache->lookup(key2);
   ASSERT_TRUE(foundFailure);
@@ -105,7 +118,8 @@ TEST(CompileCache, DamagedEntriesAreMisses) {
   // A truncated entry: a miss.
   image = cache->storeImage("cubin", false);
   std::string path = dir + "/entries/" + key.substr(0, 2) + "/" + key + ".json";
-  ASSERT_TRUE(writeFileAtomically(path, "{\"ktune\": \"compile-cache/1\", \"ok\": tr"));
+  ASSERT_TRUE(
+      writeFileAtomically(path, "{\"ktune\": \"compile-cache/1\", \"ok\": tr"));
   EXPECT_FALSE(cache->lookup(key));
   fs::remove_all(dir);
 }

@@ -52,7 +52,8 @@ TEST_F(CompileOnly, PrunesCompileErrorsAndLimits) {
 
   EvalResult bad = e->evaluate(Small, {{"BLOCK_SIZE", 256}, {"VEC", 16}});
   EXPECT_EQ(bad.status, EvalStatus::CompileError);
-  EXPECT_NE(bad.reason.find("VEC must be in 1..8"), std::string::npos) << bad.reason;
+  EXPECT_NE(bad.reason.find("VEC must be in 1..8"), std::string::npos)
+      << bad.reason;
 
   EvalResult unknown = e->evaluate(Small, {{"TILE", 4}});
   EXPECT_EQ(unknown.status, EvalStatus::CompileError);
@@ -63,7 +64,8 @@ TEST_F(CompileOnly, PrunesByConstraint) {
   auto o = siluOptions(Cache);
   o.spec.constraints = {"BLOCK_SIZE * VEC <= d"};
   auto e = make(o);
-  EvalResult r = e->evaluate({{"tokens", 1}, {"d", 256}}, {{"BLOCK_SIZE", 128}, {"VEC", 4}});
+  EvalResult r = e->evaluate({{"tokens", 1}, {"d", 256}},
+                             {{"BLOCK_SIZE", 128}, {"VEC", 4}});
   EXPECT_EQ(r.status, EvalStatus::Pruned);
   EXPECT_NE(r.reason.find("BLOCK_SIZE * VEC <= d"), std::string::npos);
 }
@@ -94,7 +96,7 @@ TEST_F(CompileOnly, UsesTheArchitecturesLimits) {
   o.manifest.kernels[0].launch->smem = "BLOCK * ELEMS * 4";
   o.manifest.kernels[0].launch->grid = {"ceil_div(n, BLOCK * ELEMS)"};
   Shape shape{{"n", 1 << 20}};
-  Configuration big{{"BLOCK", 256}, {"ELEMS", 64}}; // 64 KB dynamic
+  Configuration big{{"BLOCK", 256}, {"ELEMS", 64}};   // 64 KB dynamic
   Configuration huge{{"BLOCK", 256}, {"ELEMS", 128}}; // 128 KB dynamic
 
   auto hopper = make(o);
@@ -109,7 +111,8 @@ TEST_F(CompileOnly, UsesTheArchitecturesLimits) {
   EXPECT_EQ(ampere->evaluate(shape, big).status, EvalStatus::Ok);
   EvalResult tooMuch = ampere->evaluate(shape, huge);
   EXPECT_EQ(tooMuch.status, EvalStatus::Pruned);
-  EXPECT_NE(tooMuch.reason.find("shared memory"), std::string::npos) << tooMuch.reason;
+  EXPECT_NE(tooMuch.reason.find("shared memory"), std::string::npos)
+      << tooMuch.reason;
 }
 
 TEST_F(CompileOnly, SearchesMaxRegisterCaps) {
@@ -117,7 +120,8 @@ TEST_F(CompileOnly, SearchesMaxRegisterCaps) {
   auto e = make(elementwiseOptions(k, 1 << 16, Cache));
   Shape shape{{"n", 1 << 16}};
   EvalResult free = e->evaluate(shape, {{"BLOCK", 1024}, {"ACC", 48}});
-  EvalResult capped = e->evaluate(shape, {{"BLOCK", 1024}, {"ACC", 48}, {"maxrregcount", 32}});
+  EvalResult capped =
+      e->evaluate(shape, {{"BLOCK", 1024}, {"ACC", 48}, {"maxrregcount", 32}});
   ASSERT_EQ(capped.status, EvalStatus::Ok) << capped.reason;
   EXPECT_LE(capped.resources.registers, 32);
   // Without the cap, 1024 threads may not fit the register file; either way

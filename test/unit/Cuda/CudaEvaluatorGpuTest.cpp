@@ -43,14 +43,17 @@ protected:
                     " reason '" + r.reason + "'";
     if (r.time)
       s += " median " + std::to_string(r.time->medianUs) + " us iqr " +
-           std::to_string(r.time->iqrUs) + " reps " + std::to_string(r.time->reps);
+           std::to_string(r.time->iqrUs) + " reps " +
+           std::to_string(r.time->reps);
     return s;
   }
 
   std::string Cache;
 };
 
-ElementwiseKernel planted() { return {"scale", "FAULT", 128, 0, {0, 1, 2, 3, 4, 5, 6}}; }
+ElementwiseKernel planted() {
+  return {"scale", "FAULT", 128, 0, {0, 1, 2, 3, 4, 5, 6}};
+}
 constexpr int64_t PlantedN = 100003; // not a multiple of any block size
 const Shape PlantedShape = {{"n", PlantedN}};
 
@@ -65,7 +68,8 @@ TEST_F(Gpu, DefaultConfigurationVerifiesAndTimes) {
   auto e = make(elementwiseOptions(planted(), PlantedN, Cache));
   ASSERT_TRUE(e);
   EXPECT_FALSE(e->device().empty());
-  EXPECT_TRUE(e->arch().starts_with("sm_") || e->arch().starts_with("compute_"));
+  EXPECT_TRUE(e->arch().starts_with("sm_") ||
+              e->arch().starts_with("compute_"));
   EvalResult r = e->evaluate(PlantedShape, fault(0));
   ASSERT_EQ(r.status, EvalStatus::Ok) << describe(r);
   ASSERT_TRUE(r.time);
@@ -84,12 +88,15 @@ TEST_F(Gpu, VerificationCatchesPlantedFaults) {
   ASSERT_TRUE(e);
   EvalResult wrong = e->evaluate(PlantedShape, fault(1));
   EXPECT_EQ(wrong.status, EvalStatus::WrongResult) << describe(wrong);
-  EXPECT_NE(wrong.reason.find("'out': 1 of 100003"), std::string::npos) << wrong.reason;
-  EXPECT_NE(wrong.reason.find("index 50001"), std::string::npos) << wrong.reason;
+  EXPECT_NE(wrong.reason.find("'out': 1 of 100003"), std::string::npos)
+      << wrong.reason;
+  EXPECT_NE(wrong.reason.find("index 50001"), std::string::npos)
+      << wrong.reason;
 
   EvalResult unwritten = e->evaluate(PlantedShape, fault(2));
   EXPECT_EQ(unwritten.status, EvalStatus::WrongResult) << describe(unwritten);
-  EXPECT_NE(unwritten.reason.find("got nan"), std::string::npos) << unwritten.reason;
+  EXPECT_NE(unwritten.reason.find("got nan"), std::string::npos)
+      << unwritten.reason;
 
   EvalResult nan = e->evaluate(PlantedShape, fault(3));
   EXPECT_EQ(nan.status, EvalStatus::WrongResult) << describe(nan);
@@ -119,13 +126,15 @@ TEST_F(Gpu, FaultsKillOnlyTheWorker) {
   auto start = std::chrono::steady_clock::now();
   EvalResult hang = e->evaluate(PlantedShape, fault(5));
   double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_EQ(hang.status, EvalStatus::Timeout) << describe(hang);
   EXPECT_LT(seconds, 60.0);
 
   // Later configurations are evaluated normally, wrong ones still caught.
   EXPECT_EQ(e->evaluate(PlantedShape, fault(0, 512)).status, EvalStatus::Ok);
-  EXPECT_EQ(e->evaluate(PlantedShape, fault(1, 512)).status, EvalStatus::WrongResult);
+  EXPECT_EQ(e->evaluate(PlantedShape, fault(1, 512)).status,
+            EvalStatus::WrongResult);
 }
 
 TEST_F(Gpu, ReferenceKernelChecksTheDefaultToo) {
@@ -136,27 +145,32 @@ TEST_F(Gpu, ReferenceKernelChecksTheDefaultToo) {
   auto e = make(o);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->evaluate(PlantedShape, fault(0)).status, EvalStatus::Ok);
-  EXPECT_EQ(e->evaluate(PlantedShape, fault(1, 256)).status, EvalStatus::WrongResult);
+  EXPECT_EQ(e->evaluate(PlantedShape, fault(1, 256)).status,
+            EvalStatus::WrongResult);
 
   // A default that is itself wrong is caught against the reference kernel.
-  auto wrongDefault = elementwiseOptions({"scale", "FAULT", 128, 1, {0, 1}}, PlantedN, Cache);
+  auto wrongDefault =
+      elementwiseOptions({"scale", "FAULT", 128, 1, {0, 1}}, PlantedN, Cache);
   wrongDefault.spec.referenceKernel = "scale_reference";
   auto e2 = make(wrongDefault);
   ASSERT_TRUE(e2);
-  EXPECT_EQ(e2->evaluate(PlantedShape, fault(1)).status, EvalStatus::WrongResult);
+  EXPECT_EQ(e2->evaluate(PlantedShape, fault(1)).status,
+            EvalStatus::WrongResult);
   EXPECT_EQ(e2->evaluate(PlantedShape, fault(0)).status, EvalStatus::Ok);
 }
 
 TEST_F(Gpu, AFailingDefaultLeavesNoReference) {
   SKIP_WITHOUT_GPU();
-  auto o = elementwiseOptions({"scale", "FAULT", 128, 4, {0, 4}}, PlantedN, Cache);
+  auto o =
+      elementwiseOptions({"scale", "FAULT", 128, 4, {0, 4}}, PlantedN, Cache);
   auto e = make(o);
   ASSERT_TRUE(e);
   EvalResult def = e->evaluate(PlantedShape, fault(4));
   EXPECT_EQ(def.status, EvalStatus::RuntimeError) << describe(def);
   EvalResult other = e->evaluate(PlantedShape, fault(0));
   EXPECT_EQ(other.status, EvalStatus::RuntimeError) << describe(other);
-  EXPECT_NE(other.reason.find("no reference"), std::string::npos) << other.reason;
+  EXPECT_NE(other.reason.find("no reference"), std::string::npos)
+      << other.reason;
 }
 
 TEST_F(Gpu, InOutBuffersAreRestoredBeforeEveryRun) {
@@ -167,7 +181,8 @@ TEST_F(Gpu, InOutBuffersAreRestoredBeforeEveryRun) {
   mk.templateParams.pop_back();
   mk.args = {{"acc", "float *"}, {"x", "const float *"}, {"n", "int"}};
   o.spec.args = {bufferArg("acc", DType::F32, {"n"}, Role::InOut),
-                 bufferArg("x", DType::F32, {"n"}, Role::In), scalarArg("n", "n")};
+                 bufferArg("x", DType::F32, {"n"}, Role::In),
+                 scalarArg("n", "n")};
   auto e = make(o);
   ASSERT_TRUE(e);
   // Each evaluation runs the kernel many times (verify, warm-up, timing);
@@ -182,7 +197,8 @@ TEST_F(Gpu, IntegerOutputsAreCheckedForUnwrittenElements) {
   SKIP_WITHOUT_GPU();
   ElementwiseKernel k{"int_affine", "SKIP_LAST", 128, 0, {0, 1}};
   auto o = elementwiseOptions(k, PlantedN, Cache);
-  o.manifest.kernels[0].args = {{"out", "int *"}, {"in", "const int *"}, {"n", "int"}};
+  o.manifest.kernels[0].args = {
+      {"out", "int *"}, {"in", "const int *"}, {"n", "int"}};
   o.spec.args = {bufferArg("out", DType::I32, {"n"}, Role::Out),
                  bufferArg("in", DType::I32, {"n"}, Role::In, "uniform"),
                  scalarArg("n", "n")};
@@ -190,9 +206,11 @@ TEST_F(Gpu, IntegerOutputsAreCheckedForUnwrittenElements) {
   std::get<BufferArg>(o.spec.args[1].arg).high = 1000;
   auto e = make(o);
   ASSERT_TRUE(e);
-  EXPECT_EQ(e->evaluate(PlantedShape, {{"BLOCK", 256}, {"SKIP_LAST", 0}}).status,
-            EvalStatus::Ok);
-  EvalResult skip = e->evaluate(PlantedShape, {{"BLOCK", 256}, {"SKIP_LAST", 1}});
+  EXPECT_EQ(
+      e->evaluate(PlantedShape, {{"BLOCK", 256}, {"SKIP_LAST", 0}}).status,
+      EvalStatus::Ok);
+  EvalResult skip =
+      e->evaluate(PlantedShape, {{"BLOCK", 256}, {"SKIP_LAST", 1}});
   EXPECT_EQ(skip.status, EvalStatus::WrongResult) << describe(skip);
 }
 
@@ -229,7 +247,8 @@ TEST_F(Gpu, DynamicSharedMemoryOver48KB) {
   EvalResult r = e->evaluate(shape, {{"BLOCK", 256}, {"ELEMS", 64}});
   EXPECT_EQ(r.status, EvalStatus::Ok) << describe(r);
   EXPECT_EQ(r.resources.smemDynamic, 64 * 1024);
-  EXPECT_EQ(e->evaluate(shape, {{"BLOCK", 256}, {"ELEMS", 16}}).status, EvalStatus::Ok);
+  EXPECT_EQ(e->evaluate(shape, {{"BLOCK", 256}, {"ELEMS", 16}}).status,
+            EvalStatus::Ok);
 }
 
 TEST_F(Gpu, OccupancyModelAgreesWithTheDriver) {
@@ -266,9 +285,9 @@ TEST_F(Gpu, OccupancyModelAgreesWithTheDriver) {
       Occupancy model = computeOccupancy(
           limits, {block, r.resources.registers, r.resources.smemStatic, 0, 0});
       EXPECT_EQ(model.blocksPerSM, r.resources.blocksPerSM)
-          << "BLOCK " << block << " ACC " << acc << " regs " << r.resources.registers
-          << " smem " << r.resources.smemStatic << " compile " << r.compileMs
-          << " ms; " << describe(r);
+          << "BLOCK " << block << " ACC " << acc << " regs "
+          << r.resources.registers << " smem " << r.resources.smemStatic
+          << " compile " << r.compileMs << " ms; " << describe(r);
       ++compared;
     }
   EXPECT_GT(compared, 10);
@@ -277,15 +296,17 @@ TEST_F(Gpu, OccupancyModelAgreesWithTheDriver) {
   // instantiation (the evaluator also takes the driver's count after load).
   NvrtcSettings settings;
   settings.arch = limits.arch;
-  auto compiler = NvrtcCompiler::create(o.templateSource, "kernels.tpl.cu", settings);
+  auto compiler =
+      NvrtcCompiler::create(o.templateSource, "kernels.tpl.cu", settings);
   ASSERT_TRUE(compiler);
   for (int64_t block : {32, 1024})
     for (int64_t acc : {4, 48}) {
-      auto k = (*compiler)->get({"many_registers<" + std::to_string(block) + ", " +
-                                     std::to_string(acc) + ">",
+      auto k = (*compiler)->get({"many_registers<" + std::to_string(block) +
+                                     ", " + std::to_string(acc) + ">",
                                  0});
       ASSERT_TRUE(k) << k.error().str();
-      EXPECT_GT(k->resources.registers, 0) << block << " " << acc << " log:\n" << k->log;
+      EXPECT_GT(k->resources.registers, 0) << block << " " << acc << " log:\n"
+                                           << k->log;
     }
 }
 
@@ -303,7 +324,8 @@ TEST_F(Gpu, TimingIsRepeatableAndSeesTheL2) {
   ASSERT_EQ(a.status, EvalStatus::Ok) << describe(a);
   ASSERT_EQ(b.status, EvalStatus::Ok) << describe(b);
   EXPECT_FALSE(a.time->graphBatched);
-  double spread = std::abs(a.time->medianUs - b.time->medianUs) / a.time->medianUs;
+  double spread =
+      std::abs(a.time->medianUs - b.time->medianUs) / a.time->medianUs;
   EXPECT_LT(spread, 0.05) << describe(a) << " vs " << describe(b);
 
   // 1 Mi floats in and out (8 MiB) fit in the L2: warm launches are faster.
@@ -319,10 +341,12 @@ TEST_F(Gpu, TimingIsRepeatableAndSeesTheL2) {
   ASSERT_EQ(w.status, EvalStatus::Ok) << describe(w);
   EXPECT_TRUE(c.time->coldL2);
   EXPECT_FALSE(w.time->coldL2);
-  std::printf("8 MiB copy: cold %.2f us (batched %d), warm %.2f us (batched %d)\n",
-              c.time->medianUs, c.time->graphBatched, w.time->medianUs,
-              w.time->graphBatched);
-  EXPECT_LT(w.time->medianUs, c.time->medianUs) << describe(w) << " vs " << describe(c);
+  std::printf(
+      "8 MiB copy: cold %.2f us (batched %d), warm %.2f us (batched %d)\n",
+      c.time->medianUs, c.time->graphBatched, w.time->medianUs,
+      w.time->graphBatched);
+  EXPECT_LT(w.time->medianUs, c.time->medianUs)
+      << describe(w) << " vs " << describe(c);
 }
 
 TEST_F(Gpu, TinyKernelsAreTimedAsGraphBatches) {
@@ -336,7 +360,8 @@ TEST_F(Gpu, TinyKernelsAreTimedAsGraphBatches) {
   EXPECT_GT(a.time->medianUs, 0.3);
   EXPECT_LT(a.time->medianUs, 20.0);
   EvalResult b = e->evaluate(shape, fault(0, 128));
-  double spread = std::abs(a.time->medianUs - b.time->medianUs) / a.time->medianUs;
+  double spread =
+      std::abs(a.time->medianUs - b.time->medianUs) / a.time->medianUs;
   EXPECT_LT(spread, 0.10) << describe(a) << " vs " << describe(b);
 }
 
@@ -346,8 +371,8 @@ TEST_F(Gpu, RetimeInterleavesConfigurations) {
   auto e = make(elementwiseOptions(planted(), n, Cache));
   ASSERT_TRUE(e);
   Shape shape{{"n", n}};
-  std::vector<Configuration> configs = {fault(0, 128), fault(0, 256), fault(1, 256),
-                                        fault(0, 1024)};
+  std::vector<Configuration> configs = {fault(0, 128), fault(0, 256),
+                                        fault(1, 256), fault(0, 1024)};
   auto results = e->retime(shape, configs);
   ASSERT_EQ(results.size(), configs.size());
   for (size_t i : {0u, 1u, 3u}) {
@@ -366,7 +391,8 @@ TEST_F(Gpu, SeveralShapes) {
     for (int64_t block : {64, 256}) {
       EvalResult r = e->evaluate({{"n", n}}, fault(0, block));
       EXPECT_EQ(r.status, EvalStatus::Ok) << n << ": " << describe(r);
-      EXPECT_EQ(e->evaluate({{"n", n}}, fault(1, block)).status, EvalStatus::WrongResult)
+      EXPECT_EQ(e->evaluate({{"n", n}}, fault(1, block)).status,
+                EvalStatus::WrongResult)
           << n;
     }
 }

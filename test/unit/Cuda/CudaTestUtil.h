@@ -70,8 +70,7 @@ struct ElementwiseKernel {
   std::vector<int64_t> secondValues;
 };
 
-inline CudaTuneOptions elementwiseOptions(const ElementwiseKernel &k,
-                                          int64_t n,
+inline CudaTuneOptions elementwiseOptions(const ElementwiseKernel &k, int64_t n,
                                           const std::string &cacheDir) {
   CudaTuneOptions o;
   o.templatePath = inputPath("kernels.tpl.cu");
@@ -79,9 +78,10 @@ inline CudaTuneOptions elementwiseOptions(const ElementwiseKernel &k,
   ManifestKernel mk;
   mk.name = k.name;
   mk.qualifiedName = k.name;
-  mk.templateParams = {
-      tunable("BLOCK", k.blockDefault, {32, 64, 128, 256, 512, 1024, 2048}, "block_size"),
-      tunable(k.secondParam, k.secondDefault, k.secondValues)};
+  mk.templateParams = {tunable("BLOCK", k.blockDefault,
+                               {32, 64, 128, 256, 512, 1024, 2048},
+                               "block_size"),
+                       tunable(k.secondParam, k.secondDefault, k.secondValues)};
   mk.args = {{"out", "float *"}, {"in", "const float *"}, {"n", "int"}};
   mk.launch = LaunchGeometry{{"ceil_div(n, BLOCK)"}, {"BLOCK"}, "0", ""};
   o.manifest.kernels = {mk};
@@ -103,11 +103,13 @@ inline CudaTuneOptions siluOptions(const std::string &cacheDir) {
   ManifestKernel mk;
   mk.name = "silu_and_mul";
   mk.qualifiedName = "ops::silu_and_mul";
-  mk.templateParams = {fixedParam("T"),
-                       tunable("BLOCK_SIZE", 256, {64, 128, 256, 512, 1024, 2048},
-                               "block_size"),
-                       tunable("VEC", 4, {1, 2, 4, 8, 16}, "vector_width")};
-  mk.args = {{"out", "T *__restrict__"}, {"in", "const T *__restrict__"}, {"d", "int"}};
+  mk.templateParams = {
+      fixedParam("T"),
+      tunable("BLOCK_SIZE", 256, {64, 128, 256, 512, 1024, 2048}, "block_size"),
+      tunable("VEC", 4, {1, 2, 4, 8, 16}, "vector_width")};
+  mk.args = {{"out", "T *__restrict__"},
+             {"in", "const T *__restrict__"},
+             {"d", "int"}};
   mk.launch = LaunchGeometry{{"tokens"}, {"BLOCK_SIZE"}, "0", ""};
   o.manifest.kernels = {mk};
   o.kernel = "silu_and_mul";

@@ -23,7 +23,8 @@ TEST(ExamplesCompileOnly, SiluAndMulEveryConfiguration) {
     for (int64_t v : {1, 2, 4, 8})
       for (int64_t u : {1, 2, 4})
         configs.push_back({{"BLOCK_SIZE", b}, {"VEC", v}, {"UNROLL", u}});
-  configs.push_back({{"BLOCK_SIZE", 256}, {"VEC", 8}, {"UNROLL", 1}, {"maxrregcount", 32}});
+  configs.push_back(
+      {{"BLOCK_SIZE", 256}, {"VEC", 8}, {"UNROLL", 1}, {"maxrregcount", 32}});
   (*e)->prepare(configs);
   Shape shape{{"num_tokens", 256}, {"d", 11008}};
   int ok = 0, pruned = 0;
@@ -63,8 +64,10 @@ TEST(ExamplesCompileOnly, PlantedFaultsEveryValue) {
   ASSERT_TRUE(e) << e.error().str();
   for (int64_t fault = 0; fault <= 6; ++fault)
     for (int64_t block : {128, 256, 512}) {
-      EvalResult r = (*e)->evaluate({{"n", 4096}}, {{"BLOCK_SIZE", block}, {"FAULT", fault}});
-      EXPECT_EQ(r.status, EvalStatus::Ok) << fault << " " << block << ": " << r.reason;
+      EvalResult r = (*e)->evaluate({{"n", 4096}},
+                                    {{"BLOCK_SIZE", block}, {"FAULT", fault}});
+      EXPECT_EQ(r.status, EvalStatus::Ok)
+          << fault << " " << block << ": " << r.reason;
     }
   std::filesystem::remove_all(cache);
 }

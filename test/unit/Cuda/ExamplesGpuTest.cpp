@@ -27,7 +27,8 @@ protected:
 };
 
 std::string describe(const EvalResult &r) {
-  return "status " + std::to_string(static_cast<int>(r.status)) + ": " + r.reason;
+  return "status " + std::to_string(static_cast<int>(r.status)) + ": " +
+         r.reason;
 }
 
 } // namespace
@@ -48,7 +49,8 @@ TEST_F(ExamplesGpu, PlantedFaultsAreCaughtAndSurvived) {
   EXPECT_EQ(wrong.status, EvalStatus::WrongResult) << describe(wrong);
   EvalResult unwritten = eval(2, 128);
   EXPECT_EQ(unwritten.status, EvalStatus::WrongResult) << describe(unwritten);
-  EXPECT_NE(unwritten.reason.find("got nan"), std::string::npos) << unwritten.reason;
+  EXPECT_NE(unwritten.reason.find("got nan"), std::string::npos)
+      << unwritten.reason;
   EvalResult nan = eval(3, 512);
   EXPECT_EQ(nan.status, EvalStatus::WrongResult) << describe(nan);
   EvalResult illegal = eval(4, 128);
@@ -58,14 +60,16 @@ TEST_F(ExamplesGpu, PlantedFaultsAreCaughtAndSurvived) {
   EXPECT_EQ(hang.status, EvalStatus::Timeout) << describe(hang);
   EvalResult offByOne = eval(6, 128);
   EXPECT_EQ(offByOne.status, EvalStatus::WrongResult) << describe(offByOne);
-  EXPECT_NE(offByOne.reason.find("past its end"), std::string::npos) << offByOne.reason;
+  EXPECT_NE(offByOne.reason.find("past its end"), std::string::npos)
+      << offByOne.reason;
   EvalResult after = eval(0, 128);
   EXPECT_EQ(after.status, EvalStatus::Ok) << describe(after);
   EXPECT_TRUE(after.time);
 
   // The small shape too, after all that.
-  EXPECT_EQ((*e)->evaluate({{"n", 4096}}, {{"BLOCK_SIZE", 128}, {"FAULT", 0}}).status,
-            EvalStatus::Ok);
+  EXPECT_EQ(
+      (*e)->evaluate({{"n", 4096}}, {{"BLOCK_SIZE", 128}, {"FAULT", 0}}).status,
+      EvalStatus::Ok);
 }
 
 TEST_F(ExamplesGpu, SiluAndMulBf16) {
@@ -88,11 +92,12 @@ TEST_F(ExamplesGpu, SiluAndMulBf16) {
       EvalResult r = (*e)->evaluate(shape, c);
       EXPECT_EQ(r.status, EvalStatus::Ok) << describe(r);
       if (r.time)
-        std::printf("silu_and_mul tokens=%lld d=%lld B=%lld V=%lld U=%lld: %.2f us "
-                    "(iqr %.2f, %d reps%s)\n",
-                    (long long)shape.at("num_tokens"), (long long)shape.at("d"),
-                    (long long)c.at("BLOCK_SIZE"), (long long)c.at("VEC"),
-                    (long long)c.at("UNROLL"), r.time->medianUs, r.time->iqrUs,
-                    r.time->reps, r.time->graphBatched ? ", graph" : "");
+        std::printf(
+            "silu_and_mul tokens=%lld d=%lld B=%lld V=%lld U=%lld: %.2f us "
+            "(iqr %.2f, %d reps%s)\n",
+            (long long)shape.at("num_tokens"), (long long)shape.at("d"),
+            (long long)c.at("BLOCK_SIZE"), (long long)c.at("VEC"),
+            (long long)c.at("UNROLL"), r.time->medianUs, r.time->iqrUs,
+            r.time->reps, r.time->graphBatched ? ", graph" : "");
     }
 }

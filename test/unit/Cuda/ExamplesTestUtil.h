@@ -47,9 +47,10 @@ inline std::optional<CudaTuneOptions> exampleSilu(const std::string &cache) {
     return o;
   o->spec.templateArgs = {{"T", "__nv_bfloat16"}};
   o->spec.dims = {{"num_tokens", {16, 256}}, {"d", {4096, 11008}}};
-  o->spec.args = {bufferArg("out", DType::BF16, {"num_tokens", "d"}, Role::Out),
-                  bufferArg("input", DType::BF16, {"num_tokens", "2 * d"}, Role::In),
-                  scalarArg("d", "d")};
+  o->spec.args = {
+      bufferArg("out", DType::BF16, {"num_tokens", "d"}, Role::Out),
+      bufferArg("input", DType::BF16, {"num_tokens", "2 * d"}, Role::In),
+      scalarArg("d", "d")};
   o->spec.tolerance = {{DType::BF16, {1e-2, 1e-2}}};
   return o;
 }

@@ -1,5 +1,5 @@
-#include "ktune/Cuda/DTypeInfo.h"
 #include "ktune/Cuda/HelperKernels.h"
+#include "ktune/Cuda/DTypeInfo.h"
 #include "ktune/Cuda/NvrtcCompiler.h"
 
 #include <gtest/gtest.h>

@@ -33,7 +33,8 @@ TEST(KernelBinding, NameExpressionInTemplateParameterOrder) {
   auto name = b.nameExpression({{"BLOCK_SIZE", 128}, {"VEC", 2}});
   ASSERT_TRUE(name) << name.error().str();
   EXPECT_EQ(*name, "ops::silu_and_mul<__nv_bfloat16, 128, 2>");
-  EXPECT_EQ(b.defaultConfig(), (Configuration{{"BLOCK_SIZE", 256}, {"VEC", 4}}));
+  EXPECT_EQ(b.defaultConfig(),
+            (Configuration{{"BLOCK_SIZE", 256}, {"VEC", 4}}));
 }
 
 TEST(KernelBinding, CompletesConfigurations) {
@@ -89,19 +90,25 @@ TEST(KernelBinding, LaunchExpressionsSeeScalarArgumentsAndParameters) {
   // "d" is both a dimension and a scalar argument; the spec computes the
   // argument from another dimension here.
   o.spec.dims = {{"tokens", {64}}, {"hidden", {1000}}};
-  o.spec.args[0] = bufferArg("out", DType::BF16, {"tokens", "hidden"}, Role::Out);
-  o.spec.args[1] = bufferArg("in", DType::BF16, {"tokens", "2 * hidden"}, Role::In);
+  o.spec.args[0] =
+      bufferArg("out", DType::BF16, {"tokens", "hidden"}, Role::Out);
+  o.spec.args[1] =
+      bufferArg("in", DType::BF16, {"tokens", "2 * hidden"}, Role::In);
   o.spec.args[2] = scalarArg("d", "hidden");
   o.spec.launch = LaunchGeometry{{"ceil_div(d, BLOCK_SIZE * VEC)", "tokens"},
-                                 {"BLOCK_SIZE"}, "VEC * 4 * BLOCK_SIZE", ""};
+                                 {"BLOCK_SIZE"},
+                                 "VEC * 4 * BLOCK_SIZE",
+                                 ""};
   auto b = siluBinding(o);
-  auto launch = b.launch({{"tokens", 64}, {"hidden", 1000}}, {{"BLOCK_SIZE", 128}, {"VEC", 2}});
+  auto launch = b.launch({{"tokens", 64}, {"hidden", 1000}},
+                         {{"BLOCK_SIZE", 128}, {"VEC", 2}});
   ASSERT_TRUE(launch) << launch.error().str();
   EXPECT_EQ(launch->grid, (std::array<int64_t, 3>{4, 64, 1}));
   EXPECT_EQ(launch->smemDynamic, 1024);
   auto bad = b.launch({{"tokens", 64}}, {{"BLOCK_SIZE", 128}, {"VEC", 2}});
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().str().find("hidden"), std::string::npos) << bad.error().str();
+  EXPECT_NE(bad.error().str().find("hidden"), std::string::npos)
+      << bad.error().str();
 }
 
 TEST(KernelBinding, ConstraintsFromManifestAndSpec) {
@@ -161,7 +168,8 @@ TEST(KernelBinding, ErrorsNameTheSpecPath) {
   o.spec.launch = LaunchGeometry{{"tokens +"}, {"BLOCK_SIZE"}, "0", ""};
   auto badExpr = KernelBinding::create(o.manifest.kernels[0], o.spec);
   ASSERT_FALSE(badExpr);
-  EXPECT_EQ(badExpr.error().where.rfind("launch.grid[0]", 0), 0u) << badExpr.error().str();
+  EXPECT_EQ(badExpr.error().where.rfind("launch.grid[0]", 0), 0u)
+      << badExpr.error().str();
 }
 
 TEST(KernelBinding, ScalarTypesAndEncoding) {

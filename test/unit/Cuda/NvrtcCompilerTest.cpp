@@ -45,13 +45,15 @@ TEST(NvrtcCompiler, CompilesBf16TemplateToCubinWithoutGpu) {
   ASSERT_TRUE(k) << k.error().str();
   EXPECT_FALSE(k->isPtx);
   EXPECT_FALSE(k->fromCache);
-  EXPECT_TRUE(k->loweredName.starts_with("_ZN3ops12silu_and_mul")) << k->loweredName;
+  EXPECT_TRUE(k->loweredName.starts_with("_ZN3ops12silu_and_mul"))
+      << k->loweredName;
   EXPECT_GT(k->resources.registers, 0);
   EXPECT_GT(k->compileMs, 0.0);
   auto image = readFile(k->imagePath);
   ASSERT_TRUE(image);
   ASSERT_GT(image->size(), 4u);
-  EXPECT_EQ(image->substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(image->substr(0, 4), "\x7f"
+                                 "ELF");
   std::filesystem::remove_all(dir);
 }
 
@@ -59,14 +61,16 @@ TEST(NvrtcCompiler, AttributesResourcesWithinOneProgram) {
   auto dir = freshDir("ktune-nvrtc");
   auto c = makeCompiler(kernelsSource(), dir, /*jobs=*/1);
   ASSERT_TRUE(c);
-  std::vector<Instantiation> insts = {
-      {"reverse_tile<64>", 0}, {"reverse_tile<128>", 0}, {"reverse_tile<256>", 0}};
+  std::vector<Instantiation> insts = {{"reverse_tile<64>", 0},
+                                      {"reverse_tile<128>", 0},
+                                      {"reverse_tile<256>", 0}};
   auto results = c->compileAll(insts);
   EXPECT_EQ(c->stats().programs, 1u); // one header parse for the batch
   int expected[] = {256, 512, 1024};
   for (size_t i = 0; i < results.size(); ++i) {
     ASSERT_TRUE(results[i]) << results[i].error().str();
-    EXPECT_EQ(results[i]->resources.smemStatic, expected[i]) << insts[i].nameExpression;
+    EXPECT_EQ(results[i]->resources.smemStatic, expected[i])
+        << insts[i].nameExpression;
     EXPECT_EQ(results[i]->resources.barriers, 1);
     EXPECT_EQ(results[i]->imagePath, results[0]->imagePath);
   }
@@ -78,11 +82,13 @@ TEST(NvrtcCompiler, OneBadInstantiationDoesNotFailTheBatch) {
   auto dir = freshDir("ktune-nvrtc");
   auto c = makeCompiler(siluSource(), dir, 1);
   ASSERT_TRUE(c);
-  auto results = c->compileAll({silu(128, 1), silu(128, 16), silu(128, 2), silu(128, 4)});
+  auto results =
+      c->compileAll({silu(128, 1), silu(128, 16), silu(128, 2), silu(128, 4)});
   ASSERT_EQ(results.size(), 4u);
   EXPECT_TRUE(results[0]);
   ASSERT_FALSE(results[1]);
-  EXPECT_NE(results[1].error().message.find("VEC must be in 1..8"), std::string::npos)
+  EXPECT_NE(results[1].error().message.find("VEC must be in 1..8"),
+            std::string::npos)
       << results[1].error().message;
   EXPECT_TRUE(results[2]);
   EXPECT_TRUE(results[3]);
@@ -115,7 +121,8 @@ TEST(NvrtcCompiler, NothingIsCompiledTwiceAcrossRuns) {
   EXPECT_EQ(r[0]->compileMs, 0.0);
   EXPECT_GT(r[0]->resources.registers, 0);
   ASSERT_FALSE(r[2]); // the compile error comes from the cache too
-  EXPECT_NE(r[2].error().message.find("VEC must be in 1..8"), std::string::npos);
+  EXPECT_NE(r[2].error().message.find("VEC must be in 1..8"),
+            std::string::npos);
 
   // Another source is another key.
   auto edited = makeCompiler(siluSource() + "\n// edited\n", dir, 1);
@@ -146,8 +153,10 @@ TEST(NvrtcCompiler, KeysDependOnOptionsAndArch) {
   EXPECT_NE(sm90->cacheKey(silu(64, 1)), sm90->cacheKey(silu(64, 2)));
   EXPECT_EQ(sm90->cacheKey(silu(64, 1)), sm90->cacheKey(silu(64, 1)));
   auto opts = sm90->options(40);
-  EXPECT_NE(std::find(opts.begin(), opts.end(), "--maxrregcount=40"), opts.end());
-  EXPECT_NE(std::find(opts.begin(), opts.end(), "--ptxas-options=-v"), opts.end());
+  EXPECT_NE(std::find(opts.begin(), opts.end(), "--maxrregcount=40"),
+            opts.end());
+  EXPECT_NE(std::find(opts.begin(), opts.end(), "--ptxas-options=-v"),
+            opts.end());
   std::filesystem::remove_all(dir);
 }
 
@@ -202,6 +211,7 @@ TEST(NvrtcCompiler, RejectsUnknownArchitectures) {
 TEST(NvrtcCompiler, FindsTheCudaHeaders) {
   auto dirs = cudaIncludeDirs();
   ASSERT_FALSE(dirs.empty());
-  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(dirs[0]) / "cuda_bf16.h"))
+  EXPECT_TRUE(
+      std::filesystem::exists(std::filesystem::path(dirs[0]) / "cuda_bf16.h"))
       << dirs[0];
 }

@@ -1,5 +1,5 @@
-#include "ktune/Cuda/DeviceInfo.h"
 #include "ktune/Cuda/Occupancy.h"
+#include "ktune/Cuda/DeviceInfo.h"
 #include "ktune/Cuda/Pruning.h"
 
 #include <gtest/gtest.h>
@@ -23,11 +23,11 @@ TEST(Occupancy, MatchesTheCalculatorOnHopper) {
     int blocks;
     const char *limiter;
   } cases[] = {
-      {256, 32, 0, 0, 8, "warps"},            // 100 % occupancy
-      {128, 64, 0, 0, 8, "registers"},        // 64 regs: 32 warps, 50 %
-      {1024, 64, 0, 0, 1, "registers"},       // 65536 registers exactly
-      {1024, 65, 0, 0, 0, "registers"},       // too many resources
-      {96, 168, 0, 0, 4, "registers"},        // 3 warps per sub-partition
+      {256, 32, 0, 0, 8, "warps"},      // 100 % occupancy
+      {128, 64, 0, 0, 8, "registers"},  // 64 regs: 32 warps, 50 %
+      {1024, 64, 0, 0, 1, "registers"}, // 65536 registers exactly
+      {1024, 65, 0, 0, 0, "registers"}, // too many resources
+      {96, 168, 0, 0, 4, "registers"},  // 3 warps per sub-partition
       {32, 16, 0, 0, 32, "block slots"},
       {256, 16, 49152, 0, 4, "shared memory"}, // (48K + 1K) per block
       {256, 16, 0, 100 * 1024, 2, "shared memory"},
@@ -38,10 +38,11 @@ TEST(Occupancy, MatchesTheCalculatorOnHopper) {
     Occupancy o = computeOccupancy(
         h100, {c.threads, c.regs, c.smemStatic, c.smemDynamic, 0});
     EXPECT_EQ(o.blocksPerSM, c.blocks)
-        << c.threads << " threads, " << c.regs << " regs, smem "
-        << c.smemStatic << "+" << c.smemDynamic;
-    if (c.blocks > 0)
+        << c.threads << " threads, " << c.regs << " regs, smem " << c.smemStatic
+        << "+" << c.smemDynamic;
+    if (c.blocks > 0) {
       EXPECT_EQ(o.limiter, c.limiter) << c.threads << " threads, " << c.regs;
+    }
   }
   Occupancy half = computeOccupancy(h100, {128, 64, 0, 0, 0});
   EXPECT_DOUBLE_EQ(half.warpOccupancy, 0.5);
@@ -56,8 +57,12 @@ TEST(Occupancy, UsesEachArchitecturesLimits) {
   EXPECT_EQ(o.blocksPerSM, 16);
   // 64 KB of shared memory fits once on sm_86 (100 KB per SM), twice
   // on sm_80 (164 KB).
-  EXPECT_EQ(computeOccupancy(limitsOf("sm_86"), {128, 32, 0, 64 * 1024, 0}).blocksPerSM, 1);
-  EXPECT_EQ(computeOccupancy(limitsOf("sm_80"), {128, 32, 0, 64 * 1024, 0}).blocksPerSM, 2);
+  EXPECT_EQ(computeOccupancy(limitsOf("sm_86"), {128, 32, 0, 64 * 1024, 0})
+                .blocksPerSM,
+            1);
+  EXPECT_EQ(computeOccupancy(limitsOf("sm_80"), {128, 32, 0, 64 * 1024, 0})
+                .blocksPerSM,
+            2);
 }
 
 TEST(Occupancy, ZeroForImpossibleBlocks) {

@@ -9,14 +9,18 @@ static const char *Log =
     "ptxas info    : 0 bytes gmem\n"
     "ptxas info    : Compiling entry function '_Z1kILi64EEvPf' for 'sm_90'\n"
     "ptxas info    : Function properties for _Z1kILi64EEvPf\n"
-    "ptxas         .     304 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
-    "ptxas info    : Used 32 registers, used 1 barriers, 1024 bytes smem, 320 bytes cumulative stack size\n"
+    "ptxas         .     304 bytes stack frame, 8 bytes spill stores, 12 bytes "
+    "spill loads\n"
+    "ptxas info    : Used 32 registers, used 1 barriers, 1024 bytes smem, 320 "
+    "bytes cumulative stack size\n"
     "ptxas info    : Compile time = 30.321 ms\n"
     "ptxas info    : Function properties for _Z6helperPfi\n"
-    "ptxas         .     0 bytes stack frame, 36 bytes spill stores, 36 bytes spill loads\n"
+    "ptxas         .     0 bytes stack frame, 36 bytes spill stores, 36 bytes "
+    "spill loads\n"
     "ptxas info    : Compiling entry function 'plain' for 'sm_90'\n"
     "ptxas info    : Function properties for plain\n"
-    "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+    "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes "
+    "spill loads\n"
     "ptxas info    : Used 8 registers, used 0 barriers\n";
 
 TEST(PtxasLog, AttributesResourcesToEachFunction) {
@@ -47,19 +51,23 @@ TEST(PtxasLog, AttributesResourcesToEachFunction) {
 
 TEST(PtxasLog, KeepsEachFunctionsLines) {
   auto functions = parsePtxasLog(Log);
-  EXPECT_NE(functions.at("plain").log.find("Used 8 registers"), std::string::npos);
-  EXPECT_EQ(functions.at("plain").log.find("Used 32 registers"), std::string::npos);
+  EXPECT_NE(functions.at("plain").log.find("Used 8 registers"),
+            std::string::npos);
+  EXPECT_EQ(functions.at("plain").log.find("Used 32 registers"),
+            std::string::npos);
 }
 
 TEST(PtxasLog, QuotedWarningsJoinTheirFunction) {
-  std::string log = std::string("ptxas info    : Overriding maximum register limit "
-                                "256 for 'plain' with  32 of maxrregcount option\n") +
-                    Log;
+  std::string log =
+      std::string("ptxas info    : Overriding maximum register limit "
+                  "256 for 'plain' with  32 of maxrregcount option\n") +
+      Log;
   auto functions = parsePtxasLog(log);
   EXPECT_NE(functions.at("plain").log.find("Overriding"), std::string::npos);
 }
 
 TEST(PtxasLog, IgnoresWhatItDoesNotKnow) {
-  auto functions = parsePtxasLog("nvrtc: warning: something\n\nptxas fatal : x\n");
+  auto functions =
+      parsePtxasLog("nvrtc: warning: something\n\nptxas fatal : x\n");
   EXPECT_TRUE(functions.empty());
 }

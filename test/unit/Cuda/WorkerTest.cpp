@@ -37,7 +37,9 @@ TEST(WorkerProcess, WatchdogKillsAHungWorker) {
   EXPECT_EQ(w->request(json{{"op", "first"}}, 10).kind, Kind::Reply);
   auto start = std::chrono::steady_clock::now();
   auto o = w->request(json{{"op", "second"}}, 0.5);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_EQ(o.kind, Kind::Timeout);
   EXPECT_GE(seconds, 0.45);
   EXPECT_LT(seconds, 5.0);
@@ -62,7 +64,8 @@ TEST(WorkerProcess, ReportsAnExitWithoutReply) {
   EXPECT_EQ(w->request(json{{"op", "first"}}, 10).kind, Kind::Reply);
   auto o = w->request(json{{"op", "second"}}, 10);
   EXPECT_EQ(o.kind, Kind::Died);
-  EXPECT_NE(o.detail.find("exited with status 0"), std::string::npos) << o.detail;
+  EXPECT_NE(o.detail.find("exited with status 0"), std::string::npos)
+      << o.detail;
 }
 
 TEST(WorkerProcess, DropsAWorkerThatSendsGarbage) {
@@ -148,6 +151,6 @@ TEST(TimingStats, QuartilesAndStoppingRule) {
     many.push_back(i % 2 ? 100.0 : 120.0);
   EXPECT_TRUE(rule.done(many, 0.1));
   rule.maxReps = 100;
-  EXPECT_TRUE(rule.done(noisy, 1.5));             // time cap
+  EXPECT_TRUE(rule.done(noisy, 1.5));                       // time cap
   EXPECT_TRUE(rule.done(std::vector<double>(100, 1.0), 0)); // rep cap
 }

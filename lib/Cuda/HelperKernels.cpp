@@ -28,7 +28,10 @@ __device__ __forceinline__ double uniform01(unsigned long long seed,
 
 template <class T> struct Traits {
   static constexpr bool isInt = true;
-  __device__ static T from(double v) { return static_cast<T>(v); }
+  // Through long long: a negative double into an unsigned type is undefined.
+  __device__ static T from(double v) {
+    return static_cast<T>(static_cast<long long>(v));
+  }
   __device__ static double to(T v) { return static_cast<double>(v); }
 };
 template <> struct Traits<float> {

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ktune/Cuda/CudaEvaluator.h"
+#include "ktune/Cuda/DTypeInfo.h"
 #include "ktune/Cuda/NvrtcCompiler.h"
 #include "ktune/Cuda/Occupancy.h"
 #include "ktune/Cuda/WorkerClient.h"
@@ -395,4 +396,35 @@ TEST_F(Gpu, SeveralShapes) {
                 EvalStatus::WrongResult)
           << n;
     }
+}
+
+TEST_F(Gpu, EveryElementTypeIsFilledAndCompared) {
+  SKIP_WITHOUT_GPU();
+  const int64_t n = 30001;
+  for (const auto &info : allDTypes()) {
+    ElementwiseKernel k{"convert", "WRONG", 128, 0, {0, 1}};
+    auto o = elementwiseOptions(k, n, Cache);
+    auto &mk = o.manifest.kernels[0];
+    mk.templateParams.insert(mk.templateParams.begin(),
+                             {fixedParam("TIN"), fixedParam("TOUT")});
+    mk.args = {{"out", "TOUT *"}, {"in", "const TIN *"}, {"n", "int"}};
+    std::string type(info.cudaType);
+    o.spec.templateArgs = {{"TIN", type}, {"TOUT", type}};
+    o.spec.args = {bufferArg("out", info.type, {"n"}, Role::Out),
+                   bufferArg("in", info.type, {"n"}, Role::In),
+                   scalarArg("n", "n")};
+    if (!info.isFloat) { // small non-negative integers fit every integer type
+      std::get<BufferArg>(o.spec.args[1].arg).low = 0;
+      std::get<BufferArg>(o.spec.args[1].arg).high = 20;
+    }
+    auto e = make(o);
+    ASSERT_TRUE(e) << info.name;
+    Shape shape{{"n", n}};
+    EvalResult ok = e->evaluate(shape, {{"BLOCK", 256}, {"WRONG", 0}});
+    EXPECT_EQ(ok.status, EvalStatus::Ok) << info.name << ": " << describe(ok);
+    EvalResult wrong = e->evaluate(shape, {{"BLOCK", 256}, {"WRONG", 1}});
+    EXPECT_EQ(wrong.status, EvalStatus::WrongResult) << info.name << ": " << describe(wrong);
+    EXPECT_NE(wrong.reason.find("index 10000"), std::string::npos)
+        << info.name << ": " << wrong.reason;
+  }
 }

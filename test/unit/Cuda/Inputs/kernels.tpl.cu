@@ -1,4 +1,7 @@
 // Small kernels whose resources and behaviour the tests know.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 // Static shared memory of 4 * TILE bytes; the block reverses its tile.
 template <int TILE>
@@ -99,4 +102,17 @@ __global__ void int_affine(int *out, const int *in, int n) {
   if (i >= n || (SKIP_LAST && i == n - 1))
     return;
   out[i] = in[i] * 3 - 1;
+}
+
+// out[i] = 2 * in[i] + 16 through float, in any element type; WRONG adds 64
+// to one element.
+template <typename TIN, typename TOUT, int BLOCK, int WRONG>
+__global__ void convert(TOUT *out, const TIN *in, int n) {
+  int i = blockIdx.x * BLOCK + threadIdx.x;
+  if (i >= n)
+    return;
+  float v = static_cast<float>(in[i]) * 2.0f + 16.0f;
+  if (WRONG && i == n / 3)
+    v += 64.0f;
+  out[i] = static_cast<TOUT>(v);
 }

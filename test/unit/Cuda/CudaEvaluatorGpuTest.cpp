@@ -423,7 +423,8 @@ TEST_F(Gpu, EveryElementTypeIsFilledAndCompared) {
     EvalResult ok = e->evaluate(shape, {{"BLOCK", 256}, {"WRONG", 0}});
     EXPECT_EQ(ok.status, EvalStatus::Ok) << info.name << ": " << describe(ok);
     EvalResult wrong = e->evaluate(shape, {{"BLOCK", 256}, {"WRONG", 1}});
-    EXPECT_EQ(wrong.status, EvalStatus::WrongResult) << info.name << ": " << describe(wrong);
+    EXPECT_EQ(wrong.status, EvalStatus::WrongResult)
+        << info.name << ": " << describe(wrong);
     EXPECT_NE(wrong.reason.find("index 10000"), std::string::npos)
         << info.name << ": " << wrong.reason;
   }

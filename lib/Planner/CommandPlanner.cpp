@@ -34,8 +34,8 @@ public:
     return renderPrompt(request, Options.prompt);
   }
 
-  PlannerReply propose(const PlannerRequest &request,
-                       const std::string &prompt, int round) override {
+  PlannerReply propose(const PlannerRequest &request, const std::string &prompt,
+                       int round) override {
     PlannerReply reply;
     ProcessOptions run;
     run.timeoutSeconds = Options.timeoutSeconds;
@@ -45,7 +45,7 @@ public:
     auto result = runShellCommand(CommandLine, prompt, run);
     if (!result) {
       reply.failure = plannerError("planner command cannot be started: " +
-                            result.error().message);
+                                   result.error().message);
       return reply;
     }
     reply.transport["seconds"] = result->seconds;
@@ -53,22 +53,22 @@ public:
     if (result->timedOut) {
       reply.transport["timed_out"] = true;
       reply.failure = plannerError("planner command did not answer within " +
-                            secondsText(Options.timeoutSeconds) +
-                            " s and was killed: " + CommandLine);
+                                   secondsText(Options.timeoutSeconds) +
+                                   " s and was killed: " + CommandLine);
     } else if (result->signal) {
       reply.transport["signal"] = result->signal;
       reply.failure = plannerError("planner command was killed by signal " +
-                            std::to_string(result->signal) + ": " +
-                            CommandLine + stderrNote(result->err));
+                                   std::to_string(result->signal) + ": " +
+                                   CommandLine + stderrNote(result->err));
     } else if (reply.transport["exit_code"] = result->exitCode;
                result->exitCode != 0) {
       reply.failure = plannerError("planner command exited with status " +
-                            std::to_string(result->exitCode) + ": " +
-                            CommandLine + stderrNote(result->err));
+                                   std::to_string(result->exitCode) + ": " +
+                                   CommandLine + stderrNote(result->err));
     } else if (result->outputTruncated) {
       reply.failure = plannerError("planner command wrote more than " +
-                            std::to_string(MaxReplyBytes) + " bytes: " +
-                            CommandLine);
+                                   std::to_string(MaxReplyBytes) +
+                                   " bytes: " + CommandLine);
     }
     reply.text = std::move(result->out);
     return reply;

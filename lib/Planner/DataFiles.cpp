@@ -71,8 +71,9 @@ Expected<std::string> findDataFile(const std::string &explicitPath,
   std::string list;
   for (const auto &p : tried)
     list += (list.empty() ? "" : ", ") + p.lexically_normal().string();
-  return makeError("cannot find " + fs::path(installRelative).filename().string() +
-                   " (set " + envVariable + "; looked in: " + list + ")");
+  return makeError("cannot find " +
+                   fs::path(installRelative).filename().string() + " (set " +
+                   envVariable + "; looked in: " + list + ")");
 }
 
 Expected<std::string> findPromptTemplate(const PromptOptions &options) {

@@ -27,8 +27,7 @@ json DeviceFacts::toJson() const {
 
 namespace {
 
-template <class T>
-Status readField(const json &j, const char *key, T &out) {
+template <class T> Status readField(const json &j, const char *key, T &out) {
   if (!j.contains(key))
     return {};
   const json &v = j[key];

@@ -40,8 +40,8 @@ std::string withoutUserInfo(const std::string &url) {
     return url;
   size_t hostStart = scheme + 3;
   size_t pathStart = url.find('/', hostStart);
-  size_t at = url.rfind('@', pathStart == std::string::npos ? url.size()
-                                                            : pathStart);
+  size_t at =
+      url.rfind('@', pathStart == std::string::npos ? url.size() : pathStart);
   if (at == std::string::npos || at < hostStart)
     return url;
   return url.substr(0, hostStart) + url.substr(at + 1);
@@ -118,8 +118,8 @@ public:
                 std::string keyVariable)
       : Base(trimSlashes(std::move(baseUrl))), Options(std::move(options)),
         ApiKey(std::move(key)), KeyVariable(std::move(keyVariable)) {
-    Endpoint = Base.ends_with("/chat/completions") ? Base
-                                                   : Base + "/chat/completions";
+    Endpoint =
+        Base.ends_with("/chat/completions") ? Base : Base + "/chat/completions";
     if (Base.ends_with("/chat/completions"))
       Base.resize(Base.size() - std::string("/chat/completions").size());
   }
@@ -135,8 +135,8 @@ public:
     return renderPrompt(request, Options.prompt);
   }
 
-  PlannerReply propose(const PlannerRequest &request,
-                       const std::string &prompt, int round) override {
+  PlannerReply propose(const PlannerRequest &request, const std::string &prompt,
+                       int round) override {
     PlannerReply reply;
     reply.transport = {{"planner", "openai"},
                        {"endpoint", withoutUserInfo(Endpoint)},
@@ -145,9 +145,9 @@ public:
                                             : nlohmann::json(KeyVariable)}};
 #ifndef KTUNE_HAVE_CURL
     reply.failure = plannerError("this ktune was built without libcurl, so the "
-                          "openai: planner is not available (install "
-                          "libcurl4-openssl-dev and rebuild, or use "
-                          "command:<cmdline>)");
+                                 "openai: planner is not available (install "
+                                 "libcurl4-openssl-dev and rebuild, or use "
+                                 "command:<cmdline>)");
     return reply;
 #else
     if (Options.model.empty()) {
@@ -179,9 +179,10 @@ public:
     reply.rawResponse = redact(clip(http->body, MaxReplyBytes), ApiKey);
     nlohmann::json response = nlohmann::json::parse(http->body, nullptr, false);
     if (response.is_discarded() || !response.is_object()) {
-      reply.failure = plannerError("planner endpoint " + withoutUserInfo(Endpoint) +
-                            " answered HTTP 200 with a body that is not JSON: " +
-                            printable(redact(clip(http->body, 200), ApiKey)));
+      reply.failure =
+          plannerError("planner endpoint " + withoutUserInfo(Endpoint) +
+                       " answered HTTP 200 with a body that is not JSON: " +
+                       printable(redact(clip(http->body, 200), ApiKey)));
       return reply;
     }
     if (response.contains("usage"))
@@ -196,8 +197,9 @@ public:
       std::string why = "has no choices";
       if (response.contains("error"))
         why = "is an error: " + errorText(response["error"]);
-      reply.failure = plannerError("planner endpoint " + withoutUserInfo(Endpoint) +
-                            "'s response " + why);
+      reply.failure =
+          plannerError("planner endpoint " + withoutUserInfo(Endpoint) +
+                       "'s response " + why);
       return reply;
     }
     if (choice->contains("finish_reason") &&
@@ -216,8 +218,9 @@ public:
             part["text"].is_string())
           reply.text += redact(part["text"].get<std::string>(), ApiKey);
     } else {
-      reply.failure = plannerError("planner endpoint " + withoutUserInfo(Endpoint) +
-                            "'s response has no choices[0].message.content");
+      reply.failure =
+          plannerError("planner endpoint " + withoutUserInfo(Endpoint) +
+                       "'s response has no choices[0].message.content");
     }
     return reply;
 #endif
@@ -286,14 +289,13 @@ private:
       curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
     auto start = std::chrono::steady_clock::now();
     r.code = curl_easy_perform(curl);
-    r.seconds = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
+    r.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
     if (r.code != CURLE_OK)
-      r.curlError = redact(*errorBuffer ? errorBuffer
-                                        : curl_easy_strerror(r.code),
-                           ApiKey);
+      r.curlError = redact(
+          *errorBuffer ? errorBuffer : curl_easy_strerror(r.code), ApiKey);
     curl_slist_free_all(headers);
     curl_easy_cleanup(curl);
     return r;
@@ -328,7 +330,7 @@ private:
     transport["attempts"] = nlohmann::json::array();
     for (int attempt = 1; attempt <= attempts; ++attempt) {
       r = perform(Endpoint, &body);
-      nlohmann::json a = {{"seconds", r.seconds}};
+      nlohmann::json a = {{ "seconds", r.seconds }};
       if (r.code == CURLE_OK)
         a["http_status"] = r.status;
       else
@@ -354,8 +356,8 @@ private:
       return makeError("planner endpoint " + url + " sent more than " +
                        std::to_string(MaxResponseBytes) + " bytes");
     if (r.code != CURLE_OK)
-      return makeError("planner endpoint " + url + " is not reachable: " +
-                       printable(r.curlError) + tries);
+      return makeError("planner endpoint " + url +
+                       " is not reachable: " + printable(r.curlError) + tries);
     std::string hint;
     if (r.status == 401 || r.status == 403)
       hint = ApiKey.empty()
@@ -375,11 +377,11 @@ private:
     HttpResult r = perform(url, nullptr);
     std::string shown = withoutUserInfo(url);
     if (r.code != CURLE_OK)
-      return makeError("no model given (--model or KTUNE_MODEL), and " +
-                       shown + " is not reachable: " + printable(r.curlError));
+      return makeError("no model given (--model or KTUNE_MODEL), and " + shown +
+                       " is not reachable: " + printable(r.curlError));
     if (r.status != 200)
-      return makeError("no model given (--model or KTUNE_MODEL), and " +
-                       shown + " answered HTTP " + std::to_string(r.status));
+      return makeError("no model given (--model or KTUNE_MODEL), and " + shown +
+                       " answered HTTP " + std::to_string(r.status));
     nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
     std::vector<std::string> ids;
     if (!j.is_discarded() && j.is_object() && j.contains("data") &&
@@ -393,10 +395,10 @@ private:
     for (size_t i = 0; i < ids.size() && i < 10; ++i)
       list += (i ? ", " : "") + printable(ids[i]);
     return makeError("no model given: pass --model or set KTUNE_MODEL" +
-                     (ids.empty() ? std::string()
-                                  : " (the endpoint serves " + list +
-                                        (ids.size() > 10 ? ", ..." : "") +
-                                        ")"));
+                     (ids.empty()
+                          ? std::string()
+                          : " (the endpoint serves " + list +
+                                (ids.size() > 10 ? ", ..." : "") + ")"));
   }
 #endif
 

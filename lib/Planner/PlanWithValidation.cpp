@@ -78,8 +78,7 @@ int nextExchangeNumber(const std::string &dir) {
     while (digits < name.size() &&
            std::isdigit(static_cast<unsigned char>(name[digits])))
       ++digits;
-    if (digits > 0 && digits < 9 && digits < name.size() &&
-        name[digits] == '-')
+    if (digits > 0 && digits < 9 && digits < name.size() && name[digits] == '-')
       highest = std::max(highest, std::stoi(name.substr(0, digits)));
   }
   return highest + 1;
@@ -137,9 +136,8 @@ public:
     std::error_code ec;
     fs::create_directories(Dir, ec);
     if (ec)
-      return makeError("cannot create the planner audit directory: " +
-                           ec.message(),
-                       Dir);
+      return makeError(
+          "cannot create the planner audit directory: " + ec.message(), Dir);
     Next = nextExchangeNumber(Dir);
     return {};
   }
@@ -228,8 +226,8 @@ Expected<PlanningResult> planWithValidation(Planner &planner,
       return std::unexpected(*reply.failure);
     if (!reply.plan)
       return makeError("planner " + result.planner + " returned no plan");
-    if (auto errors = validatePlan(*reply.plan, request.candidates,
-                                   request.sources);
+    if (auto errors =
+            validatePlan(*reply.plan, request.candidates, request.sources);
         !errors.empty())
       return makeError("the plan of " + result.planner +
                        " does not validate:\n" + formatPlanErrors(errors));
@@ -309,8 +307,8 @@ Expected<PlanningResult> planWithValidation(Planner &planner,
     exchange.verdict = "rejected";
     exchange.reasons = judged.error();
     result.exchanges.push_back(exchange);
-    nlohmann::json v = audit.verdict(number, round, exchange.verdict,
-                                     exchange.reasons, reply);
+    nlohmann::json v =
+        audit.verdict(number, round, exchange.verdict, exchange.reasons, reply);
     if (round == 2) {
       v["outcome"] = outcomeName(PlanningOutcome::Fallback);
       v["plan"] = planToJson(*fallback);

@@ -18,9 +18,8 @@ Expected<double> positiveSeconds(std::string_view text, const char *origin) {
   char *end = nullptr;
   double v = std::strtod(s.c_str(), &end);
   if (s.empty() || *end != '\0' || !(v > 0) || v > 86400)
-    return makeError("expected a number of seconds in (0, 86400], got '" + s +
-                     "'",
-                     origin);
+    return makeError(
+        "expected a number of seconds in (0, 86400], got '" + s + "'", origin);
   return v;
 }
 

@@ -139,8 +139,8 @@ substitutePlaceholders(std::string_view templateText,
     std::string names;
     for (const auto &[name, value] : values)
       names += (names.empty() ? "" : ", ") + name;
-    return makeError("unknown placeholder {{" + tok.text + "}} (known: " +
-                         names + ")",
+    return makeError("unknown placeholder {{" + tok.text +
+                         "}} (known: " + names + ")",
                      "prompt template line " + std::to_string(tok.line));
   };
   std::string out;
@@ -170,9 +170,9 @@ substitutePlaceholders(std::string_view templateText,
     case Token::Type::Close:
       if (open.empty() || open.back().first != tok.text)
         return makeError("{{/" + tok.text + "}} closes no open section" +
-                             (open.empty() ? std::string()
-                                           : " (open: {{#" +
-                                                 open.back().first + "}})"),
+                             (open.empty()
+                                  ? std::string()
+                                  : " (open: {{#" + open.back().first + "}})"),
                          "prompt template line " + std::to_string(tok.line));
       open.pop_back();
       break;
@@ -184,8 +184,8 @@ substitutePlaceholders(std::string_view templateText,
   return out;
 }
 
-std::map<std::string, std::string>
-promptValues(const PlannerRequest &request, const std::string &planSchema) {
+std::map<std::string, std::string> promptValues(const PlannerRequest &request,
+                                                const std::string &planSchema) {
   std::map<std::string, std::string> v;
   v["kernel_file"] = request.file;
   v["plan_version"] = PlanVersion;
@@ -201,35 +201,35 @@ promptValues(const PlannerRequest &request, const std::string &planSchema) {
   for (const auto &name : files) {
     if (!sources.empty())
       sources += "\n\n";
-    sources += "File `" + name + "`:\n\n" +
-               fenced(request.sources.at(name), "cuda");
+    sources +=
+        "File `" + name + "`:\n\n" + fenced(request.sources.at(name), "cuda");
   }
   v["kernel_source"] = sources;
-  v["candidates"] = fenced(dumpJson(candidatesToJson(request.candidates), 2),
-                           "json");
+  v["candidates"] =
+      fenced(dumpJson(candidatesToJson(request.candidates), 2), "json");
   std::string schema = planSchema;
-  while (!schema.empty() && std::isspace(static_cast<unsigned char>(schema.back())))
+  while (!schema.empty() &&
+         std::isspace(static_cast<unsigned char>(schema.back())))
     schema.pop_back();
   v["plan_schema"] = fenced(schema, "json");
   v["device_limits"] = fenced(dumpJson(request.device.toJson(), 2), "json");
-  v["previous_plan"] = request.previousPlan
-                           ? fenced(dumpJson(planToJson(*request.previousPlan), 2),
-                                    "json")
-                           : std::string();
+  v["previous_plan"] =
+      request.previousPlan
+          ? fenced(dumpJson(planToJson(*request.previousPlan), 2), "json")
+          : std::string();
   v["tuning_summary"] =
       request.tuningSummary.is_null()
           ? std::string()
           : fenced(dumpJson(request.tuningSummary, 2), "json");
-  v["rejection_reasons"] =
-      request.rejections.empty() ? std::string()
-                                 : formatPlanErrors(request.rejections);
-  v["rejected_reply"] =
-      request.rejections.empty()
-          ? std::string()
-          : fenced(request.rejectedReply.empty()
-                       ? std::string("(an empty reply)")
-                       : clip(request.rejectedReply, 8000),
-                   "text");
+  v["rejection_reasons"] = request.rejections.empty()
+                               ? std::string()
+                               : formatPlanErrors(request.rejections);
+  v["rejected_reply"] = request.rejections.empty()
+                            ? std::string()
+                            : fenced(request.rejectedReply.empty()
+                                         ? std::string("(an empty reply)")
+                                         : clip(request.rejectedReply, 8000),
+                                     "text");
   return v;
 }
 
@@ -247,8 +247,8 @@ Expected<std::string> renderPrompt(const PlannerRequest &request,
   auto schema = readFile(*schemaPath);
   if (!schema)
     return std::unexpected(schema.error());
-  auto text = substitutePlaceholders(*templateText,
-                                     promptValues(request, *schema));
+  auto text =
+      substitutePlaceholders(*templateText, promptValues(request, *schema));
   if (!text)
     return std::unexpected(withContext(text.error(), *templatePath));
   return text;

@@ -58,14 +58,15 @@ std::vector<Fence> fences(std::string_view text) {
       Fence f;
       std::string_view info = trim(rest.substr(run));
       for (char c : info.substr(0, info.find_first_of(" \t{")))
-        f.info += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        f.info +=
+            static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       // The closing fence: the same mark, at least as long, alone on a line.
       size_t bodyStart = eol + 1, scan = bodyStart;
       size_t bodyEnd = text.npos, after = text.size();
       while (scan < text.size()) {
         size_t e = text.find('\n', scan);
-        std::string_view l = trim(
-            text.substr(scan, e == text.npos ? text.npos : e - scan));
+        std::string_view l =
+            trim(text.substr(scan, e == text.npos ? text.npos : e - scan));
         size_t n = 0;
         while (n < l.size() && l[n] == mark)
           ++n;

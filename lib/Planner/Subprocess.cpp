@@ -163,7 +163,8 @@ Expected<ProcessResult> runShellCommand(const std::string &commandLine,
         if (!p.revents)
           continue;
         if (p.fd == in.fd[1]) {
-          ssize_t w = ::write(p.fd, input.data() + written, input.size() - written);
+          ssize_t w =
+              ::write(p.fd, input.data() + written, input.size() - written);
           if (w > 0)
             written += static_cast<size_t>(w);
           if ((w < 0 && errno != EAGAIN && errno != EINTR) ||
@@ -216,8 +217,7 @@ Expected<ProcessResult> runShellCommand(const std::string &commandLine,
     else if (WIFSIGNALED(status))
       result.signal = WTERMSIG(status);
   }
-  result.seconds =
-      std::chrono::duration<double>(Clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
 }
 

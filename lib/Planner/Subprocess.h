@@ -10,8 +10,8 @@
 namespace ktune::planner {
 
 struct ProcessResult {
-  int exitCode = -1;  // when it exited
-  int signal = 0;     // when a signal ended it
+  int exitCode = -1; // when it exited
+  int signal = 0;    // when a signal ended it
   bool timedOut = false;
   bool outputTruncated = false; // stdout over the limit (the rest dropped)
   std::string out, err;

@@ -36,7 +36,7 @@ stderr says why.
 
 options:
   --planner SPEC         heuristic (default) | command:<cmdline> |
-                         openai:<base_url>  (e.g. openai:http://127.0.0.1:8000/v1)
+                         openai:<base_url> (e.g. openai:http://host:8000/v1)
   --model NAME           model for openai: (default: $KTUNE_MODEL, or the
                          endpoint's only model)
   --planner-timeout S    seconds per exchange (default: $KTUNE_PLANNER_TIMEOUT
@@ -199,7 +199,8 @@ Expected<SourceTexts> readSources(const CandidateSet &set,
       for (const auto &p : tried)
         list += (list.empty() ? "" : ", ") + p.lexically_normal().string();
       return makeError("cannot find the source file the candidates name "
-                       "(looked in " + list + "; see --source-root)",
+                       "(looked in " +
+                           list + "; see --source-root)",
                        file);
     }
   }
@@ -331,7 +332,10 @@ int main(int argc, char **argv) {
   if (!result)
     return fail(result.error().str());
 
-  std::string text = planToJson(result->plan).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string text =
+      planToJson(result->plan)
+          .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+      "\n";
   if (o.output) {
     if (auto s = writeFileAtomically(*o.output, text); !s)
       return fail(s.error().str());
@@ -339,8 +343,11 @@ int main(int argc, char **argv) {
     std::cout << text;
   }
   if (o.verdict)
-    if (auto s = writeFileAtomically(*o.verdict,
-                                     verdictJson(*result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    if (auto s = writeFileAtomically(
+            *o.verdict,
+            verdictJson(*result).dump(
+                2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                "\n");
         !s)
       return fail(s.error().str());
   return 0;

@@ -1,4 +1,4 @@
-//===- ktune/Planner/PlanWithValidation.h - Untrusted plans, checked -*- C++ -*-===//
+//===- ktune/Planner/PlanWithValidation.h - Checked plans -------*- C++ -*-===//
 //
 // The one entry point drivers call (ktune-refactor --planner, ktune run's
 // re-plan step, ktune-plan): ask the planner, validate its plan exactly like
@@ -29,9 +29,9 @@ std::string_view outcomeName(PlanningOutcome outcome);
 
 /// One request and answer, as saved in the audit directory.
 struct PlanningExchange {
-  int number = 0;         // NN in the audit file names
-  int round = 1;          // 1 = proposal, 2 = correction
-  std::string verdict;    // "accepted", "rejected", "planner_error"
+  int number = 0;             // NN in the audit file names
+  int round = 1;              // 1 = proposal, 2 = correction
+  std::string verdict;        // "accepted", "rejected", "planner_error"
   std::vector<Error> reasons; // why rejected, or the planner's error
   std::string auditPrefix;    // "<dir>/NN-" when saved, else empty
 };
@@ -39,7 +39,7 @@ struct PlanningExchange {
 struct PlanningResult {
   Plan plan; // valid for the request's candidates and sources
   PlanningOutcome outcome = PlanningOutcome::Applied;
-  std::string planner;                 // Planner::describe()
+  std::string planner; // Planner::describe()
   std::vector<PlanningExchange> exchanges;
   /// Why the planner's plans were not used (Fallback only): the reasons of
   /// the last refusal or the planner's error.

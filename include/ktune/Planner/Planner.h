@@ -41,8 +41,8 @@ struct DeviceFacts {
   int regsPerBlock = 65536;
   int regsPerSM = 65536;
   int maxRegsPerThread = 255;
-  int64_t smemPerBlock = 48 * 1024;     // without opting in
-  int64_t smemPerBlockOptin = 232448;   // with cudaFuncSetAttribute
+  int64_t smemPerBlock = 48 * 1024;   // without opting in
+  int64_t smemPerBlockOptin = 232448; // with cudaFuncSetAttribute
   int64_t smemPerSM = 233472;
   int64_t l2Bytes = int64_t(50) << 20;
 
@@ -99,13 +99,13 @@ struct PromptOptions {
 /// from KTUNE_* variables; drivers override with their flags.
 struct PlannerOptions {
   PromptOptions prompt;
-  std::string model;             // openai: model name (KTUNE_MODEL)
-  double timeoutSeconds = 300;   // per exchange (KTUNE_PLANNER_TIMEOUT)
+  std::string model;           // openai: model name (KTUNE_MODEL)
+  double timeoutSeconds = 300; // per exchange (KTUNE_PLANNER_TIMEOUT)
   double connectTimeoutSeconds = 10;
-  int attempts = 3;              // openai: tries per exchange (>= 1)
-  double backoffSeconds = 1;     // openai: first wait; doubles per retry
-  bool jsonMode = false;         // openai: send response_format json_object
-  std::optional<int> maxTokens;  // openai: max_tokens, when set
+  int attempts = 3;             // openai: tries per exchange (>= 1)
+  double backoffSeconds = 1;    // openai: first wait; doubles per retry
+  bool jsonMode = false;        // openai: send response_format json_object
+  std::optional<int> maxTokens; // openai: max_tokens, when set
   /// openai: environment variables holding the API key, first set wins.
   /// The key is read from the environment only, sent as a Bearer token,
   /// and removed from anything saved or printed.

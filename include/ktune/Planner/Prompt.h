@@ -51,8 +51,8 @@ substitutePlaceholders(std::string_view templateText,
 /// candidates_json, plan_schema, plan_version, device_limits,
 /// previous_round, rejection_reasons (the last two are whole sections, empty
 /// when they do not apply).
-std::map<std::string, std::string>
-promptValues(const PlannerRequest &request, const std::string &planSchema);
+std::map<std::string, std::string> promptValues(const PlannerRequest &request,
+                                                const std::string &planSchema);
 
 /// The prompt exactly as a text planner would send it: finds and reads the
 /// template and the schema, and substitutes the request.

@@ -17,8 +17,8 @@ using namespace ktune::planner::test;
 TEST(RunShellCommand, PassesInputAndCollectsOutputs) {
   ProcessOptions o;
   o.environment["KTUNE_TEST_VALUE"] = "v1";
-  auto r = runShellCommand("cat; echo \"$KTUNE_TEST_VALUE\"; echo oops >&2; exit 7",
-                           "hello\n", o);
+  auto r = runShellCommand(
+      "cat; echo \"$KTUNE_TEST_VALUE\"; echo oops >&2; exit 7", "hello\n", o);
   ASSERT_TRUE(r) << r.error().str();
   EXPECT_EQ(r->out, "hello\nv1\n");
   EXPECT_EQ(r->err, "oops\n");
@@ -48,7 +48,9 @@ TEST(RunShellCommand, TimeoutKillsTheWholeProcessGroup) {
   o.timeoutSeconds = 0.5;
   auto start = std::chrono::steady_clock::now();
   auto r = runShellCommand("sleep 30 & sleep 30; wait", "", o);
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   ASSERT_TRUE(r) << r.error().str();
   EXPECT_TRUE(r->timedOut);
   EXPECT_LT(s, 5.0);
@@ -80,12 +82,12 @@ class CommandScenario : public ::testing::TestWithParam<Scenario> {};
 TEST_P(CommandScenario, EndsAsSpecified) {
   const Scenario &s = GetParam();
   TempDir dir;
-  std::string cmd = std::string("\"") + KTUNE_PYTHON + "\" \"" +
-                    (PlannerDir / "replay_command.py").string() +
-                    "\" --scenario \"" +
-                    (PlannerDir / "scenarios" / (std::string(s.name) + ".json")).string() +
-                    "\" --state \"" + (dir / "state") + "\" --save-prompts \"" +
-                    (dir / "prompts") + "\"";
+  std::string cmd =
+      std::string("\"") + KTUNE_PYTHON + "\" \"" +
+      (PlannerDir / "replay_command.py").string() + "\" --scenario \"" +
+      (PlannerDir / "scenarios" / (std::string(s.name) + ".json")).string() +
+      "\" --state \"" + (dir / "state") + "\" --save-prompts \"" +
+      (dir / "prompts") + "\"";
   PlannerOptions options;
   options.timeoutSeconds = 2;
   auto planner = parsePlannerSpec("command:" + cmd, options);
@@ -120,15 +122,19 @@ TEST_P(CommandScenario, EndsAsSpecified) {
 INSTANTIATE_TEST_SUITE_P(
     Replayed, CommandScenario,
     ::testing::Values(
-        Scenario{"good", PlanningOutcome::Applied, "plan accepted: 3 parameters"},
-        Scenario{"fenced", PlanningOutcome::Applied, "plan accepted: 2 parameters"},
-        Scenario{"think", PlanningOutcome::Applied, "plan accepted: 1 parameter"},
+        Scenario{"good", PlanningOutcome::Applied,
+                 "plan accepted: 3 parameters"},
+        Scenario{"fenced", PlanningOutcome::Applied,
+                 "plan accepted: 2 parameters"},
+        Scenario{"think", PlanningOutcome::Applied,
+                 "plan accepted: 1 parameter"},
         Scenario{"vllm", PlanningOutcome::Applied, "plan accepted"},
         Scenario{"malformed", PlanningOutcome::Fallback, "does not parse"},
         Scenario{"prose", PlanningOutcome::Corrected, "holds no JSON object"},
         Scenario{"unknown-candidate", PlanningOutcome::Corrected,
                  "unknown candidate 'c_bs_9999'"},
-        Scenario{"injection", PlanningOutcome::Fallback, "is not a C++ identifier"},
+        Scenario{"injection", PlanningOutcome::Fallback,
+                 "is not a C++ identifier"},
         Scenario{"huge-domain", PlanningOutcome::Corrected, "1048576"},
         Scenario{"timeout", PlanningOutcome::Fallback,
                  "did not answer within 2 s and was killed"},

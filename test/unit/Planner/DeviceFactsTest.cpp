@@ -19,12 +19,17 @@ TEST(DeviceFacts, DefaultsDescribeSm90) {
 
 TEST(DeviceFacts, ReadsTheTunersDeviceLimitsJson) {
   // The shape ktune::deviceLimitsToJson writes (lib/Cuda), extra keys and all.
-  nlohmann::json j = {{"name", "NVIDIA H200"}, {"arch", "sm_90"},
-                      {"cc", {9, 0}},          {"from_device", true},
-                      {"sm_count", 132},       {"max_threads_per_block", 1024},
+  nlohmann::json j = {{"name", "NVIDIA H200"},
+                      {"arch", "sm_90"},
+                      {"cc", {9, 0}},
+                      {"from_device", true},
+                      {"sm_count", 132},
+                      {"max_threads_per_block", 1024},
                       {"max_block_dim", {1024, 1024, 64}},
-                      {"regs_per_sm", 65536},  {"smem_per_block_optin", 232448},
-                      {"l2_bytes", 52428800},  {"total_memory", 150000000000}};
+                      {"regs_per_sm", 65536},
+                      {"smem_per_block_optin", 232448},
+                      {"l2_bytes", 52428800},
+                      {"total_memory", 150000000000}};
   auto d = DeviceFacts::fromJson(j);
   ASSERT_TRUE(d) << d.error().str();
   EXPECT_EQ(d->name, "NVIDIA H200");

@@ -36,7 +36,8 @@ struct ScenarioRun {
 };
 
 ScenarioRun runScenario(const std::string &scenario, const TempDir &dir,
-                PlannerOptions options = fastOptions(), bool strict = false) {
+                        PlannerOptions options = fastOptions(),
+                        bool strict = false) {
   ScenarioRun run;
   ReplayServer server(scenarioPath(scenario), dir / "requests.jsonl");
   auto planner = parsePlannerSpec("openai:" + server.baseUrl(), options);
@@ -123,17 +124,24 @@ TEST_P(HttpScenario, EndsAsSpecified) {
 INSTANTIATE_TEST_SUITE_P(
     Replayed, HttpScenario,
     ::testing::Values(
-        Scenario{"good", PlanningOutcome::Applied, "plan accepted: 3 parameters", 1},
-        Scenario{"fenced", PlanningOutcome::Applied, "plan accepted: 2 parameters", 1},
-        Scenario{"think", PlanningOutcome::Applied, "plan accepted: 1 parameter", 1},
-        Scenario{"vllm", PlanningOutcome::Applied, "plan accepted: 2 parameters", 1},
+        Scenario{"good", PlanningOutcome::Applied,
+                 "plan accepted: 3 parameters", 1},
+        Scenario{"fenced", PlanningOutcome::Applied,
+                 "plan accepted: 2 parameters", 1},
+        Scenario{"think", PlanningOutcome::Applied,
+                 "plan accepted: 1 parameter", 1},
+        Scenario{"vllm", PlanningOutcome::Applied,
+                 "plan accepted: 2 parameters", 1},
         Scenario{"malformed", PlanningOutcome::Fallback, "does not parse", 2},
-        Scenario{"prose", PlanningOutcome::Corrected, "holds no JSON object", 2},
+        Scenario{"prose", PlanningOutcome::Corrected, "holds no JSON object",
+                 2},
         Scenario{"unknown-candidate", PlanningOutcome::Corrected,
                  "unknown candidate 'c_bs_9999'", 2},
-        Scenario{"injection", PlanningOutcome::Fallback, "is not a C++ identifier", 2},
+        Scenario{"injection", PlanningOutcome::Fallback,
+                 "is not a C++ identifier", 2},
         Scenario{"huge-domain", PlanningOutcome::Corrected, "1048576", 2},
-        Scenario{"timeout", PlanningOutcome::Fallback, "did not answer within 2 s", 1},
+        Scenario{"timeout", PlanningOutcome::Fallback,
+                 "did not answer within 2 s", 1},
         Scenario{"http500", PlanningOutcome::Applied, "plan accepted", 2},
         Scenario{"http429", PlanningOutcome::Applied, "plan accepted", 2},
         Scenario{"http401", PlanningOutcome::Fallback,
@@ -170,9 +178,10 @@ TEST_F(OpenAIPlannerTest, RequestCarriesModelPromptAndKeyButTheAuditDoesNot) {
                                  (i == 0 ? "01-prompt.md" : "02-prompt.md"));
     EXPECT_EQ(body["messages"][0]["content"], saved);
   }
-  EXPECT_NE(run.requests[1]["body"]["messages"][0]["content"].get<std::string>().find(
-                "unknown candidate 'c_bs_9999'"),
-            std::string::npos);
+  EXPECT_NE(
+      run.requests[1]["body"]["messages"][0]["content"].get<std::string>().find(
+          "unknown candidate 'c_bs_9999'"),
+      std::string::npos);
   auto verdict = readJsonFile(dir / "audit/01-verdict.json");
   ASSERT_TRUE(verdict);
   EXPECT_EQ((*verdict)["transport"]["api_key_from"], "KTUNE_API_KEY");
@@ -241,9 +250,10 @@ TEST_F(OpenAIPlannerTest, EndpointDownIsAClearErrorAndAFallback) {
   ASSERT_TRUE(result) << result.error().str();
   EXPECT_EQ(result->outcome, PlanningOutcome::Fallback);
   ASSERT_EQ(result->fallbackReasons.size(), 1u);
-  EXPECT_NE(result->fallbackReasons[0].message.find(
-                "planner endpoint " + url + "/chat/completions is not reachable"),
-            std::string::npos)
+  EXPECT_NE(
+      result->fallbackReasons[0].message.find(
+          "planner endpoint " + url + "/chat/completions is not reachable"),
+      std::string::npos)
       << result->fallbackReasons[0].message;
   EXPECT_NE(result->fallbackReasons[0].message.find("(3 attempts)"),
             std::string::npos);

@@ -100,7 +100,8 @@ TEST(PlanWithValidation, ValidPlanIsAppliedAndMadeSafe) {
   ASSERT_EQ(result.exchanges.size(), 1u);
   EXPECT_EQ(result.exchanges[0].verdict, "accepted");
   EXPECT_EQ(readText(audit.path() / "audit/01-prompt.md"), p.Prompts[0]);
-  EXPECT_EQ(readText(audit.path() / "audit/01-reply.txt"), replyText("good.txt"));
+  EXPECT_EQ(readText(audit.path() / "audit/01-reply.txt"),
+            replyText("good.txt"));
   auto verdict = readJsonFile(audit / "audit/01-verdict.json");
   ASSERT_TRUE(verdict);
   EXPECT_EQ((*verdict)["verdict"], "accepted");
@@ -153,8 +154,10 @@ TEST(PlanWithValidation, SecondRefusalFallsBackToTheHeuristicPlan) {
   ASSERT_EQ(result.fallbackReasons.size(), 2u);
   EXPECT_EQ(result.fallbackReasons[0].where, "kernels[0].params[0].name");
   EXPECT_EQ(result.fallbackReasons[1].where, "kernels[0].constraints[0]");
-  EXPECT_TRUE(mentions(result.messages, "corrected plan refused too, 2 reasons:"));
-  EXPECT_TRUE(mentions(result.messages, "  - kernels[0].params[0].name: parameter name"));
+  EXPECT_TRUE(
+      mentions(result.messages, "corrected plan refused too, 2 reasons:"));
+  EXPECT_TRUE(mentions(result.messages,
+                       "  - kernels[0].params[0].name: parameter name"));
   EXPECT_TRUE(mentions(result.messages, "falling back to the heuristic plan"));
 
   auto first = readJsonFile(audit / "01-verdict.json");
@@ -170,7 +173,8 @@ TEST(PlanWithValidation, SecondRefusalFallsBackToTheHeuristicPlan) {
 TEST(PlanWithValidation, PlannerThatCannotAnswerFallsBackAtOnce) {
   PlannerRequest r = fixtureRequest();
   ScriptedPlanner p;
-  p.Replies = {ScriptedPlanner::failure("planner endpoint http://x/v1 is not reachable")};
+  p.Replies = {ScriptedPlanner::failure(
+      "planner endpoint http://x/v1 is not reachable")};
   TempDir audit;
   PlanningOptions o;
   o.auditDir = audit.path().string();
@@ -189,7 +193,8 @@ TEST(PlanWithValidation, PlannerThatCannotAnswerFallsBackAtOnce) {
 TEST(PlanWithValidation, StrictModeMakesPlannerFailuresErrors) {
   PlannerRequest r = fixtureRequest();
   ScriptedPlanner p;
-  p.Replies = {ScriptedPlanner::failure("planner command exited with status 3")};
+  p.Replies = {
+      ScriptedPlanner::failure("planner command exited with status 3")};
   PlanningOptions o;
   o.strict = true;
   auto result = planWithValidation(p, r, o);
@@ -198,7 +203,8 @@ TEST(PlanWithValidation, StrictModeMakesPlannerFailuresErrors) {
 
   // Strict is about the planner answering, not about its plans.
   ScriptedPlanner q;
-  q.Replies = {ScriptedPlanner::text("nonsense"), ScriptedPlanner::text("nonsense")};
+  q.Replies = {ScriptedPlanner::text("nonsense"),
+               ScriptedPlanner::text("nonsense")};
   auto fallback = planWithValidation(q, r, o);
   ASSERT_TRUE(fallback) << fallback.error().str();
   EXPECT_EQ(fallback->outcome, PlanningOutcome::Fallback);
@@ -219,8 +225,8 @@ TEST(PlanWithValidation, AuditNumbersContinueAcrossCalls) {
     EXPECT_EQ(result.exchanges[1].auditPrefix,
               (audit.path() / (call ? "04-" : "02-")).string());
   }
-  for (const char *f : {"01-prompt.md", "02-reply.txt", "03-verdict.json",
-                        "04-verdict.json"})
+  for (const char *f :
+       {"01-prompt.md", "02-reply.txt", "03-verdict.json", "04-verdict.json"})
     EXPECT_TRUE(fs::exists(audit.path() / f)) << f;
   EXPECT_FALSE(fs::exists(audit.path() / "05-verdict.json"));
 }
@@ -283,12 +289,31 @@ TEST(SanitizeUntrustedPlan, DropsNotesAndCanonicalisesConstraints) {
 TEST(PlanWithValidation, NoMutatedReplyGetsPastValidation) {
   PlannerRequest r = fixtureRequest();
   nlohmann::json good = nlohmann::json::parse(replyText("good.txt"));
-  const std::vector<nlohmann::json> hostile = {
-      "X>0; system(\"id\")", "BLOCK_SIZE\n#define X", "kBlockSize", "int",
-      "__x", "threadIdx", "c_bs_2dd2\"", "", -1, 0, 1025, 1e300,
-      int64_t(1) << 40, nlohmann::json::array(), nlohmann::json::object(),
-      "BLOCK_SIZE / 0 == 1", "rms_scale", "c_ur_41a1", 4, 256,
-      "rms_scale.cu:31:16", "rms_scale.cu:1:1", "pow2", true, nullptr};
+  const std::vector<nlohmann::json> hostile = {"X>0; system(\"id\")",
+                                               "BLOCK_SIZE\n#define X",
+                                               "kBlockSize",
+                                               "int",
+                                               "__x",
+                                               "threadIdx",
+                                               "c_bs_2dd2\"",
+                                               "",
+                                               -1,
+                                               0,
+                                               1025,
+                                               1e300,
+                                               int64_t(1) << 40,
+                                               nlohmann::json::array(),
+                                               nlohmann::json::object(),
+                                               "BLOCK_SIZE / 0 == 1",
+                                               "rms_scale",
+                                               "c_ur_41a1",
+                                               4,
+                                               256,
+                                               "rms_scale.cu:31:16",
+                                               "rms_scale.cu:1:1",
+                                               "pow2",
+                                               true,
+                                               nullptr};
   std::mt19937 rng(20261122);
   auto pick = [&](size_t n) {
     return std::uniform_int_distribution<size_t>(0, n - 1)(rng);

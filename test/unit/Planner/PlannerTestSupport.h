@@ -40,7 +40,8 @@ inline std::string replyText(const std::string &name) {
 /// The hand-written kernel and its candidates (test/planner/Inputs).
 inline PlannerRequest fixtureRequest() {
   PlannerRequest r;
-  auto json = readJsonFile((PlannerDir / "Inputs/rms_scale.candidates.json").string());
+  auto json =
+      readJsonFile((PlannerDir / "Inputs/rms_scale.candidates.json").string());
   EXPECT_TRUE(json) << json.error().str();
   auto set = candidatesFromJson(*json);
   EXPECT_TRUE(set) << set.error().str();
@@ -60,7 +61,8 @@ inline Plan fixtureHeuristicPlan(const PlannerRequest &r) {
 class TempDir {
 public:
   TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ktune-planner-XXXXXX").string();
+    std::string tmpl =
+        (fs::temp_directory_path() / "ktune-planner-XXXXXX").string();
     if (!mkdtemp(tmpl.data()))
       ADD_FAILURE() << "mkdtemp failed";
     Path = tmpl;

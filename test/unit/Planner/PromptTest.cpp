@@ -39,12 +39,13 @@ TEST(Substitute, SectionsAppearOnlyWhenTheirValueIsNotEmpty) {
 TEST(Substitute, UnbalancedSectionsAreErrors) {
   EXPECT_FALSE(substitutePlaceholders("{{#a}} x", {{"a", "1"}}));
   EXPECT_FALSE(substitutePlaceholders("x {{/a}}", {{"a", "1"}}));
-  EXPECT_FALSE(
-      substitutePlaceholders("{{#a}}{{#b}}{{/a}}{{/b}}", {{"a", "1"}, {"b", "1"}}));
+  EXPECT_FALSE(substitutePlaceholders("{{#a}}{{#b}}{{/a}}{{/b}}",
+                                      {{"a", "1"}, {"b", "1"}}));
 }
 
 TEST(Substitute, TextThatIsNotATagStaysLiteral) {
-  auto out = substitutePlaceholders("{{ x }} {{Upper}} {{x} {x}} {{", {{"x", "X"}});
+  auto out =
+      substitutePlaceholders("{{ x }} {{Upper}} {{x} {x}} {{", {{"x", "X"}});
   ASSERT_TRUE(out) << out.error().str();
   EXPECT_EQ(*out, "{{ x }} {{Upper}} {{x} {x}} {{");
 }
@@ -77,7 +78,8 @@ TEST(PromptValues, HeadersFollowTheMainFile) {
   PlannerRequest r = fixtureRequest();
   r.sources["a_header.cuh"] = "#define A 1\n";
   std::string s = promptValues(r, "{}")["kernel_source"];
-  size_t main = s.find("File `rms_scale.cu`"), header = s.find("File `a_header.cuh`");
+  size_t main = s.find("File `rms_scale.cu`"),
+         header = s.find("File `a_header.cuh`");
   ASSERT_NE(main, std::string::npos);
   ASSERT_NE(header, std::string::npos);
   EXPECT_LT(main, header);
@@ -93,19 +95,23 @@ TEST(RenderPrompt, TheShippedTemplateHoldsEverythingThePlannerNeeds) {
   EXPECT_NE(prompt->find("ktune rewrite plan (plan/1)"), std::string::npos)
       << "the plan schema is missing";
   EXPECT_NE(prompt->find("\"max_threads_per_block\": 1024"), std::string::npos);
-  EXPECT_EQ(prompt->find("{{"), std::string::npos) << "unsubstituted placeholder";
+  EXPECT_EQ(prompt->find("{{"), std::string::npos)
+      << "unsubstituted placeholder";
   EXPECT_EQ(prompt->find("previous round"), std::string::npos);
   EXPECT_EQ(prompt->find("was refused"), std::string::npos);
 
-  r.rejections = {Error{"unknown candidate 'c_x'", "kernels[0].params[0].candidates[0]"}};
+  r.rejections = {
+      Error{"unknown candidate 'c_x'", "kernels[0].params[0].candidates[0]"}};
   r.rejectedReply = "{\"ktune\": \"plan/1\", \"kernels\": [BROKEN";
   r.previousPlan = fixtureHeuristicPlan(r);
   r.tuningSummary = {{"ktune", "tuning-summary/1"},
                      {"kernels", {{{"kernel", "rms_scale"}}}}};
   auto second = renderPrompt(r, {});
   ASSERT_TRUE(second) << second.error().str();
-  EXPECT_NE(second->find("- kernels[0].params[0].candidates[0]: unknown candidate 'c_x'"),
-            std::string::npos);
+  EXPECT_NE(
+      second->find(
+          "- kernels[0].params[0].candidates[0]: unknown candidate 'c_x'"),
+      std::string::npos);
   EXPECT_NE(second->find(r.rejectedReply), std::string::npos);
   EXPECT_NE(second->find("previous round"), std::string::npos);
   EXPECT_NE(second->find("\"tuning-summary/1\""), std::string::npos);
@@ -142,7 +148,8 @@ TEST(RenderPrompt, DataDirectoryHoldsTheInstalledLayout) {
   fs::create_directories(dir.path() / "schemas");
   ASSERT_TRUE(writeFileAtomically(dir / "templates/planner_prompt.md",
                                   "DATA {{plan_schema}}"));
-  ASSERT_TRUE(writeFileAtomically(dir / "schemas/plan.schema.json", "{\"s\": 1}"));
+  ASSERT_TRUE(
+      writeFileAtomically(dir / "schemas/plan.schema.json", "{\"s\": 1}"));
   ScopedEnv env("KTUNE_DATA_DIR", dir.path().string());
   ScopedEnv noTemplate("KTUNE_PROMPT_TEMPLATE", std::nullopt);
   ScopedEnv noSchema("KTUNE_PLAN_SCHEMA", std::nullopt);
@@ -158,8 +165,10 @@ TEST(RenderPrompt, MalformedTemplateIsAnErrorNamingTheFile) {
   o.templatePath = dir / "bad.md";
   auto p = renderPrompt(fixtureRequest(), o);
   ASSERT_FALSE(p);
-  EXPECT_NE(p.error().str().find("bad.md"), std::string::npos) << p.error().str();
-  EXPECT_NE(p.error().str().find("line 2"), std::string::npos) << p.error().str();
+  EXPECT_NE(p.error().str().find("bad.md"), std::string::npos)
+      << p.error().str();
+  EXPECT_NE(p.error().str().find("line 2"), std::string::npos)
+      << p.error().str();
 }
 
 TEST(FindDataFile, ErrorListsEveryPlaceTried) {

@@ -36,7 +36,8 @@ TEST(ExtractPlanJson, JsonTaggedFenceWinsOverAnEarlierUntaggedOne) {
 }
 
 TEST(ExtractPlanJson, UntaggedOrOtherFenceHoldingAnObject) {
-  EXPECT_EQ(extracted("plan:\n```\n{\"a\": 3}\n```"), nlohmann::json({{"a", 3}}));
+  EXPECT_EQ(extracted("plan:\n```\n{\"a\": 3}\n```"),
+            nlohmann::json({{"a", 3}}));
   EXPECT_EQ(extracted("```text\nnot it\n```\n~~~javascript\n{\"a\": 4}\n~~~"),
             nlohmann::json({{"a", 4}}));
 }
@@ -54,9 +55,12 @@ TEST(ExtractPlanJson, ReasoningBlockIsSkipped) {
 }
 
 TEST(ExtractPlanJson, RecordedReplies) {
-  EXPECT_EQ(extracted(replyText("good.txt"))["kernels"][0]["kernel"], "rms_scale");
-  EXPECT_EQ(extracted(replyText("fenced.txt"))["kernels"][0]["params"].size(), 2u);
-  EXPECT_EQ(extracted(replyText("think.txt"))["kernels"][0]["params"].size(), 1u);
+  EXPECT_EQ(extracted(replyText("good.txt"))["kernels"][0]["kernel"],
+            "rms_scale");
+  EXPECT_EQ(extracted(replyText("fenced.txt"))["kernels"][0]["params"].size(),
+            2u);
+  EXPECT_EQ(extracted(replyText("think.txt"))["kernels"][0]["params"].size(),
+            1u);
 }
 
 TEST(ExtractPlanJson, RefusalsSayWhy) {

@@ -57,6 +57,8 @@ options:
                          or the installed templates/planner_prompt.md)
   --plan-schema FILE     the plan schema shown in the prompt
   --print-prompt         print the prompt that would be sent, and exit
+  --check PLAN           validate a plan file against the candidates and the
+                         source (every reason, one per line), and exit
   -o FILE                write the plan here (default: stdout)
   --audit-dir DIR        save every exchange here (default: <FILE>.planner
                          with -o, else ktune-plan.planner)
@@ -81,7 +83,7 @@ struct Options {
   std::string planner = "heuristic";
   std::optional<std::string> model, timeout, attempts, sourceRoot, device,
       previousPlan, tuningSummary, templatePath, schemaPath, output, auditDir,
-      verdict;
+      verdict, check;
   bool jsonMode = false, strict = false, printPrompt = false, noAudit = false;
 };
 
@@ -101,7 +103,8 @@ std::optional<std::string> parseArgs(int argc, char **argv, Options &o,
       {"--plan-schema", &o.schemaPath},
       {"-o", &o.output},
       {"--audit-dir", &o.auditDir},
-      {"--verdict", &o.verdict}};
+      {"--verdict", &o.verdict},
+      {"--check", &o.check}};
   std::map<std::string, bool *> flags = {{"--json-mode", &o.jsonMode},
                                          {"--strict", &o.strict},
                                          {"--print-prompt", &o.printPrompt},
@@ -310,6 +313,29 @@ int main(int argc, char **argv) {
   }
   if (request.tuningSummary.is_null() != !request.previousPlan)
     return fail("--previous-plan and --tuning-summary go together");
+
+  if (o.check) {
+    auto json = readJsonFile(*o.check);
+    if (!json)
+      return fail(json.error().str());
+    auto plan = planFromJson(*json);
+    if (!plan)
+      return fail(withContext(plan.error(), *o.check).str());
+    auto errors = validatePlan(*plan, request.candidates, request.sources);
+    for (const auto &e : errors)
+      std::cerr << "ktune-plan: error: " << withContext(e, *o.check).str()
+                << "\n";
+    if (!errors.empty())
+      return 1;
+    size_t params = 0;
+    for (const auto &k : plan->kernels)
+      params += k.params.size();
+    std::cerr << "ktune-plan: " << *o.check << " is valid: " << params
+              << " parameter" << (params == 1 ? "" : "s") << " in "
+              << plan->kernels.size() << " kernel"
+              << (plan->kernels.size() == 1 ? "" : "s") << "\n";
+    return 0;
+  }
 
   if (o.printPrompt) {
     auto prompt = renderPrompt(request, options->prompt);

@@ -104,13 +104,13 @@ void initCurlOnce() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-#endif
-
 std::string secondsText(double s) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%g", s);
   return buffer;
 }
+
+#endif
 
 class OpenAIPlanner final : public Planner {
 public:

@@ -1,6 +1,7 @@
 # lit configuration for ktune's rewrite-rule and CLI tests.
 import os
 import shutil
+import subprocess
 
 import lit.formats
 
@@ -20,11 +21,25 @@ config.substitutions.append(("%examples", os.path.join(config.ktune_source_dir, 
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%shared", config.shared_data_dir))
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+# Fixtures, replay server and scripted planners of the planner tests.
+config.substitutions.append(("%planner", os.path.join(config.ktune_source_dir, "test", "planner")))
 
 if config.enable_clang:
     config.available_features.add("clang")
+    # ktune-refactor --planner (the LLM planner seam) once the driver has it.
+    refactor = os.path.join(config.ktune_tools_dir, "ktune-refactor")
+    if os.path.exists(refactor):
+        try:
+            usage = subprocess.run([refactor, "--help"], capture_output=True,
+                                   text=True, timeout=120).stdout
+        except (OSError, subprocess.SubprocessError):
+            usage = ""
+        if "--planner" in usage:
+            config.available_features.add("refactor-planner")
 if config.enable_cuda:
     config.available_features.add("cuda-toolkit")
+if getattr(config, "have_curl", False):
+    config.available_features.add("curl")
 if config.nvcc and os.path.exists(config.nvcc):
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", config.nvcc))

@@ -538,10 +538,13 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
       ++result.statusCounts[std::string(statusName(r->status))];
 
   // Finalists: the best few by search time, re-timed with the default.
+  // Only budgeted evaluations compete: what the general-configuration phase
+  // measured here must not change the finalists of a rerun.
   std::vector<std::pair<double, Point>> timed;
-  for (const auto &[p, r] : objective.results())
-    if (auto t = outcomeOf(r); t && p != *defaultPoint)
-      timed.emplace_back(*t, p);
+  for (const auto &p : objective.order())
+    if (auto r = objective.result(p); r && p != *defaultPoint)
+      if (auto t = outcomeOf(*r))
+        timed.emplace_back(*t, p);
   std::sort(timed.begin(), timed.end());
   std::vector<Configuration> finalists{result.defaultConfig};
   for (size_t k = 0; k < timed.size() && k < Options.topK; ++k)

@@ -204,23 +204,29 @@ public:
 
   std::optional<double> evaluate(const Point &p) override {
     if (auto it = Known.find(p); it != Known.end()) {
-      // Asked first in this session for a point from the journal: it is
-      // budgeted already. Repeats are free.
+      // From the journal (budgeted already when it was made) or asked
+      // before in this run: free.
+      Asked.insert(p);
       return it->second;
     }
     if (exhausted())
       return std::nullopt;
+    Asked.insert(p);
     return run(p, JournalPhase::Search);
   }
 
   /// Evaluates the reference whatever the budget says.
   std::optional<double> evaluateDefault(const Point &p) {
+    Asked.insert(p);
     if (auto it = Known.find(p); it != Known.end())
       return it->second;
     return run(p, JournalPhase::Default);
   }
 
-  bool seen(const Point &p) const override { return Known.count(p) != 0; }
+  /// Points asked for in this run. Journal points become seen when asked
+  /// (for free), so a deterministic strategy resumed after a kill makes the
+  /// very choices an uninterrupted run makes.
+  bool seen(const Point &p) const override { return Asked.count(p) != 0; }
   std::optional<double> cached(const Point &p) const override {
     auto it = Known.find(p);
     return it == Known.end() ? std::nullopt : it->second;
@@ -311,6 +317,7 @@ private:
 
   Context C;
   std::map<Point, std::optional<double>> Known;
+  std::set<Point> Asked;
   std::map<Point, EvalResult> Results;
   std::set<Point> Budgeted;
   std::vector<Point> Order;

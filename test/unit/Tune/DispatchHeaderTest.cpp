@@ -135,7 +135,7 @@ TEST(DispatchHeader, LaunchesTheBestForTheNearestTunedShape) {
   // Where the default won there is no branch: it falls through.
   EXPECT_FALSE(has(h, "bucket_num_tokens == 2")) << h;
   // Constraints over dimensions are checked before a tuned launch.
-  EXPECT_TRUE(has(h, "if ((hidden % (2 * 8) == 0))")) << h;
+  EXPECT_TRUE(has(h, "if (((hidden % (2 * 8)) == 0))")) << h;
   // The default instantiation is the fallback.
   EXPECT_TRUE(has(h, "  return ktune_rmsnorm_detail::launch<256, 8>(out, in, "
                      "hidden, eps, num_tokens, stream);\n}"))
@@ -143,7 +143,7 @@ TEST(DispatchHeader, LaunchesTheBestForTheNearestTunedShape) {
   // Geometry translated to C++ inside the templated launcher.
   EXPECT_TRUE(has(h, "const dim3 grid(static_cast<unsigned int>(num_tokens));"))
       << h;
-  EXPECT_TRUE(has(h, "const size_t smem = static_cast<size_t>(BLOCK_SIZE / 32 * 4);"))
+  EXPECT_TRUE(has(h, "const size_t smem = static_cast<size_t>((BLOCK_SIZE / 32) * 4);"))
       << h;
   EXPECT_TRUE(has(h, "ops::rmsnorm<__nv_bfloat16, BLOCK_SIZE, VEC><<<grid, "
                      "block, smem, stream>>>(out, in, hidden, eps);"))
@@ -166,7 +166,7 @@ TEST(DispatchHeader, ADimensionThatAnArgumentRedefinesGetsItsOwnName) {
                      "num_tokens"))
       << h;
   EXPECT_TRUE(has(h, "dim_hidden == 4096LL")) << h;
-  EXPECT_TRUE(has(h, "(dim_hidden % (2 * 8) == 0)")) << h;
+  EXPECT_TRUE(has(h, "((dim_hidden % (2 * 8)) == 0)")) << h;
 }
 
 TEST(DispatchHeader, RegisterCapsAreNotedNotSilentlyDropped) {

@@ -290,6 +290,7 @@ TEST(SpecErrors, LaunchGeometryFromTheManifestIsChecked) {
   j["dims"] = {{"tokens", {1, 2}}, {"hidden", {4096}}};
   j["args"]["out"]["shape"] = {"tokens", "hidden"};
   j["args"]["in"]["shape"] = {"tokens", "hidden"};
+  j["bytes"] = "4 * tokens * hidden";
   // The manifest's grid names num_tokens, which is no longer a dimension.
   EXPECT_EQ(errorWhere(j), "launch.grid[0] (from the manifest)");
   j["launch"] = {{"grid", {"tokens"}}, {"block", {"BLOCK_SIZE"}}};

@@ -48,11 +48,14 @@ TuneOptions options(uint64_t budget) {
   return o;
 }
 
-TuneOptions randomOptions(uint64_t budget, uint64_t seed) {
+TuneOptions randomOptions(uint64_t budget, uint64_t seed,
+                          bool skipSeen = false) {
   TuneOptions o = options(budget);
-  o.strategyName = "random-double";
+  o.strategyName = skipSeen ? "random-unseen" : "random-double";
   o.seed = seed;
-  o.makeStrategy = []() -> Expected<std::unique_ptr<Strategy>> {
+  o.makeStrategy = [skipSeen]() -> Expected<std::unique_ptr<Strategy>> {
+    if (skipSeen)
+      return std::make_unique<RandomUnseen>();
     return std::make_unique<RandomDouble>();
   };
   return o;
@@ -210,8 +213,10 @@ TEST(Tuner, RerunAfterCompletionEvaluatesNothing) {
 }
 
 TEST(Tuner, ResumesAfterACrashWithoutRepeatingAnEvaluation) {
+  for (bool skipSeen : {false, true})
   for (uint64_t crashAt : {0u, 1u, 5u, 13u, 19u}) {
-    SCOPED_TRACE("crash after " + std::to_string(crashAt));
+    SCOPED_TRACE("crash after " + std::to_string(crashAt) +
+                 (skipSeen ? ", strategy skipping seen points" : ""));
     TempDir dir;
     std::vector<Shape> shapes = {{{"n", 10}}, {{"n", 5000}}};
 
@@ -221,7 +226,7 @@ TEST(Tuner, ResumesAfterACrashWithoutRepeatingAnEvaluation) {
     {
       auto journal = openJournal(dir.file("clean.jsonl"));
       FakeEvaluator eval(timeOf);
-      auto r = Tuner(space(), shapes, eval, *journal, randomOptions(10, 7)).run();
+      auto r = Tuner(space(), shapes, eval, *journal, randomOptions(10, 7, skipSeen)).run();
       ASSERT_TRUE(r) << r.error().str();
       reference = *r;
       referenceCalls = eval.Calls;
@@ -235,14 +240,17 @@ TEST(Tuner, ResumesAfterACrashWithoutRepeatingAnEvaluation) {
       FakeEvaluator eval(timeOf);
       eval.CrashAfter = crashAt;
       EXPECT_THROW(
-          (void)Tuner(space(), shapes, eval, *journal, randomOptions(10, 7)).run(),
+          (void)Tuner(space(), shapes, eval, *journal, randomOptions(10, 7, skipSeen)).run(),
           SimulatedCrash);
       firstCalls = eval.Calls;
-      EXPECT_EQ(journal->entries().size(), crashAt);
+      size_t evaluations = 0;
+      for (const auto &e : journal->entries())
+        evaluations += e.phase != JournalPhase::Retime;
+      EXPECT_EQ(evaluations, crashAt); // everything finished was journaled
     }
     auto journal = openJournal(path);
     FakeEvaluator eval(timeOf);
-    auto r = Tuner(space(), shapes, eval, *journal, randomOptions(10, 7)).run();
+    auto r = Tuner(space(), shapes, eval, *journal, randomOptions(10, 7, skipSeen)).run();
     ASSERT_TRUE(r) << r.error().str();
 
     // Nothing evaluated twice; together exactly the uninterrupted run.

@@ -56,17 +56,13 @@ chooseGeneralConfiguration(const std::vector<Shape> &shapes,
                                     ? reference[i]
                                     : measure(shapes[i], candidate);
       if (!t || *t <= 0) {
-        // The default failing somewhere leaves that shape out for everyone;
-        // any other candidate failing is out.
-        if (candidate == defaultConfig && !reference[i]) {
-          r.perShape.push_back({1.0, 0.0});
-          continue;
-        }
         everywhere = false;
         break;
       }
       GeneralShapeTime st;
       st.medianUs = *t;
+      // Where the default itself failed there is no reference: the shape
+      // only has to measure, and adds no factor to the mean.
       if (reference[i] && *reference[i] > 0) {
         st.speedup = *reference[i] / *t;
         logSum += std::log(st.speedup);

@@ -88,9 +88,9 @@ using MeasureFn =
     std::function<std::optional<double>(const Shape &, const Configuration &)>;
 
 /// The configuration with the best geometric-mean speedup over `shapes`
-/// among `candidates` that measure on every shape. Shapes where the default
-/// itself fails are left out of the mean. nullopt when no candidate measures
-/// everywhere.
+/// among `candidates` (and the default) that measure on every shape. Shapes
+/// where the default itself fails add no factor to the mean (and rule the
+/// default out). nullopt when no candidate measures everywhere.
 std::optional<GeneralResult>
 chooseGeneralConfiguration(const std::vector<Shape> &shapes,
                            const Configuration &defaultConfig,

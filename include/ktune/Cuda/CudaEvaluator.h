@@ -32,6 +32,9 @@ struct CudaTuneOptions {
   double watchdogSeconds = 10.0;
   double maxTimingSecondsPerConfig = 2.0;
   double targetRelativeIqr = 0.02;
+  /// Flush the L2 cache before every timed launch (cold, the default) or
+  /// time back-to-back launches on warm caches.
+  bool coldL2 = true;
 };
 
 /// True when a CUDA driver and at least one device are usable.

@@ -1,0 +1,120 @@
+//===- ktune/Cuda/KernelBinding.h - Spec + manifest -> launches -*- C++ -*-===//
+//
+// Binds a manifest kernel to a spec: for a configuration and a shape it gives
+// the name expression to compile (template arguments in the manifest's
+// parameter order: the spec's fixed template_args and the configuration's
+// values), the buffers to allocate, the kernel arguments (buffers by index,
+// scalars encoded as the C type the kernel takes) and the launch geometry
+// (expressions over template parameters, scalar arguments and dimensions).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_CUDA_KERNELBINDING_H
+#define KTUNE_CUDA_KERNELBINDING_H
+
+#include "ktune/Cuda/Pruning.h"
+#include "ktune/Expr/Expr.h"
+#include "ktune/Plan/Manifest.h"
+#include "ktune/Tune/Evaluator.h"
+#include "ktune/Tune/Spec.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+/// A C scalar type a kernel argument may have.
+struct ScalarType {
+  enum class Kind { Bool, SignedInt, UnsignedInt, Float, Double, Half, BFloat16 };
+  Kind kind = Kind::SignedInt;
+  size_t size = 4;
+  std::string spelling; // as normalised: "int", "unsigned long long", ...
+};
+
+/// Parses "const int", "int64_t", "float", "__nv_bfloat16", ... Pointers and
+/// class types are errors.
+Expected<ScalarType> parseScalarType(std::string_view ctype);
+
+/// The value's bytes as the kernel reads them (little-endian); an integer
+/// that does not fit, or a non-integral value for an integer type, is an
+/// error.
+Expected<std::string> encodeScalar(const ScalarType &type,
+                                   const expr::Value &value);
+
+struct BufferPlan {
+  std::string name;
+  DType dtype = DType::F32;
+  int64_t count = 0; // elements
+  Role role = Role::In;
+  std::string init;  // normal | uniform | ones | zeros | arange
+  double low = -1, high = 1;
+  uint64_t seed = 0;
+  int64_t bytes() const;
+};
+
+/// One kernel argument: a buffer (index into the buffer list) or the bytes
+/// of a scalar.
+struct KernelArgValue {
+  int buffer = -1;
+  std::string bytes;
+};
+
+class KernelBinding {
+public:
+  static Expected<KernelBinding> create(const ManifestKernel &kernel,
+                                        const Spec &spec);
+
+  const ManifestKernel &kernel() const { return Kernel; }
+  /// The configuration of the manifest's defaults (the original constants).
+  const Configuration &defaultConfig() const { return Default; }
+
+  /// Adds defaults for the parameters a configuration lacks; unknown names
+  /// are errors.
+  Expected<Configuration> complete(const Configuration &config) const;
+  Expected<std::string> nameExpression(const Configuration &config) const;
+  /// The name expression of the spec's reference kernel, if it has one.
+  std::optional<std::string> referenceNameExpression() const;
+  /// config["maxrregcount"], or 0.
+  static int maxRegisters(const Configuration &config);
+
+  Expected<std::vector<BufferPlan>> buffers(const Shape &shape,
+                                            uint64_t seed) const;
+  Expected<std::vector<KernelArgValue>> args(const Shape &shape,
+                                             const Configuration &config) const;
+  Expected<LaunchDims> launch(const Shape &shape,
+                              const Configuration &config) const;
+  /// The first manifest or spec constraint the configuration violates at
+  /// this shape. Constraints naming things outside the configuration and
+  /// shape (checked by the search space) are skipped.
+  std::optional<std::string> violatedConstraint(const Shape &shape,
+                                                const Configuration &config) const;
+
+private:
+  using Env = std::map<std::string, expr::Value>;
+  Expected<Env> environment(const Shape &shape, const Configuration &config,
+                            bool withScalars) const;
+
+  struct ArgBinding {
+    std::string name;
+    bool isBuffer = false;
+    int bufferIndex = -1;
+    BufferArg buffer;
+    std::vector<expr::Expr> shape;
+    ScalarType scalarType;
+    std::optional<expr::Expr> scalarValue;
+  };
+
+  ManifestKernel Kernel;
+  Configuration Default;
+  std::map<std::string, std::string> TemplateArgs;
+  std::optional<std::string> ReferenceKernel;
+  std::vector<ArgBinding> Args;
+  std::vector<expr::Expr> Grid, Block;
+  expr::Expr Smem = expr::Expr::integer(0);
+  std::vector<expr::Expr> Constraints;
+};
+
+} // namespace ktune
+
+#endif

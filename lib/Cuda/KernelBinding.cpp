@@ -1,0 +1,539 @@
+#include "ktune/Cuda/KernelBinding.h"
+
+#include "ktune/Cuda/DTypeInfo.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+namespace ktune {
+
+using expr::Expr;
+using expr::Value;
+
+//===----------------------------------------------------------------------===//
+// Scalar types
+//===----------------------------------------------------------------------===//
+
+static std::string normaliseType(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  std::string word, out;
+  while (in >> word) {
+    if (word == "const" || word == "volatile" || word == "__restrict__" ||
+        word == "__restrict" || word == "restrict")
+      continue;
+    if (word.starts_with("std::"))
+      word = word.substr(5);
+    out += (out.empty() ? "" : " ") + word;
+  }
+  return out;
+}
+
+Expected<ScalarType> parseScalarType(std::string_view ctype) {
+  std::string t = normaliseType(ctype);
+  if (t.find('*') != std::string::npos || t.find('[') != std::string::npos ||
+      t.find('&') != std::string::npos)
+    return makeError("'" + std::string(ctype) +
+                     "' is a pointer or reference: give the argument a buffer");
+  using K = ScalarType::Kind;
+  struct Row {
+    const char *names;
+    K kind;
+    size_t size;
+  };
+  static const Row Rows[] = {
+      {"bool", K::Bool, 1},
+      {"char|signed char|int8_t", K::SignedInt, 1},
+      {"unsigned char|uint8_t", K::UnsignedInt, 1},
+      {"short|short int|signed short|signed short int|int16_t", K::SignedInt, 2},
+      {"unsigned short|unsigned short int|uint16_t", K::UnsignedInt, 2},
+      {"int|signed|signed int|int32_t", K::SignedInt, 4},
+      {"unsigned|unsigned int|uint32_t", K::UnsignedInt, 4},
+      {"long|long int|signed long|long long|long long int|signed long long|"
+       "int64_t|ptrdiff_t|ssize_t|intptr_t|long signed int",
+       K::SignedInt, 8},
+      {"unsigned long|unsigned long int|unsigned long long|"
+       "unsigned long long int|uint64_t|size_t|uintptr_t|long unsigned int",
+       K::UnsignedInt, 8},
+      {"float", K::Float, 4},
+      {"double", K::Double, 8},
+      {"__half|half", K::Half, 2},
+      {"__nv_bfloat16|nv_bfloat16", K::BFloat16, 2},
+  };
+  for (const auto &row : Rows) {
+    std::string_view names = row.names;
+    size_t start = 0;
+    while (start <= names.size()) {
+      size_t end = names.find('|', start);
+      if (end == std::string_view::npos)
+        end = names.size();
+      if (names.substr(start, end - start) == t)
+        return ScalarType{row.kind, row.size, t};
+      start = end + 1;
+    }
+  }
+  return makeError("unsupported scalar argument type '" + std::string(ctype) +
+                   "' (kernels taking classes or structs by value cannot be "
+                   "launched by the tuner)");
+}
+
+static uint16_t floatToHalfBits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t exp = (x >> 23) & 0xffu;
+  uint32_t mant = x & 0x7fffffu;
+  if (exp == 0xff)
+    return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0u));
+  int e = static_cast<int>(exp) - 127 + 15;
+  if (e >= 31)
+    return static_cast<uint16_t>(sign | 0x7c00u);
+  if (e <= 0) {
+    if (e < -10)
+      return static_cast<uint16_t>(sign);
+    mant |= 0x800000u;
+    int shift = 14 - e;
+    uint32_t h = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1);
+    uint32_t halfway = 1u << (shift - 1);
+    if (rem > halfway || (rem == halfway && (h & 1u)))
+      ++h;
+    return static_cast<uint16_t>(sign | h);
+  }
+  uint32_t h = (static_cast<uint32_t>(e) << 10) | (mant >> 13);
+  uint32_t rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
+    ++h; // a carry into the exponent rounds up correctly, to inf at the top
+  return static_cast<uint16_t>(sign | h);
+}
+
+static uint16_t floatToBFloat16Bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if (std::isnan(f))
+    return static_cast<uint16_t>((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>(x >> 16);
+}
+
+template <class T> static std::string bytesOf(T v) {
+  std::string s(sizeof(T), '\0');
+  std::memcpy(s.data(), &v, sizeof(T));
+  return s;
+}
+
+Expected<std::string> encodeScalar(const ScalarType &type, const Value &v) {
+  using K = ScalarType::Kind;
+  switch (type.kind) {
+  case K::Bool:
+    return bytesOf<uint8_t>(v.truthy() ? 1 : 0);
+  case K::Float:
+    return bytesOf<float>(static_cast<float>(v.asDouble()));
+  case K::Double:
+    return bytesOf<double>(v.asDouble());
+  case K::Half:
+    return bytesOf<uint16_t>(floatToHalfBits(static_cast<float>(v.asDouble())));
+  case K::BFloat16:
+    return bytesOf<uint16_t>(
+        floatToBFloat16Bits(static_cast<float>(v.asDouble())));
+  case K::SignedInt:
+  case K::UnsignedInt:
+    break;
+  }
+  int64_t i = v.i;
+  if (!v.isInt()) {
+    if (!std::isfinite(v.f) || std::trunc(v.f) != v.f ||
+        std::fabs(v.f) > 9.2e18)
+      return makeError("value " + v.str() + " is not an integer, but the " +
+                       "argument is '" + type.spelling + "'");
+    i = static_cast<int64_t>(v.f);
+  }
+  bool isSigned = type.kind == K::SignedInt;
+  if (type.size < 8) {
+    int bits = static_cast<int>(type.size * 8);
+    int64_t lo = isSigned ? -(int64_t(1) << (bits - 1)) : 0;
+    int64_t hi = isSigned ? (int64_t(1) << (bits - 1)) - 1
+                          : (int64_t(1) << bits) - 1;
+    if (i < lo || i > hi)
+      return makeError("value " + std::to_string(i) + " does not fit in '" +
+                       type.spelling + "'");
+  } else if (!isSigned && i < 0) {
+    return makeError("value " + std::to_string(i) + " does not fit in '" +
+                     type.spelling + "'");
+  }
+  switch (type.size) {
+  case 1:
+    return bytesOf<uint8_t>(static_cast<uint8_t>(i));
+  case 2:
+    return bytesOf<uint16_t>(static_cast<uint16_t>(i));
+  case 4:
+    return bytesOf<uint32_t>(static_cast<uint32_t>(i));
+  default:
+    return bytesOf<uint64_t>(static_cast<uint64_t>(i));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Binding
+//===----------------------------------------------------------------------===//
+
+int64_t BufferPlan::bytes() const {
+  return count * static_cast<int64_t>(dtypeInfo(dtype).size);
+}
+
+static Expected<Expr> parseAt(const std::string &text, const std::string &where) {
+  auto e = Expr::parse(text);
+  if (!e)
+    return std::unexpected(withContext(e.error(), where));
+  return *e;
+}
+
+static std::optional<Value> templateArgValue(const std::string &text) {
+  if (text == "true")
+    return Value::ofInt(1);
+  if (text == "false")
+    return Value::ofInt(0);
+  auto e = Expr::parse(text);
+  if (!e)
+    return std::nullopt;
+  if (auto i = e->asIntegerLiteral())
+    return Value::ofInt(*i);
+  return std::nullopt;
+}
+
+Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
+                                              const Spec &spec) {
+  KernelBinding b;
+  b.Kernel = kernel;
+  b.TemplateArgs = spec.templateArgs;
+  b.ReferenceKernel = spec.referenceKernel;
+  const std::string kernelWhere = "kernel '" + kernel.name + "'";
+
+  for (const auto &p : kernel.templateParams) {
+    if (p.tunable) {
+      if (!p.defaultValue)
+        return makeError("tunable parameter '" + p.name +
+                             "' has no default: the default instantiation is "
+                             "the reference",
+                         kernelWhere);
+      b.Default[p.name] = *p.defaultValue;
+      if (spec.templateArgs.count(p.name))
+        return makeError("template_args fixes tunable parameter '" + p.name +
+                             "': restrict its domain to one value instead",
+                         "template_args." + p.name);
+    } else if (!spec.templateArgs.count(p.name)) {
+      return makeError("template parameter '" + p.name +
+                           "' is not tunable and the spec gives no value "
+                           "for it",
+                       "template_args");
+    }
+  }
+  for (const auto &[name, value] : spec.templateArgs)
+    if (!kernel.findParam(name))
+      return makeError("kernel '" + kernel.name +
+                           "' has no template parameter '" + name + "'",
+                       "template_args." + name);
+
+  // Arguments, matched by name, in the kernel's order.
+  for (const auto &arg : spec.args)
+    if (std::none_of(kernel.args.begin(), kernel.args.end(),
+                     [&](const KernelArg &k) { return k.name == arg.name; }))
+      return makeError("kernel '" + kernel.name + "' has no argument '" +
+                           arg.name + "'",
+                       "args." + arg.name);
+  int bufferCount = 0;
+  for (const auto &karg : kernel.args) {
+    std::string where = "args." + karg.name;
+    auto it = std::find_if(spec.args.begin(), spec.args.end(),
+                           [&](const SpecArg &a) { return a.name == karg.name; });
+    if (it == spec.args.end())
+      return makeError("the spec does not describe kernel argument '" +
+                           karg.name + "' (" + karg.type + ")",
+                       "args");
+    ArgBinding ab;
+    ab.name = karg.name;
+    bool isPointer = karg.type.find('*') != std::string::npos;
+    if (const auto *buf = std::get_if<BufferArg>(&it->arg)) {
+      if (!isPointer)
+        return makeError("argument has type '" + karg.type +
+                             "', not a pointer, but the spec gives a buffer",
+                         where);
+      ab.isBuffer = true;
+      ab.bufferIndex = bufferCount++;
+      ab.buffer = *buf;
+      if (buf->shape.empty())
+        return makeError("buffer has no shape", where + ".shape");
+      for (size_t i = 0; i < buf->shape.size(); ++i) {
+        auto e = parseAt(buf->shape[i], where + ".shape[" + std::to_string(i) + "]");
+        if (!e)
+          return std::unexpected(e.error());
+        ab.shape.push_back(*e);
+      }
+      static const char *Inits[] = {"normal", "uniform", "ones", "zeros",
+                                    "arange"};
+      if (std::find(std::begin(Inits), std::end(Inits), buf->init) ==
+          std::end(Inits))
+        return makeError("unknown init '" + buf->init +
+                             "' (normal, uniform, ones, zeros, arange)",
+                         where + ".init");
+    } else {
+      const auto &scalar = std::get<ScalarArg>(it->arg);
+      if (isPointer)
+        return makeError("argument has pointer type '" + karg.type +
+                             "' but the spec gives a scalar value",
+                         where);
+      std::string ctype = scalar.ctype.empty() ? karg.type : scalar.ctype;
+      // A scalar whose type is a template parameter (`T eps`) takes the
+      // spec's template argument.
+      std::string bare = normaliseType(ctype);
+      if (auto t = spec.templateArgs.find(bare); t != spec.templateArgs.end())
+        ctype = t->second;
+      auto type = parseScalarType(ctype);
+      if (!type)
+        return std::unexpected(withContext(type.error(), where));
+      ab.scalarType = *type;
+      auto e = parseAt(scalar.value, where + ".value");
+      if (!e)
+        return std::unexpected(e.error());
+      ab.scalarValue = *e;
+    }
+    b.Args.push_back(std::move(ab));
+  }
+
+  // Launch geometry.
+  std::optional<LaunchGeometry> geometry = spec.launch ? spec.launch : kernel.launch;
+  if (!geometry)
+    return makeError("no launch geometry: the manifest has none for kernel '" +
+                         kernel.name + "', so the spec must give one",
+                     "launch");
+  auto parseDims = [&](const std::vector<std::string> &texts,
+                       const std::string &where,
+                       std::vector<Expr> &out) -> Status {
+    if (texts.empty() || texts.size() > 3)
+      return makeError("expected 1 to 3 expressions", where);
+    for (size_t i = 0; i < texts.size(); ++i) {
+      auto e = parseAt(texts[i], where + "[" + std::to_string(i) + "]");
+      if (!e)
+        return std::unexpected(e.error());
+      out.push_back(*e);
+    }
+    return {};
+  };
+  if (auto s = parseDims(geometry->grid, "launch.grid", b.Grid); !s)
+    return std::unexpected(s.error());
+  if (auto s = parseDims(geometry->block, "launch.block", b.Block); !s)
+    return std::unexpected(s.error());
+  auto smem = parseAt(geometry->smem.empty() ? "0" : geometry->smem, "launch.smem");
+  if (!smem)
+    return std::unexpected(smem.error());
+  b.Smem = *smem;
+
+  std::vector<std::string> constraints = kernel.constraints;
+  constraints.insert(constraints.end(), spec.constraints.begin(),
+                     spec.constraints.end());
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    auto e = parseAt(constraints[i], "constraints[" + std::to_string(i) + "]");
+    if (!e)
+      return std::unexpected(e.error());
+    b.Constraints.push_back(*e);
+  }
+  return b;
+}
+
+Expected<Configuration>
+KernelBinding::complete(const Configuration &config) const {
+  Configuration out = Default;
+  for (const auto &[name, value] : config) {
+    if (name == "maxrregcount") {
+      if (value < 0 || value > 255)
+        return makeError("maxrregcount " + std::to_string(value) +
+                         " is outside 0..255");
+      out[name] = value;
+      continue;
+    }
+    const TemplateParam *p = Kernel.findParam(name);
+    if (!p || !p->tunable)
+      return makeError("the configuration names '" + name +
+                       "', which is not a tunable parameter of kernel '" +
+                       Kernel.name + "'");
+    out[name] = value;
+  }
+  return out;
+}
+
+int KernelBinding::maxRegisters(const Configuration &config) {
+  auto it = config.find("maxrregcount");
+  return it == config.end() ? 0 : static_cast<int>(it->second);
+}
+
+Expected<std::string>
+KernelBinding::nameExpression(const Configuration &config) const {
+  std::string name = Kernel.qualifiedName.empty() ? Kernel.name : Kernel.qualifiedName;
+  if (Kernel.templateParams.empty())
+    return name;
+  std::string args;
+  for (const auto &p : Kernel.templateParams) {
+    std::string text;
+    if (p.tunable) {
+      auto it = config.find(p.name);
+      if (it == config.end())
+        return makeError("the configuration has no value for '" + p.name + "'");
+      text = normaliseType(p.type) == "bool" ? (it->second ? "true" : "false")
+                                             : std::to_string(it->second);
+    } else {
+      text = TemplateArgs.at(p.name);
+    }
+    args += (args.empty() ? "" : ", ") + text;
+  }
+  // "a<b<c>>" needs no space in C++11 and later.
+  return name + "<" + args + ">";
+}
+
+std::optional<std::string> KernelBinding::referenceNameExpression() const {
+  return ReferenceKernel;
+}
+
+Expected<KernelBinding::Env>
+KernelBinding::environment(const Shape &shape, const Configuration &config,
+                           bool withScalars) const {
+  Env env;
+  for (const auto &[name, value] : shape)
+    env[name] = Value::ofInt(value);
+  for (const auto &[name, text] : TemplateArgs)
+    if (auto v = templateArgValue(text))
+      env[name] = *v;
+  for (const auto &[name, value] : config)
+    env[name] = Value::ofInt(value);
+  if (!withScalars)
+    return env;
+  Env scalars;
+  for (const auto &a : Args) {
+    if (a.isBuffer)
+      continue;
+    auto v = a.scalarValue->evaluate(env);
+    if (!v)
+      return std::unexpected(withContext(v.error(), "args." + a.name + ".value"));
+    scalars[a.name] = *v;
+  }
+  for (const auto &[name, v] : scalars)
+    env[name] = v;
+  // Template parameters win over scalar arguments of the same name.
+  for (const auto &[name, value] : config)
+    env[name] = Value::ofInt(value);
+  return env;
+}
+
+static uint64_t mixSeed(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+Expected<std::vector<BufferPlan>>
+KernelBinding::buffers(const Shape &shape, uint64_t seed) const {
+  auto env = environment(shape, Default, false);
+  if (!env)
+    return std::unexpected(env.error());
+  std::vector<BufferPlan> out;
+  for (const auto &a : Args) {
+    if (!a.isBuffer)
+      continue;
+    BufferPlan p;
+    p.name = a.name;
+    p.dtype = a.buffer.dtype;
+    p.role = a.buffer.role;
+    p.init = a.buffer.init;
+    p.low = a.buffer.low;
+    p.high = a.buffer.high;
+    p.seed = mixSeed(seed ^ mixSeed(static_cast<uint64_t>(a.bufferIndex) + 1));
+    int64_t count = 1;
+    for (size_t i = 0; i < a.shape.size(); ++i) {
+      auto v = a.shape[i].evaluateInt(*env);
+      std::string where = "args." + a.name + ".shape[" + std::to_string(i) + "]";
+      if (!v)
+        return std::unexpected(withContext(v.error(), where));
+      if (*v < 0)
+        return makeError("dimension " + std::to_string(*v) + " is negative", where);
+      if (*v != 0 && count > std::numeric_limits<int64_t>::max() / 16 / *v)
+        return makeError("buffer size overflows", where);
+      count *= *v;
+    }
+    p.count = count;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+Expected<std::vector<KernelArgValue>>
+KernelBinding::args(const Shape &shape, const Configuration &config) const {
+  auto env = environment(shape, config, false);
+  if (!env)
+    return std::unexpected(env.error());
+  std::vector<KernelArgValue> out;
+  for (const auto &a : Args) {
+    KernelArgValue v;
+    if (a.isBuffer) {
+      v.buffer = a.bufferIndex;
+    } else {
+      auto value = a.scalarValue->evaluate(*env);
+      if (!value)
+        return std::unexpected(withContext(value.error(), "args." + a.name + ".value"));
+      auto bytes = encodeScalar(a.scalarType, *value);
+      if (!bytes)
+        return std::unexpected(withContext(bytes.error(), "args." + a.name));
+      v.bytes = std::move(*bytes);
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+Expected<LaunchDims> KernelBinding::launch(const Shape &shape,
+                                           const Configuration &config) const {
+  auto env = environment(shape, config, true);
+  if (!env)
+    return std::unexpected(env.error());
+  LaunchDims d;
+  for (size_t i = 0; i < Grid.size(); ++i) {
+    auto v = Grid[i].evaluateInt(*env);
+    if (!v)
+      return std::unexpected(withContext(v.error(), "launch.grid[" + std::to_string(i) + "]"));
+    d.grid[i] = *v;
+  }
+  for (size_t i = 0; i < Block.size(); ++i) {
+    auto v = Block[i].evaluateInt(*env);
+    if (!v)
+      return std::unexpected(withContext(v.error(), "launch.block[" + std::to_string(i) + "]"));
+    d.block[i] = *v;
+  }
+  auto smem = Smem.evaluateInt(*env);
+  if (!smem)
+    return std::unexpected(withContext(smem.error(), "launch.smem"));
+  d.smemDynamic = *smem;
+  return d;
+}
+
+std::optional<std::string>
+KernelBinding::violatedConstraint(const Shape &shape,
+                                  const Configuration &config) const {
+  auto env = environment(shape, config, true);
+  if (!env)
+    return std::nullopt;
+  for (const auto &c : Constraints) {
+    bool known = true;
+    for (const auto &n : c.names())
+      if (!env->count(n))
+        known = false;
+    if (!known)
+      continue;
+    auto v = c.evaluate(*env);
+    if (v && !v->truthy())
+      return c.text();
+  }
+  return std::nullopt;
+}
+
+} // namespace ktune

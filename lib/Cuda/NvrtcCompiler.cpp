@@ -1,0 +1,479 @@
+#include "ktune/Cuda/NvrtcCompiler.h"
+
+#include "ktune/Cuda/CompileCache.h"
+#include "ktune/Cuda/DeviceInfo.h"
+#include "ktune/Cuda/ThreadPool.h"
+#include "ktune/Support/Sha256.h"
+
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <map>
+#include <mutex>
+#include <unistd.h>
+
+#ifndef KTUNE_CUDA_INCLUDE_DIRS
+#define KTUNE_CUDA_INCLUDE_DIRS "/usr/local/cuda/include"
+#endif
+
+namespace ktune {
+
+namespace fs = std::filesystem;
+
+std::string nvrtcVersionString() {
+  int major = 0, minor = 0;
+  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+    return "nvrtc unknown";
+  return "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::vector<std::string> nvrtcSupportedArchs() {
+  int count = 0;
+  std::vector<std::string> out;
+  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0)
+    return out;
+  std::vector<int> archs(count);
+  if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS)
+    return out;
+  for (int a : archs)
+    out.push_back("sm_" + std::to_string(a));
+  return out;
+}
+
+std::vector<std::string> cudaIncludeDirs() {
+  std::vector<std::string> candidates;
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *root = std::getenv(var); root && *root) {
+      candidates.push_back((fs::path(root) / "include").string());
+      break;
+    }
+  // Directories the build found (';'-separated CMake list).
+  std::string built = KTUNE_CUDA_INCLUDE_DIRS;
+  for (size_t start = 0; start <= built.size();) {
+    size_t end = built.find(';', start);
+    if (end == std::string::npos)
+      end = built.size();
+    if (end > start)
+      candidates.push_back(built.substr(start, end - start));
+    start = end + 1;
+  }
+  std::vector<std::string> out;
+  std::error_code ec;
+  auto add = [&](const fs::path &p) {
+    if (!fs::is_directory(p, ec))
+      return;
+    std::string s = fs::weakly_canonical(p, ec).string();
+    if (std::find(out.begin(), out.end(), s) == out.end())
+      out.push_back(s);
+  };
+  for (const auto &c : candidates) {
+    add(c);
+    add(fs::path(c) / "cccl");
+  }
+  return out;
+}
+
+static std::string nvrtcErrorText(nvrtcResult r) {
+  const char *s = nvrtcGetErrorString(r);
+  return s ? s : "unknown NVRTC error";
+}
+
+/// The first few "error" lines of a compiler log, for a one-line reason.
+static std::string firstErrors(const std::string &log) {
+  std::string out;
+  int count = 0;
+  size_t pos = 0;
+  while (pos < log.size() && count < 3) {
+    size_t end = log.find('\n', pos);
+    if (end == std::string::npos)
+      end = log.size();
+    std::string line = log.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.find("error") != std::string::npos) {
+      out += (out.empty() ? "" : " | ") + line;
+      ++count;
+    }
+  }
+  if (out.empty()) {
+    out = log.substr(0, 300);
+    std::replace(out.begin(), out.end(), '\n', ' ');
+  }
+  return out;
+}
+
+struct NvrtcCompiler::Impl {
+  std::string Source, SourceName, SourceSha;
+  NvrtcSettings Settings;
+  std::string Version;
+  std::vector<std::string> IncludeDirs;
+  bool IsPtx = false;
+  std::optional<CompileCache> Cache;
+  std::string TempDir; // removed in the destructor when we made it
+  std::unique_ptr<ThreadPool> Pool;
+
+  std::mutex Mutex;
+  std::map<std::string, std::shared_future<Expected<CompiledKernel>>> Results;
+
+  std::atomic<uint64_t> Programs{0}, Instantiations{0}, CacheHits{0},
+      Failures{0};
+  std::atomic<int64_t> CompileMicros{0};
+
+  std::vector<std::string> options(int maxRegisters) const {
+    std::vector<std::string> o = {"-std=c++17", "-arch=" + Settings.arch};
+    for (const auto &dir : IncludeDirs)
+      o.push_back("--include-path=" + dir);
+    for (const auto &dir : Settings.includePaths)
+      o.push_back("--include-path=" + dir);
+    if (!IsPtx)
+      o.push_back("--ptxas-options=-v");
+    if (maxRegisters > 0)
+      o.push_back("--maxrregcount=" + std::to_string(maxRegisters));
+    for (const auto &x : Settings.extraOptions)
+      o.push_back(x);
+    return o;
+  }
+
+  std::string key(const Instantiation &inst) const {
+    return compileCacheKey(CompileKey{SourceSha, inst.nameExpression,
+                                      Settings.arch, options(inst.maxRegisters),
+                                      Version});
+  }
+
+  struct Pending {
+    Instantiation Inst;
+    std::string Key;
+    std::shared_ptr<std::promise<Expected<CompiledKernel>>> Promise;
+  };
+
+  void finish(Pending &p, Expected<CompiledKernel> result) {
+    p.Promise->set_value(std::move(result));
+  }
+
+  static Expected<CompiledKernel> fromEntry(const CacheEntry &e, bool isPtx,
+                                            bool fromCache) {
+    if (!e.ok) {
+      Error err{e.error, ""};
+      return std::unexpected(err);
+    }
+    CompiledKernel k;
+    k.nameExpression = e.nameExpression;
+    k.loweredName = e.loweredName;
+    k.imagePath = e.imagePath;
+    k.isPtx = isPtx;
+    k.resources = e.resources;
+    k.log = e.log;
+    k.compileMs = fromCache ? 0.0 : e.compileMs;
+    k.fromCache = fromCache;
+    return k;
+  }
+
+  void storeAndFinish(Pending &p, CacheEntry entry) {
+    if (auto s = Cache->store(p.Key, entry); !s) {
+      finish(p, std::unexpected(Error{"compile cache: " + s.error().str(), ""}));
+      return;
+    }
+    if (!entry.ok)
+      ++Failures;
+    finish(p, fromEntry(entry, IsPtx, false));
+  }
+
+  /// Compiles `batch` (same maxRegisters) as one program; on failure splits
+  /// it to find the instantiations that fail.
+  void compileBatch(std::vector<Pending> batch) {
+    if (batch.empty())
+      return;
+    const int maxRegs = batch.front().Inst.maxRegisters;
+    auto opts = options(maxRegs);
+    std::vector<const char *> optPtrs;
+    for (const auto &o : opts)
+      optPtrs.push_back(o.c_str());
+
+    auto start = std::chrono::steady_clock::now();
+    nvrtcProgram prog = nullptr;
+    nvrtcResult r = nvrtcCreateProgram(&prog, Source.c_str(), SourceName.c_str(),
+                                       0, nullptr, nullptr);
+    if (r != NVRTC_SUCCESS) {
+      for (auto &p : batch)
+        finish(p, std::unexpected(Error{"nvrtcCreateProgram: " +
+                                            nvrtcErrorText(r), ""}));
+      return;
+    }
+    struct ProgramGuard {
+      nvrtcProgram &P;
+      ~ProgramGuard() {
+        if (P)
+          nvrtcDestroyProgram(&P);
+      }
+    } guard{prog};
+
+    for (auto &p : batch) {
+      r = nvrtcAddNameExpression(prog, p.Inst.nameExpression.c_str());
+      if (r != NVRTC_SUCCESS) {
+        for (auto &q : batch)
+          finish(q, std::unexpected(Error{"nvrtcAddNameExpression(" +
+                                              p.Inst.nameExpression + "): " +
+                                              nvrtcErrorText(r), ""}));
+        return;
+      }
+    }
+    nvrtcResult compiled =
+        nvrtcCompileProgram(prog, static_cast<int>(optPtrs.size()), optPtrs.data());
+    std::string log;
+    size_t logSize = 0;
+    if (nvrtcGetProgramLogSize(prog, &logSize) == NVRTC_SUCCESS && logSize > 1) {
+      log.resize(logSize);
+      if (nvrtcGetProgramLog(prog, log.data()) != NVRTC_SUCCESS)
+        log.clear();
+      while (!log.empty() && log.back() == '\0')
+        log.pop_back();
+    }
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    ++Programs;
+    CompileMicros += static_cast<int64_t>(ms * 1000);
+
+    if (compiled != NVRTC_SUCCESS) {
+      if (compiled == NVRTC_ERROR_COMPILATION && batch.size() > 1) {
+        size_t half = batch.size() / 2;
+        std::vector<Pending> second(std::make_move_iterator(batch.begin() + half),
+                                    std::make_move_iterator(batch.end()));
+        batch.resize(half);
+        compileBatch(std::move(batch));
+        compileBatch(std::move(second));
+        return;
+      }
+      Instantiations += batch.size();
+      for (auto &p : batch) {
+        CacheEntry e;
+        e.ok = false;
+        e.nameExpression = p.Inst.nameExpression;
+        e.error = compiled == NVRTC_ERROR_COMPILATION
+                      ? "compile error: " + firstErrors(log)
+                      : "NVRTC failed: " + nvrtcErrorText(compiled) + ": " +
+                            firstErrors(log);
+        e.log = log.substr(0, 64 * 1024);
+        e.compileMs = ms;
+        if (compiled == NVRTC_ERROR_COMPILATION)
+          storeAndFinish(p, std::move(e)); // deterministic: cache it
+        else {
+          ++Failures;
+          finish(p, std::unexpected(Error{e.error, ""}));
+        }
+      }
+      return;
+    }
+
+    std::string image;
+    size_t imageSize = 0;
+    r = IsPtx ? nvrtcGetPTXSize(prog, &imageSize)
+              : nvrtcGetCUBINSize(prog, &imageSize);
+    if (r == NVRTC_SUCCESS) {
+      image.resize(imageSize);
+      r = IsPtx ? nvrtcGetPTX(prog, image.data())
+                : nvrtcGetCUBIN(prog, image.data());
+    }
+    if (r != NVRTC_SUCCESS || image.empty()) {
+      for (auto &p : batch)
+        finish(p, std::unexpected(Error{
+                      std::string("cannot read the compiled ") +
+                          (IsPtx ? "PTX" : "cubin") + ": " + nvrtcErrorText(r),
+                      ""}));
+      return;
+    }
+    auto imagePath = Cache->storeImage(image, IsPtx);
+    if (!imagePath) {
+      for (auto &p : batch)
+        finish(p, std::unexpected(Error{"compile cache: " + imagePath.error().str(), ""}));
+      return;
+    }
+    auto functions = parsePtxasLog(log);
+    // Front-end warnings: the log lines that are not ptxas's.
+    std::string frontEnd;
+    {
+      size_t pos = 0;
+      while (pos < log.size()) {
+        size_t end = log.find('\n', pos);
+        if (end == std::string::npos)
+          end = log.size();
+        std::string_view line(log.data() + pos, end - pos);
+        if (!line.starts_with("ptxas") && !line.empty())
+          frontEnd.append(line).append("\n");
+        pos = end + 1;
+      }
+      if (frontEnd.size() > 16 * 1024)
+        frontEnd.resize(16 * 1024);
+    }
+    Instantiations += batch.size();
+    for (auto &p : batch) {
+      const char *lowered = nullptr;
+      r = nvrtcGetLoweredName(prog, p.Inst.nameExpression.c_str(), &lowered);
+      if (r != NVRTC_SUCCESS || !lowered) {
+        finish(p, std::unexpected(Error{"no lowered name for '" +
+                                            p.Inst.nameExpression +
+                                            "': " + nvrtcErrorText(r), ""}));
+        continue;
+      }
+      CacheEntry e;
+      e.ok = true;
+      e.nameExpression = p.Inst.nameExpression;
+      e.loweredName = lowered;
+      e.imagePath = *imagePath;
+      if (auto it = functions.find(e.loweredName); it != functions.end())
+        e.resources = it->second;
+      e.resources.entry = true;
+      e.log = frontEnd + e.resources.log;
+      e.resources.log.clear();
+      e.compileMs = ms / static_cast<double>(batch.size());
+      storeAndFinish(p, std::move(e));
+    }
+  }
+};
+
+NvrtcCompiler::NvrtcCompiler() : I(std::make_unique<Impl>()) {}
+
+NvrtcCompiler::~NvrtcCompiler() {
+  I->Pool.reset(); // finish queued compiles before the cache goes
+  if (!I->TempDir.empty()) {
+    std::error_code ec;
+    fs::remove_all(I->TempDir, ec);
+  }
+}
+
+Expected<std::unique_ptr<NvrtcCompiler>>
+NvrtcCompiler::create(std::string source, std::string sourceName,
+                      NvrtcSettings settings) {
+  std::unique_ptr<NvrtcCompiler> c(new NvrtcCompiler());
+  Impl &I = *c->I;
+  auto cc = parseArch(settings.arch);
+  if (!cc)
+    return std::unexpected(cc.error());
+  I.IsPtx = settings.arch.starts_with("compute_");
+  {
+    std::string base = archForComputeCapability((*cc)[0], (*cc)[1]);
+    auto supported = nvrtcSupportedArchs();
+    if (!supported.empty() &&
+        std::find(supported.begin(), supported.end(), base) == supported.end()) {
+      std::string list;
+      for (const auto &a : supported)
+        list += (list.empty() ? "" : " ") + a;
+      return makeError(nvrtcVersionString() + " cannot compile for " +
+                       settings.arch + " (supported: " + list + ")");
+    }
+  }
+  I.Source = std::move(source);
+  I.SourceName = sourceName.empty() ? "kernel.cu" : std::move(sourceName);
+  I.SourceSha = sha256Hex(I.Source);
+  I.Version = nvrtcVersionString();
+  I.IncludeDirs = cudaIncludeDirs();
+  if (settings.maxBatch < 1)
+    settings.maxBatch = 1;
+  if (settings.cacheDir.empty()) {
+    std::string tmpl =
+        (fs::temp_directory_path() / "ktune-compile-XXXXXX").string();
+    if (!mkdtemp(tmpl.data()))
+      return makeError("cannot create a temporary compile cache directory");
+    I.TempDir = tmpl;
+    settings.cacheDir = tmpl;
+  }
+  auto cache = CompileCache::open(settings.cacheDir);
+  if (!cache)
+    return std::unexpected(cache.error());
+  I.Cache = std::move(*cache);
+  I.Settings = std::move(settings);
+  I.Pool = std::make_unique<ThreadPool>(I.Settings.jobs);
+  return c;
+}
+
+const std::string &NvrtcCompiler::arch() const { return I->Settings.arch; }
+
+std::vector<std::string> NvrtcCompiler::options(int maxRegisters) const {
+  return I->options(maxRegisters);
+}
+
+std::string NvrtcCompiler::cacheKey(const Instantiation &inst) const {
+  return I->key(inst);
+}
+
+void NvrtcCompiler::prefetch(const std::vector<Instantiation> &insts) {
+  std::map<int, std::vector<Impl::Pending>> todo; // by maxRegisters
+  size_t total = 0;
+  {
+    std::lock_guard<std::mutex> lock(I->Mutex);
+    for (const auto &inst : insts) {
+      std::string key = I->key(inst);
+      if (I->Results.count(key))
+        continue;
+      auto promise = std::make_shared<std::promise<Expected<CompiledKernel>>>();
+      I->Results.emplace(key, promise->get_future().share());
+      if (auto hit = I->Cache->lookup(key)) {
+        ++I->CacheHits;
+        promise->set_value(Impl::fromEntry(*hit, I->IsPtx, true));
+        continue;
+      }
+      todo[inst.maxRegisters].push_back({inst, key, promise});
+      ++total;
+    }
+  }
+  if (total == 0)
+    return;
+  // Enough batches to keep every thread busy, none over maxBatch.
+  const size_t threads = static_cast<size_t>(I->Pool->size());
+  for (auto &[maxRegs, pending] : todo) {
+    size_t perBatch = std::clamp<size_t>(
+        (pending.size() + threads - 1) / threads, 1,
+        static_cast<size_t>(I->Settings.maxBatch));
+    for (size_t begin = 0; begin < pending.size(); begin += perBatch) {
+      size_t end = std::min(pending.size(), begin + perBatch);
+      auto batch = std::make_shared<std::vector<Impl::Pending>>(
+          std::make_move_iterator(pending.begin() + begin),
+          std::make_move_iterator(pending.begin() + end));
+      Impl *impl = I.get();
+      I->Pool->submit([impl, batch] { impl->compileBatch(std::move(*batch)); });
+    }
+  }
+}
+
+Expected<CompiledKernel> NvrtcCompiler::get(const Instantiation &inst) {
+  std::string key = I->key(inst);
+  std::shared_future<Expected<CompiledKernel>> future;
+  {
+    std::lock_guard<std::mutex> lock(I->Mutex);
+    auto it = I->Results.find(key);
+    if (it != I->Results.end())
+      future = it->second;
+  }
+  if (!future.valid()) {
+    prefetch({inst});
+    std::lock_guard<std::mutex> lock(I->Mutex);
+    future = I->Results.at(key);
+  }
+  return future.get();
+}
+
+std::vector<Expected<CompiledKernel>>
+NvrtcCompiler::compileAll(const std::vector<Instantiation> &insts) {
+  prefetch(insts);
+  std::vector<Expected<CompiledKernel>> out;
+  out.reserve(insts.size());
+  for (const auto &inst : insts)
+    out.push_back(get(inst));
+  return out;
+}
+
+CompileStats NvrtcCompiler::stats() const {
+  CompileStats s;
+  s.programs = I->Programs;
+  s.instantiations = I->Instantiations;
+  s.cacheHits = I->CacheHits;
+  s.failures = I->Failures;
+  s.compileSeconds = static_cast<double>(I->CompileMicros.load()) / 1e6;
+  return s;
+}
+
+} // namespace ktune

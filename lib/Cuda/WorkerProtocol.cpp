@@ -1,0 +1,229 @@
+#include "ktune/Cuda/WorkerProtocol.h"
+
+#include "ktune/Cuda/DTypeInfo.h"
+
+#include <cmath>
+#include <limits>
+
+namespace ktune::protocol {
+
+using nlohmann::json;
+
+std::string hexEncode(std::string_view bytes) {
+  static const char *Digits = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out += Digits[c >> 4];
+    out += Digits[c & 15];
+  }
+  return out;
+}
+
+Expected<std::string> hexDecode(std::string_view hex) {
+  if (hex.size() % 2)
+    return makeError("odd number of hex digits");
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9')
+      return c - '0';
+    if (c >= 'a' && c <= 'f')
+      return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+      return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    int hi = digit(hex[i]), lo = digit(hex[i + 1]);
+    if (hi < 0 || lo < 0)
+      return makeError("not a hex digit");
+    out += static_cast<char>(hi * 16 + lo);
+  }
+  return out;
+}
+
+std::string roleName(Role r) {
+  return r == Role::In ? "in" : r == Role::Out ? "out" : "inout";
+}
+
+std::optional<Role> roleFromName(std::string_view n) {
+  if (n == "in")
+    return Role::In;
+  if (n == "out")
+    return Role::Out;
+  if (n == "inout")
+    return Role::InOut;
+  return std::nullopt;
+}
+
+template <class F> static auto guarded(F &&f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const json::exception &e) {
+    return makeError(std::string("malformed worker message: ") + e.what());
+  }
+}
+
+json toJson(const BufferSpec &b) {
+  return json{{"name", b.name},
+              {"dtype", std::string(dtypeInfo(b.dtype).name)},
+              {"count", b.count},
+              {"role", roleName(b.role)},
+              {"fill", b.fillMode},
+              {"low", b.low},
+              {"high", b.high},
+              {"seed", b.seed},
+              {"rtol", b.rtol},
+              {"atol", b.atol}};
+}
+
+Expected<BufferSpec> bufferSpecFromJson(const json &j) {
+  return guarded([&]() -> Expected<BufferSpec> {
+    BufferSpec b;
+    b.name = j.at("name").get<std::string>();
+    auto dtype = dtypeFromName(j.at("dtype").get<std::string>());
+    if (!dtype)
+      return makeError("unknown dtype " + j.at("dtype").dump());
+    b.dtype = *dtype;
+    b.count = j.at("count").get<int64_t>();
+    auto role = roleFromName(j.at("role").get<std::string>());
+    if (!role)
+      return makeError("unknown role " + j.at("role").dump());
+    b.role = *role;
+    b.fillMode = j.at("fill").get<int>();
+    b.low = j.at("low").get<double>();
+    b.high = j.at("high").get<double>();
+    b.seed = j.at("seed").get<uint64_t>();
+    b.rtol = j.at("rtol").get<double>();
+    b.atol = j.at("atol").get<double>();
+    if (b.count < 0)
+      return makeError("negative buffer size");
+    return b;
+  });
+}
+
+json toJson(const Launch &l) {
+  json args = json::array();
+  for (const auto &a : l.args)
+    if (a.buffer >= 0)
+      args.push_back({{"buffer", a.buffer}});
+    else
+      args.push_back({{"bytes", hexEncode(a.bytes)}});
+  return json{{"grid", l.dims.grid},
+              {"block", l.dims.block},
+              {"smem", l.dims.smemDynamic},
+              {"args", args}};
+}
+
+Expected<Launch> launchFromJson(const json &j) {
+  return guarded([&]() -> Expected<Launch> {
+    Launch l;
+    l.dims.grid = j.at("grid").get<std::array<int64_t, 3>>();
+    l.dims.block = j.at("block").get<std::array<int64_t, 3>>();
+    l.dims.smemDynamic = j.at("smem").get<int64_t>();
+    for (const auto &a : j.at("args")) {
+      KernelArgValue v;
+      if (a.contains("buffer")) {
+        v.buffer = a.at("buffer").get<int>();
+      } else {
+        auto bytes = hexDecode(a.at("bytes").get<std::string>());
+        if (!bytes)
+          return std::unexpected(bytes.error());
+        v.bytes = std::move(*bytes);
+      }
+      l.args.push_back(std::move(v));
+    }
+    return l;
+  });
+}
+
+json toJson(const TimeOptions &o) {
+  return json{{"cold_l2", o.coldL2},
+              {"min_reps", o.rule.minReps},
+              {"max_reps", o.rule.maxReps},
+              {"max_seconds", o.rule.maxSeconds},
+              {"target_rel_iqr", o.rule.targetRelIqr},
+              {"fixed_reps", o.fixedReps},
+              {"batch_threshold_us", o.batchThresholdUs},
+              {"batch_target_us", o.batchTargetUs}};
+}
+
+Expected<TimeOptions> timeOptionsFromJson(const json &j) {
+  return guarded([&]() -> Expected<TimeOptions> {
+    TimeOptions o;
+    o.coldL2 = j.at("cold_l2").get<bool>();
+    o.rule.minReps = j.at("min_reps").get<size_t>();
+    o.rule.maxReps = j.at("max_reps").get<size_t>();
+    o.rule.maxSeconds = j.at("max_seconds").get<double>();
+    o.rule.targetRelIqr = j.at("target_rel_iqr").get<double>();
+    o.fixedReps = j.at("fixed_reps").get<int>();
+    o.batchThresholdUs = j.at("batch_threshold_us").get<double>();
+    o.batchTargetUs = j.at("batch_target_us").get<double>();
+    return o;
+  });
+}
+
+json toJson(const TimeResult &r) {
+  return json{{"samples_us", r.samplesUs},
+              {"batched", r.batched},
+              {"batch_size", r.batchSize},
+              {"rotation_sets", r.rotationSets},
+              {"wall_s", r.wallSeconds}};
+}
+
+Expected<TimeResult> timeResultFromJson(const json &j) {
+  return guarded([&]() -> Expected<TimeResult> {
+    TimeResult r;
+    r.samplesUs = j.at("samples_us").get<std::vector<double>>();
+    r.batched = j.at("batched").get<bool>();
+    r.batchSize = j.at("batch_size").get<int>();
+    r.rotationSets = j.at("rotation_sets").get<int>();
+    r.wallSeconds = j.at("wall_s").get<double>();
+    return r;
+  });
+}
+
+json toJson(const BufferCheck &c) {
+  // NaN and Inf are not JSON numbers: send them as strings.
+  auto num = [](double v) -> json {
+    if (std::isnan(v))
+      return "nan";
+    if (std::isinf(v))
+      return v > 0 ? "inf" : "-inf";
+    return v;
+  };
+  return json{{"name", c.name},       {"mismatches", c.mismatches},
+              {"first", c.firstIndex}, {"got", num(c.got)},
+              {"want", num(c.want)},   {"max_abs_err", num(c.maxAbsErr)},
+              {"non_finite", c.nonFinite}, {"want_non_finite", c.wantNonFinite}};
+}
+
+static double numberFromJson(const json &j) {
+  if (j.is_string()) {
+    std::string s = j.get<std::string>();
+    if (s == "nan")
+      return std::numeric_limits<double>::quiet_NaN();
+    if (s == "inf")
+      return std::numeric_limits<double>::infinity();
+    if (s == "-inf")
+      return -std::numeric_limits<double>::infinity();
+  }
+  return j.get<double>();
+}
+
+Expected<BufferCheck> bufferCheckFromJson(const json &j) {
+  return guarded([&]() -> Expected<BufferCheck> {
+    BufferCheck c;
+    c.name = j.at("name").get<std::string>();
+    c.mismatches = j.at("mismatches").get<uint64_t>();
+    c.firstIndex = j.at("first").get<uint64_t>();
+    c.got = numberFromJson(j.at("got"));
+    c.want = numberFromJson(j.at("want"));
+    c.maxAbsErr = numberFromJson(j.at("max_abs_err"));
+    c.nonFinite = j.at("non_finite").get<uint64_t>();
+    c.wantNonFinite = j.at("want_non_finite").get<uint64_t>();
+    return c;
+  });
+}
+
+} // namespace ktune::protocol

@@ -1,0 +1,149 @@
+#include "ktune/Cuda/CudaEvaluator.h"
+
+#include "CudaTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using namespace ktune;
+using namespace ktune::test;
+
+namespace {
+
+class CompileOnly : public ::testing::Test {
+protected:
+  void SetUp() override { Cache = freshDir("ktune-compile-only"); }
+  void TearDown() override { std::filesystem::remove_all(Cache); }
+  std::unique_ptr<Evaluator> make(CudaTuneOptions o) {
+    auto e = createCompileOnlyEvaluator(o);
+    EXPECT_TRUE(e) << (e ? "" : e.error().str());
+    return e ? std::move(*e) : nullptr;
+  }
+  std::string Cache;
+};
+
+const Shape Small = {{"tokens", 64}, {"d", 4096}};
+
+} // namespace
+
+TEST_F(CompileOnly, ReportsResourcesWithoutRunning) {
+  auto e = make(siluOptions(Cache));
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->arch(), "sm_90");
+  EXPECT_NE(e->device().find("sm_90"), std::string::npos);
+  EvalResult r = e->evaluate(Small, {{"BLOCK_SIZE", 256}, {"VEC", 4}});
+  EXPECT_EQ(r.status, EvalStatus::Ok) << r.reason;
+  EXPECT_FALSE(r.time);
+  EXPECT_GT(r.resources.registers, 0);
+  EXPECT_EQ(r.resources.smemStatic, 0);
+  EXPECT_EQ(r.resources.threadsPerBlock, 256);
+  EXPECT_GT(r.resources.blocksPerSM, 0);
+  EXPECT_GT(r.compileMs, 0.0);
+}
+
+TEST_F(CompileOnly, PrunesCompileErrorsAndLimits) {
+  auto e = make(siluOptions(Cache));
+  ASSERT_TRUE(e);
+  EvalResult tooBig = e->evaluate(Small, {{"BLOCK_SIZE", 2048}, {"VEC", 4}});
+  EXPECT_EQ(tooBig.status, EvalStatus::Pruned);
+  EXPECT_NE(tooBig.reason.find("2048"), std::string::npos) << tooBig.reason;
+  EXPECT_EQ(tooBig.compileMs, 0.0); // pruned before compiling
+
+  EvalResult bad = e->evaluate(Small, {{"BLOCK_SIZE", 256}, {"VEC", 16}});
+  EXPECT_EQ(bad.status, EvalStatus::CompileError);
+  EXPECT_NE(bad.reason.find("VEC must be in 1..8"), std::string::npos) << bad.reason;
+
+  EvalResult unknown = e->evaluate(Small, {{"TILE", 4}});
+  EXPECT_EQ(unknown.status, EvalStatus::CompileError);
+  EXPECT_NE(unknown.reason.find("TILE"), std::string::npos);
+}
+
+TEST_F(CompileOnly, PrunesByConstraint) {
+  auto o = siluOptions(Cache);
+  o.spec.constraints = {"BLOCK_SIZE * VEC <= d"};
+  auto e = make(o);
+  EvalResult r = e->evaluate({{"tokens", 1}, {"d", 256}}, {{"BLOCK_SIZE", 128}, {"VEC", 4}});
+  EXPECT_EQ(r.status, EvalStatus::Pruned);
+  EXPECT_NE(r.reason.find("BLOCK_SIZE * VEC <= d"), std::string::npos);
+}
+
+TEST_F(CompileOnly, PreparedBatchesComeFromTheCacheLater) {
+  std::vector<Configuration> all;
+  for (int64_t b : {64, 128, 256, 512})
+    for (int64_t v : {1, 2, 4, 8})
+      all.push_back({{"BLOCK_SIZE", b}, {"VEC", v}});
+  {
+    auto e = make(siluOptions(Cache));
+    e->prepare(all);
+    for (const auto &c : all)
+      EXPECT_EQ(e->evaluate(Small, c).status, EvalStatus::Ok);
+  }
+  auto later = make(siluOptions(Cache)); // another run: everything cached
+  for (const auto &c : all) {
+    EvalResult r = later->evaluate(Small, c);
+    EXPECT_EQ(r.status, EvalStatus::Ok);
+    EXPECT_EQ(r.compileMs, 0.0);
+    EXPECT_GT(r.resources.registers, 0);
+  }
+}
+
+TEST_F(CompileOnly, UsesTheArchitecturesLimits) {
+  ElementwiseKernel k{"staged_copy", "ELEMS", 256, 16, {16, 64, 128}};
+  auto o = elementwiseOptions(k, 1 << 20, Cache);
+  o.manifest.kernels[0].launch->smem = "BLOCK * ELEMS * 4";
+  o.manifest.kernels[0].launch->grid = {"ceil_div(n, BLOCK * ELEMS)"};
+  Shape shape{{"n", 1 << 20}};
+  Configuration big{{"BLOCK", 256}, {"ELEMS", 64}}; // 64 KB dynamic
+  Configuration huge{{"BLOCK", 256}, {"ELEMS", 128}}; // 128 KB dynamic
+
+  auto hopper = make(o);
+  EvalResult r = hopper->evaluate(shape, big);
+  EXPECT_EQ(r.status, EvalStatus::Ok) << r.reason;
+  EXPECT_EQ(r.resources.smemDynamic, 64 * 1024);
+  EXPECT_EQ(hopper->evaluate(shape, huge).status, EvalStatus::Ok);
+
+  o.arch = "sm_86";
+  auto ampere = make(o);
+  EXPECT_EQ(ampere->arch(), "sm_86");
+  EXPECT_EQ(ampere->evaluate(shape, big).status, EvalStatus::Ok);
+  EvalResult tooMuch = ampere->evaluate(shape, huge);
+  EXPECT_EQ(tooMuch.status, EvalStatus::Pruned);
+  EXPECT_NE(tooMuch.reason.find("shared memory"), std::string::npos) << tooMuch.reason;
+}
+
+TEST_F(CompileOnly, SearchesMaxRegisterCaps) {
+  ElementwiseKernel k{"many_registers", "ACC", 128, 48, {16, 48}};
+  auto e = make(elementwiseOptions(k, 1 << 16, Cache));
+  Shape shape{{"n", 1 << 16}};
+  EvalResult free = e->evaluate(shape, {{"BLOCK", 1024}, {"ACC", 48}});
+  EvalResult capped = e->evaluate(shape, {{"BLOCK", 1024}, {"ACC", 48}, {"maxrregcount", 32}});
+  ASSERT_EQ(capped.status, EvalStatus::Ok) << capped.reason;
+  EXPECT_LE(capped.resources.registers, 32);
+  // Without the cap, 1024 threads may not fit the register file; either way
+  // the cap must not report more registers than the uncapped build.
+  EXPECT_LE(capped.resources.registers, free.resources.registers);
+}
+
+TEST(CompileOnlyErrors, BadOptionsAreErrorsNotCrashes) {
+  auto o = siluOptions("");
+  o.arch = "sm_75"; // no static limits
+  EXPECT_FALSE(createCompileOnlyEvaluator(o));
+  o = siluOptions("");
+  o.kernel = "rmsnorm";
+  auto e = createCompileOnlyEvaluator(o);
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message.find("rmsnorm"), std::string::npos);
+}
+
+TEST(CudaDevice, AvailabilityProbeIsSafe) {
+  // Without a driver the worker cannot start; the probe says so instead of
+  // failing, and the GPU evaluator reports an error.
+  bool available = cudaDeviceAvailable();
+  EXPECT_EQ(available, cudaDeviceAvailable()); // cached
+  if (!available) {
+    auto e = createCudaEvaluator(siluOptions(""));
+    ASSERT_FALSE(e);
+    EXPECT_FALSE(e.error().message.empty());
+  }
+}

@@ -34,11 +34,11 @@ constexpr DTypeInfo DTypes[] = {
     {DType::BF16, "bf16", 2, {"bfloat16", nullptr, nullptr, nullptr}},
     {DType::F8E4M3, "fp8e4m3", 1, {"fp8_e4m3", "e4m3", nullptr, nullptr}},
     {DType::F8E5M2, "fp8e5m2", 1, {"fp8_e5m2", "e5m2", nullptr, nullptr}},
-    {DType::I8, "i8", 1, {"int8", nullptr, nullptr, nullptr}},
-    {DType::U8, "u8", 1, {"uint8", nullptr, nullptr, nullptr}},
-    {DType::I32, "i32", 4, {"int32", "int", nullptr, nullptr}},
-    {DType::U32, "u32", 4, {"uint32", nullptr, nullptr, nullptr}},
-    {DType::I64, "i64", 8, {"int64", nullptr, nullptr, nullptr}},
+    {DType::I8, "int8", 1, {"i8", nullptr, nullptr, nullptr}},
+    {DType::U8, "uint8", 1, {"u8", nullptr, nullptr, nullptr}},
+    {DType::I32, "int32", 4, {"i32", "int", nullptr, nullptr}},
+    {DType::U32, "uint32", 4, {"u32", nullptr, nullptr, nullptr}},
+    {DType::I64, "int64", 8, {"i64", nullptr, nullptr, nullptr}},
     {DType::F64, "fp64", 8, {"f64", "float64", "double", nullptr}},
 };
 
@@ -330,7 +330,7 @@ Expected<Spec> specFromJson(const json &j) {
                          {"ktune", "kernel", "template_args", "dims", "shapes",
                           "args", "launch", "bytes", "tolerance", "domains",
                           "constraints", "max_registers", "compile_options",
-                          "reference_kernel", "comment"},
+                          "reference_kernel", "comment", "$schema"},
                          "");
       !ok)
     return std::unexpected(ok.error());

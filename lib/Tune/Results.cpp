@@ -285,6 +285,17 @@ Expected<TuneResults> resultsFromJson(const json &j) {
         if (!time)
           return std::unexpected(time.error());
         m.result.time = *time;
+        if (jf.contains("resources") && jf["resources"].is_object()) {
+          const json &r = jf["resources"];
+          Resources &res = m.result.resources;
+          res.registers = r.value("registers", -1);
+          res.spillStores = r.value("spill_stores", 0);
+          res.spillLoads = r.value("spill_loads", 0);
+          res.smemStatic = r.value("smem_static", -1);
+          res.smemDynamic = r.value("smem_dynamic", 0);
+          res.threadsPerBlock = r.value("threads_per_block", 0);
+          res.blocksPerSM = r.value("blocks_per_sm", -1);
+        }
         s.finalists.push_back(std::move(m));
       }
     r.shapes.push_back(std::move(s));
@@ -345,6 +356,42 @@ std::string formatResultsTable(const TuneResults &r) {
       out << pad(shapeText(s.shape), 28)
           << pad(std::to_string(s.evaluations), 13) << counts << "\n";
     }
+    if (r.shapes.empty())
+      return out.str();
+    // Compilation does not depend on the shape (pruning may): one table.
+    const ShapeResult &first = r.shapes.front();
+    out << "\nresources";
+    if (r.shapes.size() > 1)
+      out << " at " << shapeText(first.shape);
+    out << ":\n";
+    size_t width = 13;
+    for (const auto &m : first.finalists)
+      width = std::max(width, configText(m.config).size() + 2);
+    out << pad("configuration", width) << pad("status", 15) << pad("regs", 6)
+        << pad("spills", 8) << pad("smem", 8) << pad("threads", 9)
+        << pad("blocks/SM", 11) << "reason\n";
+    auto num = [](int v, bool known) {
+      return known ? std::to_string(v) : std::string("-");
+    };
+    const size_t maxRows = 200;
+    for (size_t i = 0; i < first.finalists.size() && i < maxRows; ++i) {
+      const Measured &m = first.finalists[i];
+      const Resources &res = m.result.resources;
+      std::string reason = m.result.reason.substr(0, m.result.reason.find('\n'));
+      if (reason.size() > 80)
+        reason = reason.substr(0, 77) + "...";
+      out << pad(configText(m.config), width)
+          << pad(std::string(statusName(m.result.status)), 15)
+          << pad(num(res.registers, res.registers >= 0), 6)
+          << pad(num(res.spillStores + res.spillLoads, res.registers >= 0), 8)
+          << pad(num(res.smemStatic + res.smemDynamic, res.smemStatic >= 0), 8)
+          << pad(num(res.threadsPerBlock, res.threadsPerBlock > 0), 9)
+          << pad(num(res.blocksPerSM, res.blocksPerSM >= 0), 11) << reason
+          << "\n";
+    }
+    if (first.finalists.size() > maxRows)
+      out << "... " << first.finalists.size() - maxRows
+          << " more in the results file\n";
     return out.str();
   }
   size_t shapeWidth = 5;

@@ -86,6 +86,7 @@ struct ProgressLine {
   uint64_t spent = 0, budget = 0;
   std::optional<double> bestUs, defaultUs;
   double etaSeconds = NAN;
+  bool timed = true; // false in compile-only runs: no "best"
 };
 
 class Progress {
@@ -107,10 +108,11 @@ public:
     }
     char line[512];
     std::snprintf(line, sizeof(line),
-                  "[shape %zu/%zu %s] %llu/%llu evaluations, %s, ETA %s",
+                  "[shape %zu/%zu %s] %llu/%llu evaluations, %s%sETA %s",
                   p.shapeIndex + 1, p.shapeCount, p.shape.c_str(),
                   static_cast<unsigned long long>(p.spent),
-                  static_cast<unsigned long long>(p.budget), best,
+                  static_cast<unsigned long long>(p.budget),
+                  p.timed ? best : "", p.timed ? ", " : "",
                   durationText(p.etaSeconds).c_str());
     if (O.tty) {
       std::fprintf(O.out, "\r\033[K%s", line);
@@ -685,10 +687,23 @@ Expected<ShapeResult> Tuner::compileShape(size_t index) {
     line.shapeCount = Shapes.size();
     line.shape = shapeText(shape);
     line.spent = o.spent();
-    line.budget = std::min<uint64_t>(Options.budget, points.size());
+    line.budget = points.size();
+    line.timed = false;
+    if (o.newEvaluations() > 0) {
+      double perEval = o.newSeconds() / static_cast<double>(o.newEvaluations());
+      double left = static_cast<double>(points.size() -
+                                        std::min<uint64_t>(points.size(), o.spent())) +
+                    static_cast<double>(points.size()) *
+                        static_cast<double>(Shapes.size() - index - 1);
+      line.etaSeconds = perEval * left;
+    }
     S->progress.update(line);
   };
   ShapeObjective objective(std::move(ctx));
+  if (objective.resumed() > 0)
+    S->progress.note("shape " + shapeText(shape) + ": " +
+                     std::to_string(objective.resumed()) +
+                     " evaluation(s) read back from the journal");
   size_t batch = std::max<size_t>(1, Options.prepareBatch);
   for (size_t start = 0; start < points.size(); start += batch) {
     if (objective.stopped())

@@ -125,3 +125,40 @@ TEST(Results, JsonRoundTripAndTable) {
   j["shapes"][0]["best"]["config"]["B"] = "big";
   EXPECT_EQ(resultsFromJson(j).error().where, "shapes[0].best.config.B");
 }
+
+TEST(Results, CompileOnlyTableListsResources) {
+  TuneResults r;
+  r.kernel = "k";
+  r.device = "compile only";
+  r.arch = "sm_90";
+  r.compileOnly = true;
+  ShapeResult s;
+  s.shape = {{"n", 16}};
+  s.evaluations = 2;
+  s.statusCounts = {{"ok", 1}, {"pruned", 1}};
+  s.stopReason = "compile only";
+  EvalResult ok;
+  ok.resources.registers = 40;
+  ok.resources.spillStores = 4;
+  ok.resources.smemStatic = 1024;
+  ok.resources.threadsPerBlock = 256;
+  ok.resources.blocksPerSM = 8;
+  EvalResult pruned;
+  pruned.status = EvalStatus::Pruned;
+  pruned.reason = "1024 threads per block exceed the kernel's limit\nmore";
+  s.finalists = {{A, ok}, {Bc, pruned}};
+  r.shapes.push_back(s);
+  std::string table = formatResultsTable(r);
+  EXPECT_NE(table.find("ok 1, pruned 1"), std::string::npos) << table;
+  EXPECT_NE(table.find("B=128"), std::string::npos) << table;
+  EXPECT_NE(table.find("40    4       1024    256      8"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("pruned"), std::string::npos) << table;
+  EXPECT_NE(table.find("exceed the kernel's limit\n"), std::string::npos)
+      << table;
+  // Resources survive the results file.
+  auto back = resultsFromJson(resultsToJson(r));
+  ASSERT_TRUE(back) << back.error().str();
+  EXPECT_EQ(back->shapes[0].finalists[0].result.resources.registers, 40);
+  EXPECT_EQ(back->shapes[0].finalists[0].result.resources.blocksPerSM, 8);
+}

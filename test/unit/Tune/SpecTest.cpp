@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 using namespace ktune;
 using nlohmann::json;
 
@@ -309,4 +312,28 @@ TEST(SpecErrors, MissingLaunchGeometry) {
   auto ok = validateSpec(*s, k);
   ASSERT_FALSE(ok);
   EXPECT_EQ(ok.error().where, "launch");
+}
+
+// The specs shipped with the examples are read without error.
+TEST(Spec, ExampleSpecsRead) {
+  namespace fs = std::filesystem;
+  size_t read = 0;
+  for (const char *dir : {"/examples", "/examples/handwritten"}) {
+    fs::path root = fs::path(KTUNE_SOURCE_DIR) / std::string(dir).substr(1);
+    if (!fs::is_directory(root))
+      continue;
+    for (const auto &entry : fs::directory_iterator(root)) {
+      std::string name = entry.path().filename().string();
+      if (name.size() < 10 || name.substr(name.size() - 10) != ".spec.json")
+        continue;
+      std::ifstream in(entry.path());
+      auto j = json::parse(in, nullptr, false);
+      ASSERT_FALSE(j.is_discarded()) << name;
+      auto s = specFromJson(j);
+      EXPECT_TRUE(s) << name << ": " << (s ? "" : s.error().str());
+      ++read;
+    }
+  }
+  if (read == 0)
+    GTEST_SKIP() << "no example specs in this checkout";
 }

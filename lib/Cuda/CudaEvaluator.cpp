@@ -73,6 +73,17 @@ std::string describeMismatch(const protocol::BufferCheck &c, int64_t count) {
   return s + ")";
 }
 
+std::string describeGuards(const protocol::BufferCheck &c) {
+  std::string s = "'" + c.name + "': out-of-bounds write (";
+  if (c.guardBefore > 0)
+    s += std::to_string(c.guardBefore) + " bytes changed just before the buffer";
+  if (c.guardBefore > 0 && c.guardAfter > 0)
+    s += ", ";
+  if (c.guardAfter > 0)
+    s += std::to_string(c.guardAfter) + " bytes changed just past its end";
+  return s + ")";
+}
+
 class CudaEvaluator final : public Evaluator {
 public:
   CudaEvaluator(CudaTuneOptions options, KernelBinding binding,
@@ -266,6 +277,14 @@ private:
     r.resources.spillLoads = res.spillLoads;
     r.resources.stackFrame = res.cumulativeStack;
     r.resources.smemStatic = res.registers >= 0 ? res.smemStatic : -1;
+    if (int cap = KernelBinding::maxRegisters(*full);
+        cap > 0 && res.registers > cap)
+      return fail(EvalStatus::Pruned,
+                  "--maxrregcount=" + std::to_string(cap) +
+                      " has no effect: the kernel uses " +
+                      std::to_string(res.registers) +
+                      " registers (its __launch_bounds__ take precedence), "
+                      "so this is the same code as without the cap");
     if (auto why = resourcePruneReason(Limits, *dims, res.registers,
                                        r.resources.smemStatic, res.barriers))
       return fail(EvalStatus::Pruned, *why);
@@ -308,6 +327,20 @@ private:
     if (!loaded)
       return workerFailure(loaded.error(), "loading the module: ", r);
     p.Handle = loaded->handle;
+    // The loaded function's attributes are the ground truth (and the only
+    // resource report for PTX, which the driver compiles).
+    if (loaded->registers > 0) {
+      bool unknownBefore = r.resources.registers < 0;
+      r.resources.registers = loaded->registers;
+      r.resources.smemStatic = loaded->smemStatic;
+      if (unknownBefore)
+        if (auto why = resourcePruneReason(Limits, p.Dims, loaded->registers,
+                                           loaded->smemStatic)) {
+          r.status = EvalStatus::Pruned;
+          r.reason = *why;
+          return r;
+        }
+    }
     if (loaded->maxThreadsPerBlock > 0 &&
         p.Dims.threadsPerBlock() > loaded->maxThreadsPerBlock) {
       r.status = EvalStatus::Pruned;
@@ -328,10 +361,13 @@ private:
         return workerFailure(run.error(), "", r);
       r.resources.blocksPerSM = run->blocksPerSM;
       std::string wrong;
-      for (const auto &c : run->result.checks)
+      for (const auto &c : run->result.checks) {
         if (c.mismatches > 0)
           wrong += (wrong.empty() ? "" : "; ") +
                    describeMismatch(c, BufferCounts[c.name]);
+        if (c.guardBefore > 0 || c.guardAfter > 0)
+          wrong += (wrong.empty() ? "" : "; ") + describeGuards(c);
+      }
       if (!wrong.empty()) {
         r.status = EvalStatus::WrongResult;
         r.reason = wrong;
@@ -438,7 +474,11 @@ private:
     auto run = Worker->run(loaded->handle, prepared->Launch, 0xFF, true);
     if (!run)
       return workerFailure(run.error(), "the reference run: ", r);
-    for (const auto &c : run->result.checks)
+    for (const auto &c : run->result.checks) {
+      if ((c.guardBefore > 0 || c.guardAfter > 0) &&
+          Warned.insert("guard " + c.name + shapeText(shape)).second)
+        std::fprintf(stderr, "ktune: note: the reference at shape %s: %s\n",
+                     shapeText(shape).c_str(), describeGuards(c).c_str());
       if (c.wantNonFinite > 0 && Warned.insert(c.name + shapeText(shape)).second)
         std::fprintf(stderr,
                      "ktune: note: reference output '%s' at shape %s holds %llu "
@@ -446,6 +486,7 @@ private:
                      "are NaN)\n",
                      c.name.c_str(), shapeText(shape).c_str(),
                      static_cast<unsigned long long>(c.wantNonFinite));
+    }
     return std::nullopt;
   }
 
@@ -538,15 +579,17 @@ compileHelpers(const std::string &arch, const std::string &cacheDir) {
     return std::unexpected(compiler.error());
   auto insts = helperInstantiations();
   auto results = (*compiler)->compileAll(insts);
+  for (size_t i = 0; i < results.size(); ++i)
+    if (!results[i])
+      return makeError("the verification kernel " + insts[i].nameExpression +
+                       " does not compile for " + arch + ": " +
+                       results[i].error().str());
   json fill = json::object(), compare = json::object(), readPair = json::object();
   std::string image;
   size_t i = 0;
   for (const auto &info : allDTypes()) {
     for (HelperKind kind : {HelperKind::Fill, HelperKind::Compare, HelperKind::ReadPair}) {
       const auto &r = results[i++];
-      if (!r)
-        return makeError("the verification kernels do not compile for " + arch +
-                         ": " + r.error().str());
       if (!image.empty() && r->imagePath != image)
         return makeError("the verification kernels were compiled into several "
                          "images");

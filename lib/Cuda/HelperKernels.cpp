@@ -100,7 +100,7 @@ __global__ void ktune_fill(T *p, unsigned long long n, unsigned long long seed,
       v = 0.0;
     } else if (mode == 4) {
       v = static_cast<double>(i);
-    } else if (Traits<T>::isInt) {
+    } else if constexpr (Traits<T>::isInt) {
       double lo = ceil(low), hi = floor(high);
       v = floor(lo + (hi - lo + 1.0) * uniform01(seed, i, 0));
       v = v > hi ? hi : v;
@@ -130,7 +130,7 @@ __global__ void ktune_compare(const T *got, const T *want, unsigned long long n,
     double a = Traits<T>::to(got[i]), b = Traits<T>::to(want[i]);
     bool ok;
     double err = 0.0;
-    if (Traits<T>::isInt) {
+    if constexpr (Traits<T>::isInt) {
       // Integers compare in their own type: doubles lose bits past 2^53.
       err = fabs(a - b);
       ok = got[i] == want[i] ||

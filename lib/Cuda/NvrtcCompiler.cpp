@@ -52,10 +52,10 @@ std::vector<std::string> cudaIncludeDirs() {
       candidates.push_back((fs::path(root) / "include").string());
       break;
     }
-  // Directories the build found (';'-separated CMake list).
+  // Directories the build found ('|'-separated).
   std::string built = KTUNE_CUDA_INCLUDE_DIRS;
   for (size_t start = 0; start <= built.size();) {
-    size_t end = built.find(';', start);
+    size_t end = built.find_first_of("|;", start);
     if (end == std::string::npos)
       end = built.size();
     if (end > start)
@@ -194,8 +194,17 @@ struct NvrtcCompiler::Impl {
       optPtrs.push_back(o.c_str());
 
     auto start = std::chrono::steady_clock::now();
+    // Where a driver is installed, NVRTC reuses machine code from the
+    // driver's compute cache for a program it has seen before, and then
+    // ptxas reports nothing. An empty kernel with a unique name makes every
+    // program new; our own cache already keeps us from compiling twice.
+    static std::atomic<uint64_t> Counter{0};
+    std::string source = Source + "\nextern \"C\" __global__ void ktune_unique_" +
+                         std::to_string(::getpid()) + "_" +
+                         std::to_string(start.time_since_epoch().count()) + "_" +
+                         std::to_string(Counter++) + "() {}\n";
     nvrtcProgram prog = nullptr;
-    nvrtcResult r = nvrtcCreateProgram(&prog, Source.c_str(), SourceName.c_str(),
+    nvrtcResult r = nvrtcCreateProgram(&prog, source.c_str(), SourceName.c_str(),
                                        0, nullptr, nullptr);
     if (r != NVRTC_SUCCESS) {
       for (auto &p : batch)
@@ -324,10 +333,16 @@ struct NvrtcCompiler::Impl {
       e.nameExpression = p.Inst.nameExpression;
       e.loweredName = lowered;
       e.imagePath = *imagePath;
-      if (auto it = functions.find(e.loweredName); it != functions.end())
+      bool attributed = false;
+      if (auto it = functions.find(e.loweredName); it != functions.end()) {
         e.resources = it->second;
+        attributed = e.resources.registers >= 0;
+      }
       e.resources.entry = true;
-      e.log = frontEnd + e.resources.log;
+      // Without this function's lines (PTX, or a log we could not read),
+      // keep the whole log for whoever looks.
+      e.log = attributed || IsPtx ? frontEnd + e.resources.log
+                                  : log.substr(0, 64 * 1024);
       e.resources.log.clear();
       e.compileMs = ms / static_cast<double>(batch.size());
       storeAndFinish(p, std::move(e));

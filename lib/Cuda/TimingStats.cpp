@@ -31,7 +31,15 @@ bool StoppingRule::done(const std::vector<double> &samples,
     return true;
   if (samples.size() < minReps)
     return false;
-  return summarize(samples).relativeIqr() <= targetRelIqr;
+  SampleSummary s = summarize(samples);
+  if (s.relativeIqr() <= targetRelIqr)
+    return true;
+  // Launches may vary more than the target while their median is already
+  // known that well: stop when the median's 95 % confidence interval
+  // (median +- 1.57 IQR / sqrt(n), McGill, Tukey and Larsen 1978) is within
+  // the target.
+  return 1.57 * s.iqr() / std::sqrt(static_cast<double>(s.count)) <=
+         targetRelIqr * s.median;
 }
 
 } // namespace ktune

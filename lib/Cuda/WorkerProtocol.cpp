@@ -195,7 +195,8 @@ json toJson(const BufferCheck &c) {
   return json{{"name", c.name},       {"mismatches", c.mismatches},
               {"first", c.firstIndex}, {"got", num(c.got)},
               {"want", num(c.want)},   {"max_abs_err", num(c.maxAbsErr)},
-              {"non_finite", c.nonFinite}, {"want_non_finite", c.wantNonFinite}};
+              {"non_finite", c.nonFinite}, {"want_non_finite", c.wantNonFinite},
+              {"guard_before", c.guardBefore}, {"guard_after", c.guardAfter}};
 }
 
 static double numberFromJson(const json &j) {
@@ -222,6 +223,8 @@ Expected<BufferCheck> bufferCheckFromJson(const json &j) {
     c.maxAbsErr = numberFromJson(j.at("max_abs_err"));
     c.nonFinite = j.at("non_finite").get<uint64_t>();
     c.wantNonFinite = j.at("want_non_finite").get<uint64_t>();
+    c.guardBefore = j.at("guard_before").get<uint64_t>();
+    c.guardAfter = j.at("guard_after").get<uint64_t>();
     return c;
   });
 }

@@ -17,8 +17,10 @@ struct SampleSummary {
 /// Quartiles by linear interpolation between order statistics.
 SampleSummary summarize(std::vector<double> samples);
 
-/// Repeat until the median is stable (relative IQR at most targetRelIqr,
-/// with at least minReps samples), or maxReps samples, or maxSeconds spent.
+/// Repeat until the median is stable, or maxReps samples, or maxSeconds
+/// spent. Stable (after at least minReps samples): the relative IQR is at
+/// most targetRelIqr, or the median's 95 % confidence interval
+/// (1.57 IQR / sqrt(n)) is within targetRelIqr of it.
 struct StoppingRule {
   size_t minReps = 10;
   size_t maxReps = 2000;

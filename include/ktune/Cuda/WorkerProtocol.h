@@ -81,6 +81,9 @@ struct BufferCheck {
   double maxAbsErr = 0;
   uint64_t nonFinite = 0; // NaN/Inf produced where the reference is finite
   uint64_t wantNonFinite = 0; // NaN/Inf in the reference itself
+  /// Bytes changed in the guard regions just before / after the buffer: an
+  /// out-of-bounds write (checked for every buffer, inputs too).
+  uint64_t guardBefore = 0, guardAfter = 0;
 };
 
 struct RunResult {

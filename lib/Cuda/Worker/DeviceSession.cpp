@@ -16,6 +16,10 @@ namespace ktune::worker {
 using Clock = std::chrono::steady_clock;
 static constexpr int EventPairs = 64;
 static constexpr int HelperBlock = 256;
+/// Bytes before and after every buffer, filled with GuardPattern: a kernel
+/// that writes just outside its buffer (y[n], y[-1]) changes them.
+static constexpr size_t GuardBytes = 4096;
+static constexpr unsigned char GuardPattern = 0xA5;
 
 static double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -133,13 +137,12 @@ void DeviceSession::freeShape() {
     if (plan.graph)
       cuGraphExecDestroy(plan.graph);
   Plans.clear();
-  for (auto &set : RotationSets)
-    for (CUdeviceptr p : set)
-      if (p)
-        cuMemFree(p);
+  for (CUdeviceptr slab : RotationSlabs)
+    cuMemFree(slab);
+  RotationSlabs.clear();
   RotationSets.clear();
   for (auto &b : Buffers)
-    for (CUdeviceptr p : {b.ptr, b.initial, b.reference})
+    for (CUdeviceptr p : {b.base, b.initial, b.reference})
       if (p)
         cuMemFree(p);
   Buffers.clear();
@@ -213,7 +216,9 @@ DeviceSession::setup(const Helpers &helpers,
     // Record the buffer before allocating so freeShape frees what exists.
     Buffers.push_back(b);
     Buffer &nb = Buffers.back();
-    KTUNE_CU(cuMemAlloc(&nb.ptr, alloc));
+    KTUNE_CU(cuMemAlloc(&nb.base, alloc + 2 * GuardBytes));
+    nb.ptr = nb.base + GuardBytes;
+    KTUNE_WTRY(fillGuards(nb));
     if (s.role == Role::InOut)
       KTUNE_CU(cuMemAlloc(&nb.initial, alloc));
     if (s.role != Role::In)
@@ -342,6 +347,29 @@ WStatus DeviceSession::flushL2(int rep) {
   return {};
 }
 
+WStatus DeviceSession::fillGuards(const Buffer &b) {
+  KTUNE_CU(cuMemsetD8Async(b.base, GuardPattern, GuardBytes, Stream));
+  KTUNE_CU(cuMemsetD8Async(b.ptr + b.bytes, GuardPattern, GuardBytes, Stream));
+  return {};
+}
+
+WStatus DeviceSession::checkGuards(const Buffer &b, uint64_t &before,
+                                   uint64_t &after) {
+  std::vector<unsigned char> host(2 * GuardBytes);
+  KTUNE_CU(cuMemcpyDtoHAsync(host.data(), b.base, GuardBytes, Stream));
+  KTUNE_CU(cuMemcpyDtoHAsync(host.data() + GuardBytes, b.ptr + b.bytes,
+                             GuardBytes, Stream));
+  KTUNE_CU(cuStreamSynchronize(Stream));
+  before = after = 0;
+  for (size_t i = 0; i < GuardBytes; ++i) {
+    before += host[i] != GuardPattern;
+    after += host[GuardBytes + i] != GuardPattern;
+  }
+  if (before || after)
+    KTUNE_WTRY(fillGuards(b));
+  return {};
+}
+
 WExpected<protocol::BufferCheck> DeviceSession::compare(const Buffer &b) {
   protocol::BufferCheck c;
   c.name = b.spec.name;
@@ -418,14 +446,21 @@ DeviceSession::run(int handle, const protocol::Launch &l, int poison,
       static_cast<size_t>(l.dims.smemDynamic)));
 
   for (auto &b : Buffers) {
-    if (b.spec.role == Role::In)
-      continue;
-    if (makeReference && b.bytes > 0)
-      KTUNE_CU(cuMemcpyDtoDAsync(b.reference, b.ptr, b.bytes, Stream));
-    auto check = compare(b);
-    if (!check)
-      return std::unexpected(check.error());
-    result.checks.push_back(*check);
+    uint64_t before = 0, after = 0;
+    KTUNE_WTRY(checkGuards(b, before, after));
+    protocol::BufferCheck check;
+    check.name = b.spec.name;
+    if (b.spec.role != Role::In) {
+      if (makeReference && b.bytes > 0)
+        KTUNE_CU(cuMemcpyDtoDAsync(b.reference, b.ptr, b.bytes, Stream));
+      auto compared = compare(b);
+      if (!compared)
+        return std::unexpected(compared.error());
+      check = *compared;
+    }
+    check.guardBefore = before;
+    check.guardAfter = after;
+    result.checks.push_back(check);
   }
   return result;
 }
@@ -456,21 +491,35 @@ WExpected<double> DeviceSession::estimateMicros(Kernel &k,
 }
 
 WStatus DeviceSession::ensureRotationSets(int sets) {
-  while (static_cast<int>(RotationSets.size()) + 1 < sets) {
-    std::vector<CUdeviceptr> set(Buffers.size(), 0);
-    RotationSets.push_back(set);
-    auto &added = RotationSets.back();
+  int missing = sets - 1 - static_cast<int>(RotationSets.size());
+  if (missing <= 0)
+    return {};
+  // One allocation holds every new set: thousands of small cuMemAlloc calls
+  // would cost more than the timing.
+  std::vector<size_t> offsets;
+  size_t setBytes = 0;
+  for (const auto &b : Buffers) {
+    offsets.push_back(setBytes);
+    setBytes += (std::max<size_t>(b.bytes, 1) + 255) / 256 * 256;
+  }
+  CUdeviceptr slab = 0;
+  KTUNE_CU(cuMemAlloc(&slab, setBytes * static_cast<size_t>(missing)));
+  RotationSlabs.push_back(slab);
+  for (int s = 0; s < missing; ++s) {
+    std::vector<CUdeviceptr> set;
     for (size_t i = 0; i < Buffers.size(); ++i) {
       const Buffer &b = Buffers[i];
-      KTUNE_CU(cuMemAlloc(&added[i], std::max<size_t>(b.bytes, 256)));
+      CUdeviceptr p = slab + static_cast<size_t>(s) * setBytes + offsets[i];
+      set.push_back(p);
       if (b.bytes == 0)
         continue;
       // Each set holds the same inputs: real data, never zeros.
       if (b.spec.role == Role::In)
-        KTUNE_CU(cuMemcpyDtoDAsync(added[i], b.ptr, b.bytes, Stream));
+        KTUNE_CU(cuMemcpyDtoDAsync(p, b.ptr, b.bytes, Stream));
       else if (b.spec.role == Role::InOut)
-        KTUNE_CU(cuMemcpyDtoDAsync(added[i], b.initial, b.bytes, Stream));
+        KTUNE_CU(cuMemcpyDtoDAsync(p, b.initial, b.bytes, Stream));
     }
+    RotationSets.push_back(std::move(set));
   }
   KTUNE_CU(cuStreamSynchronize(Stream));
   return {};
@@ -484,7 +533,7 @@ DeviceSession::planBatch(Kernel &k, const protocol::Launch &l,
     return plan;
   double footprint = 0;
   for (const auto &b : Buffers)
-    footprint += double(std::max<size_t>(b.bytes, 256));
+    footprint += double((std::max<size_t>(b.bytes, 1) + 255) / 256 * 256);
   int sets = 1;
   if (o.coldL2) {
     // Rotate through enough copies that a set is evicted (three L2 sizes of

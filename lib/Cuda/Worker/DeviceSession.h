@@ -68,7 +68,8 @@ private:
   struct Buffer {
     protocol::BufferSpec spec;
     size_t bytes = 0;
-    CUdeviceptr ptr = 0;
+    CUdeviceptr base = 0; // the allocation: guard, data, guard
+    CUdeviceptr ptr = 0;  // the data, GuardBytes into the allocation
     CUdeviceptr initial = 0;   // inout: the state before any run
     CUdeviceptr reference = 0; // out/inout: the reference outputs
   };
@@ -102,6 +103,10 @@ private:
                                  const protocol::TimeOptions &o,
                                  double estimateUs);
   WExpected<protocol::BufferCheck> compare(const Buffer &b);
+  WStatus fillGuards(const Buffer &b);
+  /// Bytes of the guards before and after the data that differ from the
+  /// pattern (a kernel wrote out of bounds); restores them.
+  WStatus checkGuards(const Buffer &b, uint64_t &before, uint64_t &after);
 
   bool Opened = false;
   CUdevice Device = 0;
@@ -120,8 +125,10 @@ private:
 
   std::vector<Buffer> Buffers;
   /// Extra copies of every buffer, for rotating through in graph batches
-  /// (set 0 is Buffers itself).
+  /// (set 0 is Buffers itself; set s is RotationSets[s - 1]), carved out of
+  /// RotationSlabs.
   std::vector<std::vector<CUdeviceptr>> RotationSets;
+  std::vector<CUdeviceptr> RotationSlabs;
 
   std::map<std::string, CUmodule> Modules;
   std::vector<Kernel> Kernels;

@@ -6,7 +6,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <sys/prctl.h>
+#include <chrono>
+#include <thread>
 #include <unistd.h>
 
 namespace ktune {
@@ -174,8 +175,17 @@ int serveWorker(int inFd, int outFd) {
 int runWorkerMain(int argc, char **argv) {
   (void)argc;
   (void)argv;
-  // Die with the tuner, even when stuck in a kernel.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Die with the tuner, even while stuck in a kernel: a thread watches for
+  // the parent to change (PR_SET_PDEATHSIG would fire when the *thread* that
+  // started us ends, which need not be the tuner's end).
+  const pid_t parent = ::getppid();
+  std::thread([parent] {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      if (::getppid() != parent)
+        ::_exit(4);
+    }
+  }).detach();
   // Replies go to the original stdout; anything a library prints goes to
   // stderr, so it cannot corrupt the protocol.
   int protocolFd = ::dup(1);

@@ -124,6 +124,19 @@ TEST(NvrtcCompiler, NothingIsCompiledTwiceAcrossRuns) {
   std::filesystem::remove_all(dir);
 }
 
+// With a driver installed, NVRTC may take a program it compiled before from
+// the driver's compute cache, without ptxas's report: every compile must
+// still report resources.
+TEST(NvrtcCompiler, RecompilingAProgramStillReportsResources) {
+  for (int run = 0; run < 2; ++run) {
+    auto c = makeCompiler(kernelsSource(), "", 1);
+    auto k = c->get({"reverse_tile<128>", 0});
+    ASSERT_TRUE(k) << k.error().str();
+    EXPECT_GT(k->resources.registers, 0) << "run " << run << ":\n" << k->log;
+    EXPECT_EQ(k->resources.smemStatic, 512) << "run " << run;
+  }
+}
+
 TEST(NvrtcCompiler, KeysDependOnOptionsAndArch) {
   auto dir = freshDir("ktune-nvrtc");
   auto sm90 = makeCompiler(siluSource(), dir, 1, "sm_90");

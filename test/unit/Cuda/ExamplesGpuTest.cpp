@@ -1,0 +1,98 @@
+// The hand-written examples on a GPU (label gpu; skips without one).
+#include "ktune/Cuda/CudaEvaluator.h"
+
+#include "ExamplesTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using namespace ktune;
+using namespace ktune::test;
+
+namespace {
+
+class ExamplesGpu : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!cudaDeviceAvailable())
+      GTEST_SKIP() << "no CUDA device";
+    Cache = freshDir("ktune-examples-gpu");
+  }
+  void TearDown() override {
+    if (!Cache.empty())
+      std::filesystem::remove_all(Cache);
+  }
+  std::string Cache;
+};
+
+std::string describe(const EvalResult &r) {
+  return "status " + std::to_string(static_cast<int>(r.status)) + ": " + r.reason;
+}
+
+} // namespace
+
+TEST_F(ExamplesGpu, PlantedFaultsAreCaughtAndSurvived) {
+  auto o = examplePlanted(Cache);
+  if (!o)
+    GTEST_SKIP() << "examples/handwritten is not in this checkout";
+  o->watchdogSeconds = 5;
+  auto e = createCudaEvaluator(*o);
+  ASSERT_TRUE(e) << e.error().str();
+  Shape shape{{"n", 1000003}};
+  auto eval = [&](int64_t fault, int64_t block = 256) {
+    return (*e)->evaluate(shape, {{"BLOCK_SIZE", block}, {"FAULT", fault}});
+  };
+  EXPECT_EQ(eval(0).status, EvalStatus::Ok);
+  EvalResult wrong = eval(1, 128);
+  EXPECT_EQ(wrong.status, EvalStatus::WrongResult) << describe(wrong);
+  EvalResult unwritten = eval(2, 128);
+  EXPECT_EQ(unwritten.status, EvalStatus::WrongResult) << describe(unwritten);
+  EXPECT_NE(unwritten.reason.find("got nan"), std::string::npos) << unwritten.reason;
+  EvalResult nan = eval(3, 512);
+  EXPECT_EQ(nan.status, EvalStatus::WrongResult) << describe(nan);
+  EvalResult illegal = eval(4, 128);
+  EXPECT_EQ(illegal.status, EvalStatus::RuntimeError) << describe(illegal);
+  EXPECT_EQ(eval(0, 512).status, EvalStatus::Ok);
+  EvalResult hang = eval(5, 128);
+  EXPECT_EQ(hang.status, EvalStatus::Timeout) << describe(hang);
+  EvalResult offByOne = eval(6, 128);
+  EXPECT_EQ(offByOne.status, EvalStatus::WrongResult) << describe(offByOne);
+  EXPECT_NE(offByOne.reason.find("past its end"), std::string::npos) << offByOne.reason;
+  EvalResult after = eval(0, 128);
+  EXPECT_EQ(after.status, EvalStatus::Ok) << describe(after);
+  EXPECT_TRUE(after.time);
+
+  // The small shape too, after all that.
+  EXPECT_EQ((*e)->evaluate({{"n", 4096}}, {{"BLOCK_SIZE", 128}, {"FAULT", 0}}).status,
+            EvalStatus::Ok);
+}
+
+TEST_F(ExamplesGpu, SiluAndMulBf16) {
+  auto o = exampleSilu(Cache);
+  if (!o)
+    GTEST_SKIP() << "examples/handwritten is not in this checkout";
+  auto e = createCudaEvaluator(*o);
+  ASSERT_TRUE(e) << e.error().str();
+  std::vector<Configuration> configs = {
+      {{"BLOCK_SIZE", 256}, {"VEC", 8}, {"UNROLL", 1}},
+      {{"BLOCK_SIZE", 128}, {"VEC", 8}, {"UNROLL", 2}},
+      {{"BLOCK_SIZE", 1024}, {"VEC", 4}, {"UNROLL", 4}},
+      {{"BLOCK_SIZE", 64}, {"VEC", 1}, {"UNROLL", 1}},
+      {{"BLOCK_SIZE", 512}, {"VEC", 2}, {"UNROLL", 1}, {"maxrregcount", 128}},
+  };
+  (*e)->prepare(configs);
+  for (Shape shape : {Shape{{"num_tokens", 256}, {"d", 11008}},
+                      Shape{{"num_tokens", 16}, {"d", 4100}}}) // scalar path
+    for (const auto &c : configs) {
+      EvalResult r = (*e)->evaluate(shape, c);
+      EXPECT_EQ(r.status, EvalStatus::Ok) << describe(r);
+      if (r.time)
+        std::printf("silu_and_mul tokens=%lld d=%lld B=%lld V=%lld U=%lld: %.2f us "
+                    "(iqr %.2f, %d reps%s)\n",
+                    (long long)shape.at("num_tokens"), (long long)shape.at("d"),
+                    (long long)c.at("BLOCK_SIZE"), (long long)c.at("VEC"),
+                    (long long)c.at("UNROLL"), r.time->medianUs, r.time->iqrUs,
+                    r.time->reps, r.time->graphBatched ? ", graph" : "");
+    }
+}

@@ -61,15 +61,17 @@ std::vector<int64_t> bucketBounds(const std::vector<int64_t> &values) {
 namespace {
 
 /// Replaces whole identifiers in a C++ type ("const T *" with T -> float).
-std::string substituteIdentifiers(const std::string &text,
-                                  const std::map<std::string, std::string> &map) {
+std::string
+substituteIdentifiers(const std::string &text,
+                      const std::map<std::string, std::string> &map) {
   std::string out;
   size_t i = 0;
   auto isIdent = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
   };
   while (i < text.size()) {
-    if (isIdent(text[i]) && !std::isdigit(static_cast<unsigned char>(text[i]))) {
+    if (isIdent(text[i]) &&
+        !std::isdigit(static_cast<unsigned char>(text[i]))) {
       size_t j = i;
       while (j < text.size() && isIdent(text[j]))
         ++j;
@@ -126,8 +128,8 @@ struct Generator {
       // dimension itself, else give the dimension a name of its own.
       auto it = std::find_if(Sp.args.begin(), Sp.args.end(),
                              [&](const SpecArg &a) { return a.name == name; });
-      const auto *sc = it == Sp.args.end() ? nullptr
-                                           : std::get_if<ScalarArg>(&it->arg);
+      const auto *sc =
+          it == Sp.args.end() ? nullptr : std::get_if<ScalarArg>(&it->arg);
       bool same = false;
       if (sc)
         if (auto e = expr::Expr::parse(sc->value))
@@ -146,8 +148,9 @@ struct Generator {
 
   /// Translates an expression over parameters, dimensions and arguments to
   /// C++ with dimensions renamed as declared.
-  Expected<std::string> cpp(const std::string &text,
-                            const std::map<std::string, expr::Expr> &extra = {}) {
+  Expected<std::string>
+  cpp(const std::string &text,
+      const std::map<std::string, expr::Expr> &extra = {}) {
     auto e = expr::Expr::parse(text);
     if (!e)
       return makeError("cannot parse '" + text + "': " + e.error().str());
@@ -171,7 +174,8 @@ struct Generator {
       s += (s.empty() ? "" : ", ") + argType(a) + " " + a.name;
     for (const auto &dim : DimOrder)
       if (!dimIsArg(dim))
-        s += (s.empty() ? "" : ", ") + std::string("int64_t ") + DimParam.at(dim);
+        s += (s.empty() ? "" : ", ") + std::string("int64_t ") +
+             DimParam.at(dim);
     s += (s.empty() ? "" : ", ") + std::string("cudaStream_t stream");
     if (defaultStream)
       s += " = 0";
@@ -205,8 +209,8 @@ struct Generator {
     for (const auto *p : K.tunableParams()) {
       auto it = c.find(p->name);
       s += (s.empty() ? "" : ", ") +
-           valueText(p->type, it != c.end() ? it->second
-                                            : p->defaultValue.value_or(0));
+           valueText(p->type,
+                     it != c.end() ? it->second : p->defaultValue.value_or(0));
     }
     if (hasRegisterCap())
       s += (s.empty() ? "" : ", ") +
@@ -236,10 +240,9 @@ struct Generator {
         return makeError("cannot parse constraint '" + text +
                          "': " + e.error().str());
       auto names = e->names();
-      bool mentionsDim = std::any_of(names.begin(), names.end(),
-                                     [&](const std::string &n) {
-                                       return dims.count(n) != 0;
-                                     });
+      bool mentionsDim =
+          std::any_of(names.begin(), names.end(),
+                      [&](const std::string &n) { return dims.count(n) != 0; });
       if (!mentionsDim)
         continue;
       auto c2 = cpp(text, values);
@@ -274,12 +277,13 @@ struct Generator {
     v["qualified_kernel"] = K.qualifiedName;
     v["template_file"] = In.templateFile;
     v["template_include"] = In.templateInclude;
-    v["template_sha256"] = R.templateSha256.empty() ? "unknown" : R.templateSha256;
+    v["template_sha256"] =
+        R.templateSha256.empty() ? "unknown" : R.templateSha256;
     v["device"] = R.device;
     v["arch"] = R.arch;
 
-    LaunchGeometry launch = Sp.launch ? *Sp.launch
-                                      : K.launch.value_or(LaunchGeometry{});
+    LaunchGeometry launch =
+        Sp.launch ? *Sp.launch : K.launch.value_or(LaunchGeometry{});
     if (launch.grid.empty() || launch.block.empty())
       return makeError("no launch geometry for kernel '" + K.name +
                            "' (give \"launch\" in the spec)",
@@ -322,8 +326,8 @@ struct Generator {
         if (!c)
           return makeError(c.error().message,
                            "launch." + what + "[" + std::to_string(i) + "]");
-        s += (s.empty() ? "" : ", ") + std::string("static_cast<unsigned int>(") +
-             *c + ")";
+        s += (s.empty() ? "" : ", ") +
+             std::string("static_cast<unsigned int>(") + *c + ")";
       }
       return s;
     };
@@ -393,7 +397,8 @@ struct Generator {
     std::string generalBody;
     if (general == defaultConfig) {
       generalBody = "  return ktune_" + K.name + "_detail::launch<" +
-                    instantiation(defaultConfig) + ">(" + forwardArgs() + ");\n";
+                    instantiation(defaultConfig) + ">(" + forwardArgs() +
+                    ");\n";
     } else {
       auto g = launchGuarded(general, "  ", "");
       if (!g)
@@ -431,7 +436,8 @@ struct Generator {
       for (int64_t x : it->second)
         values += (values.empty() ? "" : ", ") + std::to_string(x);
       tunedNames += (tunedNames.empty() ? "" : ", ") + dim;
-      body += "  // " + dim + " tuned at " + values + "; bucket bounds between them.\n";
+      body += "  // " + dim + " tuned at " + values +
+              "; bucket bounds between them.\n";
       body += "  const int bucket_" + param + " =";
       const auto &b = bounds[dim];
       for (size_t i = 0; i < b.size(); ++i)
@@ -469,7 +475,8 @@ struct Generator {
                          speedupText(s.speedup) + " over the default" +
                          (s.retimed ? " (interleaved re-timing)" : "") + "; " +
                          configText(s.bestConfig);
-      auto launch = launchGuarded(s.bestConfig, cond.empty() ? "  " : "    ", "");
+      auto launch =
+          launchGuarded(s.bestConfig, cond.empty() ? "  " : "    ", "");
       if (!launch)
         return std::unexpected(launch.error());
       body += "  // " + note + "\n";

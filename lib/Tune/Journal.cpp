@@ -19,9 +19,12 @@ using nlohmann::json;
 
 std::string JournalKey::canonical() const {
   // nlohmann::json objects keep keys sorted: the dump is canonical.
-  json j = {{"template", templateSha256}, {"kernel", kernel},
-            {"device", device},           {"arch", arch},
-            {"shape", shape},             {"config", config}};
+  json j = {{"template", templateSha256},
+            {"kernel", kernel},
+            {"device", device},
+            {"arch", arch},
+            {"shape", shape},
+            {"config", config}};
   return j.dump();
 }
 
@@ -63,9 +66,12 @@ std::string utcTimestamp() {
 static double roundMs(double ms) { return std::round(ms * 1000.0) / 1000.0; }
 
 json journalEntryToJson(const JournalEntry &e) {
-  json key = {{"template", e.key.templateSha256}, {"kernel", e.key.kernel},
-              {"device", e.key.device},           {"arch", e.key.arch},
-              {"shape", e.key.shape},             {"config", e.key.config}};
+  json key = {{"template", e.key.templateSha256},
+              {"kernel", e.key.kernel},
+              {"device", e.key.device},
+              {"arch", e.key.arch},
+              {"shape", e.key.shape},
+              {"config", e.key.config}};
   json j = {{"key", std::move(key)},
             {"status", statusName(e.result.status)},
             {"phase", phaseName(e.phase)}};
@@ -267,7 +273,8 @@ Expected<std::unique_ptr<Journal>> Journal::open(const std::string &path) {
                          std::strerror(errno),
                      path);
   // Cut a torn tail so the next append starts on a line of its own.
-  if (goodEnd < text.size() && ::ftruncate(fd, static_cast<off_t>(goodEnd)) != 0) {
+  if (goodEnd < text.size() &&
+      ::ftruncate(fd, static_cast<off_t>(goodEnd)) != 0) {
     int saved = errno;
     ::close(fd);
     return makeError(std::string("cannot truncate a torn last line: ") +
@@ -290,8 +297,8 @@ Expected<std::unique_ptr<Journal>> Journal::open(const std::string &path) {
     ::close(fd);
     return makeError("cannot open journal for appending", path);
   }
-  if (needsNewline && (std::fputs("\n", journal->File) < 0 ||
-                       std::fflush(journal->File) != 0))
+  if (needsNewline &&
+      (std::fputs("\n", journal->File) < 0 || std::fflush(journal->File) != 0))
     return makeError("cannot write to the journal", path);
   return journal;
 }

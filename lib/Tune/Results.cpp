@@ -28,11 +28,9 @@ std::string shapeText(const Shape &shape) {
 // The general configuration
 //===----------------------------------------------------------------------===//
 
-std::optional<GeneralResult>
-chooseGeneralConfiguration(const std::vector<Shape> &shapes,
-                           const Configuration &defaultConfig,
-                           const std::vector<Configuration> &candidates,
-                           const MeasureFn &measure) {
+std::optional<GeneralResult> chooseGeneralConfiguration(
+    const std::vector<Shape> &shapes, const Configuration &defaultConfig,
+    const std::vector<Configuration> &candidates, const MeasureFn &measure) {
   std::vector<std::optional<double>> reference;
   for (const auto &shape : shapes)
     reference.push_back(measure(shape, defaultConfig));
@@ -151,16 +149,11 @@ Expected<Configuration> readConfig(const json &holder,
 } // namespace
 
 json resultsToJson(const TuneResults &r) {
-  json j = {{"ktune", ResultsVersion},
-            {"kernel", r.kernel},
-            {"template", r.templatePath},
-            {"template_sha256", r.templateSha256},
-            {"device", r.device},
-            {"arch", r.arch},
-            {"strategy", r.strategy},
-            {"seed", r.seed},
-            {"budget", r.budget},
-            {"compile_only", r.compileOnly},
+  json j = {{"ktune", ResultsVersion},    {"kernel", r.kernel},
+            {"template", r.templatePath}, {"template_sha256", r.templateSha256},
+            {"device", r.device},         {"arch", r.arch},
+            {"strategy", r.strategy},     {"seed", r.seed},
+            {"budget", r.budget},         {"compile_only", r.compileOnly},
             {"params", r.params}};
   json shapes = json::array();
   for (const auto &s : r.shapes) {
@@ -178,8 +171,7 @@ json resultsToJson(const TuneResults &r) {
     js["stop_reason"] = s.stopReason;
     json finalists = json::array();
     for (const auto &m : s.finalists) {
-      json jf = {{"config", m.config},
-                 {"status", statusName(m.result.status)}};
+      json jf = {{"config", m.config}, {"status", statusName(m.result.status)}};
       if (!m.result.reason.empty())
         jf["reason"] = m.result.reason;
       if (m.result.time)
@@ -237,7 +229,8 @@ Expected<TuneResults> resultsFromJson(const json &j) {
     if (!js.is_object())
       return makeError("expected an object", at);
     ShapeResult s;
-    auto shape = readIntMap(js.value("shape", json::object()), join(at, "shape"));
+    auto shape =
+        readIntMap(js.value("shape", json::object()), join(at, "shape"));
     if (!shape)
       return std::unexpected(shape.error());
     s.shape = std::move(*shape);
@@ -377,7 +370,8 @@ std::string formatResultsTable(const TuneResults &r) {
     for (size_t i = 0; i < first.finalists.size() && i < maxRows; ++i) {
       const Measured &m = first.finalists[i];
       const Resources &res = m.result.resources;
-      std::string reason = m.result.reason.substr(0, m.result.reason.find('\n'));
+      std::string reason =
+          m.result.reason.substr(0, m.result.reason.find('\n'));
       if (reason.size() > 80)
         reason = reason.substr(0, 77) + "...";
       out << pad(configText(m.config), width)

@@ -44,12 +44,14 @@ public:
   void prepare(const std::vector<Configuration> &upcoming) override {
     Inner->prepare(upcoming);
   }
-  EvalResult evaluate(const Shape &shape, const Configuration &config) override {
+  EvalResult evaluate(const Shape &shape,
+                      const Configuration &config) override {
     std::this_thread::sleep_for(std::chrono::milliseconds(DelayMs));
     return Inner->evaluate(shape, config);
   }
   std::vector<EvalResult>
-  retime(const Shape &shape, const std::vector<Configuration> &configs) override {
+  retime(const Shape &shape,
+         const std::vector<Configuration> &configs) override {
     return Inner->retime(shape, configs);
   }
 
@@ -61,8 +63,8 @@ private:
 /// "rmsnorm.tpl.cu" -> "rmsnorm", "A100_T4.json.gz" -> "A100_T4".
 std::string stemOf(const std::string &path) {
   std::string name = fs::path(path).filename().string();
-  for (const char *suffix : {".json.gz", ".tpl.cu", ".tpl.cuh", ".json", ".cu",
-                             ".cuh", ".gz"})
+  for (const char *suffix :
+       {".json.gz", ".tpl.cu", ".tpl.cuh", ".json", ".cu", ".cuh", ".gz"})
     if (name.size() > std::strlen(suffix) &&
         name.compare(name.size() - std::strlen(suffix), std::string::npos,
                      suffix) == 0)
@@ -199,8 +201,8 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
     std::string known;
     for (const auto &k : p.manifest->kernels)
       known += (known.empty() ? "" : ", ") + k.name;
-    return makeError("no kernel '" + kernelName + "' in the manifest (it has: " +
-                         known + ")",
+    return makeError("no kernel '" + kernelName +
+                         "' in the manifest (it has: " + known + ")",
                      cmd.kernel.empty() ? cmd.specPath + ": kernel"
                                         : std::string("--kernel"));
   }
@@ -296,9 +298,9 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
   Prepared &p = *prepared;
 
   std::string stem = stemOf(simulate ? cmd.simulatePath : cmd.templatePath);
-  report.resultsPath =
-      !cmd.outPath.empty() ? cmd.outPath
-      : simulate           ? stem + ".results.json"
+  report.resultsPath = !cmd.outPath.empty() ? cmd.outPath
+                       : simulate
+                           ? stem + ".results.json"
                            : besides(cmd.templatePath, stem + ".results.json");
   if (!simulate)
     report.headerPath = !cmd.headerPath.empty()
@@ -371,11 +373,13 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
   if (!cmd.t4Path.empty()) {
     std::vector<JournalEntry> ours;
     for (const auto &e : (*journal)->entries())
-      if (e.key.templateSha256 == p.templateSha256 && e.key.kernel == p.kernel &&
-          e.key.device == results->device && e.key.arch == results->arch)
+      if (e.key.templateSha256 == p.templateSha256 &&
+          e.key.kernel == p.kernel && e.key.device == results->device &&
+          e.key.arch == results->arch)
         ours.push_back(e);
     report.t4Path = cmd.t4Path;
-    if (auto ok = writeFileAtomically(cmd.t4Path, journalToT4(ours).dump(1) + "\n");
+    if (auto ok =
+            writeFileAtomically(cmd.t4Path, journalToT4(ours).dump(1) + "\n");
         !ok)
       return std::unexpected(ok.error());
   }

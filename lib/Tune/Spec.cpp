@@ -146,9 +146,8 @@ Expected<std::string> readExprText(const json &j, const std::string &where) {
   else if (j.is_number_float())
     text = expr::Value::ofFloat(j.get<double>()).str();
   else
-    return makeError("expected an expression (string or number), got " +
-                         j.dump(),
-                     where);
+    return makeError(
+        "expected an expression (string or number), got " + j.dump(), where);
   auto parsed = expr::Expr::parse(text);
   if (!parsed)
     return makeError("cannot parse expression '" + text +
@@ -275,7 +274,8 @@ Expected<SpecArg> readArg(const std::string &name, const json &j,
   if (!shape)
     return std::unexpected(shape.error());
   if (shape->empty())
-    return makeError("a buffer needs at least one extent", join(where, "shape"));
+    return makeError("a buffer needs at least one extent",
+                     join(where, "shape"));
   b.shape = std::move(*shape);
   if (j.contains("role")) {
     std::string r = j["role"].is_string() ? j["role"].get<std::string>() : "";
@@ -294,9 +294,8 @@ Expected<SpecArg> readArg(const std::string &name, const json &j,
                                                 "zeros", "arange"};
     std::string i = j["init"].is_string() ? j["init"].get<std::string>() : "";
     if (!inits.count(i))
-      return makeError(
-          "expected one of: normal, uniform, ones, zeros, arange",
-          join(where, "init"));
+      return makeError("expected one of: normal, uniform, ones, zeros, arange",
+                       join(where, "init"));
     b.init = i;
   }
   for (const char *key : {"low", "high"}) {
@@ -418,16 +417,17 @@ Expected<Spec> specFromJson(const json &j) {
         these.insert(kv.first);
       if (i == 0)
         keys = these;
-      const std::set<std::string> &expected = dimNames.empty() ? keys : dimNames;
+      const std::set<std::string> &expected =
+          dimNames.empty() ? keys : dimNames;
       for (const auto &name : expected)
         if (!these.count(name))
           return makeError("missing dimension '" + name + "'", at);
       for (const auto &name : these)
         if (!expected.count(name))
-          return makeError("'" + name + "' is not a dimension" +
-                               (dimNames.empty() ? " of shapes[0]"
-                                                 : " declared in dims"),
-                           join(at, name));
+          return makeError(
+              "'" + name + "' is not a dimension" +
+                  (dimNames.empty() ? " of shapes[0]" : " declared in dims"),
+              join(at, name));
       if (std::find(s.shapes.begin(), s.shapes.end(), shape) != s.shapes.end())
         return makeError("duplicate shape", at);
       s.shapes.push_back(std::move(shape));
@@ -698,8 +698,8 @@ Status checkExpr(const std::string &text,
                        where);
     if (*i < *atLeast)
       return makeError(what + " '" + text + "' is " + std::to_string(*i) +
-                           " at shape " + shapeText(shape) + " (must be >= " +
-                           std::to_string(*atLeast) + ")",
+                           " at shape " + shapeText(shape) +
+                           " (must be >= " + std::to_string(*atLeast) + ")",
                        where);
   }
   return {};
@@ -820,14 +820,12 @@ Status validateSpec(const Spec &spec, const ManifestKernel &kernel) {
     std::string at = index("constraints", i);
     auto e = expr::Expr::parse(spec.constraints[i]);
     if (!e)
-      return makeError("cannot parse '" + spec.constraints[i] +
-                           "': " + e.error().str(),
-                       at);
+      return makeError(
+          "cannot parse '" + spec.constraints[i] + "': " + e.error().str(), at);
     for (const auto &n : e->names())
       if (!tunable.count(n) && !dimSet.count(n) && n != "maxrregcount")
-        return makeError("'" + n +
-                             "' is neither a tunable parameter nor a dimension",
-                         at);
+        return makeError(
+            "'" + n + "' is neither a tunable parameter nor a dimension", at);
   }
 
   std::vector<Shape> shapes = spec.allShapes();
@@ -837,9 +835,8 @@ Status validateSpec(const Spec &spec, const ManifestKernel &kernel) {
       std::string at = join("args", a.name);
       if (const auto *b = std::get_if<BufferArg>(&a.arg)) {
         for (size_t i = 0; i < b->shape.size(); ++i)
-          if (auto ok = checkExpr(b->shape[i], env,
-                                  index(join(at, "shape"), i), shape, 1,
-                                  "extent");
+          if (auto ok = checkExpr(b->shape[i], env, index(join(at, "shape"), i),
+                                  shape, 1, "extent");
               !ok)
             return ok;
       } else {
@@ -854,9 +851,9 @@ Status validateSpec(const Spec &spec, const ManifestKernel &kernel) {
     for (const auto &[name, value] : defaults)
       launchEnv[name] = value;
     for (size_t i = 0; i < launch.grid.size(); ++i)
-      if (auto ok = checkExpr(launch.grid[i], launchEnv,
-                              launchWhere(index("grid", i)), shape, 1,
-                              "grid extent");
+      if (auto ok =
+              checkExpr(launch.grid[i], launchEnv,
+                        launchWhere(index("grid", i)), shape, 1, "grid extent");
           !ok)
         return ok;
     for (size_t i = 0; i < launch.block.size(); ++i)

@@ -70,9 +70,10 @@ json journalToT4(const std::vector<JournalEntry> &entries) {
       r["measurements"] =
           json::array({{{"name", "time"}, {"value", ms}, {"unit", "ms"}}});
     } else {
-      r["measurements"] = json::array(
-          {{{"name", "time"}, {"value", failureValue(e.result.status)},
-            {"unit", "ms"}}});
+      r["measurements"] =
+          json::array({{{"name", "time"},
+                        {"value", failureValue(e.result.status)},
+                        {"unit", "ms"}}});
     }
     r["times"] = std::move(times);
     results.push_back(std::move(r));

@@ -245,9 +245,7 @@ public:
       C.eval.prepare(configs);
   }
 
-  bool timeUp() const {
-    return C.hasDeadline && Clock::now() >= C.deadline;
-  }
+  bool timeUp() const { return C.hasDeadline && Clock::now() >= C.deadline; }
   bool stopped() const { return C.stop && C.stop->load(); }
 
   uint64_t spent() const { return Spent; }
@@ -293,13 +291,14 @@ private:
       // Strategies should only ask for valid points; answer without
       // launching anything, and record why.
       e.result.status = EvalStatus::Pruned;
-      e.result.reason = "constraint violated: " +
-                        C.space.violatedConstraint(p).value_or("?");
+      e.result.reason =
+          "constraint violated: " + C.space.violatedConstraint(p).value_or("?");
     } else {
       e.result = C.eval.evaluate(C.shape, e.key.config);
     }
     LastEnd = Clock::now();
-    e.evalMs = std::chrono::duration<double, std::milli>(LastEnd - begin).count();
+    e.evalMs =
+        std::chrono::duration<double, std::milli>(LastEnd - begin).count();
     e.searchMs = searchMs;
     e.at = utcTimestamp();
     if (auto ok = C.journal.append(e); !ok && JournalStatus)
@@ -399,7 +398,8 @@ Expected<TuneResults> Tuner::run() {
   for (const auto &s : out.shapes) {
     size_t n = 0;
     for (const auto &m : s.finalists)
-      if (m.config != s.defaultConfig && n++ < Options.generalCandidatesPerShape)
+      if (m.config != s.defaultConfig &&
+          n++ < Options.generalCandidatesPerShape)
         addCandidate(m.config);
   }
   std::vector<Shape> tunedShapes;
@@ -407,8 +407,8 @@ Expected<TuneResults> Tuner::run() {
     tunedShapes.push_back(s.shape);
 
   bool stopped = Options.stopRequested && Options.stopRequested->load();
-  JournalKey base{Options.templateSha256, Options.kernel, out.device,
-                  out.arch, {}, {}};
+  JournalKey base{
+      Options.templateSha256, Options.kernel, out.device, out.arch, {}, {}};
   auto lookup = [&](const Shape &shape,
                     const Configuration &config) -> const JournalEntry * {
     JournalKey key = base;
@@ -429,8 +429,9 @@ Expected<TuneResults> Tuner::run() {
     Eval.prepare(toPrepare);
   }
   Status journalError;
-  MeasureFn measure = [&](const Shape &shape,
-                          const Configuration &config) -> std::optional<double> {
+  MeasureFn measure =
+      [&](const Shape &shape,
+          const Configuration &config) -> std::optional<double> {
     if (const JournalEntry *e = lookup(shape, config))
       return outcomeOf(e->result);
     if (stopped)
@@ -449,15 +450,15 @@ Expected<TuneResults> Tuner::run() {
     e.phase = JournalPhase::General;
     auto begin = Clock::now();
     e.result = Eval.evaluate(shape, config);
-    e.evalMs = std::chrono::duration<double, std::milli>(Clock::now() - begin)
-                   .count();
+    e.evalMs =
+        std::chrono::duration<double, std::milli>(Clock::now() - begin).count();
     e.at = utcTimestamp();
     if (auto ok = Log.append(e); !ok && journalError)
       journalError = std::unexpected(ok.error());
     return outcomeOf(e.result);
   };
-  out.general = chooseGeneralConfiguration(tunedShapes, out.shapes[0].defaultConfig,
-                                           candidates, measure);
+  out.general = chooseGeneralConfiguration(
+      tunedShapes, out.shapes[0].defaultConfig, candidates, measure);
   if (!journalError)
     return std::unexpected(journalError.error());
   return out;
@@ -487,8 +488,12 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
       shape,
       Eval,
       Log,
-      JournalKey{Options.templateSha256, Options.kernel, Eval.device(),
-                 Eval.arch(), {}, {}},
+      JournalKey{Options.templateSha256,
+                 Options.kernel,
+                 Eval.device(),
+                 Eval.arch(),
+                 {},
+                 {}},
       Options.budget,
       S->start + std::chrono::duration_cast<Clock::duration>(
                      std::chrono::duration<double>(deadlineSeconds)),
@@ -508,13 +513,14 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
     line.defaultUs = defaultUs;
     if (o.newEvaluations() > 0) {
       double perEval = o.newSeconds() / static_cast<double>(o.newEvaluations());
-      double left = static_cast<double>(Options.budget - std::min(Options.budget, o.spent())) +
+      double left = static_cast<double>(Options.budget -
+                                        std::min(Options.budget, o.spent())) +
                     static_cast<double>(Options.budget) *
                         static_cast<double>(Shapes.size() - index - 1);
       line.etaSeconds = perEval * left;
       if (Options.timeLimitSeconds > 0)
-        line.etaSeconds = std::min(line.etaSeconds,
-                                   Options.timeLimitSeconds - secondsSince(S->start));
+        line.etaSeconds = std::min(line.etaSeconds, Options.timeLimitSeconds -
+                                                        secondsSince(S->start));
     }
     progress.update(line);
   };
@@ -537,7 +543,7 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
   }
   if (auto ok = objective.status(); !ok)
     return std::unexpected(ok.error());
-  result.stopReason = objective.stopped()              ? "interrupted"
+  result.stopReason = objective.stopped()                   ? "interrupted"
                       : objective.spent() >= Options.budget ? "budget"
                       : objective.timeUp()                  ? "time limit"
                                                             : "space exhausted";
@@ -586,8 +592,12 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
       std::string batch = prefix + "@" + utcTimestamp();
       for (size_t k = 0; k < retimed.size() && k < finalists.size(); ++k) {
         JournalEntry e;
-        e.key = JournalKey{Options.templateSha256, Options.kernel,
-                           Eval.device(), Eval.arch(), shape, finalists[k]};
+        e.key = JournalKey{Options.templateSha256,
+                           Options.kernel,
+                           Eval.device(),
+                           Eval.arch(),
+                           shape,
+                           finalists[k]};
         e.result = retimed[k];
         e.phase = JournalPhase::Retime;
         e.retimeBatch = batch;
@@ -600,13 +610,12 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
 
   // The winner: from the interleaved re-timing when it measured the default
   // and at least one finalist; else from the search times.
-  bool useRetime = retimed.size() == finalists.size() &&
-                   outcomeOf(retimed[0]).has_value();
+  bool useRetime =
+      retimed.size() == finalists.size() && outcomeOf(retimed[0]).has_value();
   if (useRetime) {
     size_t best = 0;
     for (size_t k = 1; k < retimed.size(); ++k)
-      if (auto t = outcomeOf(retimed[k]);
-          t && *t < *outcomeOf(retimed[best]))
+      if (auto t = outcomeOf(retimed[k]); t && *t < *outcomeOf(retimed[best]))
         best = k;
     result.retimed = true;
     result.defaultTime = retimed[0].time;
@@ -671,16 +680,21 @@ Expected<ShapeResult> Tuner::compileShape(size_t index) {
     return true;
   });
 
-  ShapeObjective::Context ctx{
-      *space,   shape,
-      Eval,     Log,
-      JournalKey{Options.templateSha256, Options.kernel, Eval.device(),
-                 Eval.arch(), {}, {}},
-      Options.budget,
-      Clock::now(),
-      false,
-      Options.stopRequested,
-      nullptr};
+  ShapeObjective::Context ctx{*space,
+                              shape,
+                              Eval,
+                              Log,
+                              JournalKey{Options.templateSha256,
+                                         Options.kernel,
+                                         Eval.device(),
+                                         Eval.arch(),
+                                         {},
+                                         {}},
+                              Options.budget,
+                              Clock::now(),
+                              false,
+                              Options.stopRequested,
+                              nullptr};
   ctx.onEvaluation = [&, this](const ShapeObjective &o) {
     ProgressLine line;
     line.shapeIndex = index;
@@ -691,10 +705,11 @@ Expected<ShapeResult> Tuner::compileShape(size_t index) {
     line.timed = false;
     if (o.newEvaluations() > 0) {
       double perEval = o.newSeconds() / static_cast<double>(o.newEvaluations());
-      double left = static_cast<double>(points.size() -
-                                        std::min<uint64_t>(points.size(), o.spent())) +
-                    static_cast<double>(points.size()) *
-                        static_cast<double>(Shapes.size() - index - 1);
+      double left =
+          static_cast<double>(points.size() -
+                              std::min<uint64_t>(points.size(), o.spent())) +
+          static_cast<double>(points.size()) *
+              static_cast<double>(Shapes.size() - index - 1);
       line.etaSeconds = perEval * left;
     }
     S->progress.update(line);
@@ -709,7 +724,8 @@ Expected<ShapeResult> Tuner::compileShape(size_t index) {
     if (objective.stopped())
       break;
     std::vector<Point> chunk(points.begin() + start,
-                             points.begin() + std::min(points.size(), start + batch));
+                             points.begin() +
+                                 std::min(points.size(), start + batch));
     objective.prefetch(chunk);
     for (const auto &p : chunk) {
       if (defaultPoint && p == *defaultPoint)

@@ -75,8 +75,9 @@ int main(int argc, char **argv) {
   app.add_option("template", cmd.templatePath,
                  "The template (kernel.tpl.cu); its manifest kernel.tpl.json "
                  "is read from beside it");
-  app.add_option("--spec", cmd.specPath,
-                 "spec.json: shapes, buffers, tolerances (docs/schemas.md#spec)");
+  app.add_option(
+      "--spec", cmd.specPath,
+      "spec.json: shapes, buffers, tolerances (docs/schemas.md#spec)");
   app.add_option("--manifest", cmd.manifestPath,
                  "The manifest, when not beside the template");
   app.add_option("--kernel", cmd.kernel,
@@ -156,7 +157,8 @@ int main(int argc, char **argv) {
 
   auto report = runTuneSession(cmd, makeEvaluator);
   if (!report) {
-    std::fprintf(stderr, "ktune-tune: error: %s\n", report.error().str().c_str());
+    std::fprintf(stderr, "ktune-tune: error: %s\n",
+                 report.error().str().c_str());
     return 1;
   }
   if (cmd.fromResults.empty())

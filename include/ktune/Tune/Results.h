@@ -52,8 +52,8 @@ struct ShapeResult {
 };
 
 struct GeneralShapeTime {
-  double speedup = 1.0;   // default median / this configuration's median
-  double medianUs = 0;    // this configuration's median at the shape
+  double speedup = 1.0; // default median / this configuration's median
+  double medianUs = 0;  // this configuration's median at the shape
 };
 
 struct GeneralResult {
@@ -91,11 +91,9 @@ using MeasureFn =
 /// among `candidates` (and the default) that measure on every shape. Shapes
 /// where the default itself fails add no factor to the mean (and rule the
 /// default out). nullopt when no candidate measures everywhere.
-std::optional<GeneralResult>
-chooseGeneralConfiguration(const std::vector<Shape> &shapes,
-                           const Configuration &defaultConfig,
-                           const std::vector<Configuration> &candidates,
-                           const MeasureFn &measure);
+std::optional<GeneralResult> chooseGeneralConfiguration(
+    const std::vector<Shape> &shapes, const Configuration &defaultConfig,
+    const std::vector<Configuration> &candidates, const MeasureFn &measure);
 
 /// The final table: one row per shape, then the general configuration.
 std::string formatResultsTable(const TuneResults &results);

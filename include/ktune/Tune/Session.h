@@ -32,8 +32,8 @@ struct TuneCommand {
   std::string manifestPath; // default: the template's name with .json
   std::string kernel;       // default: the spec's kernel
   std::string simulatePath; // a T4 file (plain or gzip) to replay
-  std::string spacePath;    // a T1 input file: the space instead of the manifest's
-  std::string fromResults;  // skip tuning: write the header from these results
+  std::string spacePath; // a T1 input file: the space instead of the manifest's
+  std::string fromResults; // skip tuning: write the header from these results
 
   // How.
   std::string strategy = "random";

@@ -49,8 +49,7 @@ struct SpaceDefinition {
 Expected<SpaceDefinition> spaceFromManifest(const ManifestKernel &kernel,
                                             const Spec &spec);
 
-using StrategyFactory =
-    std::function<Expected<std::unique_ptr<Strategy>>()>;
+using StrategyFactory = std::function<Expected<std::unique_ptr<Strategy>>()>;
 
 struct ProgressOptions {
   std::FILE *out = nullptr; // nullptr: silent
@@ -62,7 +61,7 @@ struct TuneOptions {
   std::string templatePath;   // for the results file
   std::string templateSha256; // journal key: what was tuned
   std::string kernel;
-  std::string strategyName;   // for the results file
+  std::string strategyName; // for the results file
   StrategyFactory makeStrategy;
   uint64_t seed = 0;
   /// Evaluations per shape, the default configuration included; failed

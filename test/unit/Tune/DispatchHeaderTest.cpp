@@ -143,7 +143,8 @@ TEST(DispatchHeader, LaunchesTheBestForTheNearestTunedShape) {
   // Geometry translated to C++ inside the templated launcher.
   EXPECT_TRUE(has(h, "const dim3 grid(static_cast<unsigned int>(num_tokens));"))
       << h;
-  EXPECT_TRUE(has(h, "const size_t smem = static_cast<size_t>((BLOCK_SIZE / 32) * 4);"))
+  EXPECT_TRUE(
+      has(h, "const size_t smem = static_cast<size_t>((BLOCK_SIZE / 32) * 4);"))
       << h;
   EXPECT_TRUE(has(h, "ops::rmsnorm<__nv_bfloat16, BLOCK_SIZE, VEC><<<grid, "
                      "block, smem, stream>>>(out, in, hidden, eps);"))

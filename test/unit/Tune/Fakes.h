@@ -22,8 +22,8 @@ struct SimulatedCrash : std::runtime_error {
 /// Times from a function of (shape, config); nullopt = a compile error.
 class FakeEvaluator : public Evaluator {
 public:
-  using TimeFn =
-      std::function<std::optional<double>(const Shape &, const Configuration &)>;
+  using TimeFn = std::function<std::optional<double>(const Shape &,
+                                                     const Configuration &)>;
   explicit FakeEvaluator(TimeFn f) : F(std::move(f)) {}
 
   std::string device() const override { return "fake GPU"; }
@@ -31,7 +31,8 @@ public:
   void prepare(const std::vector<Configuration> &upcoming) override {
     Prepared.insert(Prepared.end(), upcoming.begin(), upcoming.end());
   }
-  EvalResult evaluate(const Shape &shape, const Configuration &config) override {
+  EvalResult evaluate(const Shape &shape,
+                      const Configuration &config) override {
     if (CrashAfter && Calls.size() >= *CrashAfter)
       throw SimulatedCrash();
     if (DelayMs)
@@ -48,7 +49,8 @@ public:
     return r;
   }
   std::vector<EvalResult>
-  retime(const Shape &shape, const std::vector<Configuration> &configs) override {
+  retime(const Shape &shape,
+         const std::vector<Configuration> &configs) override {
     ++RetimeCalls;
     std::vector<EvalResult> out;
     for (const auto &c : configs) {
@@ -86,7 +88,8 @@ public:
     for (size_t i = 0; i < points.size() && !objective.exhausted(); ++i) {
       if (i % 4 == 0)
         objective.prefetch(std::vector<Point>(
-            points.begin() + i, points.begin() + std::min(points.size(), i + 4)));
+            points.begin() + i,
+            points.begin() + std::min(points.size(), i + 4)));
       if (!objective.seen(points[i]))
         objective.evaluate(points[i]);
     }

@@ -13,9 +13,13 @@ using ktune::testing::TempDir;
 
 namespace {
 
-JournalEntry entry(int64_t block, double us, EvalStatus status = EvalStatus::Ok) {
+JournalEntry entry(int64_t block, double us,
+                   EvalStatus status = EvalStatus::Ok) {
   JournalEntry e;
-  e.key = {"abc123", "rmsnorm", "NVIDIA H200", "sm_90",
+  e.key = {"abc123",
+           "rmsnorm",
+           "NVIDIA H200",
+           "sm_90",
            {{"num_tokens", 16}, {"hidden", 4096}},
            {{"BLOCK_SIZE", block}, {"VEC", 8}}};
   e.result.status = status;

@@ -18,7 +18,8 @@ struct Table {
   std::map<std::pair<int64_t, int64_t>, double> t; // (n, B) -> us
   int calls = 0;
   MeasureFn fn() {
-    return [this](const Shape &s, const Configuration &c) -> std::optional<double> {
+    return [this](const Shape &s,
+                  const Configuration &c) -> std::optional<double> {
       ++calls;
       auto it = t.find({s.at("n"), c.at("B")});
       if (it == t.end())
@@ -33,13 +34,20 @@ struct Table {
 TEST(GeneralConfiguration, BestGeometricMeanAmongThoseValidEverywhere) {
   std::vector<Shape> shapes = {{{"n", 1}}, {{"n", 2}}, {{"n", 3}}};
   Table table;
-  table.t = {{{1, 256}, 10}, {{2, 256}, 10}, {{3, 256}, 10},
+  table.t = {{{1, 256}, 10},
+             {{2, 256}, 10},
+             {{3, 256}, 10},
              // A: 2x, 2x, 0.5x -> geomean 2^(1/3)
-             {{1, 128}, 5},  {{2, 128}, 5},  {{3, 128}, 20},
+             {{1, 128}, 5},
+             {{2, 128}, 5},
+             {{3, 128}, 20},
              // B: 1.25x everywhere -> geomean 1.25
-             {{1, 512}, 8},  {{2, 512}, 8},  {{3, 512}, 8},
+             {{1, 512}, 8},
+             {{2, 512}, 8},
+             {{3, 512}, 8},
              // C: 10x on two shapes but fails on the third: out
-             {{1, 64}, 1},   {{2, 64}, 1}};
+             {{1, 64}, 1},
+             {{2, 64}, 1}};
   auto g = chooseGeneralConfiguration(shapes, Default, {C, A, Bc}, table.fn());
   ASSERT_TRUE(g);
   EXPECT_EQ(g->config, A);
@@ -99,8 +107,9 @@ TEST(Results, JsonRoundTripAndTable) {
   s.evaluations = 50;
   s.statusCounts = {{"ok", 45}, {"pruned", 5}};
   s.stopReason = "budget";
-  s.finalists = {{Default, EvalResult{EvalStatus::Ok, "", Timing{12.5, 0.1, 200}}},
-                 {A, EvalResult{EvalStatus::Ok, "", Timing{10.0, 0.05, 200}}}};
+  s.finalists = {
+      {Default, EvalResult{EvalStatus::Ok, "", Timing{12.5, 0.1, 200}}},
+      {A, EvalResult{EvalStatus::Ok, "", Timing{10.0, 0.05, 200}}}};
   r.shapes.push_back(s);
   r.general = GeneralResult{A, 1.25, {{1.25, 10.0}}, 2};
 

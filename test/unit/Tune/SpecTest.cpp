@@ -134,9 +134,9 @@ TEST(Spec, DTypes) {
   EXPECT_EQ(dtypeName(DType::F8E4M3), "fp8e4m3");
   EXPECT_EQ(dtypeSize(DType::BF16), 2u);
   EXPECT_EQ(dtypeSize(DType::I64), 8u);
-  for (auto t : {DType::F32, DType::F16, DType::BF16, DType::F8E4M3,
-                 DType::F8E5M2, DType::I8, DType::U8, DType::I32, DType::U32,
-                 DType::I64, DType::F64})
+  for (auto t :
+       {DType::F32, DType::F16, DType::BF16, DType::F8E4M3, DType::F8E5M2,
+        DType::I8, DType::U8, DType::I32, DType::U32, DType::I64, DType::F64})
     EXPECT_EQ(parseDType(dtypeName(t)), t);
 }
 
@@ -178,10 +178,11 @@ TEST(SpecErrors, Dims) {
 
 TEST(SpecErrors, Shapes) {
   json j = goodSpec();
-  j["shapes"] = json::array({{{"num_tokens", 1}, {"hidden", 4096}},
-                             {{"num_tokens", 2}}});
+  j["shapes"] =
+      json::array({{{"num_tokens", 1}, {"hidden", 4096}}, {{"num_tokens", 2}}});
   EXPECT_EQ(errorWhere(j), "shapes[1]");
-  j["shapes"] = json::array({{{"num_tokens", 1}, {"hidden", 4096}, {"batch", 2}}});
+  j["shapes"] =
+      json::array({{{"num_tokens", 1}, {"hidden", 4096}, {"batch", 2}}});
   EXPECT_EQ(errorWhere(j), "shapes[0].batch");
   j["shapes"] = json::array({{{"num_tokens", 1}, {"hidden", "big"}}});
   EXPECT_EQ(errorWhere(j), "shapes[0].hidden");
@@ -193,13 +194,17 @@ TEST(SpecErrors, Args) {
   EXPECT_EQ(errorWhere(j), "args.out");
   j["args"]["out"] = {{"buffer", "bf17"}, {"shape", {"num_tokens"}}};
   EXPECT_EQ(errorWhere(j), "args.out.buffer");
-  j["args"]["out"] = {{"buffer", "bf16"}, {"shape", {"num_tokens", "hidden +"}}};
+  j["args"]["out"] = {{"buffer", "bf16"},
+                      {"shape", {"num_tokens", "hidden +"}}};
   EXPECT_EQ(errorWhere(j), "args.out.shape[1]");
-  j["args"]["out"] = {{"buffer", "bf16"}, {"shape", {"num_tokens"}}, {"role", "output"}};
+  j["args"]["out"] = {
+      {"buffer", "bf16"}, {"shape", {"num_tokens"}}, {"role", "output"}};
   EXPECT_EQ(errorWhere(j), "args.out.role");
-  j["args"]["out"] = {{"buffer", "bf16"}, {"shape", {"num_tokens"}}, {"colour", 1}};
+  j["args"]["out"] = {
+      {"buffer", "bf16"}, {"shape", {"num_tokens"}}, {"colour", 1}};
   EXPECT_EQ(errorWhere(j), "args.out.colour");
-  j["args"]["out"] = {{"buffer", "bf16"}, {"shape", {"num_tokens"}}, {"init", "random"}};
+  j["args"]["out"] = {
+      {"buffer", "bf16"}, {"shape", {"num_tokens"}}, {"init", "random"}};
   EXPECT_EQ(errorWhere(j), "args.out.init");
   j = goodSpec();
   j["args"]["eps"] = {{"value", true}};
@@ -212,7 +217,8 @@ TEST(SpecErrors, Launch) {
   EXPECT_EQ(errorWhere(j), "launch.grid");
   j["launch"] = {{"grid", {"1", "1", "1", "1"}}, {"block", {"BLOCK_SIZE"}}};
   EXPECT_EQ(errorWhere(j), "launch.grid");
-  j["launch"] = {{"grid", {"num_tokens"}}, {"block", {"BLOCK_SIZE"}}, {"smem", "x"}};
+  j["launch"] = {
+      {"grid", {"num_tokens"}}, {"block", {"BLOCK_SIZE"}}, {"smem", "x"}};
   EXPECT_EQ(errorWhere(j), "launch.smem");
 }
 

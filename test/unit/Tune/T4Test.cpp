@@ -38,10 +38,9 @@ TEST(T4, EveryEvaluationInOrderWithInvalidity) {
   std::vector<std::string> invalidity;
   for (const auto &r : results)
     invalidity.push_back(r["invalidity"]);
-  EXPECT_EQ(invalidity,
-            (std::vector<std::string>{"correct", "compile", "correct",
-                                      "constraints", "correctness", "timeout",
-                                      "runtime"}));
+  EXPECT_EQ(invalidity, (std::vector<std::string>{
+                            "correct", "compile", "correct", "constraints",
+                            "correctness", "timeout", "runtime"}));
   EXPECT_EQ(results[0]["configuration"]["B"], 256);
   EXPECT_EQ(results[0]["correctness"], 1);
   EXPECT_EQ(results[0]["measurements"][0]["value"], 0.25); // ms
@@ -56,8 +55,8 @@ TEST(T4, EveryEvaluationInOrderWithInvalidity) {
 }
 
 TEST(T4, ShapeDimensionsJoinTheConfiguration) {
-  auto t4 = journalToT4({make(256, EvalStatus::Ok, JournalPhase::Search,
-                              {{"num_tokens", 16}})});
+  auto t4 = journalToT4(
+      {make(256, EvalStatus::Ok, JournalPhase::Search, {{"num_tokens", 16}})});
   EXPECT_EQ(t4["results"][0]["configuration"]["num_tokens"], 16);
   EXPECT_EQ(t4["results"][0]["configuration"]["B"], 256);
 }

@@ -22,7 +22,9 @@ public:
     std::filesystem::create_directories(Path);
   }
   ~TempDir() { std::filesystem::remove_all(Path); }
-  std::string file(const std::string &name) const { return (Path / name).string(); }
+  std::string file(const std::string &name) const {
+    return (Path / name).string();
+  }
 
 private:
   std::filesystem::path Path;

@@ -117,7 +117,8 @@ TEST(Tuner, DefaultFirstThenSearchWithinBudget) {
       searched.push_back(e);
   ASSERT_EQ(searched.size(), 24u);
   EXPECT_EQ(searched[0].phase, JournalPhase::Default);
-  EXPECT_EQ(searched[0].key.config, (Configuration{{"BLOCK", 256}, {"VEC", 4}}));
+  EXPECT_EQ(searched[0].key.config,
+            (Configuration{{"BLOCK", 256}, {"VEC", 4}}));
   EXPECT_EQ(searched[12].phase, JournalPhase::Default);
   EXPECT_EQ(searched[12].key.shape, shapes[1]);
   std::set<std::string> keys;
@@ -150,7 +151,8 @@ TEST(Tuner, FindsTheOptimumWhenTheBudgetCoversTheSpace) {
   auto r = tuner.run();
   ASSERT_TRUE(r) << r.error().str();
   EXPECT_EQ(r->shapes[0].stopReason, "space exhausted");
-  EXPECT_EQ(r->shapes[0].bestConfig, (Configuration{{"BLOCK", 128}, {"VEC", 8}}));
+  EXPECT_EQ(r->shapes[0].bestConfig,
+            (Configuration{{"BLOCK", 128}, {"VEC", 8}}));
   // 6 block sizes x 4 widths, less 1024 x 8 (over BLOCK * VEC <= 4096).
   EXPECT_EQ(r->shapes[0].evaluations, 23u);
   EXPECT_EQ(r->shapes[0].statusCounts.at("compile_error"), 1u);
@@ -193,18 +195,18 @@ TEST(Tuner, RerunAfterCompletionEvaluatesNothing) {
   {
     auto journal = openJournal(path);
     FakeEvaluator eval(timeOf);
-    auto r = Tuner(space(), {{{"n", 10}}, {{"n", 5000}}}, eval, *journal,
-                   options(9))
-                 .run();
+    auto r =
+        Tuner(space(), {{{"n", 10}}, {{"n", 5000}}}, eval, *journal, options(9))
+            .run();
     ASSERT_TRUE(r) << r.error().str();
     first = *r;
   }
   auto journal = openJournal(path);
   size_t before = journal->entries().size();
   FakeEvaluator eval(timeOf);
-  auto r = Tuner(space(), {{{"n", 10}}, {{"n", 5000}}}, eval, *journal,
-                 options(9))
-               .run();
+  auto r =
+      Tuner(space(), {{{"n", 10}}, {{"n", 5000}}}, eval, *journal, options(9))
+          .run();
   ASSERT_TRUE(r) << r.error().str();
   EXPECT_TRUE(eval.Calls.empty());
   EXPECT_EQ(eval.RetimeCalls, 0); // the journal's complete re-timing is reused
@@ -214,58 +216,66 @@ TEST(Tuner, RerunAfterCompletionEvaluatesNothing) {
 
 TEST(Tuner, ResumesAfterACrashWithoutRepeatingAnEvaluation) {
   for (bool skipSeen : {false, true})
-  for (uint64_t crashAt : {0u, 1u, 5u, 13u, 19u}) {
-    SCOPED_TRACE("crash after " + std::to_string(crashAt) +
-                 (skipSeen ? ", strategy skipping seen points" : ""));
-    TempDir dir;
-    std::vector<Shape> shapes = {{{"n", 10}}, {{"n", 5000}}};
+    for (uint64_t crashAt : {0u, 1u, 5u, 13u, 19u}) {
+      SCOPED_TRACE("crash after " + std::to_string(crashAt) +
+                   (skipSeen ? ", strategy skipping seen points" : ""));
+      TempDir dir;
+      std::vector<Shape> shapes = {{{"n", 10}}, {{"n", 5000}}};
 
-    // The reference: one uninterrupted run.
-    TuneResults reference;
-    std::vector<std::pair<Shape, Configuration>> referenceCalls;
-    {
-      auto journal = openJournal(dir.file("clean.jsonl"));
-      FakeEvaluator eval(timeOf);
-      auto r = Tuner(space(), shapes, eval, *journal, randomOptions(10, 7, skipSeen)).run();
-      ASSERT_TRUE(r) << r.error().str();
-      reference = *r;
-      referenceCalls = eval.Calls;
-    }
+      // The reference: one uninterrupted run.
+      TuneResults reference;
+      std::vector<std::pair<Shape, Configuration>> referenceCalls;
+      {
+        auto journal = openJournal(dir.file("clean.jsonl"));
+        FakeEvaluator eval(timeOf);
+        auto r = Tuner(space(), shapes, eval, *journal,
+                       randomOptions(10, 7, skipSeen))
+                     .run();
+        ASSERT_TRUE(r) << r.error().str();
+        reference = *r;
+        referenceCalls = eval.Calls;
+      }
 
-    // The same run, killed after `crashAt` evaluations, then run again.
-    std::string path = dir.file("crash.jsonl");
-    std::vector<std::pair<Shape, Configuration>> firstCalls;
-    {
+      // The same run, killed after `crashAt` evaluations, then run again.
+      std::string path = dir.file("crash.jsonl");
+      std::vector<std::pair<Shape, Configuration>> firstCalls;
+      {
+        auto journal = openJournal(path);
+        FakeEvaluator eval(timeOf);
+        eval.CrashAfter = crashAt;
+        EXPECT_THROW((void)Tuner(space(), shapes, eval, *journal,
+                                 randomOptions(10, 7, skipSeen))
+                         .run(),
+                     SimulatedCrash);
+        firstCalls = eval.Calls;
+        size_t evaluations = 0;
+        for (const auto &e : journal->entries())
+          evaluations += e.phase != JournalPhase::Retime;
+        EXPECT_EQ(evaluations, crashAt); // everything finished was journaled
+      }
       auto journal = openJournal(path);
       FakeEvaluator eval(timeOf);
-      eval.CrashAfter = crashAt;
-      EXPECT_THROW(
-          (void)Tuner(space(), shapes, eval, *journal, randomOptions(10, 7, skipSeen)).run(),
-          SimulatedCrash);
-      firstCalls = eval.Calls;
-      size_t evaluations = 0;
-      for (const auto &e : journal->entries())
-        evaluations += e.phase != JournalPhase::Retime;
-      EXPECT_EQ(evaluations, crashAt); // everything finished was journaled
-    }
-    auto journal = openJournal(path);
-    FakeEvaluator eval(timeOf);
-    auto r = Tuner(space(), shapes, eval, *journal, randomOptions(10, 7, skipSeen)).run();
-    ASSERT_TRUE(r) << r.error().str();
+      auto r =
+          Tuner(space(), shapes, eval, *journal, randomOptions(10, 7, skipSeen))
+              .run();
+      ASSERT_TRUE(r) << r.error().str();
 
-    // Nothing evaluated twice; together exactly the uninterrupted run.
-    std::set<std::pair<Shape, Configuration>> seen(firstCalls.begin(),
-                                                   firstCalls.end());
-    for (const auto &call : eval.Calls)
-      EXPECT_TRUE(seen.insert(call).second) << "repeated " << configText(call.second);
-    auto all = firstCalls;
-    all.insert(all.end(), eval.Calls.begin(), eval.Calls.end());
-    EXPECT_EQ(all, referenceCalls);
-    for (size_t i = 0; i < shapes.size(); ++i)
-      EXPECT_EQ(r->shapes[i].evaluations, 10u);
-    EXPECT_EQ(resultsToJson(*r)["shapes"], resultsToJson(reference)["shapes"]);
-    EXPECT_EQ(resultsToJson(*r)["general"], resultsToJson(reference)["general"]);
-  }
+      // Nothing evaluated twice; together exactly the uninterrupted run.
+      std::set<std::pair<Shape, Configuration>> seen(firstCalls.begin(),
+                                                     firstCalls.end());
+      for (const auto &call : eval.Calls)
+        EXPECT_TRUE(seen.insert(call).second)
+            << "repeated " << configText(call.second);
+      auto all = firstCalls;
+      all.insert(all.end(), eval.Calls.begin(), eval.Calls.end());
+      EXPECT_EQ(all, referenceCalls);
+      for (size_t i = 0; i < shapes.size(); ++i)
+        EXPECT_EQ(r->shapes[i].evaluations, 10u);
+      EXPECT_EQ(resultsToJson(*r)["shapes"],
+                resultsToJson(reference)["shapes"]);
+      EXPECT_EQ(resultsToJson(*r)["general"],
+                resultsToJson(reference)["general"]);
+    }
 }
 
 TEST(Tuner, TimeLimitStopsTheSearch) {
@@ -293,7 +303,8 @@ TEST(Tuner, StopRequestFinishesWithWhatWasFound) {
   });
   TuneOptions o = options(1000);
   o.stopRequested = &stop;
-  auto r = Tuner(space(), {{{"n", 10}}, {{"n", 5000}}}, eval, *journal, o).run();
+  auto r =
+      Tuner(space(), {{{"n", 10}}, {{"n", 5000}}}, eval, *journal, o).run();
   ASSERT_TRUE(r) << r.error().str();
   ASSERT_EQ(r->shapes.size(), 1u); // the second shape was never started
   EXPECT_EQ(r->shapes[0].stopReason, "interrupted");
@@ -349,7 +360,8 @@ TEST(Tuner, CompileOnlyWalksTheValidSpaceDefaultFirst) {
   EXPECT_TRUE(r->compileOnly);
   EXPECT_EQ(r->shapes[0].evaluations, 23u);
   EXPECT_EQ(r->shapes[0].statusCounts.at("compile_error"), 3u);
-  EXPECT_EQ(eval.Calls.front().second, (Configuration{{"BLOCK", 256}, {"VEC", 4}}));
+  EXPECT_EQ(eval.Calls.front().second,
+            (Configuration{{"BLOCK", 256}, {"VEC", 4}}));
   EXPECT_EQ(eval.Prepared.size(), 23u);
   EXPECT_FALSE(r->general);
 }

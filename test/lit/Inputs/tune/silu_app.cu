@@ -19,15 +19,18 @@ bool check(cudaError_t e, const char *what) {
 } // namespace
 
 int main() {
-  const int shapes[][2] = {{16, 4096}, {4096, 4096}, {3, 4096}, {700, 4096},
+  const int shapes[][2] = {{16, 4096},  {4096, 4096}, {3, 4096}, {700, 4096},
                            {16, 11008}, {5000, 2048}, {1, 8}};
   for (const auto &shape : shapes) {
     const int tokens = shape[0], d = shape[1];
-    const size_t inCount = size_t(tokens) * 2 * d, outCount = size_t(tokens) * d;
+    const size_t inCount = size_t(tokens) * 2 * d,
+                 outCount = size_t(tokens) * d;
     std::vector<__nv_bfloat16> host(inCount);
     for (size_t i = 0; i < inCount; ++i)
-      host[i] = __float2bfloat16(float((i * 2654435761u) % 2001) / 250.0f - 4.0f);
-    __nv_bfloat16 *in = nullptr, *ref = nullptr, *tuned = nullptr, *general = nullptr;
+      host[i] =
+          __float2bfloat16(float((i * 2654435761u) % 2001) / 250.0f - 4.0f);
+    __nv_bfloat16 *in = nullptr, *ref = nullptr, *tuned = nullptr,
+                  *general = nullptr;
     if (!check(cudaMalloc(&in, inCount * 2), "malloc") ||
         !check(cudaMalloc(&ref, outCount * 2), "malloc") ||
         !check(cudaMalloc(&tuned, outCount * 2), "malloc") ||
@@ -37,10 +40,14 @@ int main() {
     cudaMemset(tuned, 0xff, outCount * 2);
     cudaMemset(general, 0xff, outCount * 2);
     constexpr auto D = silu_and_mul_kernel_default_config;
-    if (!check(ktune_silu_and_mul_kernel_detail::launch<D.BLOCK_SIZE, D.VEC, D.UNROLL>(
-                   ref, in, d, tokens, 0), "default launch") ||
-        !check(launch_silu_and_mul_kernel_tuned(tuned, in, d, tokens), "tuned launch") ||
-        !check(launch_silu_and_mul_kernel_general(general, in, d, tokens), "general launch") ||
+    if (!check(ktune_silu_and_mul_kernel_detail::launch<D.BLOCK_SIZE, D.VEC,
+                                                        D.UNROLL>(ref, in, d,
+                                                                  tokens, 0),
+               "default launch") ||
+        !check(launch_silu_and_mul_kernel_tuned(tuned, in, d, tokens),
+               "tuned launch") ||
+        !check(launch_silu_and_mul_kernel_general(general, in, d, tokens),
+               "general launch") ||
         !check(cudaDeviceSynchronize(), "run"))
       return 1;
     std::vector<__nv_bfloat16> a(outCount), b(outCount), c(outCount);
@@ -52,7 +59,8 @@ int main() {
       std::printf("FAIL: tokens=%d d=%d differs from the default\n", tokens, d);
       return 1;
     }
-    std::printf("tokens=%d d=%d: tuned and general match the default\n", tokens, d);
+    std::printf("tokens=%d d=%d: tuned and general match the default\n", tokens,
+                d);
     cudaFree(in);
     cudaFree(ref);
     cudaFree(tuned);

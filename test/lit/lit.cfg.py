@@ -43,3 +43,12 @@ if getattr(config, "have_curl", False):
 if config.nvcc and os.path.exists(config.nvcc):
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", config.nvcc))
+
+# A usable NVIDIA GPU (tests that need one REQUIRE it, and tests of the
+# no-GPU behaviour are UNSUPPORTED with it).
+import subprocess
+try:
+    if subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=30).returncode == 0:
+        config.available_features.add("gpu")
+except (OSError, subprocess.SubprocessError):
+    pass

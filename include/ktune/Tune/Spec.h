@@ -92,6 +92,14 @@ nlohmann::json specToJson(const Spec &spec);
 /// is known, overridden parameters exist and domains contain the default.
 Status validateSpec(const Spec &spec, const ManifestKernel &kernel);
 
+/// validateSpec, then puts the arguments in kernel-argument order, fills each
+/// scalar's C type from the manifest where the spec gives none, and copies
+/// the manifest's launch geometry when the spec has none.
+Expected<Spec> resolveSpec(Spec spec, const ManifestKernel &kernel);
+
+/// The spec's launch geometry, else the manifest's (empty when neither).
+LaunchGeometry effectiveLaunch(const Spec &spec, const ManifestKernel &kernel);
+
 } // namespace ktune
 
 #endif

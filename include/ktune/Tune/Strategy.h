@@ -23,7 +23,9 @@ public:
   /// The time of a point, or nullopt when it failed (pruned, compile error,
   /// wrong result, ...). Failed points count as evaluations.
   virtual std::optional<double> evaluate(const Point &p) = 0;
-  /// True once a point was evaluated (or is known from the journal).
+  /// True once a point was evaluated in this run. A point known from the
+  /// journal of an earlier (killed) run becomes seen when asked for, which
+  /// costs no budget: resumed, a seeded strategy repeats its choices.
   virtual bool seen(const Point &p) const = 0;
   /// The cached outcome of a seen point.
   virtual std::optional<double> cached(const Point &p) const = 0;

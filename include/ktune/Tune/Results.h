@@ -1,0 +1,107 @@
+//===- ktune/Tune/Results.h - What a tuning run found -----------*- C++ -*-===//
+//
+// Per shape: the best configuration and its time against the default's, both
+// re-timed interleaved at the end so the speedup compares like with like. Over
+// all shapes: one general configuration, the best geometric-mean speedup among
+// configurations valid and measured on every shape. Written as results.json
+// (schema: docs/schemas.md, ## results) and read back to regenerate the
+// dispatch header without tuning again.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_TUNE_RESULTS_H
+#define KTUNE_TUNE_RESULTS_H
+
+#include "ktune/Tune/Evaluator.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+inline constexpr const char *ResultsVersion = "results/1";
+
+struct Measured {
+  Configuration config;
+  EvalResult result;
+};
+
+struct ShapeResult {
+  Shape shape;
+  Configuration defaultConfig;
+  std::optional<Timing> defaultTime;
+  /// Equal to defaultConfig when nothing beat it (or nothing was timed).
+  Configuration bestConfig;
+  std::optional<Timing> bestTime;
+  /// defaultTime / bestTime; 1 when either is unknown.
+  double speedup = 1.0;
+  /// True when best and default times come from the final interleaved
+  /// re-timing; false when that failed and search times were used.
+  bool retimed = false;
+  /// Budgeted evaluations at this shape (journal included), by status.
+  uint64_t evaluations = 0;
+  std::map<std::string, uint64_t> statusCounts;
+  /// "budget", "time limit", "space exhausted", "interrupted", "compile only"
+  std::string stopReason;
+  /// The finalists as re-timed, the default first.
+  std::vector<Measured> finalists;
+};
+
+struct GeneralShapeTime {
+  double speedup = 1.0; // default median / this configuration's median
+  double medianUs = 0;  // this configuration's median at the shape
+};
+
+struct GeneralResult {
+  Configuration config;
+  double geomeanSpeedup = 1.0;
+  std::vector<GeneralShapeTime> perShape; // in TuneResults::shapes order
+  size_t candidates = 0;                  // configurations compared
+};
+
+struct TuneResults {
+  std::string kernel;
+  std::string templatePath;
+  std::string templateSha256;
+  std::string device;
+  std::string arch;
+  std::string strategy;
+  uint64_t seed = 0;
+  uint64_t budget = 0;
+  bool compileOnly = false;
+  std::vector<std::string> params; // tunable parameters, space order
+  std::vector<ShapeResult> shapes;
+  std::optional<GeneralResult> general;
+};
+
+nlohmann::json resultsToJson(const TuneResults &results);
+Expected<TuneResults> resultsFromJson(const nlohmann::json &json);
+
+/// Median time (µs) of `config` at `shape`, or nullopt when it is invalid
+/// there or failed. Implementations look the journal up first and evaluate
+/// only what was never measured.
+using MeasureFn =
+    std::function<std::optional<double>(const Shape &, const Configuration &)>;
+
+/// The configuration with the best geometric-mean speedup over `shapes`
+/// among `candidates` (and the default) that measure on every shape. Shapes
+/// where the default itself fails add no factor to the mean (and rule the
+/// default out). nullopt when no candidate measures everywhere.
+std::optional<GeneralResult> chooseGeneralConfiguration(
+    const std::vector<Shape> &shapes, const Configuration &defaultConfig,
+    const std::vector<Configuration> &candidates, const MeasureFn &measure);
+
+/// The final table: one row per shape, then the general configuration.
+std::string formatResultsTable(const TuneResults &results);
+
+/// "BLOCK_SIZE=256 VEC=8" and "num_tokens=16 hidden=4096".
+std::string configText(const Configuration &config);
+std::string shapeText(const Shape &shape);
+
+} // namespace ktune
+
+#endif

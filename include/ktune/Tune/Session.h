@@ -1,0 +1,96 @@
+//===- ktune/Tune/Session.h - One ktune-tune invocation ---------*- C++ -*-===//
+//
+// Everything ktune-tune does between parsing its options and exiting: read
+// the template, manifest and spec (or a T4 recording to replay), build the
+// space, open the journal, run the Tuner and write results.json, the
+// journal, the T4 file and kernel.tuned.h. The evaluator is supplied by the
+// caller, so this library needs neither CUDA nor a GPU.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_TUNE_SESSION_H
+#define KTUNE_TUNE_SESSION_H
+
+#include "ktune/Plan/Manifest.h"
+#include "ktune/Tune/Evaluator.h"
+#include "ktune/Tune/Results.h"
+#include "ktune/Tune/Spec.h"
+#include "ktune/Tune/Tuner.h"
+
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace ktune {
+
+struct TuneCommand {
+  // What to tune: a template with its manifest and spec, or a recording.
+  std::string templatePath;
+  std::string specPath;
+  std::string manifestPath; // default: the template's name with .json
+  std::string kernel;       // default: the spec's kernel
+  std::string simulatePath; // a T4 file (plain or gzip) to replay
+  std::string spacePath; // a T1 input file: the space instead of the manifest's
+  std::string fromResults; // skip tuning: write the header from these results
+
+  // How.
+  std::string strategy = "random";
+  nlohmann::json strategyOptions = nlohmann::json::object();
+  uint64_t seed = 0;
+  std::optional<uint64_t> budget; // per shape
+  double timeLimitSeconds = 0;
+  size_t topK = 3;
+  bool compileOnly = false;
+  unsigned simulateDelayMs = 0; // slows replays down (crash tests)
+
+  // Where the compiled code goes.
+  std::string cacheDir;
+  int jobs = 0;
+  std::string arch;
+
+  // Outputs. Defaults: <stem>.results.json beside the template (in the
+  // working directory for --simulate), the journal beside the results,
+  // <stem>.tuned.h beside the template; no T4 file unless asked.
+  std::string outPath;
+  std::string headerPath;
+  std::string t4Path;
+  std::string journalPath;
+
+  ProgressOptions progress;
+  const std::atomic<bool> *stopRequested = nullptr;
+};
+
+/// What an evaluator is asked to be built for.
+struct EvaluatorRequest {
+  bool compileOnly = false;
+  std::string templatePath;
+  std::string templateSource;
+  const Manifest *manifest = nullptr;
+  std::string kernel;
+  const Spec *spec = nullptr; // resolved
+  std::string cacheDir;
+  int jobs = 0;
+  std::string arch;
+};
+using EvaluatorFactory = std::function<Expected<std::unique_ptr<Evaluator>>(
+    const EvaluatorRequest &)>;
+
+struct SessionReport {
+  TuneResults results;
+  std::string resultsPath, journalPath, headerPath, t4Path;
+  size_t journalEntriesRead = 0; // on opening (a resumed run has some)
+  bool interrupted = false;
+};
+
+/// Runs one invocation. Errors name the file and JSON path they concern.
+Expected<SessionReport> runTuneSession(const TuneCommand &command,
+                                       const EvaluatorFactory &makeEvaluator);
+
+/// $KTUNE_CACHE_DIR, else $XDG_CACHE_HOME/ktune, else ~/.cache/ktune.
+std::string defaultCacheDir();
+
+} // namespace ktune
+
+#endif

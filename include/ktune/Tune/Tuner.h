@@ -1,0 +1,113 @@
+//===- ktune/Tune/Tuner.h - The tuning loop ---------------------*- C++ -*-===//
+//
+// For each shape: build the search space (manifest domains and constraints,
+// the spec's overrides, the problem dimensions fixed), evaluate the default
+// configuration first (the reference), let the strategy search within the
+// budget, re-time the best few interleaved with the default and pick the
+// winner from that. Then choose one general configuration over all shapes.
+//
+// Every evaluation goes through the journal: one already there is answered
+// from it and never repeated, so a killed run resumes where it stopped.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_TUNE_TUNER_H
+#define KTUNE_TUNE_TUNER_H
+
+#include "ktune/Expr/Expr.h"
+#include "ktune/Plan/Manifest.h"
+#include "ktune/Tune/Evaluator.h"
+#include "ktune/Tune/Journal.h"
+#include "ktune/Tune/Results.h"
+#include "ktune/Tune/SearchSpace.h"
+#include "ktune/Tune/Spec.h"
+#include "ktune/Tune/Strategy.h"
+
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+/// The name of the register-cap dimension added when the spec lists
+/// max_registers (0 = no cap).
+inline constexpr const char *MaxRegistersParam = "maxrregcount";
+
+/// Parameters with domains and defaults, and constraints over them and the
+/// problem dimensions: what a SearchSpace is built from for each shape.
+struct SpaceDefinition {
+  std::vector<SpaceParam> params;
+  std::vector<std::string> constraints;
+  expr::Dialect dialect = expr::Dialect::Ktune;
+};
+
+/// The manifest kernel's tunable parameters with the spec's domain
+/// overrides, the manifest's and the spec's constraints, and a
+/// "maxrregcount" dimension when the spec lists max_registers.
+Expected<SpaceDefinition> spaceFromManifest(const ManifestKernel &kernel,
+                                            const Spec &spec);
+
+using StrategyFactory = std::function<Expected<std::unique_ptr<Strategy>>()>;
+
+struct ProgressOptions {
+  std::FILE *out = nullptr; // nullptr: silent
+  bool tty = false;         // rewrite one line in place
+  uint64_t every = 10;      // without a TTY: a line every N evaluations
+};
+
+struct TuneOptions {
+  std::string templatePath;   // for the results file
+  std::string templateSha256; // journal key: what was tuned
+  std::string kernel;
+  std::string strategyName; // for the results file
+  StrategyFactory makeStrategy;
+  uint64_t seed = 0;
+  /// Evaluations per shape, the default configuration included; failed
+  /// ones count. Evaluations already in the journal count too.
+  uint64_t budget = 100;
+  /// Wall time for the whole run, compilation included; 0 = none. The
+  /// remaining time is shared evenly by the shapes still to search.
+  double timeLimitSeconds = 0;
+  /// Finalists re-timed (besides the default) per shape.
+  size_t topK = 3;
+  /// Compile and prune only, walking the valid space in order up to the
+  /// budget: no strategy, no timing.
+  bool compileOnly = false;
+  /// Configurations handed to Evaluator::prepare at once in compile-only
+  /// mode and for general-configuration candidates.
+  size_t prepareBatch = 16;
+  /// Candidates per shape considered for the general configuration.
+  size_t generalCandidatesPerShape = 3;
+  ProgressOptions progress;
+  /// Set (e.g. from a SIGINT handler) to stop searching and finish with what
+  /// was found.
+  const std::atomic<bool> *stopRequested = nullptr;
+};
+
+class Tuner {
+public:
+  Tuner(SpaceDefinition space, std::vector<Shape> shapes, Evaluator &evaluator,
+        Journal &journal, TuneOptions options);
+
+  /// Runs every shape and chooses the general configuration. Evaluator
+  /// exceptions propagate (the journal holds everything finished).
+  Expected<TuneResults> run();
+
+private:
+  Expected<ShapeResult> tuneShape(size_t shapeIndex, double deadline);
+  Expected<ShapeResult> compileShape(size_t shapeIndex);
+
+  SpaceDefinition Space;
+  std::vector<Shape> Shapes;
+  Evaluator &Eval;
+  Journal &Log;
+  TuneOptions Options;
+  struct State;
+  std::shared_ptr<State> S;
+};
+
+} // namespace ktune
+
+#endif

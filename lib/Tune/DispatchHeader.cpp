@@ -1,0 +1,516 @@
+//===- DispatchHeader.cpp - Generating kernel.tuned.h ---------------------===//
+#include "ktune/Tune/DispatchHeader.h"
+
+#include "ktune/Expr/Expr.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+namespace ktune {
+
+Expected<std::string>
+fillPlaceholders(const std::string &text, const std::string &origin,
+                 const std::map<std::string, std::string> &values) {
+  std::string out;
+  size_t pos = 0;
+  while (true) {
+    size_t open = text.find("{{", pos);
+    if (open == std::string::npos) {
+      out.append(text, pos, std::string::npos);
+      return out;
+    }
+    size_t close = text.find("}}", open + 2);
+    size_t line = 1 + std::count(text.begin(), text.begin() + open, '\n');
+    if (close == std::string::npos)
+      return makeError("unterminated placeholder '{{'",
+                       origin + ":" + std::to_string(line));
+    std::string name = text.substr(open + 2, close - open - 2);
+    auto it = values.find(name);
+    if (it == values.end()) {
+      std::string known;
+      for (const auto &[k, v] : values)
+        known += (known.empty() ? "" : ", ") + k;
+      return makeError("unknown placeholder {{" + name + "}} (known: " + known +
+                           ")",
+                       origin + ":" + std::to_string(line));
+    }
+    out.append(text, pos, open - pos);
+    out += it->second;
+    pos = close + 2;
+  }
+}
+
+std::vector<int64_t> bucketBounds(const std::vector<int64_t> &values) {
+  std::vector<int64_t> bounds;
+  for (size_t i = 0; i + 1 < values.size(); ++i) {
+    int64_t a = values[i], b = values[i + 1];
+    int64_t mid;
+    if (a > 0)
+      mid = static_cast<int64_t>(
+          std::floor(std::sqrt(static_cast<long double>(a) * b)));
+    else
+      mid = a + (b - a) / 2;
+    bounds.push_back(std::clamp(mid, a, b - 1));
+  }
+  return bounds;
+}
+
+namespace {
+
+/// Replaces whole identifiers in a C++ type ("const T *" with T -> float).
+std::string
+substituteIdentifiers(const std::string &text,
+                      const std::map<std::string, std::string> &map) {
+  std::string out;
+  size_t i = 0;
+  auto isIdent = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
+  while (i < text.size()) {
+    if (isIdent(text[i]) &&
+        !std::isdigit(static_cast<unsigned char>(text[i]))) {
+      size_t j = i;
+      while (j < text.size() && isIdent(text[j]))
+        ++j;
+      std::string word = text.substr(i, j - i);
+      auto it = map.find(word);
+      out += it == map.end() ? word : it->second;
+      i = j;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
+std::string valueText(const std::string &type, int64_t value) {
+  if (type == "bool")
+    return value ? "true" : "false";
+  std::string v = std::to_string(value);
+  if (value > INT32_MAX || value < INT32_MIN)
+    v += "LL";
+  return v;
+}
+
+std::string speedupText(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3fx", s);
+  return buf;
+}
+
+struct Generator {
+  const DispatchHeaderInput &In;
+  const ManifestKernel &K;
+  const Spec &Sp;
+  const TuneResults &R;
+  /// Dimension name -> C++ parameter name (renamed when an argument of the
+  /// same name means something else).
+  std::map<std::string, std::string> DimParam;
+  std::vector<std::string> DimOrder;
+
+  Generator(const DispatchHeaderInput &in)
+      : In(in), K(*in.kernel), Sp(*in.spec), R(*in.results) {}
+
+  Status prepareDims() {
+    std::set<std::string> argNames;
+    for (const auto &a : K.args)
+      argNames.insert(a.name);
+    for (const auto &[name, values] : Sp.dims) {
+      DimOrder.push_back(name);
+      if (!argNames.count(name)) {
+        DimParam[name] = name;
+        continue;
+      }
+      // An argument of the same name: reuse it when the spec sets it to the
+      // dimension itself, else give the dimension a name of its own.
+      auto it = std::find_if(Sp.args.begin(), Sp.args.end(),
+                             [&](const SpecArg &a) { return a.name == name; });
+      const auto *sc =
+          it == Sp.args.end() ? nullptr : std::get_if<ScalarArg>(&it->arg);
+      bool same = false;
+      if (sc)
+        if (auto e = expr::Expr::parse(sc->value))
+          same = e->names().size() == 1 && e->names()[0] == name &&
+                 e->str() == name;
+      DimParam[name] = same ? name : "dim_" + name;
+    }
+    return {};
+  }
+
+  bool dimIsArg(const std::string &dim) const {
+    return DimParam.at(dim) == dim &&
+           std::any_of(K.args.begin(), K.args.end(),
+                       [&](const KernelArg &a) { return a.name == dim; });
+  }
+
+  /// Translates an expression over parameters, dimensions and arguments to
+  /// C++ with dimensions renamed as declared.
+  Expected<std::string>
+  cpp(const std::string &text,
+      const std::map<std::string, expr::Expr> &extra = {}) {
+    auto e = expr::Expr::parse(text);
+    if (!e)
+      return makeError("cannot parse '" + text + "': " + e.error().str());
+    std::map<std::string, expr::Expr> subst = extra;
+    for (const auto &[dim, param] : DimParam)
+      if (param != dim && !subst.count(dim)) {
+        auto renamed = expr::Expr::parse(param);
+        if (renamed)
+          subst.emplace(dim, *renamed);
+      }
+    return subst.empty() ? e->toCpp() : e->substitute(subst).toCpp();
+  }
+
+  std::string argType(const KernelArg &a) const {
+    return substituteIdentifiers(a.type, Sp.templateArgs);
+  }
+
+  std::string signature(bool defaultStream) const {
+    std::string s;
+    for (const auto &a : K.args)
+      s += (s.empty() ? "" : ", ") + argType(a) + " " + a.name;
+    for (const auto &dim : DimOrder)
+      if (!dimIsArg(dim))
+        s += (s.empty() ? "" : ", ") + std::string("int64_t ") +
+             DimParam.at(dim);
+    s += (s.empty() ? "" : ", ") + std::string("cudaStream_t stream");
+    if (defaultStream)
+      s += " = 0";
+    return s;
+  }
+
+  std::string forwardArgs() const {
+    std::string s;
+    for (const auto &a : K.args)
+      s += (s.empty() ? "" : ", ") + a.name;
+    for (const auto &dim : DimOrder)
+      if (!dimIsArg(dim))
+        s += (s.empty() ? "" : ", ") + DimParam.at(dim);
+    s += (s.empty() ? "" : ", ") + std::string("stream");
+    return s;
+  }
+
+  /// Template arguments of detail::launch for a configuration.
+  std::string instantiation(const Configuration &c) const {
+    std::string s;
+    for (const auto *p : K.tunableParams()) {
+      auto it = c.find(p->name);
+      int64_t v = it != c.end() ? it->second : p->defaultValue.value_or(0);
+      s += (s.empty() ? "" : ", ") + valueText(p->type, v);
+    }
+    return s;
+  }
+
+  std::string configInit(const Configuration &c) const {
+    std::string s;
+    for (const auto *p : K.tunableParams()) {
+      auto it = c.find(p->name);
+      s += (s.empty() ? "" : ", ") +
+           valueText(p->type,
+                     it != c.end() ? it->second : p->defaultValue.value_or(0));
+    }
+    if (hasRegisterCap())
+      s += (s.empty() ? "" : ", ") +
+           std::to_string(c.count("maxrregcount") ? c.at("maxrregcount") : 0);
+    return "{" + s + "}";
+  }
+
+  bool hasRegisterCap() const {
+    return std::find(R.params.begin(), R.params.end(), "maxrregcount") !=
+           R.params.end();
+  }
+
+  /// The C++ condition under which `c` may launch for the actual dimensions:
+  /// the constraints that mention a dimension, with parameters fixed.
+  Expected<std::string> runtimeCheck(const Configuration &c) {
+    std::set<std::string> dims(DimOrder.begin(), DimOrder.end());
+    std::map<std::string, expr::Expr> values;
+    for (const auto &[name, v] : c)
+      values.emplace(name, expr::Expr::integer(v));
+    for (const auto *p : K.tunableParams())
+      if (!values.count(p->name) && p->defaultValue)
+        values.emplace(p->name, expr::Expr::integer(*p->defaultValue));
+    std::string out;
+    for (const auto &text : In.constraints) {
+      auto e = expr::Expr::parse(text);
+      if (!e)
+        return makeError("cannot parse constraint '" + text +
+                         "': " + e.error().str());
+      auto names = e->names();
+      bool mentionsDim =
+          std::any_of(names.begin(), names.end(),
+                      [&](const std::string &n) { return dims.count(n) != 0; });
+      if (!mentionsDim)
+        continue;
+      auto c2 = cpp(text, values);
+      if (!c2)
+        return std::unexpected(c2.error());
+      out += (out.empty() ? "" : " && ") + std::string("(") + *c2 + ")";
+    }
+    return out;
+  }
+
+  Expected<std::string> launchGuarded(const Configuration &c,
+                                      const std::string &indent,
+                                      const std::string &note) {
+    auto check = runtimeCheck(c);
+    if (!check)
+      return std::unexpected(check.error());
+    std::string call = "return ktune_" + K.name + "_detail::launch<" +
+                       instantiation(c) + ">(" + forwardArgs() + ");";
+    std::string out;
+    if (!note.empty())
+      out += indent + "// " + note + "\n";
+    if (check->empty())
+      return out + indent + call + "\n";
+    return out + indent + "if (" + *check + ")\n" + indent + "  " + call + "\n";
+  }
+
+  Expected<std::map<std::string, std::string>> values() {
+    std::map<std::string, std::string> v;
+    if (auto ok = prepareDims(); !ok)
+      return std::unexpected(ok.error());
+    v["kernel"] = K.name;
+    v["qualified_kernel"] = K.qualifiedName;
+    v["template_file"] = In.templateFile;
+    v["template_include"] = In.templateInclude;
+    v["template_sha256"] =
+        R.templateSha256.empty() ? "unknown" : R.templateSha256;
+    v["device"] = R.device;
+    v["arch"] = R.arch;
+
+    LaunchGeometry launch =
+        Sp.launch ? *Sp.launch : K.launch.value_or(LaunchGeometry{});
+    if (launch.grid.empty() || launch.block.empty())
+      return makeError("no launch geometry for kernel '" + K.name +
+                           "' (give \"launch\" in the spec)",
+                       "launch");
+    v["launch_from"] = launch.from.empty() ? "" : " (from " + launch.from + ")";
+
+    // detail::launch: tunable parameters as template parameters.
+    std::string decls;
+    for (const auto *p : K.tunableParams())
+      decls += (decls.empty() ? "" : ", ") + p->type + " " + p->name;
+    if (decls.empty())
+      return makeError("kernel '" + K.name + "' has no tunable parameter");
+    v["param_decls"] = decls;
+    v["signature"] = signature(false);
+    v["signature_with_default_stream"] = signature(true);
+
+    // Non-tunable values the launch geometry may name.
+    std::set<std::string> used;
+    for (const auto *list : {&launch.grid, &launch.block})
+      for (const auto &t : *list)
+        if (auto e = expr::Expr::parse(t))
+          for (const auto &n : e->names())
+            used.insert(n);
+    if (auto e = expr::Expr::parse(launch.smem))
+      for (const auto &n : e->names())
+        used.insert(n);
+    std::string fixed;
+    for (const auto &p : K.templateParams)
+      if (!p.tunable && p.type != "typename" && p.type != "class" &&
+          used.count(p.name) && Sp.templateArgs.count(p.name))
+        fixed += "  constexpr " + p.type + " " + p.name + " = " +
+                 Sp.templateArgs.at(p.name) + ";\n";
+    v["fixed_params"] = fixed;
+
+    auto dimsOf = [&](const std::vector<std::string> &list,
+                      const std::string &what) -> Expected<std::string> {
+      std::string s;
+      for (size_t i = 0; i < list.size(); ++i) {
+        auto c = cpp(list[i]);
+        if (!c)
+          return makeError(c.error().message,
+                           "launch." + what + "[" + std::to_string(i) + "]");
+        s += (s.empty() ? "" : ", ") +
+             std::string("static_cast<unsigned int>(") + *c + ")";
+      }
+      return s;
+    };
+    auto grid = dimsOf(launch.grid, "grid");
+    if (!grid)
+      return std::unexpected(grid.error());
+    auto block = dimsOf(launch.block, "block");
+    if (!block)
+      return std::unexpected(block.error());
+    auto smem = cpp(launch.smem);
+    if (!smem)
+      return makeError(smem.error().message, "launch.smem");
+    v["grid"] = *grid;
+    v["block"] = *block;
+    v["smem"] = *smem;
+
+    std::string kernelArgs;
+    for (const auto &p : K.templateParams)
+      kernelArgs += (kernelArgs.empty() ? "" : ", ") +
+                    (p.tunable ? p.name : Sp.templateArgs.at(p.name));
+    v["kernel_call"] = K.qualifiedName + "<" + kernelArgs + ">";
+    std::string callArgs;
+    for (const auto &a : K.args)
+      callArgs += (callArgs.empty() ? "" : ", ") + a.name;
+    v["call_args"] = callArgs;
+
+    std::string fields;
+    for (const auto *p : K.tunableParams())
+      fields += "  " + p->type + " " + p->name + ";\n";
+    if (hasRegisterCap())
+      fields += "  int maxrregcount; // 0 = no cap\n";
+    v["config_fields"] = fields;
+
+    Configuration defaultConfig;
+    for (const auto *p : K.tunableParams())
+      if (p->defaultValue)
+        defaultConfig[p->name] = *p->defaultValue;
+    if (!R.shapes.empty())
+      defaultConfig = R.shapes.front().defaultConfig;
+    v["default_config"] = configInit(defaultConfig);
+    Configuration general = R.general ? R.general->config : defaultConfig;
+    v["general_config"] = configInit(general);
+    v["general_note"] =
+        R.general ? " (geometric-mean speedup " +
+                        speedupText(R.general->geomeanSpeedup) + " over " +
+                        std::to_string(R.shapes.size()) + " shape" +
+                        (R.shapes.size() == 1 ? "" : "s") + ")"
+                  : " (none was measured on every shape: the default)";
+
+    // Register caps are compile options, not template arguments.
+    std::string notes;
+    bool capped = false;
+    for (const auto &s : R.shapes)
+      if (s.bestConfig.count("maxrregcount") && s.bestConfig.at("maxrregcount"))
+        capped = true;
+    if (capped)
+      notes += "//\n// Note: some tuned configurations carry a register cap "
+               "(maxrregcount, noted per\n// shape below). A header cannot "
+               "apply it per instantiation: compile the\n// template with "
+               "-maxrregcount or add __launch_bounds__ to get those times.\n";
+    v["notes"] = notes;
+
+    auto dispatch = dispatchBody();
+    if (!dispatch)
+      return std::unexpected(dispatch.error());
+    v["dispatch_body"] = *dispatch;
+    std::string generalBody;
+    if (general == defaultConfig) {
+      generalBody = "  return ktune_" + K.name + "_detail::launch<" +
+                    instantiation(defaultConfig) + ">(" + forwardArgs() +
+                    ");\n";
+    } else {
+      auto g = launchGuarded(general, "  ", "");
+      if (!g)
+        return std::unexpected(g.error());
+      generalBody = *g;
+      if (g->find("if (") != std::string::npos)
+        generalBody += "  return ktune_" + K.name + "_detail::launch<" +
+                       instantiation(defaultConfig) + ">(" + forwardArgs() +
+                       ");\n";
+    }
+    v["general_body"] = generalBody;
+    return v;
+  }
+
+  Expected<std::string> dispatchBody() {
+    // Tuned values of each dimension, from the shapes actually tuned.
+    std::map<std::string, std::vector<int64_t>> tuned;
+    for (const auto &s : R.shapes)
+      for (const auto &[dim, value] : s.shape)
+        if (DimParam.count(dim)) {
+          auto &list = tuned[dim];
+          if (std::find(list.begin(), list.end(), value) == list.end())
+            list.push_back(value);
+        }
+    std::string body, tunedNames;
+    std::map<std::string, std::vector<int64_t>> bounds;
+    for (const auto &dim : DimOrder) {
+      auto it = tuned.find(dim);
+      if (it == tuned.end() || it->second.size() < 2)
+        continue;
+      std::sort(it->second.begin(), it->second.end());
+      bounds[dim] = bucketBounds(it->second);
+      const std::string &param = DimParam.at(dim);
+      std::string values;
+      for (int64_t x : it->second)
+        values += (values.empty() ? "" : ", ") + std::to_string(x);
+      tunedNames += (tunedNames.empty() ? "" : ", ") + dim;
+      body += "  // " + dim + " tuned at " + values +
+              "; bucket bounds between them.\n";
+      body += "  const int bucket_" + param + " =";
+      const auto &b = bounds[dim];
+      for (size_t i = 0; i < b.size(); ++i)
+        body += " " + param + " <= " + std::to_string(b[i]) + "LL ? " +
+                std::to_string(i) + " :";
+      body += " " + std::to_string(b.size()) + ";\n";
+    }
+    Values["tuned_dims"] = tunedNames.empty() ? "none" : tunedNames;
+
+    Configuration defaultConfig =
+        R.shapes.empty() ? Configuration{} : R.shapes.front().defaultConfig;
+    std::set<std::string> bucketsUsed;
+    for (const auto &s : R.shapes) {
+      if (s.bestConfig == s.defaultConfig)
+        continue;
+      std::string cond;
+      for (const auto &dim : DimOrder) {
+        auto sv = s.shape.find(dim);
+        if (sv == s.shape.end())
+          continue;
+        const std::string &param = DimParam.at(dim);
+        std::string term;
+        if (auto b = bounds.find(dim); b != bounds.end()) {
+          const auto &values = tuned[dim];
+          size_t idx = std::find(values.begin(), values.end(), sv->second) -
+                       values.begin();
+          term = "bucket_" + param + " == " + std::to_string(idx);
+          bucketsUsed.insert(param);
+        } else {
+          term = param + " == " + std::to_string(sv->second) + "LL";
+        }
+        cond += (cond.empty() ? "" : " && ") + term;
+      }
+      std::string note = "tuned at " + shapeText(s.shape) + ": " +
+                         speedupText(s.speedup) + " over the default" +
+                         (s.retimed ? " (interleaved re-timing)" : "") + "; " +
+                         configText(s.bestConfig);
+      auto launch =
+          launchGuarded(s.bestConfig, cond.empty() ? "  " : "    ", "");
+      if (!launch)
+        return std::unexpected(launch.error());
+      body += "  // " + note + "\n";
+      if (cond.empty())
+        body += *launch;
+      else
+        body += "  if (" + cond + ") {\n" + *launch + "  }\n";
+    }
+    for (const auto &[dim, b] : bounds)
+      if (!bucketsUsed.count(DimParam.at(dim)))
+        body += "  (void)bucket_" + DimParam.at(dim) + ";\n";
+    body += "  // Untuned shapes, and the shapes where the default was best.\n";
+    body += "  return ktune_" + K.name + "_detail::launch<" +
+            instantiation(defaultConfig) + ">(" + forwardArgs() + ");\n";
+    return body;
+  }
+
+  std::map<std::string, std::string> Values;
+};
+
+} // namespace
+
+Expected<std::string> renderDispatchHeader(const std::string &templateText,
+                                           const std::string &templateOrigin,
+                                           const DispatchHeaderInput &input) {
+  if (!input.kernel || !input.spec || !input.results)
+    return makeError("dispatch header: kernel, spec and results are required");
+  Generator g(input);
+  auto values = g.values();
+  if (!values)
+    return std::unexpected(values.error());
+  for (auto &[k, v] : g.Values)
+    (*values)[k] = v;
+  return fillPlaceholders(templateText, templateOrigin, *values);
+}
+
+} // namespace ktune

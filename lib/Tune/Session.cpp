@@ -1,0 +1,397 @@
+//===- Session.cpp - One ktune-tune invocation, end to end ----------------===//
+#include "ktune/Tune/Session.h"
+
+#include "ktune/Support/DataPath.h"
+#include "ktune/Support/FileUtil.h"
+#include "ktune/Support/Sha256.h"
+#include "ktune/Tune/DispatchHeader.h"
+#include "ktune/Tune/Journal.h"
+#include "ktune/Tune/Simulator.h"
+#include "ktune/Tune/Strategy.h"
+#include "ktune/Tune/T1.h"
+#include "ktune/Tune/T4.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+namespace ktune {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string defaultCacheDir() {
+  if (const char *env = std::getenv("KTUNE_CACHE_DIR"); env && *env)
+    return env;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return (fs::path(xdg) / "ktune").string();
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return (fs::path(home) / ".cache" / "ktune").string();
+  return (fs::temp_directory_path() / "ktune-cache").string();
+}
+
+namespace {
+
+/// Slows an evaluator down, so a test can kill a run in the middle.
+class DelayedEvaluator : public Evaluator {
+public:
+  DelayedEvaluator(std::unique_ptr<Evaluator> inner, unsigned delayMs)
+      : Inner(std::move(inner)), DelayMs(delayMs) {}
+  std::string device() const override { return Inner->device(); }
+  std::string arch() const override { return Inner->arch(); }
+  void prepare(const std::vector<Configuration> &upcoming) override {
+    Inner->prepare(upcoming);
+  }
+  EvalResult evaluate(const Shape &shape,
+                      const Configuration &config) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(DelayMs));
+    return Inner->evaluate(shape, config);
+  }
+  std::vector<EvalResult>
+  retime(const Shape &shape,
+         const std::vector<Configuration> &configs) override {
+    return Inner->retime(shape, configs);
+  }
+
+private:
+  std::unique_ptr<Evaluator> Inner;
+  unsigned DelayMs;
+};
+
+/// "rmsnorm.tpl.cu" -> "rmsnorm", "A100_T4.json.gz" -> "A100_T4".
+std::string stemOf(const std::string &path) {
+  std::string name = fs::path(path).filename().string();
+  for (const char *suffix :
+       {".json.gz", ".tpl.cu", ".tpl.cuh", ".json", ".cu", ".cuh", ".gz"})
+    if (name.size() > std::strlen(suffix) &&
+        name.compare(name.size() - std::strlen(suffix), std::string::npos,
+                     suffix) == 0)
+      return name.substr(0, name.size() - std::strlen(suffix));
+  return fs::path(name).stem().string();
+}
+
+std::string besides(const std::string &anchor, const std::string &name) {
+  fs::path dir = fs::path(anchor).parent_path();
+  return dir.empty() ? name : (dir / name).string();
+}
+
+std::string withoutJsonSuffix(const std::string &path) {
+  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0)
+    return path.substr(0, path.size() - 5);
+  return path;
+}
+
+/// The T1 hook: a Kernel Tuner T1 input file as the space.
+Expected<SpaceDefinition> spaceFromT1(const std::string &path) {
+  auto t1 = readT1File(path);
+  if (!t1)
+    return std::unexpected(t1.error());
+  SpaceDefinition def;
+  def.params = t1->params;
+  def.constraints = t1->conditions;
+  def.dialect = expr::Dialect::Python;
+  return def;
+}
+
+struct Prepared {
+  SpaceDefinition space;
+  std::vector<Shape> shapes;
+  std::unique_ptr<Evaluator> evaluator;
+  std::string kernel, templatePath, templateSha256;
+  // Template mode only.
+  std::optional<Manifest> manifest;
+  std::optional<Spec> spec;
+  const ManifestKernel *manifestKernel = nullptr;
+};
+
+Expected<Prepared> prepareSimulation(const TuneCommand &cmd) {
+  Prepared p;
+  auto text = readMaybeGzipFile(cmd.simulatePath);
+  if (!text)
+    return std::unexpected(text.error());
+  p.templateSha256 = sha256Hex(*text);
+  auto t4 = parseJson(*text, cmd.simulatePath);
+  if (!t4)
+    return std::unexpected(t4.error());
+  std::string device = stemOf(cmd.simulatePath);
+  if (auto pos = device.find("_T4"); pos != std::string::npos && pos > 0)
+    device = device.substr(0, pos);
+  auto replay = ReplayEvaluator::fromT4(*t4, device);
+  if (!replay)
+    return std::unexpected(withContext(replay.error(), cmd.simulatePath));
+  p.templatePath = cmd.simulatePath;
+
+  if (!cmd.spacePath.empty()) {
+    auto def = spaceFromT1(cmd.spacePath);
+    if (!def)
+      return std::unexpected(def.error());
+    p.space = std::move(*def);
+    auto t1 = readT1File(cmd.spacePath);
+    p.kernel = t1 && !t1->kernelName.empty() ? t1->kernelName : "";
+  } else {
+    auto space = spaceFromRecords(*replay);
+    if (!space)
+      return std::unexpected(withContext(space.error(), cmd.simulatePath));
+    p.space.params = space->params();
+  }
+  if (p.kernel.empty())
+    p.kernel = cmd.kernel.empty() ? "simulated" : cmd.kernel;
+
+  // A recording names no default: the first configuration it lists is the
+  // reference, unless the T1 file gave defaults.
+  const json &results = (*t4)["results"];
+  if (!results.empty() && results[0].contains("configuration")) {
+    const json &first = results[0]["configuration"];
+    for (auto &param : p.space.params)
+      if (!param.defaultValue && first.contains(param.name) &&
+          first[param.name].is_number_integer())
+        param.defaultValue = first[param.name].get<int64_t>();
+  }
+  p.shapes = {Shape{}};
+  std::unique_ptr<Evaluator> eval =
+      std::make_unique<ReplayEvaluator>(std::move(*replay));
+  if (cmd.simulateDelayMs)
+    eval = std::make_unique<DelayedEvaluator>(std::move(eval),
+                                              cmd.simulateDelayMs);
+  p.evaluator = std::move(eval);
+  return p;
+}
+
+Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
+                                   const EvaluatorFactory &makeEvaluator,
+                                   bool needEvaluator, std::string &source) {
+  Prepared p;
+  p.templatePath = cmd.templatePath;
+  auto text = readFile(cmd.templatePath);
+  if (!text)
+    return std::unexpected(text.error());
+  source = std::move(*text);
+  p.templateSha256 = sha256Hex(source);
+
+  std::string manifestPath = cmd.manifestPath;
+  if (manifestPath.empty()) {
+    fs::path t(cmd.templatePath);
+    manifestPath = (t.parent_path() / (t.stem().string() + ".json")).string();
+  }
+  auto mj = readJsonFile(manifestPath);
+  if (!mj)
+    return makeError(mj.error().message + " (the manifest; give --manifest "
+                                          "if it is elsewhere)",
+                     mj.error().where);
+  auto manifest = manifestFromJson(*mj);
+  if (!manifest)
+    return std::unexpected(withContext(manifest.error(), manifestPath));
+  p.manifest = std::move(*manifest);
+
+  if (cmd.specPath.empty())
+    return makeError("a spec is needed (--spec spec.json): the shapes, "
+                     "buffers and tolerances to tune with");
+  auto sj = readJsonFile(cmd.specPath);
+  if (!sj)
+    return std::unexpected(sj.error());
+  auto spec = specFromJson(*sj);
+  if (!spec)
+    return std::unexpected(withContext(spec.error(), cmd.specPath));
+
+  std::string kernelName = cmd.kernel.empty() ? spec->kernel : cmd.kernel;
+  p.manifestKernel = p.manifest->findKernel(kernelName);
+  if (!p.manifestKernel) {
+    std::string known;
+    for (const auto &k : p.manifest->kernels)
+      known += (known.empty() ? "" : ", ") + k.name;
+    return makeError("no kernel '" + kernelName +
+                         "' in the manifest (it has: " + known + ")",
+                     cmd.kernel.empty() ? cmd.specPath + ": kernel"
+                                        : std::string("--kernel"));
+  }
+  auto resolved = resolveSpec(std::move(*spec), *p.manifestKernel);
+  if (!resolved)
+    return std::unexpected(withContext(resolved.error(), cmd.specPath));
+  p.spec = std::move(*resolved);
+  p.kernel = p.manifestKernel->name;
+
+  if (!cmd.spacePath.empty()) {
+    auto def = spaceFromT1(cmd.spacePath);
+    if (!def)
+      return std::unexpected(def.error());
+    p.space = std::move(*def);
+  } else {
+    auto def = spaceFromManifest(*p.manifestKernel, *p.spec);
+    if (!def)
+      return std::unexpected(withContext(def.error(), cmd.specPath));
+    p.space = std::move(*def);
+  }
+  p.shapes = p.spec->allShapes();
+
+  if (needEvaluator) {
+    EvaluatorRequest req;
+    req.compileOnly = cmd.compileOnly;
+    req.templatePath = cmd.templatePath;
+    req.templateSource = source;
+    req.manifest = &*p.manifest;
+    req.kernel = p.kernel;
+    req.spec = &*p.spec;
+    req.cacheDir = cmd.cacheDir.empty() ? defaultCacheDir() : cmd.cacheDir;
+    req.jobs = cmd.jobs;
+    req.arch = cmd.arch;
+    auto eval = makeEvaluator(req);
+    if (!eval)
+      return std::unexpected(eval.error());
+    p.evaluator = std::move(*eval);
+  }
+  return p;
+}
+
+Status writeHeader(const TuneCommand &cmd, const Prepared &p,
+                   const TuneResults &results, const std::string &path) {
+  auto templateFile = findDataFile("templates/dispatch_header.h.in");
+  if (!templateFile)
+    return std::unexpected(templateFile.error());
+  auto text = readFile(*templateFile);
+  if (!text)
+    return std::unexpected(text.error());
+  DispatchHeaderInput in;
+  in.kernel = p.manifestKernel;
+  in.spec = &*p.spec;
+  in.results = &results;
+  in.constraints = p.space.constraints;
+  // Include the template relative to the header's directory.
+  fs::path headerDir = fs::absolute(path).parent_path();
+  in.templateInclude =
+      fs::absolute(cmd.templatePath).lexically_relative(headerDir).string();
+  in.templateFile = fs::path(cmd.templatePath).filename().string();
+  auto header = renderDispatchHeader(*text, *templateFile, in);
+  if (!header)
+    return std::unexpected(header.error());
+  return writeFileAtomically(path, *header);
+}
+
+} // namespace
+
+Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
+                                       const EvaluatorFactory &makeEvaluator) {
+  bool simulate = !cmd.simulatePath.empty();
+  if (simulate && !cmd.templatePath.empty())
+    return makeError("give either a template or --simulate, not both");
+  if (!simulate && cmd.templatePath.empty())
+    return makeError("nothing to tune: give a template (kernel.tpl.cu) or "
+                     "--simulate space_T4.json");
+  if (simulate && !cmd.headerPath.empty())
+    return makeError("--header needs a template and a spec; a replayed "
+                     "recording has no kernel to launch",
+                     "--header");
+  if (simulate && cmd.compileOnly)
+    return makeError("--compile-only compiles a template; it does not apply "
+                     "to --simulate",
+                     "--compile-only");
+
+  SessionReport report;
+  std::string source;
+  bool fromResults = !cmd.fromResults.empty();
+  Expected<Prepared> prepared =
+      simulate ? prepareSimulation(cmd)
+               : prepareTemplate(cmd, makeEvaluator, !fromResults, source);
+  if (!prepared)
+    return std::unexpected(prepared.error());
+  Prepared &p = *prepared;
+
+  std::string stem = stemOf(simulate ? cmd.simulatePath : cmd.templatePath);
+  report.resultsPath = !cmd.outPath.empty() ? cmd.outPath
+                       : simulate
+                           ? stem + ".results.json"
+                           : besides(cmd.templatePath, stem + ".results.json");
+  if (!simulate)
+    report.headerPath = !cmd.headerPath.empty()
+                            ? cmd.headerPath
+                            : besides(cmd.templatePath, stem + ".tuned.h");
+
+  if (fromResults) {
+    // Regenerate the header from results written earlier (or by hand).
+    auto rj = readJsonFile(cmd.fromResults);
+    if (!rj)
+      return std::unexpected(rj.error());
+    auto results = resultsFromJson(*rj);
+    if (!results)
+      return std::unexpected(withContext(results.error(), cmd.fromResults));
+    if (results->kernel != p.kernel)
+      return makeError("results are for kernel '" + results->kernel +
+                           "', the spec for '" + p.kernel + "'",
+                       cmd.fromResults + ": kernel");
+    if (auto ok = writeHeader(cmd, p, *results, report.headerPath); !ok)
+      return std::unexpected(ok.error());
+    report.results = std::move(*results);
+    report.resultsPath.clear();
+    return report;
+  }
+
+  report.journalPath =
+      !cmd.journalPath.empty()
+          ? cmd.journalPath
+          : withoutJsonSuffix(report.resultsPath) + ".journal.jsonl";
+  auto journal = Journal::open(report.journalPath);
+  if (!journal)
+    return std::unexpected(journal.error());
+  report.journalEntriesRead = (*journal)->entries().size();
+
+  TuneOptions options;
+  options.templatePath = p.templatePath;
+  options.templateSha256 = p.templateSha256;
+  options.kernel = p.kernel;
+  options.strategyName = cmd.strategy;
+  options.compileOnly = cmd.compileOnly;
+  if (!cmd.compileOnly) {
+    std::string name = cmd.strategy;
+    json strategyOptions = cmd.strategyOptions;
+    auto probe = makeStrategy(name, strategyOptions);
+    if (!probe)
+      return makeError(probe.error().message, "--strategy");
+    options.makeStrategy = [name, strategyOptions] {
+      return makeStrategy(name, strategyOptions);
+    };
+  }
+  options.seed = cmd.seed;
+  // Without a budget, compile-only walks the whole valid space.
+  options.budget = cmd.budget.value_or(cmd.compileOnly ? UINT64_MAX : 100);
+  options.timeLimitSeconds = cmd.timeLimitSeconds;
+  options.topK = cmd.topK;
+  options.progress = cmd.progress;
+  options.stopRequested = cmd.stopRequested;
+
+  Tuner tuner(p.space, p.shapes, *p.evaluator, **journal, options);
+  auto results = tuner.run();
+  if (!results)
+    return std::unexpected(results.error());
+  report.interrupted = cmd.stopRequested && cmd.stopRequested->load();
+
+  if (auto ok = writeFileAtomically(report.resultsPath,
+                                    resultsToJson(*results).dump(2) + "\n");
+      !ok)
+    return std::unexpected(ok.error());
+
+  if (!cmd.t4Path.empty()) {
+    std::vector<JournalEntry> ours;
+    for (const auto &e : (*journal)->entries())
+      if (e.key.templateSha256 == p.templateSha256 &&
+          e.key.kernel == p.kernel && e.key.device == results->device &&
+          e.key.arch == results->arch)
+        ours.push_back(e);
+    report.t4Path = cmd.t4Path;
+    if (auto ok =
+            writeFileAtomically(cmd.t4Path, journalToT4(ours).dump(1) + "\n");
+        !ok)
+      return std::unexpected(ok.error());
+  }
+
+  if (!simulate && !cmd.compileOnly) {
+    if (auto ok = writeHeader(cmd, p, *results, report.headerPath); !ok)
+      return std::unexpected(ok.error());
+  } else {
+    report.headerPath.clear();
+  }
+  report.results = std::move(*results);
+  return report;
+}
+
+} // namespace ktune

@@ -1,0 +1,427 @@
+//===- Bayes.cpp - Bayesian optimisation: GP + expected improvement ------===//
+//
+// The surrogate is a Gaussian process over the points' index coordinates
+// (index / (size - 1) per parameter with more than one value), fit to log
+// times: kernel times spread over orders of magnitude, and log makes "twice
+// as slow" the same step everywhere. Failed points get the worst log time
+// seen so far, so the model learns to avoid their region without a separate
+// classifier. The next point maximises expected improvement over all unseen
+// valid points when the space is small enough to score them all, else over
+// a random sample plus the neighbourhoods of the best points so far.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GaussianProcess.h"
+#include "StrategySupport.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace ktune {
+
+namespace {
+
+struct BayesOptions {
+  int64_t initialSamples = 10;
+  double xi = 0.01;
+  int64_t candidates = 2048;
+  int64_t exhaustiveLimit = 8192;
+  int64_t fitSteps = 30;
+  int64_t restartEvery = 3; // every third fit also starts from the defaults
+  bool startFromDefault = true;
+  std::string encoding = "index";
+  bool observationNoise = true;
+  std::string output = "log";
+  std::string acquisition = "ei";
+  double kappa = 2.0;
+};
+
+double normalPdf(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI); }
+double normalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
+/// log E[max(best - Y, 0)] for Y ~ N(mean, sd^2), accurate far in the
+/// tail where the plain formula underflows to 0 for every candidate and the
+/// choice among them would be arbitrary.
+double logExpectedImprovement(double best, double mean, double sd) {
+  double z = (best - mean) / sd;
+  if (z > -6.0)
+    return std::log(sd) + std::log(std::max(z * normalCdf(z) + normalPdf(z), 1e-300));
+  // z Phi(z) + phi(z) = phi(z) (1/z^2 - 3/z^4 + ...) for z -> -inf.
+  double z2 = z * z;
+  return std::log(sd) - 0.5 * z2 - 0.5 * std::log(2 * M_PI) +
+         std::log(1.0 / z2 - 3.0 / (z2 * z2));
+}
+
+/// The standard normal quantile (Acklam's approximation, then one Newton
+/// step: ~1e-12 relative error).
+double normalQuantile(double p) {
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                             -2.759285104469687e+02, 1.383577518672690e+02,
+                             -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                             -1.556989798598866e+02, 6.680131188771972e+01,
+                             -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                             -2.400758277161838e+00, -2.549732539343734e+00,
+                             4.374664141464968e+00, 2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+                             2.445134137142996e+00, 3.754408661907416e+00};
+  double x;
+  if (p < 0.02425) {
+    double q = std::sqrt(-2 * std::log(p));
+    x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  } else if (p > 1 - 0.02425) {
+    double q = std::sqrt(-2 * std::log(1 - p));
+    x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  } else {
+    double q = p - 0.5, r = q * q;
+    x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) *
+        q /
+        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  }
+  double e = normalCdf(x) - p;
+  return x - e * std::sqrt(2 * M_PI) * std::exp(0.5 * x * x);
+}
+
+/// Gaussian copula of a sample: each value replaced by the normal quantile
+/// of its mid-rank (ties share a rank). Only the order of times matters
+/// then, so a few very slow or failed points cannot flatten the
+/// differences among the fast ones, which are the ones that matter.
+Eigen::VectorXd gaussianRanks(const Eigen::VectorXd &y) {
+  Eigen::Index n = y.size();
+  std::vector<Eigen::Index> order(static_cast<size_t>(n));
+  for (Eigen::Index i = 0; i < n; ++i)
+    order[static_cast<size_t>(i)] = i;
+  std::sort(order.begin(), order.end(),
+            [&](Eigen::Index a, Eigen::Index b) { return y(a) < y(b); });
+  Eigen::VectorXd out(n);
+  for (Eigen::Index lo = 0; lo < n;) {
+    Eigen::Index hi = lo;
+    while (hi + 1 < n && y(order[static_cast<size_t>(hi + 1)]) == y(order[static_cast<size_t>(lo)]))
+      ++hi;
+    double rank = 0.5 * static_cast<double>(lo + hi);
+    double z = normalQuantile((rank + 0.5) / static_cast<double>(n));
+    for (Eigen::Index k = lo; k <= hi; ++k)
+      out(order[static_cast<size_t>(k)]) = z;
+    lo = hi + 1;
+  }
+  return out;
+}
+
+class Bayes : public Strategy {
+public:
+  explicit Bayes(BayesOptions o) : O(o) {}
+  std::string name() const override { return "bayes"; }
+
+  void run(const SearchSpace &space, Objective &objective,
+           std::mt19937_64 &rng) override;
+
+private:
+  BayesOptions O;
+};
+
+/// Coordinates in [0, 1] of the parameters that vary: the position of the
+/// value in its domain ("index"), or its log ("log", for positive values),
+/// and optionally ("+odd") the log of the value's odd part, which is 0 for
+/// powers of two: GPU kernels often run fastest at sizes aligned to powers
+/// of two (warps, banks, vector loads), and this lets the model see that
+/// 32, 64 and 128 are alike while 48 and 80 are not.
+class Encoder {
+public:
+  Encoder(const SearchSpace &space, const std::string &encoding) {
+    bool useLog = encoding.starts_with("log");
+    bool odd = encoding.ends_with("+odd");
+    for (size_t k = 0; k < space.dims(); ++k) {
+      const Domain &domain = space.params()[k].domain;
+      uint64_t size = domain.size();
+      if (size <= 1)
+        continue;
+      std::vector<int64_t> values = domain.enumerate();
+      bool positive = std::all_of(values.begin(), values.end(),
+                                  [](int64_t v) { return v > 0; });
+      std::vector<double> coord(size);
+      if (useLog && positive) {
+        double lo = std::log2(static_cast<double>(*std::min_element(values.begin(), values.end())));
+        double hi = std::log2(static_cast<double>(*std::max_element(values.begin(), values.end())));
+        for (uint64_t i = 0; i < size; ++i)
+          coord[i] = (std::log2(static_cast<double>(values[i])) - lo) / (hi - lo);
+      } else {
+        for (uint64_t i = 0; i < size; ++i)
+          coord[i] = static_cast<double>(i) / static_cast<double>(size - 1);
+      }
+      Features.push_back({k, std::move(coord)});
+      if (odd && positive) {
+        std::vector<double> oddPart(size);
+        for (uint64_t i = 0; i < size; ++i) {
+          int64_t v = values[i];
+          while (v % 2 == 0)
+            v /= 2;
+          oddPart[i] = std::log2(static_cast<double>(v));
+        }
+        double hi = *std::max_element(oddPart.begin(), oddPart.end());
+        if (hi > 0) {
+          for (auto &o : oddPart)
+            o /= hi;
+          Features.push_back({k, std::move(oddPart)});
+        }
+      }
+    }
+  }
+  int dims() const { return static_cast<int>(Features.size()); }
+  template <class Row> void encode(const Point &p, Row &&row) const {
+    for (size_t f = 0; f < Features.size(); ++f)
+      row(static_cast<Eigen::Index>(f)) = Features[f].second[p[Features[f].first]];
+  }
+  Eigen::MatrixXd encodeAll(const std::vector<Point> &points) const {
+    Eigen::MatrixXd M(static_cast<Eigen::Index>(points.size()), dims());
+    for (size_t i = 0; i < points.size(); ++i)
+      encode(points[i], M.row(static_cast<Eigen::Index>(i)));
+    return M;
+  }
+
+private:
+  std::vector<std::pair<size_t, std::vector<double>>> Features;
+};
+
+void Bayes::run(const SearchSpace &space, Objective &objective,
+                std::mt19937_64 &rng) {
+  Encoder encoder(space, O.encoding);
+  UnseenSampler sampler(space);
+  std::vector<Point> observed;
+  std::vector<std::optional<double>> outcomes;
+
+  auto evaluate = [&](const Point &p) {
+    observed.push_back(p);
+    outcomes.push_back(objective.evaluate(p));
+  };
+
+  // Every valid point, when few enough to score them all each step.
+  std::optional<std::vector<Point>> all;
+  if (auto listed = listValidPoints(space);
+      listed && static_cast<int64_t>(listed->size()) <= O.exhaustiveLimit)
+    all = std::move(listed);
+  Eigen::MatrixXd allEncoded;
+  if (all)
+    allEncoded = encoder.encodeAll(*all);
+
+  // Initial design: the default point (the configuration the user runs
+  // today), then a maximin design: each point the farthest, in index
+  // coordinates, from those chosen, among a few random candidates.
+  if (O.startFromDefault)
+    if (auto d = space.defaultPoint();
+        d && space.isValid(*d) && !objective.seen(*d) && !objective.exhausted())
+      evaluate(*d);
+  Eigen::RowVectorXd a(encoder.dims()), b(encoder.dims());
+  while (static_cast<int64_t>(observed.size()) < O.initialSamples &&
+         !objective.exhausted()) {
+    std::optional<Point> best;
+    double bestDistance = -1;
+    PointSet drawn;
+    for (int c = 0; c < 20; ++c) {
+      auto p = sampler.next(objective, rng, &drawn);
+      if (!p)
+        break;
+      drawn.insert(*p);
+      encoder.encode(*p, a);
+      double nearest = std::numeric_limits<double>::infinity();
+      for (const auto &q : observed) {
+        encoder.encode(q, b);
+        nearest = std::min(nearest, (a - b).squaredNorm());
+      }
+      if (nearest > bestDistance) {
+        bestDistance = nearest;
+        best = *p;
+      }
+    }
+    if (!best)
+      return; // space exhausted
+    evaluate(*best);
+  }
+
+  GaussianProcess gp(encoder.dims());
+  if (all)
+    gp.setCandidates(allEncoded);
+  Eigen::Index fittedAt = 0;
+  int fits = 0;
+  while (!objective.exhausted()) {
+    // Training data: log times; failures at the worst log time seen.
+    std::optional<double> worst, bestTime;
+    for (const auto &t : outcomes)
+      if (t) {
+        double y = std::log(std::max(*t, 1e-30));
+        worst = worst ? std::max(*worst, y) : y;
+        bestTime = bestTime ? std::min(*bestTime, y) : y;
+      }
+    if (!worst || encoder.dims() == 0) {
+      // Nothing to model yet: keep sampling.
+      auto p = sampler.next(objective, rng);
+      if (!p)
+        return;
+      evaluate(*p);
+      continue;
+    }
+    Eigen::MatrixXd X = encoder.encodeAll(observed);
+    Eigen::VectorXd y(static_cast<Eigen::Index>(observed.size()));
+    for (size_t i = 0; i < outcomes.size(); ++i)
+      y(static_cast<Eigen::Index>(i)) =
+          outcomes[i] ? std::log(std::max(*outcomes[i], 1e-30)) : *worst;
+    double bestY = *bestTime;
+    if (O.output == "rank") {
+      y = gaussianRanks(y);
+      bestY = y.minCoeff();
+    }
+    // Hyper-parameters are refit as the data grows by a tenth; between
+    // fits the factor is only extended (cheap).
+    if (X.rows() < 10 || X.rows() >= fittedAt + std::max<Eigen::Index>(1, fittedAt / 10)) {
+      gp.fit(X, y, static_cast<int>(O.fitSteps),
+             O.restartEvery > 0 && fits % O.restartEvery == 0);
+      fittedAt = X.rows();
+      if (std::getenv("KTUNE_BAYES_DEBUG")) {
+        std::fprintf(stderr, "n=%ld len:", (long)X.rows());
+        for (int k = 0; k < encoder.dims(); ++k)
+          std::fprintf(stderr, " %.2f", std::exp(gp.hyper().logLength(k)));
+        std::fprintf(stderr, " sig %.2f noise %.4f\n", std::exp(gp.hyper().logSignal), std::exp(gp.hyper().logNoise));
+      }
+      ++fits;
+    } else {
+      gp.update(X, y);
+    }
+
+    // Candidates: unseen valid points.
+    std::vector<Point> candidates;
+    Eigen::MatrixXd encoded;
+    std::vector<Eigen::Index> rows;
+    Eigen::VectorXd mean, sd;
+    if (all) {
+      for (size_t i = 0; i < all->size(); ++i)
+        if (!objective.seen((*all)[i]))
+          rows.push_back(static_cast<Eigen::Index>(i));
+      if (rows.empty())
+        return; // every valid point was evaluated
+      Eigen::VectorXd allMean, allSd;
+      gp.predictCandidates(allMean, allSd, O.observationNoise);
+      mean.resize(static_cast<Eigen::Index>(rows.size()));
+      sd.resize(mean.size());
+      for (size_t r = 0; r < rows.size(); ++r) {
+        mean(static_cast<Eigen::Index>(r)) = allMean(rows[r]);
+        sd(static_cast<Eigen::Index>(r)) = allSd(rows[r]);
+      }
+    } else {
+      PointSet chosen;
+      // Neighbourhoods of the best few points found so far.
+      std::vector<size_t> order(observed.size());
+      for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+      std::sort(order.begin(), order.end(), [&](size_t l, size_t r) {
+        return y(static_cast<Eigen::Index>(l)) <
+               y(static_cast<Eigen::Index>(r));
+      });
+      for (size_t k = 0; k < std::min<size_t>(5, order.size()); ++k)
+        for (auto &q : hammingNeighbours(space, observed[order[k]]))
+          if (!objective.seen(q) && chosen.insert(q).second)
+            candidates.push_back(std::move(q));
+      for (int64_t c = 0; c < O.candidates; ++c) {
+        auto p = sampler.next(objective, rng, &chosen);
+        if (!p)
+          break;
+        chosen.insert(*p);
+        candidates.push_back(std::move(*p));
+      }
+      if (candidates.empty())
+        return; // every valid point was evaluated
+      encoded = encoder.encodeAll(candidates);
+      gp.predict(encoded, mean, sd, O.observationNoise);
+    }
+    double incumbent = gp.standardise(bestY);
+    Eigen::Index pick = 0;
+    double bestScore = -std::numeric_limits<double>::infinity();
+    for (Eigen::Index i = 0; i < mean.size(); ++i) {
+      double score = O.acquisition == "lcb"
+                         ? -(mean(i) - O.kappa * sd(i))
+                         : logExpectedImprovement(incumbent - O.xi, mean(i), sd(i));
+      if (score > bestScore) {
+        bestScore = score;
+        pick = i;
+      }
+    }
+    if (std::getenv("KTUNE_BAYES_DEBUG") && observed.size() % 20 == 0) {
+      std::vector<Eigen::Index> idx(static_cast<size_t>(mean.size()));
+      for (Eigen::Index i = 0; i < mean.size(); ++i) idx[static_cast<size_t>(i)] = i;
+      auto eiOf = [&](Eigen::Index i) { double im = incumbent - mean(i) - O.xi; double z = im / sd(i); return im * normalCdf(z) + sd(i) * normalPdf(z); };
+      std::sort(idx.begin(), idx.end(), [&](auto l, auto r) { return eiOf(l) > eiOf(r); });
+      std::fprintf(stderr, "n=%zu incumbent %.3f\n", observed.size(), incumbent);
+      for (int t = 0; t < 5; ++t) {
+        Eigen::Index i = idx[static_cast<size_t>(t)];
+        const Point &q = all ? (*all)[static_cast<size_t>(rows[static_cast<size_t>(i)])] : candidates[static_cast<size_t>(i)];
+        std::fprintf(stderr, "  ei %.4f mean %.3f sd %.3f :", eiOf(i), mean(i), sd(i));
+        for (auto v : q) std::fprintf(stderr, " %u", v);
+        std::fprintf(stderr, "\n");
+      }
+      if (const char *want = std::getenv("KTUNE_BAYES_WATCH"))
+        for (size_t r = 0; r < rows.size(); ++r) {
+          const Point &q = (*all)[static_cast<size_t>(rows[r])];
+          std::string key; for (auto v : q) key += std::to_string(v) + ",";
+          if (key == want) std::fprintf(stderr, "  watch: ei %.4f mean %.3f sd %.3f rank %ld\n", eiOf((Eigen::Index)r), mean((Eigen::Index)r), sd((Eigen::Index)r), (long)(std::find(idx.begin(), idx.end(), (Eigen::Index)r) - idx.begin()));
+        }
+    }
+    evaluate(all ? (*all)[static_cast<size_t>(rows[static_cast<size_t>(pick)])]
+                 : candidates[static_cast<size_t>(pick)]);
+  }
+}
+
+} // namespace
+
+Expected<std::unique_ptr<Strategy>> makeBayes(const nlohmann::json &o) {
+  OptionReader r(o, "bayes");
+  BayesOptions opts;
+  auto init = r.integer("initial_samples", opts.initialSamples, 1, 100000);
+  auto xi = r.number("xi", opts.xi, 0.0, 10.0);
+  auto cand = r.integer("candidates", opts.candidates, 16, 1 << 20);
+  auto exh = r.integer("exhaustive_limit", opts.exhaustiveLimit, 0, 1 << 20);
+  auto steps = r.integer("fit_steps", opts.fitSteps, 1, 10000);
+  auto restart = r.integer("restart_every", opts.restartEvery, 0, 100000);
+  auto def = r.boolean("start_from_default", opts.startFromDefault);
+  auto enc = r.choice("encoding", opts.encoding, {"index", "index+odd", "log", "log+odd"});
+  if (!enc)
+    return std::unexpected(enc.error());
+  opts.encoding = *enc;
+  auto noisy = r.boolean("observation_noise", opts.observationNoise);
+  if (!noisy)
+    return std::unexpected(noisy.error());
+  opts.observationNoise = *noisy;
+  auto output = r.choice("output", opts.output, {"log", "rank"});
+  if (!output)
+    return std::unexpected(output.error());
+  opts.output = *output;
+  auto acq = r.choice("acquisition", opts.acquisition, {"ei", "lcb"});
+  if (!acq)
+    return std::unexpected(acq.error());
+  opts.acquisition = *acq;
+  auto kappa = r.number("kappa", opts.kappa, 0.0, 100.0);
+  if (!kappa)
+    return std::unexpected(kappa.error());
+  opts.kappa = *kappa;
+  for (const Error *e :
+       {init ? nullptr : &init.error(), xi ? nullptr : &xi.error(),
+        cand ? nullptr : &cand.error(), exh ? nullptr : &exh.error(),
+        steps ? nullptr : &steps.error(), restart ? nullptr : &restart.error(),
+        def ? nullptr : &def.error()})
+    if (e)
+      return std::unexpected(*e);
+  if (auto s = r.finish(); !s)
+    return std::unexpected(s.error());
+  opts.initialSamples = *init;
+  opts.xi = *xi;
+  opts.candidates = *cand;
+  opts.exhaustiveLimit = *exh;
+  opts.fitSteps = *steps;
+  opts.restartEvery = *restart;
+  opts.startFromDefault = *def;
+  return std::make_unique<Bayes>(opts);
+}
+
+} // namespace ktune

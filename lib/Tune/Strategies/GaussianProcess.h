@@ -1,0 +1,85 @@
+//===- GaussianProcess.h - GP regression for Bayesian search ---*- C++ -*-===//
+//
+// Zero-mean GP on standardised targets with an ARD Matern-5/2 kernel. The
+// length scales, signal and noise variances maximise the log marginal
+// likelihood (Adam on log-parameters, warm-started from the previous fit).
+// Between fits, new observations extend the Cholesky factor by one row, and
+// predictions at a fixed candidate set are kept up to date in O(n m) per
+// observation instead of O(n^2 m) from scratch.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_LIB_TUNE_STRATEGIES_GAUSSIANPROCESS_H
+#define KTUNE_LIB_TUNE_STRATEGIES_GAUSSIANPROCESS_H
+
+#include <Eigen/Dense>
+
+#include <optional>
+#include <vector>
+
+namespace ktune {
+
+class GaussianProcess {
+public:
+  struct Hyper {
+    Eigen::VectorXd logLength; // per input dimension
+    double logSignal = 0.0;    // log signal variance
+    double logNoise = -6.0;    // log noise variance
+  };
+
+  explicit GaussianProcess(int dims);
+
+  /// Fixed candidate inputs (rows) whose predictions are maintained.
+  void setCandidates(Eigen::MatrixXd candidates);
+
+  /// Sets the inputs X (n x dims) and raw targets y (standardised inside)
+  /// and optimises the hyper-parameters: `steps` iterations from the
+  /// current ones, plus one restart from the defaults when `restart`.
+  void fit(const Eigen::MatrixXd &X, const Eigen::VectorXd &y, int steps,
+           bool restart);
+  /// Same hyper-parameters; X extends the previous inputs by new rows (the
+  /// factor grows by those rows); all targets may change (they are
+  /// re-standardised).
+  void update(const Eigen::MatrixXd &X, const Eigen::VectorXd &y);
+
+  /// Posterior mean and standard deviation of the standardised target at
+  /// the candidates: of the latent function, or (`observed`) of a new
+  /// observation, noise included.
+  void predictCandidates(Eigen::VectorXd &mean, Eigen::VectorXd &stddev,
+                         bool observed) const;
+  /// The same at arbitrary rows.
+  void predict(const Eigen::MatrixXd &Xs, Eigen::VectorXd &mean,
+               Eigen::VectorXd &stddev, bool observed) const;
+
+  /// Standardised value of a raw target.
+  double standardise(double y) const { return (y - Mean) / Scale; }
+  const Hyper &hyper() const { return H; }
+  Eigen::Index size() const { return X.rows(); }
+
+private:
+  std::optional<double> logLikelihood(const Hyper &h, Hyper *gradient) const;
+  Eigen::MatrixXd kernel(const Eigen::MatrixXd &A, const Eigen::MatrixXd &B,
+                         const Hyper &h) const;
+  Hyper defaults() const;
+  double logPrior(const Hyper &h, Hyper *gradient) const;
+  void setTargets(const Eigen::VectorXd &y);
+  /// Factorises K(X, X) from scratch and recomputes the candidate cache.
+  void factorise();
+  /// Appends rows [from, n) of X to the factor and the cache.
+  bool extend(Eigen::Index from);
+  void refreshWeights();
+
+  int Dims;
+  Hyper H;
+  Eigen::MatrixXd X;
+  Eigen::VectorXd Y; // standardised targets
+  double Mean = 0.0, Scale = 1.0;
+  Eigen::MatrixXd L;     // lower Cholesky factor of K + noise I
+  Eigen::VectorXd Z;     // L^-1 Y
+  Eigen::MatrixXd C;     // candidates
+  Eigen::MatrixXd V;     // L^-1 K(X, C), n x m
+  Eigen::VectorXd VNorm; // squared column norms of V
+};
+
+} // namespace ktune
+
+#endif

@@ -1,0 +1,33 @@
+//===- RandomSearch.cpp - Uniform sampling without replacement ------------===//
+
+#include "StrategySupport.h"
+
+namespace ktune {
+
+namespace {
+
+class RandomSearch : public Strategy {
+public:
+  std::string name() const override { return "random"; }
+  void run(const SearchSpace &space, Objective &objective,
+           std::mt19937_64 &rng) override {
+    UnseenSampler sampler(space);
+    while (!objective.exhausted()) {
+      auto p = sampler.next(objective, rng);
+      if (!p)
+        return;
+      objective.evaluate(*p);
+    }
+  }
+};
+
+} // namespace
+
+Expected<std::unique_ptr<Strategy>> makeRandomSearch(const nlohmann::json &o) {
+  OptionReader reader(o, "random");
+  if (auto s = reader.finish(); !s)
+    return std::unexpected(s.error());
+  return std::make_unique<RandomSearch>();
+}
+
+} // namespace ktune

@@ -1,0 +1,232 @@
+//===- StrategySupport.cpp - Pieces shared by the strategies -------------===//
+
+#include "StrategySupport.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ktune {
+
+std::optional<std::vector<Point>> listValidPoints(const SearchSpace &space) {
+  if (space.cartesianSize() > MaxListedCartesian)
+    return std::nullopt;
+  std::vector<Point> points;
+  bool complete = true;
+  space.forEachValid([&](const Point &p) {
+    if (points.size() >= MaxListedValid) {
+      complete = false;
+      return false;
+    }
+    points.push_back(p);
+    return true;
+  });
+  if (!complete)
+    return std::nullopt;
+  return points;
+}
+
+UnseenSampler::UnseenSampler(const SearchSpace &space)
+    : Space(space), Pool(listValidPoints(space)) {}
+
+std::optional<Point> UnseenSampler::next(const Objective &objective,
+                                         std::mt19937_64 &rng,
+                                         const PointSet *exclude) {
+  auto excluded = [&](const Point &p) {
+    return objective.seen(p) || (exclude && exclude->count(p));
+  };
+  if (Pool) {
+    // Seen points are dropped lazily (swap with the last, pop); points
+    // excluded only for this call stay.
+    for (int attempt = 0; attempt < 64 && !Pool->empty();) {
+      size_t k = std::uniform_int_distribution<size_t>(0, Pool->size() - 1)(rng);
+      if (objective.seen((*Pool)[k])) {
+        std::swap((*Pool)[k], Pool->back());
+        Pool->pop_back();
+        continue;
+      }
+      if (!excluded((*Pool)[k]))
+        return (*Pool)[k];
+      ++attempt;
+    }
+    std::erase_if(*Pool, [&](const Point &p) { return objective.seen(p); });
+    if (Pool->empty()) {
+      Exhausted = true;
+      return std::nullopt;
+    }
+    std::vector<size_t> candidates;
+    for (size_t i = 0; i < Pool->size(); ++i)
+      if (!excluded((*Pool)[i]))
+        candidates.push_back(i);
+    if (candidates.empty())
+      return std::nullopt;
+    return (*Pool)[candidates[std::uniform_int_distribution<size_t>(
+        0, candidates.size() - 1)(rng)]];
+  }
+  for (int tries = 0; tries < 100000; ++tries) {
+    auto p = Space.randomValid(rng);
+    if (!p)
+      break;
+    if (!excluded(*p))
+      return p;
+  }
+  Exhausted = true;
+  return std::nullopt;
+}
+
+std::optional<double> evaluateOnce(Objective &objective, const Point &p) {
+  if (objective.seen(p))
+    return objective.cached(p);
+  return objective.evaluate(p);
+}
+
+Expected<double> OptionReader::number(const std::string &key, double fallback,
+                                      double min, double max) {
+  Known.push_back(key);
+  if (!Options.is_object() || !Options.contains(key))
+    return fallback;
+  const auto &v = Options.at(key);
+  if (!v.is_number())
+    return makeError("expected a number", Strategy + "." + key);
+  double d = v.get<double>();
+  if (!(d >= min && d <= max))
+    return makeError("must be between " + std::to_string(min) + " and " +
+                         std::to_string(max),
+                     Strategy + "." + key);
+  return d;
+}
+
+Expected<int64_t> OptionReader::integer(const std::string &key,
+                                        int64_t fallback, int64_t min,
+                                        int64_t max) {
+  Known.push_back(key);
+  if (!Options.is_object() || !Options.contains(key))
+    return fallback;
+  const auto &v = Options.at(key);
+  if (!v.is_number_integer())
+    return makeError("expected an integer", Strategy + "." + key);
+  int64_t i = v.get<int64_t>();
+  if (i < min || i > max)
+    return makeError("must be between " + std::to_string(min) + " and " +
+                         std::to_string(max),
+                     Strategy + "." + key);
+  return i;
+}
+
+Expected<bool> OptionReader::boolean(const std::string &key, bool fallback) {
+  Known.push_back(key);
+  if (!Options.is_object() || !Options.contains(key))
+    return fallback;
+  const auto &v = Options.at(key);
+  if (!v.is_boolean())
+    return makeError("expected true or false", Strategy + "." + key);
+  return v.get<bool>();
+}
+
+Expected<std::string>
+OptionReader::choice(const std::string &key, std::string fallback,
+                     const std::vector<std::string> &allowed) {
+  Known.push_back(key);
+  if (!Options.is_object() || !Options.contains(key))
+    return fallback;
+  const auto &v = Options.at(key);
+  std::string s = v.is_string() ? v.get<std::string>() : "";
+  if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
+    std::string list;
+    for (const auto &a : allowed)
+      list += (list.empty() ? "" : ", ") + a;
+    return makeError("expected one of: " + list, Strategy + "." + key);
+  }
+  return s;
+}
+
+Status OptionReader::finish() const {
+  if (Options.is_null())
+    return {};
+  if (!Options.is_object())
+    return makeError("strategy options must be a JSON object", Strategy);
+  for (const auto &[key, value] : Options.items())
+    if (std::find(Known.begin(), Known.end(), key) == Known.end()) {
+      std::string list;
+      for (const auto &k : Known)
+        list += (list.empty() ? "" : ", ") + k;
+      return makeError("unknown option '" + key + "' (known: " +
+                           (list.empty() ? std::string("none") : list) + ")",
+                       Strategy + "." + key);
+    }
+  return {};
+}
+
+std::vector<Point> hammingNeighbours(const SearchSpace &space, const Point &p) {
+  std::vector<Point> out = space.neighbours(p, /*anyValue=*/true);
+  if (!out.empty())
+    return out;
+  const auto &params = space.params();
+  Point q = p;
+  for (size_t a = 0; a < params.size(); ++a)
+    for (size_t b = a + 1; b < params.size(); ++b)
+      for (uint32_t va = 0; va < params[a].domain.size(); ++va)
+        for (uint32_t vb = 0; vb < params[b].domain.size(); ++vb) {
+          if (va == p[a] || vb == p[b])
+            continue;
+          q[a] = va;
+          q[b] = vb;
+          if (space.isValid(q))
+            out.push_back(q);
+          q[a] = p[a];
+          q[b] = p[b];
+        }
+  return out;
+}
+
+namespace {
+
+class BruteForce : public Strategy {
+public:
+  std::string name() const override { return "brute_force"; }
+  void run(const SearchSpace &space, Objective &objective,
+           std::mt19937_64 &) override {
+    space.forEachValid([&](const Point &p) {
+      if (objective.exhausted())
+        return false;
+      if (!objective.seen(p))
+        objective.evaluate(p);
+      return true;
+    });
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Strategy> makeBruteForce() {
+  return std::make_unique<BruteForce>();
+}
+
+std::vector<std::string> strategyNames() {
+  return {"brute_force", "random", "annealing", "genetic", "bayes", "ils"};
+}
+
+Expected<std::unique_ptr<Strategy>> makeStrategy(const std::string &name,
+                                                 const nlohmann::json &options) {
+  if (name == "brute_force") {
+    OptionReader reader(options, name);
+    if (auto s = reader.finish(); !s)
+      return std::unexpected(s.error());
+    return makeBruteForce();
+  }
+  if (name == "random")
+    return makeRandomSearch(options);
+  if (name == "annealing")
+    return makeAnnealing(options);
+  if (name == "genetic")
+    return makeGenetic(options);
+  if (name == "bayes")
+    return makeBayes(options);
+  if (name == "ils")
+    return makeIteratedLocalSearch(options);
+  std::string list;
+  for (const auto &n : strategyNames())
+    list += (list.empty() ? "" : ", ") + n;
+  return makeError("unknown strategy '" + name + "' (known: " + list + ")");
+}
+
+} // namespace ktune

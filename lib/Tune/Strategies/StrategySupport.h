@@ -1,0 +1,97 @@
+//===- StrategySupport.h - Pieces shared by the strategies -----*- C++ -*-===//
+#ifndef KTUNE_LIB_TUNE_STRATEGIES_STRATEGYSUPPORT_H
+#define KTUNE_LIB_TUNE_STRATEGIES_STRATEGYSUPPORT_H
+
+#include "ktune/Tune/Strategy.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <random>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace ktune {
+
+struct PointHash {
+  size_t operator()(const Point &p) const {
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t v : p) {
+      h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+      h *= 1099511628211ull;
+    }
+    return static_cast<size_t>(h);
+  }
+};
+using PointSet = std::unordered_set<Point, PointHash>;
+template <class T> using PointMap = std::unordered_map<Point, T, PointHash>;
+
+/// Valid points are listed when there are at most this many cartesian points
+/// (and at most MaxListedValid valid ones); larger spaces are only sampled.
+inline constexpr uint64_t MaxListedCartesian = uint64_t(1) << 22;
+inline constexpr uint64_t MaxListedValid = uint64_t(1) << 20;
+
+/// Every valid point, when the space is small enough to list.
+std::optional<std::vector<Point>> listValidPoints(const SearchSpace &space);
+
+/// Draws valid points the objective has not seen, uniformly, and reports
+/// when none are left. Small spaces are listed once and drawn without
+/// replacement; large ones by rejection, giving up after many seen draws in
+/// a row (a space that large is never exhausted by a tuning budget).
+class UnseenSampler {
+public:
+  explicit UnseenSampler(const SearchSpace &space);
+  std::optional<Point> next(const Objective &objective, std::mt19937_64 &rng,
+                            const PointSet *exclude = nullptr);
+  /// True once next() has found nothing left.
+  bool exhausted() const { return Exhausted; }
+
+private:
+  const SearchSpace &Space;
+  std::optional<std::vector<Point>> Pool;
+  bool Exhausted = false;
+};
+
+/// Evaluates `p` unless it was seen; returns its (possibly cached) outcome.
+/// Strategies use this so that a point is never evaluated twice.
+std::optional<double> evaluateOnce(Objective &objective, const Point &p);
+
+/// Reads strategy options: each known key with its default; unknown keys are
+/// errors (a typo must not silently fall back to a default).
+class OptionReader {
+public:
+  OptionReader(const nlohmann::json &options, std::string strategy)
+      : Options(options), Strategy(std::move(strategy)) {}
+  Expected<double> number(const std::string &key, double fallback, double min,
+                          double max);
+  Expected<int64_t> integer(const std::string &key, int64_t fallback,
+                            int64_t min, int64_t max);
+  Expected<bool> boolean(const std::string &key, bool fallback);
+  Expected<std::string> choice(const std::string &key, std::string fallback,
+                               const std::vector<std::string> &allowed);
+  /// Errors on any option that no call above asked about.
+  Status finish() const;
+
+private:
+  const nlohmann::json &Options;
+  std::string Strategy;
+  std::vector<std::string> Known;
+};
+
+/// Neighbours used by the local strategies: all single-parameter changes to
+/// any value (Hamming distance 1). When a point has none (every such change
+/// breaks a constraint), two-parameter changes are listed instead, so a
+/// tightly constrained space still has a connected neighbourhood.
+std::vector<Point> hammingNeighbours(const SearchSpace &space, const Point &p);
+
+std::unique_ptr<Strategy> makeBruteForce();
+Expected<std::unique_ptr<Strategy>> makeRandomSearch(const nlohmann::json &o);
+Expected<std::unique_ptr<Strategy>> makeAnnealing(const nlohmann::json &o);
+Expected<std::unique_ptr<Strategy>> makeGenetic(const nlohmann::json &o);
+Expected<std::unique_ptr<Strategy>> makeBayes(const nlohmann::json &o);
+Expected<std::unique_ptr<Strategy>> makeIteratedLocalSearch(const nlohmann::json &o);
+
+} // namespace ktune
+
+#endif

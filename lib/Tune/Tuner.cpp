@@ -1,0 +1,750 @@
+//===- Tuner.cpp - The tuning loop: default, search, re-time, choose ------===//
+#include "ktune/Tune/Tuner.h"
+
+#include "ktune/Support/Sha256.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+
+namespace ktune {
+
+//===----------------------------------------------------------------------===//
+// The space from the manifest and the spec
+//===----------------------------------------------------------------------===//
+
+Expected<SpaceDefinition> spaceFromManifest(const ManifestKernel &kernel,
+                                            const Spec &spec) {
+  SpaceDefinition def;
+  for (const TemplateParam *p : kernel.tunableParams()) {
+    SpaceParam sp;
+    sp.name = p->name;
+    sp.defaultValue = p->defaultValue;
+    if (auto it = spec.domains.find(p->name); it != spec.domains.end())
+      sp.domain = it->second;
+    else if (p->domain)
+      sp.domain = *p->domain;
+    else
+      return makeError("tunable parameter '" + p->name +
+                           "' has no domain in the manifest: give one in the "
+                           "spec's \"domains\"",
+                       "domains." + p->name);
+    if (sp.defaultValue && !sp.domain.contains(*sp.defaultValue))
+      return makeError("the domain of '" + p->name +
+                           "' does not contain its default " +
+                           std::to_string(*sp.defaultValue),
+                       "domains." + p->name);
+    def.params.push_back(std::move(sp));
+  }
+  if (!spec.maxRegisters.empty()) {
+    // The default configuration (the reference) is the kernel as written:
+    // no register cap. Keep 0 in the domain even when the spec omits it.
+    std::vector<int64_t> values = spec.maxRegisters;
+    if (std::find(values.begin(), values.end(), 0) == values.end())
+      values.insert(values.begin(), 0);
+    def.params.push_back(
+        SpaceParam{MaxRegistersParam, Domain::ofValues(std::move(values)), 0});
+  }
+  def.constraints = kernel.constraints;
+  def.constraints.insert(def.constraints.end(), spec.constraints.begin(),
+                         spec.constraints.end());
+  return def;
+}
+
+//===----------------------------------------------------------------------===//
+// Progress
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string durationText(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0)
+    return "?";
+  long s = std::lround(seconds);
+  char buf[32];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof(buf), "%ldh%02ldm", s / 3600, (s % 3600) / 60);
+  else if (s >= 60)
+    std::snprintf(buf, sizeof(buf), "%ldm%02lds", s / 60, s % 60);
+  else
+    std::snprintf(buf, sizeof(buf), "%lds", s);
+  return buf;
+}
+
+struct ProgressLine {
+  size_t shapeIndex = 0, shapeCount = 0;
+  std::string shape;
+  uint64_t spent = 0, budget = 0;
+  std::optional<double> bestUs, defaultUs;
+  double etaSeconds = NAN;
+  bool timed = true; // false in compile-only runs: no "best"
+};
+
+class Progress {
+public:
+  explicit Progress(ProgressOptions o) : O(o) {}
+  void update(const ProgressLine &p, bool force = false) {
+    if (!O.out)
+      return;
+    ++Updates;
+    if (!O.tty && !force && (O.every == 0 || p.spent % O.every != 0))
+      return;
+    char best[96] = "best -";
+    if (p.bestUs) {
+      if (p.defaultUs && *p.bestUs > 0)
+        std::snprintf(best, sizeof(best), "best %.3f us (%.2fx default)",
+                      *p.bestUs, *p.defaultUs / *p.bestUs);
+      else
+        std::snprintf(best, sizeof(best), "best %.3f us", *p.bestUs);
+    }
+    char line[512];
+    std::snprintf(line, sizeof(line),
+                  "[shape %zu/%zu %s] %llu/%llu evaluations, %s%sETA %s",
+                  p.shapeIndex + 1, p.shapeCount, p.shape.c_str(),
+                  static_cast<unsigned long long>(p.spent),
+                  static_cast<unsigned long long>(p.budget),
+                  p.timed ? best : "", p.timed ? ", " : "",
+                  durationText(p.etaSeconds).c_str());
+    if (O.tty) {
+      std::fprintf(O.out, "\r\033[K%s", line);
+      Dirty = true;
+    } else {
+      std::fprintf(O.out, "%s\n", line);
+    }
+    std::fflush(O.out);
+  }
+  /// Ends an in-place line before other output.
+  void endLine() {
+    if (O.out && O.tty && Dirty) {
+      std::fputc('\n', O.out);
+      std::fflush(O.out);
+      Dirty = false;
+    }
+  }
+  void note(const std::string &text) {
+    if (!O.out)
+      return;
+    endLine();
+    std::fprintf(O.out, "%s\n", text.c_str());
+    std::fflush(O.out);
+  }
+
+private:
+  ProgressOptions O;
+  uint64_t Updates = 0;
+  bool Dirty = false;
+};
+
+std::optional<double> outcomeOf(const EvalResult &r) {
+  if (r.status == EvalStatus::Ok && r.time && r.time->medianUs > 0)
+    return r.time->medianUs;
+  return std::nullopt;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Shared state of a run
+//===----------------------------------------------------------------------===//
+
+struct Tuner::State {
+  explicit State(ProgressOptions o) : progress(o) {}
+  Clock::time_point start = Clock::now();
+  Progress progress;
+  uint64_t newEvaluations = 0; // made by this process
+  double newEvaluationSeconds = 0;
+  std::vector<std::optional<SearchSpace>> spaces; // per shape
+};
+
+namespace {
+
+/// The Objective of one shape: journal-backed, budgeted.
+class ShapeObjective : public Objective {
+public:
+  struct Context {
+    const SearchSpace &space;
+    const Shape &shape;
+    Evaluator &eval;
+    Journal &journal;
+    JournalKey keyBase; // shape and config filled per evaluation
+    uint64_t budget;
+    Clock::time_point deadline;
+    bool hasDeadline;
+    const std::atomic<bool> *stop;
+    std::function<void(const ShapeObjective &)> onEvaluation;
+  };
+
+  explicit ShapeObjective(Context c) : C(std::move(c)) {
+    LastEnd = Clock::now();
+    // Everything the journal knows at this shape, latest entry first wins.
+    for (const auto &e : C.journal.entries()) {
+      if (e.phase == JournalPhase::Retime || !sameRun(e.key))
+        continue;
+      auto p = C.space.fromConfig(e.key.config);
+      if (!p || p->size() != C.space.dims() ||
+          e.key.config.size() != C.space.dims())
+        continue;
+      Known[*p] = outcomeOf(e.result);
+      Results[*p] = e.result;
+      if (e.phase == JournalPhase::Default || e.phase == JournalPhase::Search)
+        if (Budgeted.insert(*p).second) {
+          ++Spent;
+          Order.push_back(*p);
+        }
+    }
+    Resumed = Spent;
+  }
+
+  std::optional<double> evaluate(const Point &p) override {
+    if (auto it = Known.find(p); it != Known.end()) {
+      // From the journal (budgeted already when it was made) or asked
+      // before in this run: free.
+      Asked.insert(p);
+      return it->second;
+    }
+    if (exhausted())
+      return std::nullopt;
+    Asked.insert(p);
+    return run(p, JournalPhase::Search);
+  }
+
+  /// Evaluates the reference whatever the budget says.
+  std::optional<double> evaluateDefault(const Point &p) {
+    Asked.insert(p);
+    if (auto it = Known.find(p); it != Known.end())
+      return it->second;
+    return run(p, JournalPhase::Default);
+  }
+
+  /// Points asked for in this run. Journal points become seen when asked
+  /// (for free), so a deterministic strategy resumed after a kill makes the
+  /// very choices an uninterrupted run makes.
+  bool seen(const Point &p) const override { return Asked.count(p) != 0; }
+  std::optional<double> cached(const Point &p) const override {
+    auto it = Known.find(p);
+    return it == Known.end() ? std::nullopt : it->second;
+  }
+  bool exhausted() const override {
+    return Spent >= C.budget || timeUp() || stopped();
+  }
+  void prefetch(const std::vector<Point> &upcoming) override {
+    std::vector<Configuration> configs;
+    for (const auto &p : upcoming)
+      if (!Known.count(p) && C.space.isValid(p))
+        configs.push_back(C.space.toConfig(p));
+    if (!configs.empty())
+      C.eval.prepare(configs);
+  }
+
+  bool timeUp() const { return C.hasDeadline && Clock::now() >= C.deadline; }
+  bool stopped() const { return C.stop && C.stop->load(); }
+
+  uint64_t spent() const { return Spent; }
+  uint64_t resumed() const { return Resumed; }
+  Status status() const { return JournalStatus; }
+  const std::optional<EvalResult> result(const Point &p) const {
+    auto it = Results.find(p);
+    if (it == Results.end())
+      return std::nullopt;
+    return it->second;
+  }
+  /// Budgeted points in the order they were first evaluated.
+  const std::vector<Point> &order() const { return Order; }
+  /// Every point with a known outcome.
+  const std::map<Point, EvalResult> &results() const { return Results; }
+  std::optional<double> bestUs() const {
+    std::optional<double> best;
+    for (const auto &[p, t] : Known)
+      if (t && (!best || *t < *best))
+        best = t;
+    return best;
+  }
+  uint64_t newEvaluations() const { return New; }
+  double newSeconds() const { return NewSeconds; }
+
+private:
+  bool sameRun(const JournalKey &k) const {
+    return k.templateSha256 == C.keyBase.templateSha256 &&
+           k.kernel == C.keyBase.kernel && k.device == C.keyBase.device &&
+           k.arch == C.keyBase.arch && k.shape == C.shape;
+  }
+
+  std::optional<double> run(const Point &p, JournalPhase phase) {
+    auto begin = Clock::now();
+    double searchMs =
+        std::chrono::duration<double, std::milli>(begin - LastEnd).count();
+    JournalEntry e;
+    e.key = C.keyBase;
+    e.key.shape = C.shape;
+    e.key.config = C.space.toConfig(p);
+    e.phase = phase;
+    if (phase == JournalPhase::Search && !C.space.isValid(p)) {
+      // Strategies should only ask for valid points; answer without
+      // launching anything, and record why.
+      e.result.status = EvalStatus::Pruned;
+      e.result.reason =
+          "constraint violated: " + C.space.violatedConstraint(p).value_or("?");
+    } else {
+      e.result = C.eval.evaluate(C.shape, e.key.config);
+    }
+    LastEnd = Clock::now();
+    e.evalMs =
+        std::chrono::duration<double, std::milli>(LastEnd - begin).count();
+    e.searchMs = searchMs;
+    e.at = utcTimestamp();
+    if (auto ok = C.journal.append(e); !ok && JournalStatus)
+      JournalStatus = std::unexpected(ok.error());
+    auto outcome = outcomeOf(e.result);
+    Known[p] = outcome;
+    Results[p] = e.result;
+    Budgeted.insert(p);
+    Order.push_back(p);
+    ++Spent;
+    ++New;
+    NewSeconds += (e.evalMs + searchMs) / 1000.0;
+    if (C.onEvaluation)
+      C.onEvaluation(*this);
+    return outcome;
+  }
+
+  Context C;
+  std::map<Point, std::optional<double>> Known;
+  std::set<Point> Asked;
+  std::map<Point, EvalResult> Results;
+  std::set<Point> Budgeted;
+  std::vector<Point> Order;
+  uint64_t Spent = 0, Resumed = 0, New = 0;
+  double NewSeconds = 0;
+  Clock::time_point LastEnd;
+  Status JournalStatus;
+};
+
+std::string retimeBatchPrefix(const std::vector<Configuration> &configs) {
+  std::string text;
+  for (const auto &c : configs)
+    text += nlohmann::json(c).dump() + ";";
+  return sha256Hex(text).substr(0, 16);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The loop
+//===----------------------------------------------------------------------===//
+
+Tuner::Tuner(SpaceDefinition space, std::vector<Shape> shapes,
+             Evaluator &evaluator, Journal &journal, TuneOptions options)
+    : Space(std::move(space)), Shapes(std::move(shapes)), Eval(evaluator),
+      Log(journal), Options(std::move(options)),
+      S(std::make_shared<State>(Options.progress)) {
+  if (Shapes.empty())
+    Shapes.push_back(Shape{});
+}
+
+Expected<TuneResults> Tuner::run() {
+  TuneResults out;
+  out.kernel = Options.kernel;
+  out.templatePath = Options.templatePath;
+  out.templateSha256 = Options.templateSha256;
+  out.device = Eval.device();
+  out.arch = Eval.arch();
+  out.strategy = Options.compileOnly ? "" : Options.strategyName;
+  out.seed = Options.seed;
+  out.budget = Options.budget;
+  out.compileOnly = Options.compileOnly;
+  for (const auto &p : Space.params)
+    out.params.push_back(p.name);
+  if (!Options.compileOnly && !Options.makeStrategy)
+    return makeError("no search strategy given");
+
+  S->spaces.assign(Shapes.size(), std::nullopt);
+  for (size_t i = 0; i < Shapes.size(); ++i) {
+    if (Options.stopRequested && Options.stopRequested->load())
+      break;
+    // Share the time left evenly among the shapes still to search.
+    double deadline = 0;
+    if (Options.timeLimitSeconds > 0) {
+      double left = Options.timeLimitSeconds - secondsSince(S->start);
+      deadline = secondsSince(S->start) +
+                 std::max(0.0, left) / static_cast<double>(Shapes.size() - i);
+    }
+    auto shape = Options.compileOnly ? compileShape(i) : tuneShape(i, deadline);
+    if (!shape)
+      return std::unexpected(shape.error());
+    out.shapes.push_back(std::move(*shape));
+  }
+  S->progress.endLine();
+  if (Options.compileOnly || out.shapes.empty())
+    return out;
+
+  // The general configuration: each shape's finalists are the candidates,
+  // measured everywhere (from the journal, else evaluated now).
+  std::vector<Configuration> candidates;
+  auto addCandidate = [&](const Configuration &c) {
+    if (std::find(candidates.begin(), candidates.end(), c) == candidates.end())
+      candidates.push_back(c);
+  };
+  for (const auto &s : out.shapes)
+    addCandidate(s.bestConfig);
+  for (const auto &s : out.shapes) {
+    size_t n = 0;
+    for (const auto &m : s.finalists)
+      if (m.config != s.defaultConfig &&
+          n++ < Options.generalCandidatesPerShape)
+        addCandidate(m.config);
+  }
+  std::vector<Shape> tunedShapes;
+  for (const auto &s : out.shapes)
+    tunedShapes.push_back(s.shape);
+
+  bool stopped = Options.stopRequested && Options.stopRequested->load();
+  JournalKey base{
+      Options.templateSha256, Options.kernel, out.device, out.arch, {}, {}};
+  auto lookup = [&](const Shape &shape,
+                    const Configuration &config) -> const JournalEntry * {
+    JournalKey key = base;
+    key.shape = shape;
+    key.config = config;
+    return Log.find(key);
+  };
+  std::vector<Configuration> toPrepare;
+  for (size_t i = 0; i < tunedShapes.size(); ++i)
+    for (const auto &c : candidates)
+      if (!lookup(tunedShapes[i], c) &&
+          std::find(toPrepare.begin(), toPrepare.end(), c) == toPrepare.end())
+        toPrepare.push_back(c);
+  if (!toPrepare.empty() && !stopped) {
+    S->progress.note("measuring " + std::to_string(toPrepare.size()) +
+                     " general-configuration candidate(s) on the shapes "
+                     "their search did not visit");
+    Eval.prepare(toPrepare);
+  }
+  Status journalError;
+  MeasureFn measure =
+      [&](const Shape &shape,
+          const Configuration &config) -> std::optional<double> {
+    if (const JournalEntry *e = lookup(shape, config))
+      return outcomeOf(e->result);
+    if (stopped)
+      return std::nullopt;
+    size_t i = std::find(tunedShapes.begin(), tunedShapes.end(), shape) -
+               tunedShapes.begin();
+    if (i < S->spaces.size() && S->spaces[i]) {
+      auto p = S->spaces[i]->fromConfig(config);
+      if (!p || !S->spaces[i]->isValid(*p))
+        return std::nullopt; // not a configuration of this shape's space
+    }
+    JournalEntry e;
+    e.key = base;
+    e.key.shape = shape;
+    e.key.config = config;
+    e.phase = JournalPhase::General;
+    auto begin = Clock::now();
+    e.result = Eval.evaluate(shape, config);
+    e.evalMs =
+        std::chrono::duration<double, std::milli>(Clock::now() - begin).count();
+    e.at = utcTimestamp();
+    if (auto ok = Log.append(e); !ok && journalError)
+      journalError = std::unexpected(ok.error());
+    return outcomeOf(e.result);
+  };
+  out.general = chooseGeneralConfiguration(
+      tunedShapes, out.shapes[0].defaultConfig, candidates, measure);
+  if (!journalError)
+    return std::unexpected(journalError.error());
+  return out;
+}
+
+Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
+  const Shape &shape = Shapes[index];
+  std::string where = "shape " + shapeText(shape);
+  auto space = SearchSpace::create(Space.params, Space.constraints,
+                                   Space.dialect, shape);
+  if (!space)
+    return std::unexpected(withContext(space.error(), where));
+  S->spaces[index] = *space;
+  auto defaultPoint = space->defaultPoint();
+  if (!defaultPoint)
+    return makeError("no default configuration: every tunable parameter "
+                     "needs a default (the reference)",
+                     where);
+
+  ShapeResult result;
+  result.shape = shape;
+  result.defaultConfig = space->toConfig(*defaultPoint);
+
+  Progress &progress = S->progress;
+  ShapeObjective::Context ctx{
+      *space,
+      shape,
+      Eval,
+      Log,
+      JournalKey{Options.templateSha256,
+                 Options.kernel,
+                 Eval.device(),
+                 Eval.arch(),
+                 {},
+                 {}},
+      Options.budget,
+      S->start + std::chrono::duration_cast<Clock::duration>(
+                     std::chrono::duration<double>(deadlineSeconds)),
+      Options.timeLimitSeconds > 0,
+      Options.stopRequested,
+      nullptr};
+  std::optional<double> defaultUs;
+  ctx.onEvaluation = [&, this](const ShapeObjective &o) {
+    S->newEvaluations++;
+    ProgressLine line;
+    line.shapeIndex = index;
+    line.shapeCount = Shapes.size();
+    line.shape = shapeText(shape);
+    line.spent = o.spent();
+    line.budget = Options.budget;
+    line.bestUs = o.bestUs();
+    line.defaultUs = defaultUs;
+    if (o.newEvaluations() > 0) {
+      double perEval = o.newSeconds() / static_cast<double>(o.newEvaluations());
+      double left = static_cast<double>(Options.budget -
+                                        std::min(Options.budget, o.spent())) +
+                    static_cast<double>(Options.budget) *
+                        static_cast<double>(Shapes.size() - index - 1);
+      line.etaSeconds = perEval * left;
+      if (Options.timeLimitSeconds > 0)
+        line.etaSeconds = std::min(line.etaSeconds, Options.timeLimitSeconds -
+                                                        secondsSince(S->start));
+    }
+    progress.update(line);
+  };
+  ShapeObjective objective(std::move(ctx));
+  if (objective.resumed() > 0)
+    progress.note("shape " + shapeText(shape) + ": " +
+                  std::to_string(objective.resumed()) +
+                  " evaluation(s) read back from the journal");
+
+  // The reference first.
+  objective.prefetch({*defaultPoint});
+  defaultUs = objective.evaluateDefault(*defaultPoint);
+
+  if (!objective.exhausted()) {
+    auto strategy = Options.makeStrategy();
+    if (!strategy)
+      return std::unexpected(strategy.error());
+    std::mt19937_64 rng(Options.seed + 0x9E3779B97F4A7C15ull * index);
+    (*strategy)->run(*space, objective, rng);
+  }
+  if (auto ok = objective.status(); !ok)
+    return std::unexpected(ok.error());
+  result.stopReason = objective.stopped()                   ? "interrupted"
+                      : objective.spent() >= Options.budget ? "budget"
+                      : objective.timeUp()                  ? "time limit"
+                                                            : "space exhausted";
+  result.evaluations = objective.spent();
+  for (const auto &p : objective.order())
+    if (auto r = objective.result(p))
+      ++result.statusCounts[std::string(statusName(r->status))];
+
+  // Finalists: the best few by search time, re-timed with the default.
+  // Only budgeted evaluations compete: what the general-configuration phase
+  // measured here must not change the finalists of a rerun.
+  std::vector<std::pair<double, Point>> timed;
+  for (const auto &p : objective.order())
+    if (auto r = objective.result(p); r && p != *defaultPoint)
+      if (auto t = outcomeOf(*r))
+        timed.emplace_back(*t, p);
+  std::sort(timed.begin(), timed.end());
+  std::vector<Configuration> finalists{result.defaultConfig};
+  for (size_t k = 0; k < timed.size() && k < Options.topK; ++k)
+    finalists.push_back(space->toConfig(timed[k].second));
+
+  std::vector<EvalResult> retimed;
+  if (finalists.size() > 1 && !objective.stopped()) {
+    // Reuse a complete re-timing of the same finalists from the journal.
+    std::string prefix = retimeBatchPrefix(finalists);
+    std::map<std::string, std::map<Configuration, EvalResult>> batches;
+    std::string lastComplete;
+    for (const auto &e : Log.entries())
+      if (e.phase == JournalPhase::Retime && e.key.shape == shape &&
+          e.key.templateSha256 == Options.templateSha256 &&
+          e.key.kernel == Options.kernel && e.key.device == Eval.device() &&
+          e.key.arch == Eval.arch() && e.retimeBatch.rfind(prefix, 0) == 0) {
+        auto &batch = batches[e.retimeBatch];
+        batch[e.key.config] = e.result;
+        if (batch.size() == finalists.size())
+          lastComplete = e.retimeBatch;
+      }
+    if (!lastComplete.empty()) {
+      for (const auto &c : finalists)
+        retimed.push_back(batches[lastComplete][c]);
+    } else {
+      progress.note("shape " + shapeText(shape) + ": re-timing " +
+                    std::to_string(finalists.size()) +
+                    " finalists interleaved with the default");
+      retimed = Eval.retime(shape, finalists);
+      std::string batch = prefix + "@" + utcTimestamp();
+      for (size_t k = 0; k < retimed.size() && k < finalists.size(); ++k) {
+        JournalEntry e;
+        e.key = JournalKey{Options.templateSha256,
+                           Options.kernel,
+                           Eval.device(),
+                           Eval.arch(),
+                           shape,
+                           finalists[k]};
+        e.result = retimed[k];
+        e.phase = JournalPhase::Retime;
+        e.retimeBatch = batch;
+        e.at = utcTimestamp();
+        if (auto ok = Log.append(e); !ok)
+          return std::unexpected(ok.error());
+      }
+    }
+  }
+
+  // The winner: from the interleaved re-timing when it measured the default
+  // and at least one finalist; else from the search times.
+  bool useRetime =
+      retimed.size() == finalists.size() && outcomeOf(retimed[0]).has_value();
+  if (useRetime) {
+    size_t best = 0;
+    for (size_t k = 1; k < retimed.size(); ++k)
+      if (auto t = outcomeOf(retimed[k]); t && *t < *outcomeOf(retimed[best]))
+        best = k;
+    result.retimed = true;
+    result.defaultTime = retimed[0].time;
+    result.bestConfig = finalists[best];
+    result.bestTime = retimed[best].time;
+  } else {
+    result.defaultTime =
+        outcomeOf(objective.result(*defaultPoint).value_or(EvalResult{}))
+            ? objective.result(*defaultPoint)->time
+            : std::nullopt;
+    result.bestConfig = result.defaultConfig;
+    result.bestTime = result.defaultTime;
+    if (!timed.empty() &&
+        (!result.bestTime || timed[0].first < result.bestTime->medianUs)) {
+      result.bestConfig = space->toConfig(timed[0].second);
+      result.bestTime = objective.result(timed[0].second)->time;
+    }
+  }
+  if (result.defaultTime && result.bestTime && result.bestTime->medianUs > 0)
+    result.speedup = result.defaultTime->medianUs / result.bestTime->medianUs;
+  for (size_t k = 0; k < finalists.size(); ++k) {
+    Measured m;
+    m.config = finalists[k];
+    if (k < retimed.size())
+      m.result = retimed[k];
+    else if (auto p = space->fromConfig(finalists[k]))
+      m.result = objective.result(*p).value_or(EvalResult{});
+    // Resources come from the search evaluation (re-timing may omit them).
+    if (auto p = space->fromConfig(finalists[k]))
+      if (auto r = objective.result(*p); r && m.result.resources.registers < 0)
+        m.result.resources = r->resources;
+    result.finalists.push_back(std::move(m));
+  }
+  return result;
+}
+
+Expected<ShapeResult> Tuner::compileShape(size_t index) {
+  const Shape &shape = Shapes[index];
+  std::string where = "shape " + shapeText(shape);
+  auto space = SearchSpace::create(Space.params, Space.constraints,
+                                   Space.dialect, shape);
+  if (!space)
+    return std::unexpected(withContext(space.error(), where));
+  S->spaces[index] = *space;
+
+  ShapeResult result;
+  result.shape = shape;
+  result.stopReason = "compile only";
+  auto defaultPoint = space->defaultPoint();
+  if (defaultPoint)
+    result.defaultConfig = result.bestConfig = space->toConfig(*defaultPoint);
+
+  // The default first, then the valid space in order, up to the budget.
+  std::vector<Point> points;
+  if (defaultPoint)
+    points.push_back(*defaultPoint);
+  space->forEachValid([&](const Point &p) {
+    if (points.size() >= Options.budget)
+      return false;
+    if (!defaultPoint || p != *defaultPoint)
+      points.push_back(p);
+    return true;
+  });
+
+  ShapeObjective::Context ctx{*space,
+                              shape,
+                              Eval,
+                              Log,
+                              JournalKey{Options.templateSha256,
+                                         Options.kernel,
+                                         Eval.device(),
+                                         Eval.arch(),
+                                         {},
+                                         {}},
+                              Options.budget,
+                              Clock::now(),
+                              false,
+                              Options.stopRequested,
+                              nullptr};
+  ctx.onEvaluation = [&, this](const ShapeObjective &o) {
+    ProgressLine line;
+    line.shapeIndex = index;
+    line.shapeCount = Shapes.size();
+    line.shape = shapeText(shape);
+    line.spent = o.spent();
+    line.budget = points.size();
+    line.timed = false;
+    if (o.newEvaluations() > 0) {
+      double perEval = o.newSeconds() / static_cast<double>(o.newEvaluations());
+      double left =
+          static_cast<double>(points.size() -
+                              std::min<uint64_t>(points.size(), o.spent())) +
+          static_cast<double>(points.size()) *
+              static_cast<double>(Shapes.size() - index - 1);
+      line.etaSeconds = perEval * left;
+    }
+    S->progress.update(line);
+  };
+  ShapeObjective objective(std::move(ctx));
+  if (objective.resumed() > 0)
+    S->progress.note("shape " + shapeText(shape) + ": " +
+                     std::to_string(objective.resumed()) +
+                     " evaluation(s) read back from the journal");
+  size_t batch = std::max<size_t>(1, Options.prepareBatch);
+  for (size_t start = 0; start < points.size(); start += batch) {
+    if (objective.stopped())
+      break;
+    std::vector<Point> chunk(points.begin() + start,
+                             points.begin() +
+                                 std::min(points.size(), start + batch));
+    objective.prefetch(chunk);
+    for (const auto &p : chunk) {
+      if (defaultPoint && p == *defaultPoint)
+        objective.evaluateDefault(p);
+      else
+        objective.evaluate(p);
+    }
+  }
+  if (auto ok = objective.status(); !ok)
+    return std::unexpected(ok.error());
+  if (objective.stopped())
+    result.stopReason = "interrupted";
+  result.evaluations = objective.spent();
+  for (const auto &p : objective.order())
+    if (auto r = objective.result(p)) {
+      ++result.statusCounts[std::string(statusName(r->status))];
+      result.finalists.push_back({space->toConfig(p), *r});
+    }
+  return result;
+}
+
+} // namespace ktune

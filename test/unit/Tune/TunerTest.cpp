@@ -1,0 +1,391 @@
+#include "ktune/Tune/Tuner.h"
+
+#include "Fakes.h"
+#include "TempDir.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace ktune;
+using namespace ktune::testing;
+using nlohmann::json;
+
+namespace {
+
+/// BLOCK in {32..1024} x VEC in {1,2,4,8}; default 256 x 4.
+SpaceDefinition space() {
+  SpaceDefinition d;
+  d.params.push_back({"BLOCK", Domain::ofPow2Range(32, 1024), 256});
+  d.params.push_back({"VEC", Domain::ofValues({1, 2, 4, 8}), 4});
+  d.constraints = {"BLOCK * VEC <= 4096"};
+  return d;
+}
+
+/// Fastest at BLOCK=128, VEC=8 for small n, BLOCK=512, VEC=8 for large n;
+/// BLOCK=1024 with VEC=2 fails to compile.
+std::optional<double> timeOf(const Shape &shape, const Configuration &c) {
+  int64_t b = c.at("BLOCK"), v = c.at("VEC");
+  if (b == 1024 && v == 2)
+    return std::nullopt;
+  int64_t n = shape.count("n") ? shape.at("n") : 1;
+  double ideal = n >= 1000 ? 512 : 128;
+  double t = 10 + std::abs(std::log2(static_cast<double>(b) / ideal)) * 3 +
+             (8 - v) * 0.5;
+  return t * (n >= 1000 ? 4 : 1);
+}
+
+TuneOptions options(uint64_t budget) {
+  TuneOptions o;
+  o.templateSha256 = "tplsha";
+  o.kernel = "k";
+  o.strategyName = "scan";
+  o.makeStrategy = []() -> Expected<std::unique_ptr<Strategy>> {
+    return std::make_unique<ScanStrategy>();
+  };
+  o.budget = budget;
+  o.topK = 2;
+  return o;
+}
+
+TuneOptions randomOptions(uint64_t budget, uint64_t seed,
+                          bool skipSeen = false) {
+  TuneOptions o = options(budget);
+  o.strategyName = skipSeen ? "random-unseen" : "random-double";
+  o.seed = seed;
+  o.makeStrategy = [skipSeen]() -> Expected<std::unique_ptr<Strategy>> {
+    if (skipSeen)
+      return std::make_unique<RandomUnseen>();
+    return std::make_unique<RandomDouble>();
+  };
+  return o;
+}
+
+std::unique_ptr<Journal> openJournal(const std::string &path) {
+  auto j = Journal::open(path);
+  EXPECT_TRUE(j) << j.error().str();
+  return std::move(*j);
+}
+
+} // namespace
+
+TEST(SpaceFromManifest, OverridesConstraintsAndRegisterCap) {
+  auto m = manifestFromJson(json::parse(R"({
+    "ktune": "manifest/1", "source": "k.tpl.cu",
+    "kernels": [{"name": "k", "template_params": [
+      {"name": "B", "type": "int", "tunable": true, "kind": "block_size",
+       "default": 128, "values": [64, 128, 256]},
+      {"name": "U", "type": "int", "tunable": true, "kind": "unroll",
+       "default": 1, "values": [1, 2, 4]}],
+     "constraints": ["B % 64 == 0"]}]})"));
+  ASSERT_TRUE(m) << m.error().str();
+  Spec spec;
+  spec.domains["U"] = Domain::ofValues({1, 4});
+  spec.constraints = {"B * U <= n"};
+  spec.maxRegisters = {64, 128};
+  auto def = spaceFromManifest(m->kernels[0], spec);
+  ASSERT_TRUE(def) << def.error().str();
+  ASSERT_EQ(def->params.size(), 3u);
+  EXPECT_EQ(def->params[1].domain.values, (std::vector<int64_t>{1, 4}));
+  EXPECT_EQ(def->params[2].name, "maxrregcount");
+  // The reference has no cap: 0 joins the domain and is the default.
+  EXPECT_EQ(def->params[2].domain.values, (std::vector<int64_t>{0, 64, 128}));
+  EXPECT_EQ(def->params[2].defaultValue, 0);
+  EXPECT_EQ(def->constraints,
+            (std::vector<std::string>{"B % 64 == 0", "B * U <= n"}));
+
+  spec.domains["U"] = Domain::ofValues({2, 4});
+  auto bad = spaceFromManifest(m->kernels[0], spec);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where, "domains.U");
+}
+
+TEST(Tuner, DefaultFirstThenSearchWithinBudget) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval(timeOf);
+  std::vector<Shape> shapes = {{{"n", 10}}, {{"n", 5000}}};
+  Tuner tuner(space(), shapes, eval, *journal, options(12));
+  auto r = tuner.run();
+  ASSERT_TRUE(r) << r.error().str();
+  ASSERT_EQ(r->shapes.size(), 2u);
+
+  // Per shape: the default first, 12 evaluations in all, none repeated.
+  std::vector<JournalEntry> searched;
+  for (const auto &e : journal->entries())
+    if (e.phase == JournalPhase::Default || e.phase == JournalPhase::Search)
+      searched.push_back(e);
+  ASSERT_EQ(searched.size(), 24u);
+  EXPECT_EQ(searched[0].phase, JournalPhase::Default);
+  EXPECT_EQ(searched[0].key.config,
+            (Configuration{{"BLOCK", 256}, {"VEC", 4}}));
+  EXPECT_EQ(searched[12].phase, JournalPhase::Default);
+  EXPECT_EQ(searched[12].key.shape, shapes[1]);
+  std::set<std::string> keys;
+  for (const auto &e : searched)
+    EXPECT_TRUE(keys.insert(e.key.canonical()).second) << e.key.canonical();
+
+  for (const auto &s : r->shapes) {
+    EXPECT_EQ(s.evaluations, 12u);
+    EXPECT_EQ(s.stopReason, "budget");
+    EXPECT_EQ(s.defaultConfig, (Configuration{{"BLOCK", 256}, {"VEC", 4}}));
+    EXPECT_TRUE(s.retimed);
+    ASSERT_TRUE(s.bestTime && s.defaultTime);
+    EXPECT_LE(s.bestTime->medianUs, s.defaultTime->medianUs);
+    EXPECT_DOUBLE_EQ(s.speedup, s.defaultTime->medianUs / s.bestTime->medianUs);
+    // The default plus top-k finalists were re-timed.
+    EXPECT_EQ(s.finalists.size(), 3u);
+    EXPECT_EQ(s.finalists[0].config, s.defaultConfig);
+  }
+  // Prefetching reached the evaluator.
+  EXPECT_FALSE(eval.Prepared.empty());
+  EXPECT_EQ(r->device, "fake GPU");
+  EXPECT_EQ(r->params, (std::vector<std::string>{"BLOCK", "VEC"}));
+}
+
+TEST(Tuner, FindsTheOptimumWhenTheBudgetCoversTheSpace) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval(timeOf);
+  Tuner tuner(space(), {{{"n", 10}}}, eval, *journal, options(1000));
+  auto r = tuner.run();
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(r->shapes[0].stopReason, "space exhausted");
+  EXPECT_EQ(r->shapes[0].bestConfig,
+            (Configuration{{"BLOCK", 128}, {"VEC", 8}}));
+  // 6 block sizes x 4 widths, less 1024 x 8 (over BLOCK * VEC <= 4096).
+  EXPECT_EQ(r->shapes[0].evaluations, 23u);
+  EXPECT_EQ(r->shapes[0].statusCounts.at("compile_error"), 1u);
+  EXPECT_EQ(r->shapes[0].statusCounts.at("ok"), 22u);
+}
+
+TEST(Tuner, WinnerComesFromTheInterleavedRetiming) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval(timeOf);
+  // Re-timing shows the search's best was lucky: 128x8 is really slow.
+  eval.RetimeF = [](const Shape &s, const Configuration &c) {
+    auto t = timeOf(s, c);
+    if (c.at("BLOCK") == 128 && c.at("VEC") == 8)
+      return std::optional<double>(100.0);
+    return t;
+  };
+  Tuner tuner(space(), {{{"n", 10}}}, eval, *journal, options(1000));
+  auto r = tuner.run();
+  ASSERT_TRUE(r) << r.error().str();
+  const ShapeResult &s = r->shapes[0];
+  EXPECT_TRUE(s.retimed);
+  EXPECT_NE(s.bestConfig, (Configuration{{"BLOCK", 128}, {"VEC", 8}}));
+  EXPECT_EQ(eval.RetimeCalls, 1);
+  // Re-timings are journaled, in one batch, and do not count as evaluations.
+  size_t retimes = 0;
+  for (const auto &e : journal->entries())
+    if (e.phase == JournalPhase::Retime) {
+      ++retimes;
+      EXPECT_FALSE(e.retimeBatch.empty());
+    }
+  EXPECT_EQ(retimes, s.finalists.size());
+  EXPECT_EQ(s.evaluations, 23u);
+}
+
+TEST(Tuner, RerunAfterCompletionEvaluatesNothing) {
+  TempDir dir;
+  std::string path = dir.file("j.jsonl");
+  TuneResults first;
+  {
+    auto journal = openJournal(path);
+    FakeEvaluator eval(timeOf);
+    auto r =
+        Tuner(space(), {{{"n", 10}}, {{"n", 5000}}}, eval, *journal, options(9))
+            .run();
+    ASSERT_TRUE(r) << r.error().str();
+    first = *r;
+  }
+  auto journal = openJournal(path);
+  size_t before = journal->entries().size();
+  FakeEvaluator eval(timeOf);
+  auto r =
+      Tuner(space(), {{{"n", 10}}, {{"n", 5000}}}, eval, *journal, options(9))
+          .run();
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_TRUE(eval.Calls.empty());
+  EXPECT_EQ(eval.RetimeCalls, 0); // the journal's complete re-timing is reused
+  EXPECT_EQ(journal->entries().size(), before);
+  EXPECT_EQ(resultsToJson(*r), resultsToJson(first));
+}
+
+TEST(Tuner, ResumesAfterACrashWithoutRepeatingAnEvaluation) {
+  for (bool skipSeen : {false, true})
+    for (uint64_t crashAt : {0u, 1u, 5u, 13u, 19u}) {
+      SCOPED_TRACE("crash after " + std::to_string(crashAt) +
+                   (skipSeen ? ", strategy skipping seen points" : ""));
+      TempDir dir;
+      std::vector<Shape> shapes = {{{"n", 10}}, {{"n", 5000}}};
+
+      // The reference: one uninterrupted run.
+      TuneResults reference;
+      std::vector<std::pair<Shape, Configuration>> referenceCalls;
+      {
+        auto journal = openJournal(dir.file("clean.jsonl"));
+        FakeEvaluator eval(timeOf);
+        auto r = Tuner(space(), shapes, eval, *journal,
+                       randomOptions(10, 7, skipSeen))
+                     .run();
+        ASSERT_TRUE(r) << r.error().str();
+        reference = *r;
+        referenceCalls = eval.Calls;
+      }
+
+      // The same run, killed after `crashAt` evaluations, then run again.
+      std::string path = dir.file("crash.jsonl");
+      std::vector<std::pair<Shape, Configuration>> firstCalls;
+      {
+        auto journal = openJournal(path);
+        FakeEvaluator eval(timeOf);
+        eval.CrashAfter = crashAt;
+        EXPECT_THROW((void)Tuner(space(), shapes, eval, *journal,
+                                 randomOptions(10, 7, skipSeen))
+                         .run(),
+                     SimulatedCrash);
+        firstCalls = eval.Calls;
+        size_t evaluations = 0;
+        for (const auto &e : journal->entries())
+          evaluations += e.phase != JournalPhase::Retime;
+        EXPECT_EQ(evaluations, crashAt); // everything finished was journaled
+      }
+      auto journal = openJournal(path);
+      FakeEvaluator eval(timeOf);
+      auto r =
+          Tuner(space(), shapes, eval, *journal, randomOptions(10, 7, skipSeen))
+              .run();
+      ASSERT_TRUE(r) << r.error().str();
+
+      // Nothing evaluated twice; together exactly the uninterrupted run.
+      std::set<std::pair<Shape, Configuration>> seen(firstCalls.begin(),
+                                                     firstCalls.end());
+      for (const auto &call : eval.Calls)
+        EXPECT_TRUE(seen.insert(call).second)
+            << "repeated " << configText(call.second);
+      auto all = firstCalls;
+      all.insert(all.end(), eval.Calls.begin(), eval.Calls.end());
+      EXPECT_EQ(all, referenceCalls);
+      for (size_t i = 0; i < shapes.size(); ++i)
+        EXPECT_EQ(r->shapes[i].evaluations, 10u);
+      EXPECT_EQ(resultsToJson(*r)["shapes"],
+                resultsToJson(reference)["shapes"]);
+      EXPECT_EQ(resultsToJson(*r)["general"],
+                resultsToJson(reference)["general"]);
+    }
+}
+
+TEST(Tuner, TimeLimitStopsTheSearch) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval(timeOf);
+  eval.DelayMs = 20;
+  TuneOptions o = options(1000);
+  o.timeLimitSeconds = 0.15;
+  auto r = Tuner(space(), {{{"n", 10}}}, eval, *journal, o).run();
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(r->shapes[0].stopReason, "time limit");
+  EXPECT_LT(r->shapes[0].evaluations, 23u);
+  EXPECT_GE(r->shapes[0].evaluations, 1u); // the default always
+}
+
+TEST(Tuner, StopRequestFinishesWithWhatWasFound) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  std::atomic<bool> stop{false};
+  FakeEvaluator eval([&](const Shape &s, const Configuration &c) {
+    if (c.at("BLOCK") == 64)
+      stop = true; // as if Ctrl-C arrived now
+    return timeOf(s, c);
+  });
+  TuneOptions o = options(1000);
+  o.stopRequested = &stop;
+  auto r =
+      Tuner(space(), {{{"n", 10}}, {{"n", 5000}}}, eval, *journal, o).run();
+  ASSERT_TRUE(r) << r.error().str();
+  ASSERT_EQ(r->shapes.size(), 1u); // the second shape was never started
+  EXPECT_EQ(r->shapes[0].stopReason, "interrupted");
+  EXPECT_EQ(eval.RetimeCalls, 0);
+}
+
+TEST(Tuner, GeneralConfigurationIsMeasuredOnEveryShape) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval(timeOf);
+  std::vector<Shape> shapes = {{{"n", 10}}, {{"n", 20}}, {{"n", 5000}}};
+  auto r = Tuner(space(), shapes, eval, *journal, options(1000)).run();
+  ASSERT_TRUE(r) << r.error().str();
+  ASSERT_TRUE(r->general);
+  ASSERT_EQ(r->general->perShape.size(), 3u);
+  // 128x8 is best for the small shapes, 512x8 for the large one; both lose
+  // 2 steps of log2 elsewhere, and the geomean prefers the small shapes' pick.
+  EXPECT_EQ(r->general->config, (Configuration{{"BLOCK", 128}, {"VEC", 8}}));
+  for (const auto &p : r->general->perShape)
+    EXPECT_GT(p.medianUs, 0);
+  EXPECT_GT(r->general->geomeanSpeedup, 1.0);
+}
+
+TEST(Tuner, GeneralCandidatesUnmeasuredOnAShapeAreEvaluatedThere) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval(timeOf);
+  std::vector<Shape> shapes = {{{"n", 10}}, {{"n", 5000}}};
+  // A budget of 3 cannot cover the space: each shape's finalists are
+  // unknown on the other shape.
+  auto r = Tuner(space(), shapes, eval, *journal, randomOptions(3, 11)).run();
+  ASSERT_TRUE(r) << r.error().str();
+  size_t general = 0;
+  for (const auto &e : journal->entries())
+    if (e.phase == JournalPhase::General)
+      ++general;
+  EXPECT_GT(general, 0u);
+  ASSERT_TRUE(r->general);
+  EXPECT_EQ(r->general->perShape.size(), 2u);
+}
+
+TEST(Tuner, CompileOnlyWalksTheValidSpaceDefaultFirst) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval([](const Shape &s, const Configuration &c) {
+    return c.at("BLOCK") == 1024 ? std::nullopt : std::optional<double>(1.0);
+  });
+  TuneOptions o = options(UINT64_MAX);
+  o.compileOnly = true;
+  o.makeStrategy = nullptr;
+  auto r = Tuner(space(), {{{"n", 10}}}, eval, *journal, o).run();
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_TRUE(r->compileOnly);
+  EXPECT_EQ(r->shapes[0].evaluations, 23u);
+  EXPECT_EQ(r->shapes[0].statusCounts.at("compile_error"), 3u);
+  EXPECT_EQ(eval.Calls.front().second,
+            (Configuration{{"BLOCK", 256}, {"VEC", 4}}));
+  EXPECT_EQ(eval.Prepared.size(), 23u);
+  EXPECT_FALSE(r->general);
+}
+
+TEST(Tuner, ConstraintOverDimensionsShrinksTheSpacePerShape) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval(timeOf);
+  SpaceDefinition d = space();
+  d.constraints.push_back("BLOCK <= n");
+  auto r = Tuner(d, {{{"n", 300}}}, eval, *journal, options(1000)).run();
+  ASSERT_TRUE(r) << r.error().str();
+  for (const auto &call : eval.Calls)
+    if (call.second != Configuration{{"BLOCK", 256}, {"VEC", 4}})
+      EXPECT_LE(call.second.at("BLOCK"), 300);
+}
+
+TEST(Tuner, NoDefaultIsAnError) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval(timeOf);
+  SpaceDefinition d = space();
+  d.params[1].defaultValue.reset();
+  auto r = Tuner(d, {{{"n", 10}}}, eval, *journal, options(5)).run();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("default"), std::string::npos);
+}

@@ -1,0 +1,178 @@
+//===- ktune-tune - Tune a kernel template (stage 2) ----------------------===//
+//
+//   ktune-tune kernel.tpl.cu --spec spec.json [--strategy bayes --budget 200]
+//   ktune-tune kernel.tpl.cu --spec spec.json --compile-only
+//   ktune-tune --simulate space_T4.json.gz --strategy genetic --t4 run.json
+//
+// Parses options and hands them to ktune::runTuneSession (lib/Tune).
+//
+//===----------------------------------------------------------------------===//
+#include "ktune/Support/FileUtil.h"
+#include "ktune/Tune/Session.h"
+#include "ktune/Tune/Strategy.h"
+
+#ifdef KTUNE_HAVE_CUDA
+#include "ktune/Cuda/CudaEvaluator.h"
+#endif
+
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <unistd.h>
+
+using namespace ktune;
+
+namespace {
+
+std::atomic<bool> StopRequested{false};
+
+extern "C" void onInterrupt(int) {
+  // First Ctrl-C: finish with what was found. Second: stop at once (the
+  // journal keeps everything finished).
+  if (StopRequested.exchange(true))
+    std::_Exit(130);
+}
+
+Expected<std::unique_ptr<Evaluator>> makeEvaluator(const EvaluatorRequest &r) {
+#ifdef KTUNE_HAVE_CUDA
+  CudaTuneOptions o;
+  o.templatePath = r.templatePath;
+  o.templateSource = r.templateSource;
+  o.manifest = *r.manifest;
+  o.kernel = r.kernel;
+  o.spec = *r.spec;
+  o.cacheDir = r.cacheDir;
+  o.jobs = r.jobs;
+  o.arch = r.arch;
+  if (r.compileOnly)
+    return createCompileOnlyEvaluator(o);
+  if (!cudaDeviceAvailable())
+    return makeError("no usable CUDA device here: run with --compile-only to "
+                     "compile every configuration and report registers, "
+                     "spills and shared memory without a GPU");
+  return createCudaEvaluator(o);
+#else
+  return makeError("this ktune-tune was built without CUDA "
+                   "(KTUNE_ENABLE_CUDA=OFF): it can replay recordings "
+                   "(--simulate) and regenerate headers (--from-results), but "
+                   "not compile or run kernels");
+#endif
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"ktune-tune: compile, verify, time and search the "
+               "configurations of a kernel template; writes results, a "
+               "journal, a T4 file and a dispatch header."};
+  TuneCommand cmd;
+  uint64_t budget = 0;
+  std::string strategyOptions;
+  bool quiet = false;
+
+  app.add_option("template", cmd.templatePath,
+                 "The template (kernel.tpl.cu); its manifest kernel.tpl.json "
+                 "is read from beside it");
+  app.add_option(
+      "--spec", cmd.specPath,
+      "spec.json: shapes, buffers, tolerances (docs/schemas.md#spec)");
+  app.add_option("--manifest", cmd.manifestPath,
+                 "The manifest, when not beside the template");
+  app.add_option("--kernel", cmd.kernel,
+                 "The manifest kernel to tune (default: the spec's)");
+  app.add_option("--simulate", cmd.simulatePath,
+                 "Replay a T4 recording (plain or .gz) instead of running "
+                 "kernels: for comparing strategies without a GPU");
+  app.add_option("--space", cmd.spacePath,
+                 "A T1 input file whose parameters and conditions are the "
+                 "search space");
+  app.add_option("--from-results", cmd.fromResults,
+                 "Do not tune: write the dispatch header from these results");
+  std::string strategyHelp = "Search strategy:";
+  for (const auto &n : strategyNames())
+    strategyHelp += " " + n;
+  app.add_option("--strategy", cmd.strategy, strategyHelp)
+      ->capture_default_str();
+  app.add_option("--strategy-options", strategyOptions,
+                 "Strategy options as a JSON object (docs/strategies.md)");
+  auto *budgetOpt = app.add_option(
+      "--budget", budget,
+      "Evaluations per shape, the default and failures included (default "
+      "100; compile-only: the whole space)");
+  app.add_option("--time-limit", cmd.timeLimitSeconds,
+                 "Seconds for the whole run, compilation included (0 = none)");
+  app.add_option("--seed", cmd.seed, "Random seed")->capture_default_str();
+  app.add_option("--top-k", cmd.topK,
+                 "Finalists re-timed against the default per shape")
+      ->capture_default_str();
+  app.add_flag("--compile-only", cmd.compileOnly,
+               "Compile and prune every configuration, report resources; no "
+               "GPU needed");
+  app.add_option("--out", cmd.outPath,
+                 "results.json (default: <kernel>.results.json beside the "
+                 "template; in the working directory for --simulate)");
+  app.add_option("--header", cmd.headerPath,
+                 "The dispatch header (default: <kernel>.tuned.h beside the "
+                 "template)");
+  app.add_option("--t4", cmd.t4Path,
+                 "Also write every evaluation in Kernel Tuner's T4 format");
+  app.add_option("--journal", cmd.journalPath,
+                 "The journal (default: beside the results); rerunning with "
+                 "the same journal resumes");
+  app.add_option("--cache-dir", cmd.cacheDir,
+                 "Compile cache (default: $KTUNE_CACHE_DIR or ~/.cache/ktune)");
+  app.add_option("--jobs", cmd.jobs, "Compile threads (0 = all cores)");
+  app.add_option("--arch", cmd.arch,
+                 "Target architecture, e.g. sm_90 (default: the device's)");
+  app.add_option("--simulate-delay-ms", cmd.simulateDelayMs,
+                 "Sleep this long per replayed evaluation (testing resume)");
+  app.add_flag("-q,--quiet", quiet, "No progress output");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e);
+  }
+
+  if (budgetOpt->count())
+    cmd.budget = budget;
+  if (!strategyOptions.empty()) {
+    auto j = parseJson(strategyOptions, "--strategy-options");
+    if (!j || !j->is_object()) {
+      std::fprintf(stderr, "ktune-tune: error: --strategy-options: expected a "
+                           "JSON object\n");
+      return 1;
+    }
+    cmd.strategyOptions = *j;
+  }
+  if (!quiet) {
+    cmd.progress.out = stderr;
+    cmd.progress.tty = ::isatty(::fileno(stderr));
+    cmd.progress.every = 10;
+  }
+  cmd.stopRequested = &StopRequested;
+  std::signal(SIGINT, onInterrupt);
+
+  auto report = runTuneSession(cmd, makeEvaluator);
+  if (!report) {
+    std::fprintf(stderr, "ktune-tune: error: %s\n",
+                 report.error().str().c_str());
+    return 1;
+  }
+  if (cmd.fromResults.empty())
+    std::fputs(formatResultsTable(report->results).c_str(), stdout);
+  std::fflush(stdout);
+  if (!quiet) {
+    if (!report->resultsPath.empty())
+      std::fprintf(stderr, "wrote %s\n", report->resultsPath.c_str());
+    if (!report->journalPath.empty())
+      std::fprintf(stderr, "journal %s\n", report->journalPath.c_str());
+    if (!report->t4Path.empty())
+      std::fprintf(stderr, "wrote %s\n", report->t4Path.c_str());
+    if (!report->headerPath.empty())
+      std::fprintf(stderr, "wrote %s\n", report->headerPath.c_str());
+  }
+  return report->interrupted ? 130 : 0;
+}

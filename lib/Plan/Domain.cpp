@@ -27,9 +27,12 @@ Domain Domain::ofPow2Range(int64_t min, int64_t max) {
   return d;
 }
 
+// Ranges come from untrusted files: no step below may overflow int64.
+static constexpr int64_t LargestPow2 = int64_t(1) << 62;
+
 static int64_t firstPow2AtLeast(int64_t v) {
   int64_t p = 1;
-  while (p < v)
+  while (p < v && p < LargestPow2)
     p *= 2;
   return p;
 }
@@ -41,12 +44,20 @@ uint64_t Domain::size() const {
     return 0;
   if (pow2) {
     uint64_t n = 0;
-    for (int64_t p = firstPow2AtLeast(std::max<int64_t>(min, 1)); p <= max;
-         p *= 2)
+    int64_t p = firstPow2AtLeast(std::max<int64_t>(min, 1));
+    if (p < std::max<int64_t>(min, 1))
+      return 0;
+    for (; p <= max; p *= 2) {
       ++n;
+      if (p == LargestPow2)
+        break;
+    }
     return n;
   }
-  return static_cast<uint64_t>((max - min) / step) + 1;
+  if (step <= 0)
+    return 0;
+  uint64_t span = static_cast<uint64_t>(max) - static_cast<uint64_t>(min);
+  return span / static_cast<uint64_t>(step) + 1;
 }
 
 int64_t Domain::at(uint64_t index) const {
@@ -54,7 +65,8 @@ int64_t Domain::at(uint64_t index) const {
     return values.at(index);
   if (pow2)
     return firstPow2AtLeast(std::max<int64_t>(min, 1)) << index;
-  return min + static_cast<int64_t>(index) * step;
+  return static_cast<int64_t>(static_cast<uint64_t>(min) +
+                              index * static_cast<uint64_t>(step));
 }
 
 std::optional<uint64_t> Domain::indexOf(int64_t value) const {
@@ -70,14 +82,15 @@ std::optional<uint64_t> Domain::indexOf(int64_t value) const {
     if (value <= 0 || (value & (value - 1)) != 0)
       return std::nullopt;
     uint64_t index = 0;
-    for (int64_t p = firstPow2AtLeast(std::max<int64_t>(min, 1)); p < value;
-         p *= 2)
+    for (int64_t p = firstPow2AtLeast(std::max<int64_t>(min, 1));
+         p < value && p < LargestPow2; p *= 2)
       ++index;
     return index;
   }
-  if ((value - min) % step != 0)
+  uint64_t span = static_cast<uint64_t>(value) - static_cast<uint64_t>(min);
+  if (step <= 0 || span % static_cast<uint64_t>(step) != 0)
     return std::nullopt;
-  return static_cast<uint64_t>((value - min) / step);
+  return span / static_cast<uint64_t>(step);
 }
 
 bool Domain::contains(int64_t value) const {
@@ -173,8 +186,8 @@ Expected<Domain> domainFromJson(const nlohmann::json &holder,
     return makeError("range holds no value", at);
   if (d.size() > Domain::MaxSize)
     return makeError("range holds " + std::to_string(d.size()) +
-                         " values; at most " +
-                         std::to_string(Domain::MaxSize) + " are allowed",
+                         " values; at most " + std::to_string(Domain::MaxSize) +
+                         " are allowed",
                      at);
   return d;
 }

@@ -32,6 +32,9 @@ struct PlanParam {
   std::vector<std::string> sites;
   int64_t defaultValue = 0; // must equal the candidates' original value
   Domain domain;
+  /// Free text for people and planners ("16 / sizeof(T) at the definition");
+  /// never interpreted.
+  std::string note;
 };
 
 struct PlanKernel {
@@ -59,12 +62,21 @@ using SourceTexts = std::map<std::string, std::string>;
 /// overlapping edits, unbounded or empty domains, constraints that do not
 /// parse or name unknown parameters. Each error names its JSON path and,
 /// where there is one, the source location.
-std::vector<Error> validatePlan(const Plan &plan, const CandidateSet &candidates,
+std::vector<Error> validatePlan(const Plan &plan,
+                                const CandidateSet &candidates,
                                 const SourceTexts &sources);
+
+/// The errors as a bullet list, one "- where: message" line each, for a
+/// person or to send back to the planner that wrote the plan.
+std::string formatPlanErrors(const std::vector<Error> &errors);
 
 struct HeuristicOptions {
   /// Lowest confidence lifted by default.
   Confidence minConfidence = Confidence::High;
+  /// Source text of the files the candidates point into. When given, names
+  /// avoid every identifier used there and candidates whose sites no longer
+  /// match the text are left out, so the plan passes validatePlan.
+  const SourceTexts *sources = nullptr;
 };
 
 /// The built-in planner: lifts every confident candidate with a sensible

@@ -39,3 +39,26 @@ TEST(Domain, RejectsBadInput) {
   auto backwards = domainFromJson(json::parse(R"({"range": {"min": 8, "max": 1}})"), "p");
   ASSERT_FALSE(backwards);
 }
+
+TEST(Domain, HugeRangesNeitherOverflowNorHang) {
+  auto pow2 = domainFromJson(
+      json::parse(R"({"range": {"min": 1, "max": 9223372036854775807, "step": "pow2"}})"),
+      "p");
+  ASSERT_TRUE(pow2) << pow2.error().str();
+  EXPECT_EQ(pow2->size(), 63u);
+  EXPECT_EQ(pow2->at(62), int64_t(1) << 62);
+  EXPECT_TRUE(pow2->contains(int64_t(1) << 62));
+
+  auto wide = domainFromJson(
+      json::parse(R"({"range": {"min": -9223372036854775807, "max": 9223372036854775807, "step": 4611686018427387904}})"),
+      "p");
+  ASSERT_TRUE(wide) << wide.error().str();
+  EXPECT_EQ(wide->size(), 4u);
+  EXPECT_EQ(wide->at(3), int64_t(4611686018427387905));
+  EXPECT_TRUE(wide->contains(1));
+
+  auto tooMany = domainFromJson(
+      json::parse(R"({"range": {"min": -9223372036854775807, "max": 9223372036854775807}})"),
+      "p");
+  EXPECT_FALSE(tooMany);
+}

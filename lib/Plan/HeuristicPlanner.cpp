@@ -1,0 +1,382 @@
+//===- HeuristicPlanner.cpp - The built-in planner ------------------------===//
+//
+// Lifts every confident candidate with a small, meaningful domain and the
+// constraints the code implies. Its plans must always pass validatePlan, so
+// candidates that could not be lifted safely (a value the kind does not
+// allow, a site that no longer matches the source, an edit overlapping a
+// more confident candidate's) are left out. Rules: docs/plan-validation.md.
+//
+//===----------------------------------------------------------------------===//
+#include "ktune/Plan/Plan.h"
+
+#include "PlanRules.h"
+#include "SourceScan.h"
+
+#include "ktune/Expr/Expr.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <set>
+
+namespace ktune {
+
+namespace {
+
+int confidenceRank(Confidence c) {
+  switch (c) {
+  case Confidence::High:
+    return 0;
+  case Confidence::Medium:
+    return 1;
+  case Confidence::Low:
+    break;
+  }
+  return 2;
+}
+
+bool mentionsSizeof(const Candidate &c) {
+  return c.spelling.find("sizeof") != std::string::npos ||
+         c.why.find("sizeof") != std::string::npos;
+}
+
+/// "kBlockSize" -> "BLOCK_SIZE", "num_stages" -> "NUM_STAGES".
+std::string upperSnake(std::string_view spelling) {
+  if (spelling.size() > 1 && spelling[0] == 'k' &&
+      std::isupper(static_cast<unsigned char>(spelling[1])))
+    spelling.remove_prefix(1);
+  std::string out;
+  for (size_t i = 0; i < spelling.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(spelling[i]);
+    if (!std::isalnum(c) && c != '_')
+      return {};
+    if (std::isupper(c) && i > 0) {
+      unsigned char prev = static_cast<unsigned char>(spelling[i - 1]);
+      if (std::islower(prev) || std::isdigit(prev))
+        out += '_';
+    }
+    if (c == '_' && (out.empty() || out.back() == '_'))
+      continue;
+    out += static_cast<char>(std::toupper(c));
+  }
+  while (!out.empty() && out.back() == '_')
+    out.pop_back();
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])))
+    return {};
+  return out;
+}
+
+/// 'X', 'Y' or 'Z' when the spelling names one dimension ("kBlockX",
+/// "TILE_Y", "block_dim_z"), else 0.
+char dimensionOf(std::string_view spelling) {
+  if (spelling.size() < 2)
+    return 0;
+  char last = spelling.back();
+  char prev = spelling[spelling.size() - 2];
+  char upper =
+      static_cast<char>(std::toupper(static_cast<unsigned char>(last)));
+  if (upper != 'X' && upper != 'Y' && upper != 'Z')
+    return 0;
+  bool camel = std::isupper(static_cast<unsigned char>(last)) &&
+               std::islower(static_cast<unsigned char>(prev));
+  return (prev == '_' || camel) ? upper : 0;
+}
+
+std::string baseName(const Candidate &c) {
+  std::string base;
+  switch (c.kind) {
+  case ParamKind::BlockSize:
+    base = "BLOCK_SIZE";
+    break;
+  case ParamKind::TileSize:
+    base = "TILE";
+    break;
+  case ParamKind::Unroll:
+    return "UNROLL";
+  case ParamKind::VectorWidth:
+    return "VEC";
+  case ParamKind::ItemsPerThread:
+    return "ITEMS_PER_THREAD";
+  case ParamKind::WarpsPerBlock:
+    return "WARPS_PER_BLOCK";
+  case ParamKind::Other: {
+    std::string derived = upperSnake(c.spelling);
+    return expr::isValidIdentifier(derived) ? derived : "PARAM";
+  }
+  }
+  if (char dim = dimensionOf(c.spelling))
+    base += std::string("_") + dim;
+  return base;
+}
+
+std::vector<int64_t> withDefault(std::vector<int64_t> values, int64_t def) {
+  if (std::find(values.begin(), values.end(), def) == values.end())
+    values.push_back(def);
+  std::sort(values.begin(), values.end());
+  return values;
+}
+
+std::vector<int64_t> powersOfTwo(int64_t from, int64_t to) {
+  std::vector<int64_t> out;
+  for (int64_t v = from; v <= to; v *= 2)
+    out.push_back(v);
+  return out;
+}
+
+struct ChosenDomain {
+  Domain domain;
+  std::string note;
+};
+
+ChosenDomain domainFor(const Candidate &c, bool multiDimBlock) {
+  int64_t d = c.value;
+  switch (c.kind) {
+  case ParamKind::BlockSize:
+    if (multiDimBlock)
+      return {Domain::ofValues(withDefault(powersOfTwo(1, 1024), d)), {}};
+    return {Domain::ofValues(withDefault(powersOfTwo(32, 1024), d)), {}};
+  case ParamKind::WarpsPerBlock:
+    return {Domain::ofValues(withDefault(powersOfTwo(1, 32), d)), {}};
+  case ParamKind::TileSize:
+    return {Domain::ofValues(withDefault(powersOfTwo(8, 64), d)), {}};
+  case ParamKind::Unroll:
+  case ParamKind::ItemsPerThread:
+    return {Domain::ofValues(withDefault(powersOfTwo(1, 16), d)), {}};
+  case ParamKind::VectorWidth:
+    if (mentionsSizeof(c))
+      return {Domain::ofValues(powersOfTwo(1, d)),
+              "the original width depends on sizeof (spelled '" + c.spelling +
+                  "'): no wider vector than the original is tried, since "
+                  "vector accesses are at most 16 bytes"};
+    return {Domain::ofValues(withDefault(powersOfTwo(1, 16), d)), {}};
+  case ParamKind::Other:
+    break;
+  }
+  std::vector<int64_t> values = {d};
+  if (d > 1)
+    values.push_back(d / 2);
+  if (d > 0 && d <= std::numeric_limits<int32_t>::max() / 2)
+    values.push_back(d * 2);
+  return {Domain::ofValues(withDefault(values, d)),
+          "kind unknown: the domain only halves and doubles the original"};
+}
+
+class Planner {
+public:
+  Planner(const CandidateSet &set, const HeuristicOptions &options)
+      : Set(set), Options(options) {}
+
+  Plan run() {
+    Plan plan;
+    plan.planner = "heuristic";
+    reserveSourceNames();
+    acceptCandidates();
+    std::vector<std::string> kernels;
+    for (const auto &c : Set.candidates)
+      if (std::find(kernels.begin(), kernels.end(), c.kernel) == kernels.end())
+        kernels.push_back(c.kernel);
+    for (const auto &kernel : kernels) {
+      PlanKernel planned = planKernel(kernel);
+      if (!planned.params.empty())
+        plan.kernels.push_back(std::move(planned));
+    }
+    return plan;
+  }
+
+private:
+  const CandidateSet &Set;
+  const HeuristicOptions &Options;
+  std::set<std::string> Reserved;        // identifiers of the sources
+  std::set<const Candidate *> Accepted;  // to be lifted
+  std::vector<const SourceSite *> Edits; // of the accepted candidates
+
+  void reserveSourceNames() {
+    auto reserveFrom = [&](std::string_view text) {
+      for (const auto &[name, use] : source_scan::scanIdentifiers(text))
+        Reserved.insert(name);
+    };
+    if (Options.sources)
+      for (const auto &[file, text] : *Options.sources)
+        reserveFrom(text);
+    // Without sources, at least avoid what the candidates spell.
+    for (const auto &c : Set.candidates) {
+      reserveFrom(c.spelling);
+      for (const auto &s : c.sites)
+        reserveFrom(s.text);
+    }
+  }
+
+  /// The most confident candidates are accepted first, so they win overlaps.
+  void acceptCandidates() {
+    std::vector<const Candidate *> order;
+    for (const auto &c : Set.candidates)
+      if (Set.find(c.id) == &c) // a repeated id means the first one
+        order.push_back(&c);
+    std::stable_sort(
+        order.begin(), order.end(), [](const Candidate *a, const Candidate *b) {
+          return confidenceRank(a->confidence) < confidenceRank(b->confidence);
+        });
+    for (const Candidate *c : order) {
+      if (!liftable(*c))
+        continue;
+      Accepted.insert(c);
+      for (const auto &s : c->sites)
+        Edits.push_back(&s);
+    }
+  }
+
+  bool liftable(const Candidate &c) {
+    if (confidenceRank(c.confidence) > confidenceRank(Options.minConfidence))
+      return false;
+    if (!plan_rules::allowedValue(c.kind, c.value) || c.sites.empty())
+      return false;
+    for (size_t i = 0; i < c.sites.size(); ++i) {
+      const SourceSite &s = c.sites[i];
+      if (s.replacement.find("{P}") == std::string::npos)
+        return false;
+      if (Options.sources && plan_rules::siteMismatch(s, *Options.sources))
+        return false;
+      for (size_t j = 0; j < i; ++j)
+        if (plan_rules::editsOverlap(s, c.sites[j]) &&
+            !(s.offset == c.sites[j].offset && s.length == c.sites[j].length &&
+              s.replacement == c.sites[j].replacement))
+          return false;
+      for (const SourceSite *accepted : Edits)
+        if (plan_rules::editsOverlap(s, *accepted))
+          return false;
+    }
+    return true;
+  }
+
+  std::string freeName(const Candidate &c, const std::string &kernel,
+                       const std::set<std::string> &taken) {
+    std::string base = baseName(c);
+    auto isFree = [&](const std::string &n) {
+      return expr::isValidIdentifier(n) && !Reserved.count(n) &&
+             !taken.count(n);
+    };
+    if (!taken.count(base)) {
+      if (isFree(base))
+        return base;
+      std::string prefix = upperSnake(kernel.substr(
+          kernel.rfind(':') == std::string::npos ? 0 : kernel.rfind(':') + 1));
+      if (!prefix.empty() && isFree(prefix + "_" + base))
+        return prefix + "_" + base;
+    }
+    for (int n = 2;; ++n)
+      if (std::string name = base + "_" + std::to_string(n); isFree(name))
+        return name;
+  }
+
+  PlanKernel planKernel(const std::string &kernel) {
+    PlanKernel planned;
+    planned.kernel = kernel;
+
+    std::vector<const Candidate *> all;
+    for (const auto &c : Set.candidates)
+      if (c.kernel == kernel)
+        all.push_back(&c);
+
+    size_t blockParams = 0;
+    for (const Candidate *c : all)
+      if (Accepted.count(c) && c->kind == ParamKind::BlockSize)
+        ++blockParams;
+
+    std::set<std::string> taken;
+    std::map<std::string, std::string> nameOf; // candidate id -> param
+    for (const Candidate *c : all) {
+      if (!Accepted.count(c))
+        continue;
+      PlanParam p;
+      p.name = freeName(*c, kernel, taken);
+      taken.insert(p.name);
+      nameOf[c->id] = p.name;
+      p.kind = c->kind;
+      p.candidates = {c->id};
+      p.defaultValue = c->value;
+      ChosenDomain chosen = domainFor(*c, blockParams > 1);
+      p.domain = std::move(chosen.domain);
+      p.note = std::move(chosen.note);
+      planned.params.push_back(std::move(p));
+    }
+    addConstraints(planned, all, nameOf);
+    return planned;
+  }
+
+  /// "{c3} % 32 == 0" with c3 lifted as BLOCK_SIZE -> "BLOCK_SIZE % 32 ==
+  /// 0"; a candidate that stays a constant becomes its value.
+  std::optional<std::string>
+  substitute(const std::string &text,
+             const std::map<std::string, std::string> &nameOf) {
+    std::string out;
+    for (size_t i = 0; i < text.size();) {
+      if (text[i] != '{') {
+        out += text[i++];
+        continue;
+      }
+      size_t close = text.find('}', i);
+      if (close == std::string::npos)
+        return std::nullopt;
+      std::string id = text.substr(i + 1, close - i - 1);
+      if (auto it = nameOf.find(id); it != nameOf.end())
+        out += it->second;
+      else if (const Candidate *c = Set.find(id); c && !Accepted.count(c))
+        out.append("(").append(std::to_string(c->value)).append(")");
+      else
+        return std::nullopt; // unknown, or another kernel's parameter
+      i = close + 1;
+    }
+    return out;
+  }
+
+  void addConstraints(PlanKernel &planned,
+                      const std::vector<const Candidate *> &all,
+                      const std::map<std::string, std::string> &nameOf) {
+    std::map<std::string, expr::Value> defaults;
+    std::vector<std::string> blockNames;
+    for (const auto &p : planned.params) {
+      defaults.emplace(p.name, expr::Value::ofInt(p.defaultValue));
+      if (p.kind == ParamKind::BlockSize)
+        blockNames.push_back(p.name);
+    }
+    std::set<std::string> seen;
+    auto add = [&](const std::string &text) {
+      auto parsed = expr::Expr::parse(text, expr::Dialect::Ktune);
+      if (!parsed || text.size() > plan_rules::MaxConstraintLength)
+        return;
+      std::vector<std::string> names = parsed->names();
+      if (names.empty())
+        return; // says nothing about a parameter
+      for (const auto &n : names)
+        if (!defaults.count(n))
+          return;
+      auto value = parsed->evaluate(defaults);
+      if (!value || !value->truthy())
+        return; // the original program must satisfy it: a wrong hint
+      if (seen.insert(parsed->str()).second)
+        planned.constraints.push_back(parsed->str());
+    };
+
+    if (!blockNames.empty()) {
+      std::string product;
+      for (const auto &n : blockNames)
+        product += (product.empty() ? "" : " * ") + n;
+      add(product + " <= 1024");
+      if (blockNames.size() > 1)
+        add("(" + product + ") % 32 == 0");
+    }
+    for (const Candidate *c : all)
+      for (const auto &text : c->impliedConstraints)
+        if (auto substituted = substitute(text, nameOf))
+          add(*substituted);
+  }
+};
+
+} // namespace
+
+Plan heuristicPlan(const CandidateSet &candidates,
+                   const HeuristicOptions &options) {
+  return Planner(candidates, options).run();
+}
+
+} // namespace ktune

@@ -1,0 +1,145 @@
+#include "ktune/Plan/Candidates.h"
+
+#include <gtest/gtest.h>
+
+using namespace ktune;
+using nlohmann::json;
+
+static const char *Example = R"json({
+  "ktune": "candidates/1", "file": "examples/rmsnorm.cu",
+  "candidates": [
+    {"id": "c3", "kind": "block_size", "kernel": "rmsnorm", "value": 256,
+     "spelling": "kBlockSize", "confidence": "high",
+     "why": "constexpr used as launch block dim",
+     "sites": [
+       {"file": "examples/rmsnorm.cu", "line": 12, "col": 28, "offset": 211,
+        "length": 3, "text": "256", "role": "definition"},
+       {"file": "examples/rmsnorm.cu", "line": 51, "col": 30, "offset": 1400,
+        "length": 10, "text": "kBlockSize", "role": "launch_block",
+        "replacement": "{P}"},
+       {"file": "examples/rmsnorm.cu", "line": 60, "col": 9, "offset": 1600,
+        "length": 3, "text": "255", "role": "index_arith",
+        "replacement": "{P} - 1"}],
+     "implied_constraints": ["{c3} % 32 == 0", "{c3} <= 1024"]},
+    {"id": "c5", "kind": "unroll", "kernel": "rmsnorm", "value": 4,
+     "sites": [{"line": 30, "col": 17, "offset": 700, "text": "4",
+                "role": "unroll_pragma"}]}]})json";
+
+TEST(Candidates, ReadsEveryField) {
+  auto set = candidatesFromJson(json::parse(Example));
+  ASSERT_TRUE(set) << set.error().str();
+  EXPECT_EQ(set->file, "examples/rmsnorm.cu");
+  ASSERT_EQ(set->candidates.size(), 2u);
+  const Candidate *c3 = set->find("c3");
+  ASSERT_NE(c3, nullptr);
+  EXPECT_EQ(c3->kind, ParamKind::BlockSize);
+  EXPECT_EQ(c3->kernel, "rmsnorm");
+  EXPECT_EQ(c3->value, 256);
+  EXPECT_EQ(c3->spelling, "kBlockSize");
+  EXPECT_EQ(c3->confidence, Confidence::High);
+  EXPECT_EQ(c3->why, "constexpr used as launch block dim");
+  ASSERT_EQ(c3->sites.size(), 3u);
+  EXPECT_EQ(c3->sites[2].line, 60u);
+  EXPECT_EQ(c3->sites[2].col, 9u);
+  EXPECT_EQ(c3->sites[2].offset, 1600u);
+  EXPECT_EQ(c3->sites[2].length, 3u);
+  EXPECT_EQ(c3->sites[2].text, "255");
+  EXPECT_EQ(c3->sites[2].role, "index_arith");
+  EXPECT_EQ(c3->sites[2].replacement, "{P} - 1");
+  EXPECT_EQ(c3->impliedConstraints,
+            (std::vector<std::string>{"{c3} % 32 == 0", "{c3} <= 1024"}));
+  EXPECT_EQ(set->find("c9"), nullptr);
+}
+
+TEST(Candidates, DefaultsForOptionalFields) {
+  auto set = candidatesFromJson(json::parse(Example));
+  ASSERT_TRUE(set);
+  const Candidate *c5 = set->find("c5");
+  ASSERT_NE(c5, nullptr);
+  EXPECT_EQ(c5->confidence, Confidence::Medium);
+  EXPECT_EQ(c5->spelling, "4");
+  ASSERT_EQ(c5->sites.size(), 1u);
+  EXPECT_EQ(c5->sites[0].file, "examples/rmsnorm.cu"); // the set's file
+  EXPECT_EQ(c5->sites[0].length, 1u);                  // from the text
+  EXPECT_EQ(c5->sites[0].replacement, "{P}");
+  EXPECT_TRUE(c5->impliedConstraints.empty());
+}
+
+TEST(Candidates, RoundTrip) {
+  auto set = candidatesFromJson(json::parse(Example));
+  ASSERT_TRUE(set);
+  json out = candidatesToJson(*set);
+  EXPECT_EQ(out["ktune"], "candidates/1");
+  EXPECT_EQ(out["candidates"][0]["sites"][2]["replacement"], "{P} - 1");
+  auto again = candidatesFromJson(out);
+  ASSERT_TRUE(again) << again.error().str();
+  EXPECT_EQ(candidatesToJson(*again), out);
+}
+
+TEST(Candidates, KindAndConfidenceNames) {
+  for (auto kind :
+       {ParamKind::BlockSize, ParamKind::TileSize, ParamKind::Unroll,
+        ParamKind::VectorWidth, ParamKind::ItemsPerThread,
+        ParamKind::WarpsPerBlock, ParamKind::Other})
+    EXPECT_EQ(parseKind(kindName(kind)), kind);
+  EXPECT_EQ(kindName(ParamKind::ItemsPerThread), "items_per_thread");
+  EXPECT_FALSE(parseKind("blocksize"));
+  for (auto c : {Confidence::High, Confidence::Medium, Confidence::Low})
+    EXPECT_EQ(parseConfidence(confidenceName(c)), c);
+  EXPECT_FALSE(parseConfidence("certain"));
+}
+
+static Error readError(const std::function<void(json &)> &edit) {
+  json j = json::parse(Example);
+  edit(j);
+  auto set = candidatesFromJson(j);
+  EXPECT_FALSE(set) << "expected an error for " << j.dump();
+  return set ? Error{} : set.error();
+}
+
+TEST(Candidates, ErrorsNameTheJsonPath) {
+  EXPECT_EQ(readError([](json &j) { j["ktune"] = "candidates/2"; }).where,
+            "ktune");
+  EXPECT_EQ(readError([](json &j) { j.erase("ktune"); }).where, "ktune");
+  EXPECT_EQ(readError([](json &j) { j["candidates"] = 3; }).where,
+            "candidates");
+  EXPECT_EQ(
+      readError([](json &j) { j["candidates"][1]["kind"] = "warp"; }).where,
+      "candidates[1].kind");
+  EXPECT_EQ(
+      readError([](json &j) { j["candidates"][0]["value"] = "256"; }).where,
+      "candidates[0].value");
+  EXPECT_EQ(readError([](json &j) {
+              j["candidates"][0]["confidence"] = "sure";
+            }).where,
+            "candidates[0].confidence");
+  EXPECT_EQ(readError([](json &j) { j["candidates"][0].erase("id"); }).where,
+            "candidates[0].id");
+  EXPECT_EQ(readError([](json &j) {
+              j["candidates"][0]["sites"] = json::array();
+            }).where,
+            "candidates[0].sites");
+  EXPECT_EQ(readError([](json &j) {
+              j["candidates"][0]["sites"][1]["line"] = 0;
+            }).where,
+            "candidates[0].sites[1].line");
+  EXPECT_EQ(readError([](json &j) {
+              j["candidates"][0]["sites"][1]["offset"] = -4;
+            }).where,
+            "candidates[0].sites[1].offset");
+  EXPECT_EQ(readError([](json &j) {
+              j["candidates"][0]["sites"][0]["length"] = 5;
+            }).where,
+            "candidates[0].sites[0].length");
+  EXPECT_EQ(readError([](json &j) {
+              j["candidates"][0]["sites"][0]["text"] = 256;
+            }).where,
+            "candidates[0].sites[0].text");
+  EXPECT_EQ(readError([](json &j) {
+              j["candidates"][0]["implied_constraints"][1] = 1024;
+            }).where,
+            "candidates[0].implied_constraints[1]");
+  Error dup = readError([](json &j) { j["candidates"][1]["id"] = "c3"; });
+  EXPECT_EQ(dup.where, "candidates[1].id");
+  EXPECT_NE(dup.message.find("duplicate"), std::string::npos);
+}

@@ -207,7 +207,7 @@ filterUserArgs(const std::vector<std::string> &args) {
     }
     if (a == "-c" || a == "-S" || a == "-E" || a == "-fsyntax-only" ||
         a == "--cuda-host-only" || a == "--cuda-device-only" ||
-        a.rfind("-o", 0) == 0 && a.size() > 2)
+        (a.rfind("-o", 0) == 0 && a.size() > 2))
       continue;
     out.push_back(a);
   }
@@ -395,13 +395,17 @@ SideResult runSide(const CompileCommand &command, const ParserOptions &options,
   auto attempt = [&](const ParserOptions &opts) {
     std::string text;
     llvm::raw_string_ostream os(text);
-    clang::DiagnosticOptions diagOpts;
-    diagOpts.ShowColors = false;
-    clang::TextDiagnosticPrinter printer(os, &diagOpts);
+    // The printer keeps a reference-counted pointer to its options.
+    llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> diagOpts(
+        new clang::DiagnosticOptions());
+    diagOpts->ShowColors = false;
+    clang::TextDiagnosticPrinter printer(os, diagOpts.get());
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(
         clang::FileSystemOptions());
     SideToolAction action(onAST, side, opts, key);
-    clang::tooling::ToolInvocation invocation(*cl, &action, files.get());
+    clang::tooling::ToolInvocation invocation(
+        *cl, &action, files.get(),
+        std::make_shared<clang::PCHContainerOperations>());
     invocation.setDiagnosticConsumer(&printer);
     result.ok = invocation.run();
     result.errors = printer.getNumErrors();

@@ -178,7 +178,6 @@ configurePreamble(clang::CompilerInvocation &invocation,
   // Build into the cache directory, then move the file to its final name.
   clang::CompilerInvocation preambleInvocation(invocation);
   preambleInvocation.getFrontendOpts().SkipFunctionBodies = true;
-  clang::DiagnosticOptions diagOpts;
   ErrorCounter counter;
   auto diags = clang::CompilerInstance::createDiagnostics(
       &preambleInvocation.getDiagnosticOpts(), &counter,

@@ -27,6 +27,7 @@ struct Group {
   bool named = false;
   int64_t value = 0;
   int boundParam = -1;
+  std::string boundName; // name of the kernel template parameter it sets
   bool informational = false; // vector types: not rewritable
 
   bool hasRole(std::initializer_list<const char *> roles) const {
@@ -76,30 +77,42 @@ std::string lower(const std::string &s) {
 
 /// What an engineer's name says about a constant.
 std::optional<ParamKind> kindFromName(const std::string &name) {
-  std::string n = lower(name);
+  // "kThreadsPerBlock" -> "threadsperblock", "BLOCK_SIZE" -> "blocksize".
+  std::string n;
+  size_t start = name.size() > 1 && name[0] == 'k' &&
+                         std::isupper(static_cast<unsigned char>(name[1]))
+                     ? 1
+                     : 0;
+  for (size_t i = start; i < name.size(); ++i)
+    if (name[i] != '_')
+      n += static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
   auto has = [&](const char *s) { return n.find(s) != std::string::npos; };
-  if (has("warp_size") || has("warpsize"))
+  auto is = [&](std::initializer_list<const char *> names) {
+    for (const char *s : names)
+      if (n == s)
+        return true;
+    return false;
+  };
+  if (has("warpsize") || has("warpthreads"))
     return std::nullopt;
   if (has("unroll"))
     return ParamKind::Unroll;
-  if (has("tile") || n == "block_m" || n == "block_n" || n == "block_k" ||
-      n == "kblockm" || n == "kblockn" || n == "kblockk" || n == "bm" ||
-      n == "bn" || n == "bk")
+  if (has("tile") || is({"blockm", "blockn", "blockk", "bm", "bn", "bk"}))
     return ParamKind::TileSize;
+  if (has("threadsperblock") || has("blocksize") || has("blockdim") ||
+      has("numthreads") || has("nthreads") || has("ctasize") ||
+      has("blockthreads") || is({"threads", "bs", "block", "blockx",
+                                 "blocky", "blockz"}))
+    return ParamKind::BlockSize;
   if (has("warps"))
     return ParamKind::WarpsPerBlock;
-  if (has("per_thread") || has("perthread") || n == "ipt" || n == "kipt" ||
-      has("items") || has("elems_per") || has("elts_per") ||
-      has("per_thr"))
+  if (has("perthread") || has("items") || is({"ipt", "elems", "elts"}))
     return ParamKind::ItemsPerThread;
-  if (has("vec") || has("pack_size") || has("packsize") || n == "pack" ||
-      n == "kpack" || has("width"))
+  if (has("vec") || has("pack") || has("width"))
     return ParamKind::VectorWidth;
-  if (has("tokens_per") || has("rows_per") || has("per_cta") ||
-      has("per_block"))
+  if (has("per") || has("blocks") || has("grid"))
     return ParamKind::Other;
-  if (has("block") || has("thread") || n == "bs" || n == "kbs" ||
-      has("cta_size") || has("nthreads") || has("num_threads"))
+  if (has("block") || has("threads"))
     return ParamKind::BlockSize;
   return std::nullopt;
 }
@@ -111,6 +124,9 @@ ParamKind inferKind(const Group &g) {
     return ParamKind::Unroll;
   if (g.named)
     if (auto k = kindFromName(g.constantName))
+      return *k;
+  if (!g.boundName.empty())
+    if (auto k = kindFromName(g.boundName))
       return *k;
   if (g.hasRole({"vector_bytes"}))
     return ParamKind::VectorWidth;
@@ -239,8 +255,14 @@ std::string whyOf(const Group &g, ParamKind kind) {
     parts.push_back(desc + " at line " + std::to_string(s.line));
   }
   std::string why = spellingDescription(g, g.sites.front()) + " used as ";
+  if (!g.boundName.empty())
+    parts.push_back("the kernel's template parameter " + g.boundName);
   for (size_t i = 0; i < parts.size(); ++i)
     why += (i ? ", " : "") + parts[i];
+  if (std::any_of(g.sites.begin(), g.sites.end(),
+                  [](const Occurrence &o) { return !o.derivedExpr.empty(); }))
+    why += "; it is computed from other constants (see the implied "
+           "constraints): lift them together or not at all";
   if (g.named && !g.hasRole({"launch_block", "launch_bounds", "cub_block_size",
                              "shared_extent", "unroll_pragma", "template_arg",
                              "register_array", "vector_bytes",
@@ -253,6 +275,10 @@ std::string whyOf(const Group &g, ParamKind kind) {
 Confidence confidenceOf(const Group &g) {
   if (g.informational)
     return Confidence::Low;
+  // A constant computed from others: lifting it alone breaks the relation.
+  if (std::any_of(g.sites.begin(), g.sites.end(),
+                  [](const Occurrence &o) { return !o.derivedExpr.empty(); }))
+    return Confidence::Medium;
   bool strong = std::any_of(g.sites.begin(), g.sites.end(), isStrongRole);
   if (!strong)
     return Confidence::Medium;
@@ -353,6 +379,7 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
     std::map<std::string, Group> named;         // by constant
     std::map<int64_t, Group> block;             // "block" family by value
     std::map<int64_t, Group> ipt;               // "ipt" family by value
+    std::map<int64_t, Group> vecbytes;          // "vecbytes" by value
     std::map<std::string, Group> single;        // one group per family key
     std::map<std::string, std::map<int64_t, Group>> targs; // by param
     std::vector<Occurrence> weak;
@@ -363,7 +390,7 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
         g.kernel = kernel->id;
         g.named = true;
         g.constantName = o.constantName;
-        g.value = o.value;
+        g.value = o.baseValue;
         if (o.boundParam >= 0)
           g.boundParam = o.boundParam;
         g.sites.push_back(o);
@@ -379,8 +406,8 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
         } else {
           weak.push_back(o);
         }
-      } else if (fam == "ipt") {
-        Group &g = ipt[o.value];
+      } else if (fam == "ipt" || fam == "vecbytes") {
+        Group &g = (fam == "ipt" ? ipt : vecbytes)[o.value];
         g.kernel = kernel->id;
         g.value = o.value;
         g.sites.push_back(o);
@@ -393,7 +420,6 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
       } else if (fam.rfind("unroll@", 0) == 0 ||
                  fam.rfind("items@", 0) == 0 ||
                  fam.rfind("minblocks@", 0) == 0 ||
-                 fam.rfind("vecbytes@", 0) == 0 ||
                  fam.rfind("vectype:", 0) == 0) {
         Group &g = single[fam];
         g.kernel = kernel->id;
@@ -508,6 +534,9 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
     for (auto &[v, g] : ipt)
       if (g.hasRole({"cub_items_per_thread", "register_array"}))
         groups.push_back(std::move(g));
+    for (auto &[v, g] : vecbytes)
+      if (g.hasRole({"vector_bytes"}))
+        groups.push_back(std::move(g));
     for (auto &[f, g] : single)
       groups.push_back(std::move(g));
   }
@@ -516,6 +545,10 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
   std::set<std::string> used;
   std::map<const Group *, std::string> ids;
   for (auto &g : groups) {
+    const FunctionFacts *k = facts.function(g.kernel);
+    if (g.boundParam >= 0 &&
+        g.boundParam < static_cast<int>(k->templateParams.size()))
+      g.boundName = k->templateParams[g.boundParam].name;
     std::sort(g.sites.begin(), g.sites.end(),
               [](const Occurrence &a, const Occurrence &b) {
                 return a.offset < b.offset;
@@ -534,6 +567,7 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
   });
 
   std::map<std::string, int64_t> values;
+  std::map<std::pair<std::string, std::string>, std::string> idOfConstant;
   for (auto &g : groups) {
     const FunctionFacts *kernel = facts.function(g.kernel);
     ParamKind kind = inferKind(g);
@@ -580,6 +614,8 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
       index.byOccurrence[{o.offset, g.kernel}] = id;
     }
     index.kernelOf[id] = g.kernel;
+    if (g.named)
+      idOfConstant[{g.kernel, g.sites.front().constant}] = id;
     index.boundParam[id] = g.boundParam;
     values[id] = c.value;
     set.candidates.push_back(std::move(c));
@@ -695,6 +731,32 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
     }
     if (known && !total.empty() && mentionsCandidate(total))
       add(total + " <= 49152");
+  }
+  // Constants defined from others: `kThreads == kGroups * kPerGroup`.
+  for (const auto &g : groups) {
+    for (const auto &o : g.sites) {
+      if (o.derivedExpr.empty())
+        continue;
+      const std::string section = "\xC2\xA7";
+      std::string text, id = ids[&g];
+      const std::string &d = o.derivedExpr;
+      for (size_t i = 0; i < d.size();) {
+        if (d.compare(i, 2, section) != 0) {
+          text += d[i++];
+          continue;
+        }
+        size_t end = d.find(section, i + 2);
+        std::string inner = d.substr(i + 2, end - i - 2);
+        size_t eq = inner.rfind('=');
+        std::string key = inner.substr(0, eq);
+        auto it = idOfConstant.find({g.kernel, key});
+        text += it != idOfConstant.end() ? "{" + it->second + "}"
+                                         : inner.substr(eq + 1);
+        i = end + 2;
+      }
+      add("{" + id + "} == " + text);
+      break;
+    }
   }
   for (auto &c : set.candidates) {
     if (c.kind == ParamKind::Unroll)

@@ -77,6 +77,12 @@ struct Atom {
   std::string constant, constantName;
   const VarDecl *localVar = nullptr; // a local constant: follow its init
   std::string castType;
+  /// A constant defined from other constants (`kThreads = kWarps * 32`):
+  /// with one base, the use is a site of the base spelled by `replacement`;
+  /// with several, `derivedExpr` relates them ("§key=value§" placeholders).
+  int derivedBases = 0;
+  std::string baseConstant, baseName, replacement, derivedExpr;
+  int64_t baseValue = 0;
 };
 
 /// How a role expression is read: the role of the sites found in it, and
@@ -88,6 +94,8 @@ struct RoleCtx {
   int boundParam = -1;
   bool top = true;
   bool recordLiterals = true;
+  /// Translation only: record nothing, name constants as "§key=value§".
+  bool placeholders = false;
   const FunctionDecl *fn = nullptr;
   std::string fnId;
   std::string kernelId; // empty for helpers: attributed later
@@ -196,6 +204,7 @@ public:
   void record(const Atom &a, const RoleCtx &ctx, const std::string &role,
               const std::string &useRole);
   bool isEffectivelyConst(const VarDecl *var, const FunctionDecl *fn);
+  void describeDerived(const VarDecl *var, Atom &a);
   std::optional<std::string> translateDims(const Expr *cfg, RoleCtx ctx,
                                            std::vector<std::string> &dims);
   void collectDims(const Expr *e, const FunctionDecl *fn,
@@ -296,6 +305,8 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
       a.castType = castFor(var->getType());
       if (var->isLocalVarDecl() && var->getInit())
         a.localVar = var;
+      else if (var->getInit())
+        describeDerived(var, a);
       return a;
     }
     return std::nullopt;
@@ -314,6 +325,60 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
   return std::nullopt;
 }
 
+/// Named constants inside an initialiser, outermost first.
+static void namedAtomsIn(Collector &c, const Expr *e,
+                         std::vector<std::pair<const Expr *, Atom>> &out) {
+  if (!e)
+    return;
+  if (auto atom = c.classify(e, nullptr)) {
+    if (atom->spelling != Spelling::Literal)
+      out.emplace_back(e, *atom);
+    return;
+  }
+  for (const Stmt *child : e->IgnoreParenImpCasts()->children())
+    if (const auto *ce = llvm::dyn_cast_or_null<Expr>(child))
+      namedAtomsIn(c, ce, out);
+}
+
+void Collector::describeDerived(const VarDecl *var, Atom &a) {
+  const Expr *init = var->getInit();
+  auto initRange = fileRange(init->IgnoreParenImpCasts()->getSourceRange());
+  if (!initRange || isIntegerLiteralText(text(initRange->first, initRange->second)))
+    return;
+  std::vector<std::pair<const Expr *, Atom>> bases;
+  namedAtomsIn(*this, init, bases);
+  std::set<std::string> keys;
+  for (auto &[e, b] : bases)
+    keys.insert(b.constant);
+  if (keys.empty())
+    return;
+  if (keys.size() == 1) {
+    // Every appearance of the base inside the initialiser becomes {P}.
+    std::string t = text(initRange->first, initRange->second);
+    std::string out;
+    unsigned pos = initRange->first;
+    for (auto &[e, b] : bases) {
+      if (b.offset < pos)
+        continue;
+      out += Buffer.substr(pos, b.offset - pos).str() + "{P}";
+      pos = b.offset + b.length;
+    }
+    out += Buffer.substr(pos, initRange->first + initRange->second - pos).str();
+    a.derivedBases = 1;
+    a.baseConstant = bases.front().second.constant;
+    a.baseName = bases.front().second.constantName;
+    a.baseValue = bases.front().second.value;
+    a.replacement = out;
+    return;
+  }
+  RoleCtx r;
+  r.placeholders = true;
+  if (auto t = walk(init, r)) {
+    a.derivedBases = static_cast<int>(keys.size());
+    a.derivedExpr = *t;
+  }
+}
+
 bool Collector::isEffectivelyConst(const VarDecl *var, const FunctionDecl *fn) {
   if (var->getType().isConstQualified() || var->isConstexpr())
     return true;
@@ -327,6 +392,8 @@ bool Collector::isEffectivelyConst(const VarDecl *var, const FunctionDecl *fn) {
 
 void Collector::record(const Atom &a, const RoleCtx &ctx,
                        const std::string &role, const std::string &useRole) {
+  if (ctx.placeholders)
+    return;
   if (a.spelling != Spelling::Literal && isFixedByHardware(a.constantName))
     return;
   if (a.spelling == Spelling::Literal && a.constant.empty() &&
@@ -336,13 +403,15 @@ void Collector::record(const Atom &a, const RoleCtx &ctx,
     return;
   auto key = std::make_tuple(a.offset, ctx.fnId, ctx.kernelId);
   auto rank = [](const std::string &r, const std::string &use) {
-    if (r == "other")
+    const std::string &role = r == "definition" ? use : r;
+    if (role == "other" || role.empty())
       return 0;
-    if (r == "definition")
-      return use == "other" ? 1 : 2;
-    if (r == "vector_bytes")
-      return 4;
-    return 3;
+    if (role == "index_arith" || role == "launch_grid" ||
+        role == "launch_smem" || role == "loop_bound")
+      return 1;
+    if (role == "vector_bytes")
+      return 3;
+    return 2;
   };
   auto it = Occs.find(key);
   if (it != Occs.end()) {
@@ -380,6 +449,15 @@ void Collector::record(const Atom &a, const RoleCtx &ctx,
   o.top = ctx.top;
   o.boundParam = ctx.boundParam;
   o.castType = a.castType;
+  if (a.derivedBases == 1) {
+    o.constant = a.baseConstant;
+    o.constantName = a.baseName;
+    o.replacement = a.replacement;
+    o.baseValue = a.baseValue;
+    o.castType.clear();
+  } else if (a.derivedBases > 1) {
+    o.derivedExpr = a.derivedExpr;
+  }
   Occs.emplace(key, std::move(o));
 }
 
@@ -409,6 +487,12 @@ std::optional<std::string> Collector::walk(const Expr *e, RoleCtx ctx) {
       if (!t)
         return std::nullopt;
       return "(" + *t + ")";
+    }
+    if (ctx.placeholders) {
+      if (atom->spelling == Spelling::Literal)
+        return std::to_string(atom->value);
+      return "\xC2\xA7" + atom->constant + "=" + std::to_string(atom->value) +
+             "\xC2\xA7";
     }
     record(*atom, ctx, ctx.role, {});
     if (atom->spelling == Spelling::Literal && atom->constant.empty() &&
@@ -483,6 +567,17 @@ std::optional<std::string> Collector::walk(const Expr *e, RoleCtx ctx) {
   if (const auto *b = llvm::dyn_cast<BinaryOperator>(s)) {
     RoleCtx inner = ctx;
     inner.top = false;
+    // `16 / sizeof(T)`: a vector width in bytes, wherever it is computed.
+    if (b->getOpcode() == BO_Div &&
+        llvm::isa<UnaryExprOrTypeTraitExpr>(b->getRHS()->IgnoreParenImpCasts()))
+      if (auto atom = classify(b->getLHS(), ctx.fn);
+          atom && atom->spelling == Spelling::Literal) {
+        RoleCtx bytes = ctx;
+        bytes.role = "vector_bytes";
+        bytes.family = "vecbytes";
+        bytes.top = true;
+        walk(b->getLHS(), bytes);
+      }
     auto l = walk(b->getLHS(), inner);
     auto r = walk(b->getRHS(), inner);
     if (!l || !r)
@@ -670,6 +765,23 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
     if (auto off = offsetOf(body->getRBracLoc()))
       f.rangeEnd = *off + 1;
   }
+  // A non-template free host function visible to other files keeps its
+  // symbol through a forwarding overload once it becomes a template.
+  if (role == FunctionRole::Host && !tmpl && def->isExternallyVisible() &&
+      !llvm::isa<CXXMethodDecl>(def) && f.bodyBegin > 0 &&
+      !def->isVariadic()) {
+    bool named = std::all_of(def->param_begin(), def->param_end(),
+                             [](const ParmVarDecl *p) {
+                               return !p->getName().empty();
+                             });
+    for (const auto &d : f.declarations)
+      if (d.isDefinition && named && !def->getReturnType()->isUndeducedType())
+        f.forwarderSignature =
+            llvm::StringRef(text(d.insertOffset, f.bodyBegin - 1 - d.insertOffset))
+                .rtrim()
+                .str();
+    f.returnType = def->getReturnType().getAsString();
+  }
   f.rangeBegin = f.offset;
   for (const auto &d : f.declarations)
     if (d.isDefinition && !d.hasTemplateList)
@@ -705,6 +817,9 @@ bool mentionsBuiltin(const Expr *e, llvm::StringRef name) {
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e))
     if (ref->getDecl()->getName() == name)
       return true;
+  // blockIdx.x is a property access whose base hides in an opaque value.
+  if (const auto *o = llvm::dyn_cast<OpaqueValueExpr>(e))
+    return mentionsBuiltin(o->getSourceExpr(), name);
   for (const Stmt *c : e->children())
     if (const auto *ce = llvm::dyn_cast_or_null<Expr>(c))
       if (mentionsBuiltin(ce, name))
@@ -796,9 +911,7 @@ public:
                 div->getRHS()->IgnoreParenImpCasts()))
           if (auto atom = C.classify(div->getLHS(), Fn);
               atom && atom->spelling == Spelling::Literal)
-            C.walk(div->getLHS(),
-                   ctx("vector_bytes",
-                       "vecbytes@" + std::to_string(atom->offset)));
+            C.walk(div->getLHS(), ctx("vector_bytes", "vecbytes"));
       }
     }
     return true;
@@ -1279,7 +1392,8 @@ void Collector::scanLaunch(const CUDAKernelCallExpr *call,
   bool ok = config && config->getNumArgs() >= 2;
   if (!ok)
     cf.geometryError = "the launch configuration is not visible";
-  for (int which = 0; ok && which < 2; ++which) {
+  for (int which = 0; config && config->getNumArgs() >= 2 && which < 2;
+       ++which) {
     std::vector<const Expr *> dims;
     bool dimsOk = true;
     collectDims(config->getArg(which), host, dims, dimsOk);
@@ -1291,7 +1405,7 @@ void Collector::scanLaunch(const CUDAKernelCallExpr *call,
       r.role = which == 0 ? "launch_grid" : "launch_block";
       walk(config->getArg(which), r);
       ok = false;
-      break;
+      continue;
     }
     auto &target = which == 0 ? cf.grid : cf.block;
     for (unsigned d = 0; d < dims.size(); ++d) {

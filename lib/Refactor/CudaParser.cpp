@@ -258,6 +258,8 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
       cl.push_back("--cuda-path=" + *cuda);
       cl.push_back("-isystem");
       cl.push_back(share + "/cuda-compat");
+      cl.push_back("-include");
+      cl.push_back(share + "/cuda-compat/ktune_clang_cuda_intrinsics.h");
       if (isDirectory(*cuda + "/include/cccl")) {
         cl.push_back("-isystem");
         cl.push_back(*cuda + "/include/cccl");
@@ -267,6 +269,8 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
       cl.push_back("-nocudalib");
       cl.push_back("-include");
       cl.push_back(share + "/cuda-shim/ktune_cuda_shim.h");
+      cl.push_back("-include");
+      cl.push_back(share + "/cuda-compat/ktune_clang_cuda_intrinsics.h");
     }
   }
   if (side == CudaSide::Host) {

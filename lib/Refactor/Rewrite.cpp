@@ -541,6 +541,26 @@ llvm::Expected<RewriteResult> Rewriter::run() {
       Edits.push_back(e);
       first = false;
     }
+    // Keep the original symbol: a non-template overload forwarding to the
+    // default instantiation (overload resolution prefers it for old calls).
+    if (!f->forwarderSignature.empty() && f->rangeEnd > 0) {
+      std::string args, values;
+      for (const auto &a : f->args)
+        args += (args.empty() ? "" : ", ") + a.name;
+      for (const auto &[name, def] : list)
+        values += (values.empty() ? "" : ", ") + std::to_string(def);
+      std::string indent =
+          f->declarations.empty() ? "" : f->declarations.back().indent;
+      Edit e;
+      e.offset = f->rangeEnd;
+      e.path = path;
+      e.order = 2;
+      e.text = "\n\n" + indent +
+               "// The original entry point: the default configuration.\n" +
+               indent + f->forwarderSignature + " {\n" + indent + "  return " +
+               f->name + "<" + values + ">(" + args + ");\n" + indent + "}";
+      Edits.push_back(e);
+    }
   }
 
   // 2. Sites.

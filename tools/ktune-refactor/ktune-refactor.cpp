@@ -87,6 +87,11 @@ static cl::opt<bool> Stats("timings",
                            cl::desc("Print parse times to stderr"),
                            cl::cat(Category));
 
+static cl::opt<bool> DumpFacts("dump-facts",
+                               cl::desc("Print what detection read off the "
+                                        "AST, as JSON (for debugging)"),
+                               cl::Hidden, cl::cat(Category));
+
 static int fail(const std::string &message) {
   llvm::errs() << "ktune-refactor: error: " << message << "\n";
   return 1;
@@ -200,7 +205,7 @@ int main(int argc, const char **argv) {
   if (!llvm::sys::fs::exists(input))
     return fail(input + ": no such file");
 
-  if (!Candidates && Output.empty() && EmitPlan.empty())
+  if (!Candidates && !DumpFacts && Output.empty() && EmitPlan.empty())
     return fail("nothing to do: give -o <file>, --candidates or --emit-plan "
                 "<file> (see --help)");
   if (Candidates && (!Output.empty() || !EmitPlan.empty() || !PlanFile.empty()))
@@ -254,6 +259,10 @@ int main(int argc, const char **argv) {
                                                        : "")
                  << "\n";
 
+  if (DumpFacts) {
+    std::cout << factsToJson(analysis->facts).dump(2) << "\n";
+    return 0;
+  }
   if (Candidates) {
     std::cout << candidatesToJson(analysis->candidates).dump(2) << "\n";
     return 0;

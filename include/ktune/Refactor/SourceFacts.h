@@ -18,6 +18,8 @@
 
 #include "ktune/Plan/Manifest.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -66,6 +68,11 @@ struct FunctionFacts {
   /// Why template parameters cannot be added (empty: they can).
   std::string cannotTemplate;
   std::vector<KernelArg> args;
+  /// Host functions with external linkage that are not templates: their
+  /// declaration text up to the body, for a forwarding overload that keeps
+  /// the original symbol (callers in other files still link).
+  std::string forwarderSignature;
+  std::string returnType;
   /// Warp-level code (__shfl*, votes, warp reductions, 32-lane arithmetic).
   bool usesWarpLevelOps = false;
   /// Device helpers called directly (function ids).
@@ -146,6 +153,9 @@ struct Occurrence {
   int boundParam = -1; // template_arg/default: kernel template parameter index
   /// Needs a type-preserving cast when replaced (literal typed other than int).
   std::string castType;
+  /// A constant defined from several others: its value as an expression
+  /// with "§key=value§" placeholders for them.
+  std::string derivedExpr;
 };
 
 struct SourceFacts {
@@ -166,6 +176,10 @@ struct SourceFacts {
 /// Merges the facts of a second compilation side into `into`, de-duplicating
 /// by offset (code under #ifdef __CUDA_ARCH__ is only seen by one side).
 void mergeFacts(SourceFacts &into, const SourceFacts &other);
+
+/// Everything in `facts` as JSON, for debugging detection
+/// (`ktune-refactor --dump-facts`).
+nlohmann::json factsToJson(const SourceFacts &facts);
 
 /// "@123@" for the constant spelled at offset 123.
 std::string marker(unsigned offset);

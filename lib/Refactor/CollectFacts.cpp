@@ -1408,6 +1408,7 @@ void Collector::scanLaunch(const CUDAKernelCallExpr *call,
       continue;
     }
     auto &target = which == 0 ? cf.grid : cf.block;
+    bool complete = true;
     for (unsigned d = 0; d < dims.size(); ++d) {
       RoleCtx r = base;
       r.role = which == 0 ? "launch_grid" : "launch_block";
@@ -1418,11 +1419,14 @@ void Collector::scanLaunch(const CUDAKernelCallExpr *call,
                            std::string(which == 0 ? "grid" : "block") +
                            " dimension " + std::to_string(d) +
                            " in kernel arguments and constants";
-        ok = false;
+        complete = false;
       } else {
         target.push_back(*t);
       }
     }
+    // Each of grid and block is kept only when all its dimensions are known.
+    if (!complete)
+      target.clear();
   }
   if (config && config->getNumArgs() >= 3 &&
       !llvm::isa<CXXDefaultArgExpr>(config->getArg(2))) {
@@ -1435,10 +1439,7 @@ void Collector::scanLaunch(const CUDAKernelCallExpr *call,
     else if (cf.geometryError.empty())
       cf.geometryError = "cannot express the dynamic shared memory size";
   }
-  if (!cf.geometryError.empty()) {
-    cf.grid.clear();
-    cf.block.clear();
-  }
+  (void)ok;
   Out.calls.push_back(std::move(cf));
 }
 

@@ -658,6 +658,12 @@ llvm::Expected<RewriteResult> Rewriter::run() {
       text += "\n" + indent + "static_assert(" + renamed.toCpp() +
               ", \"ktune: " + quoted + "\");";
     }
+    // Keep the body's first statement on a line of its own.
+    size_t next = w.kernel->bodyBegin;
+    while (next < Source.size() && (Source[next] == ' ' || Source[next] == '\t'))
+      ++next;
+    if (next < Source.size() && Source[next] != '\n' && Source[next] != '\r')
+      text += "\n" + indent;
     Edits.push_back(Edit{w.kernel->bodyBegin, 0, text, w.path + ".constraints",
                          1});
   }

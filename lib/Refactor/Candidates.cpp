@@ -29,6 +29,8 @@ struct Group {
   int boundParam = -1;
   std::string boundName; // name of the kernel template parameter it sets
   bool informational = false; // vector types: not rewritable
+  /// Lines where a literal of the group's value appears in no known role.
+  std::vector<unsigned> unlinkedLines;
 
   bool hasRole(std::initializer_list<const char *> roles) const {
     for (const auto &s : sites)
@@ -259,6 +261,14 @@ std::string whyOf(const Group &g, ParamKind kind) {
     parts.push_back("the kernel's template parameter " + g.boundName);
   for (size_t i = 0; i < parts.size(); ++i)
     why += (i ? ", " : "") + parts[i];
+  if (!g.unlinkedLines.empty()) {
+    why += "; the value " + std::to_string(g.value) +
+           " also appears without a recognised role at line";
+    why += g.unlinkedLines.size() > 1 ? "s " : " ";
+    for (size_t i = 0; i < g.unlinkedLines.size() && i < 6; ++i)
+      why += (i ? ", " : "") + std::to_string(g.unlinkedLines[i]);
+    why += " (left unchanged: check it is not the same constant)";
+  }
   if (std::any_of(g.sites.begin(), g.sites.end(),
                   [](const Occurrence &o) { return !o.derivedExpr.empty(); }))
     why += "; it is computed from other constants (see the implied "
@@ -282,6 +292,13 @@ Confidence confidenceOf(const Group &g) {
   bool strong = std::any_of(g.sites.begin(), g.sites.end(), isStrongRole);
   if (!strong)
     return Confidence::Medium;
+  // A literal array extent whose value also appears unlinked in the kernel
+  // (`local[64]` next to `% 64`) is as likely to break the kernel as to
+  // tune it.
+  if (!g.named && !g.unlinkedLines.empty() &&
+      !g.hasRole({"launch_block", "launch_bounds", "cub_block_size",
+                  "unroll_pragma", "template_arg", "template_default"}))
+    return Confidence::Low;
   if (g.hasRole({"launch_block", "launch_bounds", "cub_block_size",
                  "unroll_pragma", "template_arg", "template_default",
                  "cub_items_per_thread"}))
@@ -383,8 +400,13 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
     std::map<std::string, Group> single;        // one group per family key
     std::map<std::string, std::map<int64_t, Group>> targs; // by param
     std::vector<Occurrence> weak;
+    std::map<int64_t, std::vector<unsigned>> unlinked; // value -> lines
 
     for (auto &o : occs) {
+      if (o.family == "unlinked") {
+        unlinked[o.value].push_back(o.line);
+        continue;
+      }
       if (!o.constant.empty()) {
         Group &g = named[o.constant];
         g.kernel = kernel->id;
@@ -529,8 +551,11 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
     for (auto &g : namedGroups)
       if (!g.sites.empty())
         groups.push_back(std::move(g));
-    for (auto &[v, g] : block)
+    for (auto &[v, g] : block) {
+      if (auto it = unlinked.find(v); it != unlinked.end())
+        g.unlinkedLines = it->second;
       groups.push_back(std::move(g));
+    }
     for (auto &[v, g] : ipt)
       if (g.hasRole({"cub_items_per_thread", "register_array"}))
         groups.push_back(std::move(g));

@@ -852,6 +852,10 @@ public:
           RoleCtx r = ctx("other");
           r.recordLiterals = false;
           C.walk(e, r);
+        } else if (atom->constant.empty()) {
+          // Literals in no recognised role: never sites, but a literal
+          // group of the same value is less certain.
+          C.walk(e, ctx("other", "unlinked"));
         }
         return true;
       }

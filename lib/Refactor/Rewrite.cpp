@@ -168,6 +168,17 @@ private:
   std::vector<Edit> Edits;
   std::vector<std::string> Notes;
   std::set<std::string> HostsLeftAlone;
+  std::map<std::tuple<std::string, std::string, std::string>, std::string>
+      HostNames;
+
+  /// The name parameter `p` of kernel `w` has inside function `fn`.
+  std::string nameIn(const std::string &fn, const KernelWork &w,
+                     const Param &p) const {
+    if (fn == w.kernel->id)
+      return p.kernelName;
+    auto it = HostNames.find({fn, w.kernel->id, p.name});
+    return it == HostNames.end() ? p.name : it->second;
+  }
 };
 
 std::optional<ktune::Error> Rewriter::prepareKernel(const PlanKernel &pk,
@@ -426,6 +437,29 @@ llvm::Expected<RewriteResult> Rewriter::run() {
                                  "kernel " + Work[j].kernel->qualifiedName +
                                      " is planned twice"));
 
+  // A host function launching several planned kernels whose parameters
+  // share a name but not a default names them after their kernels.
+  {
+    std::map<std::string, std::map<std::string, std::set<int64_t>>> defaults;
+    for (const auto &w : Work)
+      for (const auto &call : Facts.calls)
+        if (call.isLaunch && call.callee == w.kernel->id)
+          for (const auto &p : w.params)
+            defaults[call.caller][p.name].insert(p.defaultValue);
+    for (const auto &w : Work)
+      for (const auto &call : Facts.calls)
+        if (call.isLaunch && call.callee == w.kernel->id)
+          for (const auto &p : w.params)
+            if (defaults[call.caller][p.name].size() > 1) {
+              std::string prefix;
+              for (char c : w.kernel->name)
+                prefix += static_cast<char>(
+                    std::toupper(static_cast<unsigned char>(c)));
+              HostNames[{call.caller, w.kernel->id, p.name}] =
+                  prefix + "_" + p.name;
+            }
+  }
+
   // Which functions receive which parameters.
   auto addFnParam = [&](const std::string &fn, const Param &p,
                         const std::string &name) -> std::optional<ktune::Error> {
@@ -498,9 +532,12 @@ llvm::Expected<RewriteResult> Rewriter::run() {
         continue;
       }
       for (auto &p : w.params) {
-        if (auto e = checkName(p, *h))
+        std::string name = nameIn(h->id, w, p);
+        Param renamed = p;
+        renamed.name = name;
+        if (auto e = checkName(renamed, *h))
           return toLLVMError(*e);
-        if (auto e = addFnParam(h->id, p, p.name))
+        if (auto e = addFnParam(h->id, p, name))
           return toLLVMError(*e);
       }
     }
@@ -570,7 +607,7 @@ llvm::Expected<RewriteResult> Rewriter::run() {
         std::string fn = occurrenceFunction(s->offset, w.kernel->id);
         if (HostsLeftAlone.count(fn))
           continue;
-        std::string name = fn == w.kernel->id ? p.kernelName : p.name;
+        std::string name = nameIn(fn, w, p);
         Edits.push_back(
             Edit{s->offset, s->length, substitute(*s, name), p.path, 0});
       }
@@ -589,7 +626,7 @@ llvm::Expected<RewriteResult> Rewriter::run() {
         if (w.kernel->id == call.callee)
           for (const auto &p : w.params)
             if (p.boundParam < 0)
-              pass.push_back(p.name);
+              pass.push_back(nameIn(call.caller, w, p));
     } else {
       if (calleeIt == FnParams.end() || callerIt == FnParams.end())
         continue;
@@ -662,10 +699,13 @@ llvm::Expected<RewriteResult> Rewriter::run() {
     size_t next = w.kernel->bodyBegin;
     while (next < Source.size() && (Source[next] == ' ' || Source[next] == '\t'))
       ++next;
-    if (next < Source.size() && Source[next] != '\n' && Source[next] != '\r')
+    unsigned replaced = 0;
+    if (next < Source.size() && Source[next] != '\n' && Source[next] != '\r') {
       text += "\n" + indent;
-    Edits.push_back(Edit{w.kernel->bodyBegin, 0, text, w.path + ".constraints",
-                         1});
+      replaced = static_cast<unsigned>(next - w.kernel->bodyBegin);
+    }
+    Edits.push_back(Edit{w.kernel->bodyBegin, replaced, text,
+                         w.path + ".constraints", 1});
   }
 
   // Identical edits (a site shared by two kernels' candidates, lifted under

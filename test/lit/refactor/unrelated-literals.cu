@@ -39,17 +39,17 @@ void launch_histogram(const int *in, int *bins, int n) {
 }
 
 // CAND:      CAND tile_size histogram value=64 spelling=64 low
-// CAND-NEXT:   SITE 12:24 shared_extent '64' -> {P}
+// CAND-NEXT:   SITE 13:24 shared_extent '64' -> {P}
 // CAND-NEXT:   IMPLIES 4 * {tile_size#0} <= 49152
 // CAND-NEXT: CAND block_size histogram value=128 spelling=128 high
-// CAND-NEXT:   SITE 13:24 index_arith '128' -> {P}
-// CAND-NEXT:   SITE 35:20 launch_grid '127' -> {P} - 1
-// CAND-NEXT:   SITE 35:27 launch_grid '128' -> {P}
-// CAND-NEXT:   SITE 35:32 launch_block '128' -> {P}
+// CAND-NEXT:   SITE 14:24 index_arith '128' -> {P}
+// CAND-NEXT:   SITE 36:20 launch_grid '127' -> {P} - 1
+// CAND-NEXT:   SITE 36:27 launch_grid '128' -> {P}
+// CAND-NEXT:   SITE 36:32 launch_block '128' -> {P}
 // CAND-NEXT:   IMPLIES {block_size#1} <= 1024
 // No site in other() (never launched with 128) nor the float 128.0f.
 // CAND-NOT:  CAND {{.*}} other
-// CAND-NOT:  SITE 36:
+// CAND-NOT:  SITE 37:
 
 // The low-confidence extent is not lifted by default; the equal literals
 // in other roles are left alone.

@@ -474,6 +474,10 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
     for (auto o : weak) {
       if (auto it = block.find(o.value); it != block.end()) {
         it->second.sites.push_back(o);
+      } else if (auto ip = ipt.find(o.value);
+                 ip != ipt.end() && o.role == "index_arith") {
+        // blockIdx.x * 128 * 4: a block's share of items.
+        ip->second.sites.push_back(o);
       } else if (o.role == "launch_grid") {
         if (auto up = block.find(o.value + 1); up != block.end()) {
           o.replacement = "{P} - 1";

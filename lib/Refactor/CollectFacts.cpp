@@ -1128,17 +1128,65 @@ public:
         C.walk(cond->getRHS(), ctx("loop_bound"));
         continue;
       }
-      // Literal bound: a site only when the loop walks a register array of
-      // that extent.
+      // Literal bound: a site when the loop walks a register array of that
+      // extent, or, joining a block/tile candidate of its value, when the
+      // loop is a strided tile loop (`for (j = 0; j < 32; j += 8)`) or
+      // indexes shared memory.
+      bool linked = false;
       for (const auto &[arr, extents] : RegisterArrays) {
         if (std::find(extents.begin(), extents.end(), bound->value) ==
                 extents.end() ||
             !indexes(loop->getBody(), arr, ivRef->getDecl()))
           continue;
         C.walk(cond->getRHS(), ctx("loop_bound", "ipt"));
+        linked = true;
         break;
       }
+      if (!linked && (hasConstantStride(loop) ||
+                      indexesShared(loop->getBody(), ivRef->getDecl())))
+        C.walk(cond->getRHS(), ctx("loop_bound"));
     }
+  }
+
+  bool hasConstantStride(const ForStmt *loop) {
+    const Expr *inc = loop->getInc();
+    if (!inc)
+      return false;
+    if (const auto *ca =
+            llvm::dyn_cast<CompoundAssignOperator>(inc->IgnoreParenImpCasts()))
+      if (auto atom = C.classify(ca->getRHS(), Fn))
+        return atom->value >= 2;
+    return false;
+  }
+
+  static bool mentions(const Stmt *s, const ValueDecl *d) {
+    if (!s)
+      return false;
+    if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s))
+      if (ref->getDecl() == d)
+        return true;
+    for (const Stmt *c : s->children())
+      if (mentions(c, d))
+        return true;
+    return false;
+  }
+
+  /// The loop variable appears in a subscript of a __shared__ array.
+  static bool indexesShared(const Stmt *s, const ValueDecl *iv) {
+    if (!s)
+      return false;
+    if (const auto *sub = llvm::dyn_cast<ArraySubscriptExpr>(s)) {
+      const Expr *base = sub->getBase()->IgnoreParenImpCasts();
+      while (const auto *inner = llvm::dyn_cast<ArraySubscriptExpr>(base))
+        base = inner->getBase()->IgnoreParenImpCasts();
+      if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(base))
+        if (ref->getDecl()->hasAttr<CUDASharedAttr>() && mentions(sub, iv))
+          return true;
+    }
+    for (const Stmt *c : s->children())
+      if (indexesShared(c, iv))
+        return true;
+    return false;
   }
 
   static bool indexes(const Stmt *s, const VarDecl *arr, const ValueDecl *iv) {
@@ -1436,7 +1484,6 @@ void Collector::scanLaunch(const CUDAKernelCallExpr *call,
       !llvm::isa<CXXDefaultArgExpr>(config->getArg(2))) {
     RoleCtx r = base;
     r.role = "launch_smem";
-    r.family = "smem";
     auto t = walk(config->getArg(2), r);
     if (t)
       cf.smem = *t;

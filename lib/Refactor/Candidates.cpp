@@ -58,8 +58,9 @@ bool isStrongRole(const Occurrence &o) {
   const std::string &role = o.role == "definition" ? o.useRole : o.role;
   if (always.count(role))
     return true;
+  // A named constant is spelled on purpose: `kWarps * 32` as the block.
   if (whenTop.count(role))
-    return o.top;
+    return o.top || !o.constant.empty();
   return false;
 }
 
@@ -792,7 +793,7 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
       add("{" + c.id + "} >= 1");
     if (c.kind == ParamKind::BlockSize &&
         std::any_of(c.sites.begin(), c.sites.end(), [](const SourceSite &s) {
-          return s.role == "cub_block_size";
+          return s.role == "cub_block_size" || s.role == "launch_block";
         }))
       add("{" + c.id + "} <= 1024");
   }

@@ -50,11 +50,15 @@ bool isIntegerLiteralText(llvm::StringRef s) {
 
 /// Names that are never tuning knobs: the warp size is fixed by hardware.
 bool isFixedByHardware(llvm::StringRef name) {
-  std::string lower = name.lower();
-  return lower.find("warp_size") != std::string::npos ||
-         lower.find("warpsize") != std::string::npos ||
-         lower == "kwarpsize" || lower == "warp_threads" ||
-         lower == "kwarpthreads";
+  std::string n;
+  for (char c : name.lower())
+    if (c != '_')
+      n += c;
+  for (const char *fixed : {"warpsize", "threadsperwarp", "warpthreads",
+                            "lanesperwarp", "warplanes"})
+    if (n.find(fixed) != std::string::npos)
+      return true;
+  return false;
 }
 
 const char *const VectorTypes[] = {
@@ -414,19 +418,11 @@ void Collector::record(const Atom &a, const RoleCtx &ctx,
     return 2;
   };
   auto it = Occs.find(key);
-  if (it != Occs.end()) {
-    Occurrence &o = it->second;
-    if (rank(role, useRole) > rank(o.role, o.useRole)) {
-      o.role = role;
-      o.useRole = useRole;
-      if (o.spelling == Spelling::Literal && o.constant.empty())
-        o.family = ctx.family;
-      o.dim = ctx.dim;
-      o.top = ctx.top;
-      o.boundParam = ctx.boundParam;
-    }
+  if (it != Occs.end() &&
+      rank(role, useRole) <= rank(it->second.role, it->second.useRole))
     return;
-  }
+  if (it != Occs.end())
+    Occs.erase(it); // a more specific role wins
   Occurrence o;
   o.offset = a.offset;
   o.length = a.length;

@@ -24,9 +24,10 @@ void launch_arch(float *x, int n) { arch_kernel<<<1, 512>>>(x, n); }
 
 // The constexpr exists only on the device side; the launch literal only
 // on the host side: one candidate.
-// CAND:      CAND block_size arch_kernel value=512 spelling=512 high
+// CAND:      CAND block_size arch_kernel value=512 spelling=kStride high
 // CAND-NEXT:   SITE 14:27 definition '512' -> {P}
 // CAND-NEXT:   SITE 23:54 launch_block '512' -> {P}
+// CAND-NEXT:   IMPLIES {block_size#0} <= 1024
 
 // TPL:      template <int BLOCK_SIZE = 512>
 // TPL-NEXT: __global__ void arch_kernel(float *x, int n) {

@@ -57,6 +57,7 @@ void launch(float *x, int nx, int ny, float a, int count) {
 // CAND-NEXT:   SITE 39:35 launch_grid '15' -> {P} - 1
 // CAND-NEXT:   SITE 39:41 launch_grid '16' -> {P}
 // CAND-NEXT:   IMPLIES {block_size#0} * {block_size#0} <= 1024
+// CAND-NEXT:   IMPLIES {block_size#0} <= 1024
 // CAND-NEXT: CAND block_size scale value=128 spelling=128 high
 // CAND-NEXT:   SITE 24:24 index_arith '128' -> {P}
 // CAND-NEXT:   SITE 43:21 launch_grid '128' -> {P}

@@ -32,9 +32,12 @@ int host_threads() { return THREADS * 2; }
 // CAND-NEXT:   SITE 23:24 launch_grid 'ROWS' -> {P}
 // CAND-NEXT:   SITE 23:36 launch_grid 'ROWS' -> {P}
 // CAND-NEXT:   IMPLIES {block_size#1} * {block_size#0} <= 1024
+// CAND-NEXT:   IMPLIES {block_size#0} <= 1024
 // CAND-NEXT: CAND block_size scale_rows value=128 spelling=THREADS high
 // CAND-NEXT:   SITE 17:41 loop_stride 'THREADS' -> {P}
 // CAND-NEXT:   SITE 22:14 launch_block 'THREADS' -> {P}
+// CAND-NEXT:   IMPLIES {block_size#1} * {block_size#0} <= 1024
+// CAND-NEXT:   IMPLIES {block_size#1} <= 1024
 // SCALE has no tuning role; THREADS in host_threads() is not a site.
 // CAND-NOT: SCALE
 // CAND-NOT: SITE 27:

@@ -59,6 +59,7 @@ void launch(float *out, const float *in, int n) {
 // CAND-NEXT:   SITE 24:32 loop_stride '8' -> {P}
 // CAND-NEXT:   SITE 39:48 launch_block '8' -> {P}
 // CAND-NEXT:   IMPLIES {tile_size#0} * {block_size#1} <= 1024
+// CAND-NEXT:   IMPLIES {block_size#1} <= 1024
 // CAND-NEXT: CAND tile_size copy_tile value=16 spelling=TILE high
 // CAND-NEXT:   SITE 30:25 shared_extent 'TILE' -> {P}
 // CAND-NEXT:   SITE 30:31 shared_extent 'TILE' -> {P}

@@ -389,6 +389,9 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
   std::vector<Group> groups;
 
   for (const FunctionFacts *kernel : facts.kernels()) {
+    // A kernel that cannot become a template has nothing to lift.
+    if (!kernel->cannotTemplate.empty())
+      continue;
     std::vector<Occurrence> occs;
     for (const auto &o : facts.occurrences)
       if (o.kernel == kernel->id)

@@ -634,42 +634,43 @@ std::optional<std::string> Collector::walk(const Expr *e, RoleCtx ctx) {
 
 std::string Collector::whyCannotTemplate(const FunctionDecl *def) {
   if (def->isMain())
-    return "'main' cannot be a template";
+    return "it is main";
   if (def->isExternC() || def->isInExternCContext())
-    return "extern \"C\" functions cannot be templates";
+    return "it has C linkage (extern \"C\")";
   if (const auto *md = llvm::dyn_cast<CXXMethodDecl>(def)) {
     if (md->isVirtual())
-      return "virtual member functions cannot be templates";
+      return "it is a virtual member function";
     if (md->getParent()->isLambda())
-      return "lambdas cannot take template parameters here";
+      return "it is a lambda";
     if (md->getParent()->isLocalClass())
-      return "members of local classes cannot be templates";
+      return "it is a member of a local class";
     if (llvm::isa<CXXConstructorDecl>(md) || llvm::isa<CXXDestructorDecl>(md) ||
         llvm::isa<CXXConversionDecl>(md))
-      return "constructors, destructors and conversions cannot take explicit "
-             "template arguments";
+      return "it is a constructor, destructor or conversion (they take no "
+             "explicit template arguments)";
   }
   if (def->isOverloadedOperator())
-    return "operators cannot take explicit template arguments";
+    return "it is an operator (operators take no explicit template "
+           "arguments)";
   if (def->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
-    return "explicit specialisations cannot gain template parameters";
+    return "it is an explicit specialisation";
   const FunctionTemplateDecl *t = def->getDescribedFunctionTemplate();
   if (t)
     for (const NamedDecl *p : *t->getTemplateParameters())
       if (p->isTemplateParameterPack())
-        return "the template ends in a parameter pack";
+        return "its template ends in a parameter pack";
   for (const FunctionDecl *r : def->redecls()) {
     if (!inMainFile(r->getLocation()))
       return note(r->getLocation(), "").empty()
-                 ? "declared outside this file"
-                 : "declared outside this file (" +
+                 ? "it is declared outside this file"
+                 : "it is declared outside this file (" +
                        SM.getFilename(SM.getExpansionLoc(r->getLocation()))
                            .str() +
                        ")";
     if (r->getBeginLoc().isMacroID() &&
         !SM.isMacroBodyExpansion(r->getBeginLoc()) &&
         !SM.isMacroArgExpansion(r->getBeginLoc()))
-      return "declared inside a macro";
+      return "it is declared inside a macro";
   }
   return {};
 }
@@ -742,7 +743,7 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
     }
     if (!off) {
       if (f.cannotTemplate.empty())
-        f.cannotTemplate = "a declaration's start is not in this file";
+        f.cannotTemplate = "a declaration of it starts outside this file";
       continue;
     }
     df.insertOffset = *off;

@@ -33,6 +33,12 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
   a.facts.file = command.file;
   mergeFacts(a.facts, sides[1]);
   attributeHelperOccurrences(a.facts);
+  for (const FunctionFacts *k : a.facts.kernels())
+    if (!k->cannotTemplate.empty())
+      a.facts.notes.push_back(command.file + ":" + std::to_string(k->line) +
+                              ": kernel " + k->qualifiedName +
+                              " cannot become a template (" +
+                              k->cannotTemplate + "): nothing in it is lifted");
   a.candidates = buildCandidates(a.facts, a.index);
   return a;
 }

@@ -505,9 +505,8 @@ llvm::Expected<RewriteResult> Rewriter::run() {
         if (!f->cannotTemplate.empty())
           return toLLVMError(error(
               fn == k.id ? w.path + ".kernel" : p.path,
-              location(Facts, f->line) + ": cannot add template parameters "
-                                         "to " +
-                  f->qualifiedName + ": " + f->cannotTemplate));
+              location(Facts, f->line) + ": " + f->qualifiedName +
+                  " cannot become a template: " + f->cannotTemplate));
         if (auto e = checkName(p, *f))
           return toLLVMError(*e);
         if (auto e = addFnParam(fn, p, fn == k.id ? p.kernelName : p.name))
@@ -524,11 +523,11 @@ llvm::Expected<RewriteResult> Rewriter::run() {
         continue;
       if (!h->cannotTemplate.empty()) {
         if (HostsLeftAlone.insert(h->id).second)
-          Notes.push_back(location(Facts, call.line) + ": " +
+          Notes.push_back(location(Facts, call.line) + ": the launch of " +
+                          k.qualifiedName + " in " + h->qualifiedName +
+                          " keeps the default configuration: " +
                           h->qualifiedName + " cannot become a template (" +
-                          h->cannotTemplate +
-                          "); its launch of " + k.qualifiedName +
-                          " keeps the default configuration");
+                          h->cannotTemplate + ")");
         continue;
       }
       for (auto &p : w.params) {

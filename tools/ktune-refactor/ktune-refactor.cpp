@@ -259,6 +259,9 @@ int main(int argc, const char **argv) {
                                                        : "")
                  << "\n";
 
+  // What detection saw but could not use (stderr: stdout may be JSON).
+  for (const auto &note : analysis->facts.notes)
+    llvm::errs() << "ktune-refactor: note: " << note << "\n";
   if (DumpFacts) {
     std::cout << factsToJson(analysis->facts).dump(2) << "\n";
     return 0;

@@ -187,8 +187,10 @@ configurePreamble(clang::CompilerInvocation &invocation,
       preambleInvocation, &mainBuffer, bounds, *diags,
       llvm::vfs::getRealFileSystem(), pchOps, /*StoreInMemory=*/false,
       cacheDir, callbacks);
-  if (!built || counter.getNumErrors() > 0)
+  if (!built || counter.getNumErrors() > 0 || diags->hasErrorOccurred() ||
+      diags->hasFatalErrorOccurred())
     return PreambleUse::None; // the main parse reports the errors
+
 
   // The preamble's temporary file name is only visible through the options
   // it sets on an invocation.

@@ -18,6 +18,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -166,8 +167,9 @@ int main(int argc, const char **argv) {
   bool fromDatabase = false;
   if (buildPath) {
     std::string err;
-    if (!clang::tooling::CompilationDatabase::autoDetectFromDirectory(
-            *buildPath, err))
+    // The database must be in that directory (not found in a parent).
+    if (!clang::tooling::CompilationDatabase::loadFromDirectory(*buildPath,
+                                                                err))
       return fail("cannot load a compilation database from '" + *buildPath +
                   "': " + err);
     fromDatabase = true;
@@ -228,6 +230,16 @@ int main(int argc, const char **argv) {
   if (commands.empty())
     return fail("no compile command for " + input +
                 " in the compilation database");
+  if (fromDatabase) {
+    llvm::SmallString<256> abs(input);
+    llvm::sys::fs::make_absolute(abs);
+    llvm::sys::path::remove_dots(abs, true);
+    auto files = parser->getCompilations().getAllFiles();
+    if (std::find(files.begin(), files.end(), std::string(abs)) == files.end())
+      llvm::errs() << "ktune-refactor: note: " << input
+                   << " is not in the compilation database; its flags are "
+                      "taken from a similar file's command\n";
+  }
   CompileCommand command;
   command.file = input;
   command.directory = commands.front().Directory;

@@ -601,14 +601,17 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
 
   std::map<std::string, int64_t> values;
   std::map<std::pair<std::string, std::string>, std::string> idOfConstant;
+  std::map<std::string, int> seedCount;
   for (auto &g : groups) {
     const FunctionFacts *kernel = facts.function(g.kernel);
     ParamKind kind = inferKind(g);
     const Occurrence &first = g.sites.front();
+    // No line numbers: an edit elsewhere in the file keeps the ids (and the
+    // plans that use them) valid; equal seeds are told apart by their order.
     std::string seed = std::string(kindName(kind)) + "|" +
                        kernel->qualifiedName + "|" + first.text + "|" +
-                       std::to_string(first.line) + ":" +
-                       std::to_string(first.col);
+                       first.role;
+    seed += "|" + std::to_string(seedCount[seed]++);
     uint64_t h = fnv1a(seed);
     std::string id;
     for (unsigned digits = 4; digits <= 16; digits += 2) {

@@ -145,11 +145,19 @@ def strip_return_type(demangled):
     return demangled
 
 
+def anonymous(name):
+    # nvcc names anonymous namespaces after the file (_GLOBAL__N__<id>).
+    name = name.replace("(anonymous namespace)::", "")
+    return re.sub(r"_GLOBAL__N__\w+?::", "", name)
+
+
 def normalise_body(text):
     lines = []
     for line in text.splitlines():
         line = re.sub(r"//.*", "", line).rstrip()
         line = re.sub(r"^\.(visible|weak)\s+", "", line)
+        # Block labels are numbered by the function's place in the module.
+        line = re.sub(r"\$L__BB\d+_", "$L__BB_", line)
         if line.strip():
             lines.append(line)
     return lines
@@ -191,8 +199,8 @@ def main():
             params = kernel.get("template_params", [])
             found = False
             for mangled, dem in orig_names.items():
-                base, targs, _ = split_template_args(strip_return_type(dem))
-                base = base.replace("(anonymous namespace)::", "")
+                base, targs, _ = split_template_args(
+                    anonymous(strip_return_type(dem)))
                 if base != qname:
                     continue
                 found = True
@@ -224,7 +232,7 @@ def main():
     # Map each template function to the original one it must equal: the same
     # name once trailing template arguments added by ktune are dropped.
     def key(dem):
-        return strip_return_type(dem).replace("(anonymous namespace)::", "")
+        return anonymous(strip_return_type(dem))
 
     by_key = {key(d): m for m, d in orig_names.items()}
     rename = {}

@@ -20,6 +20,7 @@ config.substitutions.append(("%examples", os.path.join(config.ktune_source_dir, 
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%shared", config.shared_data_dir))
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+config.substitutions.append(("%scripts", os.path.join(config.ktune_source_dir, "scripts")))
 
 if config.enable_clang:
     config.available_features.add("clang")

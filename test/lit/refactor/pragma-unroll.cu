@@ -8,7 +8,7 @@
 // RUN: grep -v '^// ' %t/out.cu | FileCheck %s --check-prefix=TPL
 // RUN: %python %inputs/refactor/summarize.py < %t/out.json | FileCheck %s --check-prefix=MANIFEST
 
-#define UNROLL_N 8
+constexpr int kUnrollInner = 8;
 
 __global__ void unrolled(float *x) {
   float acc = 0.0f;
@@ -19,8 +19,8 @@ __global__ void unrolled(float *x) {
 #pragma unroll
   for (int i = 0; i < 8; ++i)
     acc *= x[i];
-  // Through a macro.
-#pragma unroll UNROLL_N
+  // Through a constant (nvcc does not expand macros in this pragma).
+#pragma unroll kUnrollInner
   for (int i = 0; i < 32; ++i)
     acc -= x[i];
   // unroll 1 (no unrolling) is a count too small to be a knob.
@@ -35,12 +35,12 @@ void launch_unrolled(float *x) { unrolled<<<1, 1>>>(x); }
 // CAND:      CAND unroll unrolled value=4 spelling=4 high
 // CAND-NEXT:   SITE 15:16 unroll_pragma '4' -> {P}
 // CAND-NEXT:   IMPLIES {unroll#0} >= 1
-// CAND-NEXT: CAND unroll unrolled value=8 spelling=UNROLL_N high
-// CAND-NEXT:   SITE 23:16 unroll_pragma 'UNROLL_N' -> {P}
+// CAND-NEXT: CAND unroll unrolled value=8 spelling=kUnrollInner high
+// CAND-NEXT:   SITE 23:16 unroll_pragma 'kUnrollInner' -> {P}
 // CAND-NEXT:   IMPLIES {unroll#1} >= 1
 // CAND-NOT:  CAND
 
-// TPL:      #define UNROLL_N 8
+// TPL:      constexpr int kUnrollInner = 8;
 // TPL:      template <int UNROLL = 4, int UNROLL_2 = 8>
 // TPL-NEXT: __global__ void unrolled(float *x) {
 // TPL:      #pragma unroll UNROLL

@@ -346,7 +346,11 @@ public:
     if (inputs.size() == 1 && inputs[0].isFile()) {
       if (auto buffer = llvm::MemoryBuffer::getFile(inputs[0].getFile()))
         Preamble = configurePreamble(*invocation, **buffer, Options.cacheDir,
-                                     ArgsKey, pchOps);
+                                     ArgsKey, pchOps,
+                                     Options.buildPreambleOnMiss ||
+                                         OnlyPreamble);
+      if (OnlyPreamble)
+        return true;
     }
     invocation->getFrontendOpts().SkipFunctionBodies = Options.skipHeaderBodies;
     clang::CompilerInstance compiler(std::move(pchOps));
@@ -363,6 +367,7 @@ public:
   }
 
   PreambleUse Preamble = PreambleUse::None;
+  bool OnlyPreamble = false; // build the preamble, parse nothing
 
 private:
   const SideCallback &OnAST;
@@ -381,7 +386,8 @@ struct SideResult {
 };
 
 SideResult runSide(const CompileCommand &command, const ParserOptions &options,
-                   const SideCallback &onAST, CudaSide side) {
+                   const SideCallback &onAST, CudaSide side,
+                   bool onlyPreamble = false) {
   SideResult result;
   auto start = std::chrono::steady_clock::now();
   auto cl = clangCommandLine(command, options, side);
@@ -407,6 +413,7 @@ SideResult runSide(const CompileCommand &command, const ParserOptions &options,
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(
         clang::FileSystemOptions());
     SideToolAction action(onAST, side, opts, key);
+    action.OnlyPreamble = onlyPreamble;
     clang::tooling::ToolInvocation invocation(
         *cl, &action, files.get(),
         std::make_shared<clang::PCHContainerOperations>());
@@ -453,6 +460,8 @@ llvm::Error parseBothSides(const CompileCommand &command,
     stats->seconds[1] = device.seconds;
     stats->preambleReused[0] = host.preamble == PreambleUse::Reused;
     stats->preambleReused[1] = device.preamble == PreambleUse::Reused;
+    stats->preambleMissed[0] = host.preamble == PreambleUse::Missed;
+    stats->preambleMissed[1] = device.preamble == PreambleUse::Missed;
   }
   for (SideResult *r : {&host, &device})
     if (!r->setupError.empty())
@@ -469,6 +478,23 @@ llvm::Error parseBothSides(const CompileCommand &command,
                           std::string(sideName(side)) + " side)";
     return llvm::make_error<ParseError>(r->diagnostics, summary);
   }
+  return llvm::Error::success();
+}
+
+llvm::Error buildPreambles(const CompileCommand &command,
+                           const ParserOptions &options) {
+  if (options.cacheDir.empty())
+    return llvm::Error::success();
+  SideCallback none = [](clang::ASTContext &, CudaSide) {};
+  SideResult host, device;
+  std::thread hostThread([&] {
+    host = runSide(command, options, none, CudaSide::Host, true);
+  });
+  device = runSide(command, options, none, CudaSide::Device, true);
+  hostThread.join();
+  for (SideResult *r : {&host, &device})
+    if (!r->setupError.empty())
+      return llvm::createStringError(r->setupError);
   return llvm::Error::success();
 }
 

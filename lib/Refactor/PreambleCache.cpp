@@ -123,8 +123,10 @@ void pruneCache(const std::string &dir, size_t keep) {
   namespace fs = std::filesystem;
   std::error_code ec;
   std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  // Only finished entries (named by their key); a build in progress
+  // writes a temporary "preamble-*.pch" that must not be touched.
   for (const auto &e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".pch")
+    if (e.path().extension() == ".pch" && e.path().stem().string().size() == 64)
       entries.emplace_back(e.last_write_time(ec), e.path());
   if (entries.size() <= keep)
     return;
@@ -154,7 +156,8 @@ PreambleUse
 configurePreamble(clang::CompilerInvocation &invocation,
                   const llvm::MemoryBuffer &mainBuffer,
                   const std::string &cacheDir, const std::string &argsKey,
-                  std::shared_ptr<clang::PCHContainerOperations> pchOps) {
+                  std::shared_ptr<clang::PCHContainerOperations> pchOps,
+                  bool buildOnMiss) {
   if (cacheDir.empty())
     return PreambleUse::None;
   clang::PreambleBounds bounds = clang::Lexer::ComputePreamble(
@@ -172,6 +175,8 @@ configurePreamble(clang::CompilerInvocation &invocation,
     return PreambleUse::Reused;
   }
 
+  if (!buildOnMiss)
+    return PreambleUse::Missed;
   if (llvm::sys::fs::create_directories(cacheDir))
     return PreambleUse::None;
 

@@ -19,17 +19,24 @@
 
 namespace ktune::refactor {
 
-enum class PreambleUse { None, Reused, Built };
+enum class PreambleUse {
+  None,   // no preamble (none in the file, no cache, or it failed)
+  Reused, // a cached preamble was used
+  Built,  // built now, cached and used
+  Missed, // none cached and not built (the caller builds it later)
+};
 
-/// Makes `invocation` parse its main file with a cached preamble, building
-/// and storing it first when there is none. `argsKey` identifies everything
-/// besides the main file's text that changes the preamble's meaning. Never
-/// fails the parse: on any problem the invocation is left unchanged.
+/// Makes `invocation` parse its main file with a cached preamble; when there
+/// is none, builds and stores it first if `buildOnMiss`. `argsKey`
+/// identifies everything besides the main file's text that changes the
+/// preamble's meaning. Never fails the parse: on any problem the
+/// invocation is left unchanged.
 PreambleUse
 configurePreamble(clang::CompilerInvocation &invocation,
                   const llvm::MemoryBuffer &mainBuffer,
                   const std::string &cacheDir, const std::string &argsKey,
-                  std::shared_ptr<clang::PCHContainerOperations> pchOps);
+                  std::shared_ptr<clang::PCHContainerOperations> pchOps,
+                  bool buildOnMiss);
 
 } // namespace ktune::refactor
 

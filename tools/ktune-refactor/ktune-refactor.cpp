@@ -16,9 +16,11 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -84,6 +86,24 @@ static cl::opt<bool> NoCache("no-cache",
                              cl::desc("Do not use or write precompiled "
                                       "preambles"),
                              cl::cat(Category));
+enum class PreambleBuild { Foreground, Background, Never };
+static cl::opt<PreambleBuild> PreambleMode(
+    "preamble-build",
+    cl::desc("When a file's #include block has no cached precompiled "
+             "preamble (default: $KTUNE_PREAMBLE_BUILD or background)"),
+    cl::values(clEnumValN(PreambleBuild::Foreground, "foreground",
+                          "build it before parsing (slower first run)"),
+               clEnumValN(PreambleBuild::Background, "background",
+                          "parse without it, then build it in a detached "
+                          "process for the next run"),
+               clEnumValN(PreambleBuild::Never, "never",
+                          "parse without it; use only existing ones")),
+    cl::cat(Category));
+static cl::opt<bool>
+    BuildPreambleOnly("build-preamble-cache-only",
+                      cl::desc("Only build the preamble cache (what the "
+                               "background build runs)"),
+                      cl::Hidden, cl::cat(Category));
 static cl::opt<bool> Stats("timings",
                            cl::desc("Print parse times to stderr"),
                            cl::cat(Category));
@@ -156,6 +176,22 @@ static std::optional<std::string> buildPathArg(int argc, const char **argv) {
   return std::nullopt;
 }
 
+/// Builds the preamble cache in a detached process, so this run stays fast
+/// and the next one finds it (same arguments, plus the hidden flag).
+static void startBackgroundPreambleBuild(const std::vector<const char *> &args) {
+  static int anchor;
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      args[0], static_cast<void *>(&anchor));
+  std::vector<llvm::StringRef> argv{exe, "--build-preamble-cache-only"};
+  for (size_t i = 1; i < args.size(); ++i)
+    argv.push_back(args[i]);
+  std::optional<llvm::StringRef> toNull[] = {llvm::StringRef(),
+                                             llvm::StringRef(),
+                                             llvm::StringRef()};
+  std::string err;
+  llvm::sys::ExecuteNoWait(exe, argv, std::nullopt, toNull, 0, &err);
+}
+
 int main(int argc, const char **argv) {
   // Without -p or `--`, look for compile_commands.json above the source
   // like clang-tidy does, and fall back to no flags silently.
@@ -207,7 +243,8 @@ int main(int argc, const char **argv) {
   if (!llvm::sys::fs::exists(input))
     return fail(input + ": no such file");
 
-  if (!Candidates && !DumpFacts && Output.empty() && EmitPlan.empty())
+  if (!Candidates && !DumpFacts && !BuildPreambleOnly && Output.empty() &&
+      EmitPlan.empty())
     return fail("nothing to do: give -o <file>, --candidates or --emit-plan "
                 "<file> (see --help)");
   if (Candidates && (!Output.empty() || !EmitPlan.empty() || !PlanFile.empty()))
@@ -257,10 +294,27 @@ int main(int argc, const char **argv) {
   options.gpuArch = GpuArch;
   if (!NoCache)
     options.cacheDir = CacheDir.empty() ? defaultCacheDir() : CacheDir;
+  PreambleBuild mode = PreambleBuild::Background;
+  if (PreambleMode.getNumOccurrences())
+    mode = PreambleMode;
+  else if (const char *env = std::getenv("KTUNE_PREAMBLE_BUILD"))
+    mode = std::string(env) == "foreground" ? PreambleBuild::Foreground
+           : std::string(env) == "never"    ? PreambleBuild::Never
+                                            : PreambleBuild::Background;
+  options.buildPreambleOnMiss = mode == PreambleBuild::Foreground;
+
+  if (BuildPreambleOnly) {
+    if (auto err = buildPreambles(command, options))
+      return fail(std::move(err));
+    return 0;
+  }
 
   auto analysis = analyzeFile(command, options);
   if (!analysis)
     return fail(analysis.takeError());
+  if (mode == PreambleBuild::Background && !options.cacheDir.empty() &&
+      (analysis->stats.preambleMissed[0] || analysis->stats.preambleMissed[1]))
+    startBackgroundPreambleBuild(args);
   if (Stats)
     llvm::errs() << "ktune-refactor: parsed host side in "
                  << analysis->stats.seconds[0] << " s"

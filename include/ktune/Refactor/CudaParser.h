@@ -53,6 +53,10 @@ struct ParserOptions {
   std::string resourceDir;     // empty: the configured Clang resource dir
   std::string shareDir;        // empty: located from the executable
   std::string cacheDir;        // empty: no preamble cache
+  /// Build a missing preamble before parsing (slower now, fast next time);
+  /// otherwise parse without one and report the miss (ParseStats), so the
+  /// caller can build it later (buildPreambles).
+  bool buildPreambleOnMiss = true;
   bool skipHeaderBodies = true;
 };
 
@@ -80,6 +84,7 @@ using SideCallback = std::function<void(clang::ASTContext &, CudaSide)>;
 struct ParseStats {
   double seconds[2] = {0, 0};        // per side, wall clock
   bool preambleReused[2] = {false, false};
+  bool preambleMissed[2] = {false, false}; // not cached, not built
 };
 
 /// Parses the main file on both sides and calls `onAST` for each. A file
@@ -89,6 +94,11 @@ llvm::Error parseBothSides(const CompileCommand &command,
                            const ParserOptions &options,
                            const SideCallback &onAST,
                            ParseStats *stats = nullptr);
+
+/// Builds and caches the preambles of both sides (concurrently) without
+/// analysing anything; what a later run of parseBothSides reuses.
+llvm::Error buildPreambles(const CompileCommand &command,
+                           const ParserOptions &options);
 
 /// The message of parse errors: Clang's diagnostics, then one summary line.
 class ParseError : public llvm::ErrorInfo<ParseError> {

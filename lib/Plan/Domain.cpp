@@ -186,8 +186,8 @@ Expected<Domain> domainFromJson(const nlohmann::json &holder,
     return makeError("range holds no value", at);
   if (d.size() > Domain::MaxSize)
     return makeError("range holds " + std::to_string(d.size()) +
-                         " values; at most " + std::to_string(Domain::MaxSize) +
-                         " are allowed",
+                         " values; at most " +
+                         std::to_string(Domain::MaxSize) + " are allowed",
                      at);
   return d;
 }

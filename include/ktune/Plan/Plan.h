@@ -62,8 +62,7 @@ using SourceTexts = std::map<std::string, std::string>;
 /// overlapping edits, unbounded or empty domains, constraints that do not
 /// parse or name unknown parameters. Each error names its JSON path and,
 /// where there is one, the source location.
-std::vector<Error> validatePlan(const Plan &plan,
-                                const CandidateSet &candidates,
+std::vector<Error> validatePlan(const Plan &plan, const CandidateSet &candidates,
                                 const SourceTexts &sources);
 
 /// The errors as a bullet list, one "- where: message" line each, for a

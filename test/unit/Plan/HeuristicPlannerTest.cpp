@@ -7,70 +7,12 @@
 #include <random>
 
 using namespace ktune;
-using ktune::test::siteOf;
+using ktune::test::Fixture;
+using ktune::test::RandomCase;
+using ktune::test::randomCase;
 using nlohmann::json;
 
 namespace {
-
-const std::string File = "k.cu";
-
-/// A kernel source and candidates read off it, built line by line.
-struct Fixture {
-  std::string Source;
-  CandidateSet Set;
-
-  Fixture() { Set.file = File; }
-
-  /// Adds `constexpr int <name> = <literal>;` and a candidate for it whose
-  /// sites are the literal and `uses` later spellings of the name.
-  Candidate &constant(const std::string &id, ParamKind kind,
-                      const std::string &name, const std::string &literal,
-                      int64_t value, Confidence confidence = Confidence::High,
-                      const std::string &kernel = "rmsnorm", int uses = 1) {
-    std::string decl = "constexpr int " + name + " = " + literal + ";";
-    Source += decl + "\n";
-    Candidate c;
-    c.id = id;
-    c.kind = kind;
-    c.kernel = kernel;
-    c.value = value;
-    c.spelling = name;
-    c.confidence = confidence;
-    c.sites.push_back(site(decl, literal, "definition"));
-    for (int i = 0; i < uses; ++i) {
-      std::string line = "use(" + name + ");";
-      Source += line + "\n";
-      c.sites.push_back(site(line, name, "other"));
-    }
-    Set.candidates.push_back(c);
-    return Set.candidates.back();
-  }
-
-  /// The site of `needle` inside the line just appended.
-  SourceSite site(const std::string &line, const std::string &needle,
-                  const std::string &role) {
-    size_t lineStart = Source.size() - line.size() - 1;
-    size_t before = 0;
-    for (size_t at = Source.find(needle); at < lineStart;
-         at = Source.find(needle, at + 1))
-      ++before;
-    return siteOf(File, Source, needle, static_cast<unsigned>(before), role);
-  }
-
-  SourceTexts sources() const { return {{File, Source}}; }
-
-  Plan plan(Confidence least = Confidence::High) {
-    SourceTexts texts = sources();
-    HeuristicOptions options;
-    options.minConfidence = least;
-    options.sources = &texts;
-    Plan p = heuristicPlan(Set, options);
-    auto errors = validatePlan(p, Set, texts);
-    EXPECT_TRUE(errors.empty()) << formatPlanErrors(errors) << "\n"
-                                << planToJson(p).dump(2);
-    return p;
-  }
-};
 
 const PlanParam *paramFor(const Plan &plan, const std::string &id) {
   for (const auto &k : plan.kernels)
@@ -279,55 +221,6 @@ TEST(HeuristicPlanner, OneTemplatePerKernel) {
 // Property: whatever the candidates, the heuristic plan passes validatePlan,
 // survives a JSON round trip, and lifts every clean confident candidate.
 TEST(HeuristicPlanner, PlansAlwaysValidate) {
-  const std::vector<ParamKind> kinds = {
-      ParamKind::BlockSize,      ParamKind::TileSize,
-      ParamKind::Unroll,         ParamKind::VectorWidth,
-      ParamKind::ItemsPerThread, ParamKind::WarpsPerBlock,
-      ParamKind::Other};
-  const std::vector<int64_t> values = {-3,
-                                       0,
-                                       1,
-                                       2,
-                                       3,
-                                       4,
-                                       6,
-                                       8,
-                                       16,
-                                       32,
-                                       48,
-                                       96,
-                                       100,
-                                       128,
-                                       256,
-                                       512,
-                                       1024,
-                                       2048,
-                                       int64_t(1) << 40};
-  const std::vector<std::string> spellings = {
-      "kBlockSize", "kBlockX", "kBlockY",    "TILE_X", "tile_y", "kUnroll",
-      "BLOCK_SIZE", "kPad",    "num_stages", "VEC",    "_",      "x"};
-  const std::vector<std::string> macros = {"BLOCK_SIZE",
-                                           "TILE",
-                                           "UNROLL",
-                                           "VEC",
-                                           "RMSNORM_BLOCK_SIZE",
-                                           "K0_BLOCK_SIZE",
-                                           "BLOCK_SIZE_2",
-                                           "PAD",
-                                           "PARAM",
-                                           "NUM_STAGES",
-                                           "ITEMS_PER_THREAD",
-                                           "WARPS_PER_BLOCK",
-                                           "TILE_X"};
-  const std::vector<std::string> implied = {"{self} % 32 == 0",
-                                            "{self} <= 1024",
-                                            "{other} * {self} <= 4096",
-                                            "{c999} > 1",
-                                            "{self} <",
-                                            "{self} > 100000",
-                                            "{self",
-                                            "{self} / 0 == 1",
-                                            "{self} * {other} % 2 == 0"};
   auto allowed = [](ParamKind kind, int64_t v) {
     switch (kind) {
     case ParamKind::BlockSize:
@@ -345,61 +238,11 @@ TEST(HeuristicPlanner, PlansAlwaysValidate) {
 
   size_t lifted = 0, plans = 0;
   for (unsigned seed = 0; seed < 400; ++seed) {
-    std::mt19937 rng(seed);
-    auto pick = [&](const auto &list) -> const auto & {
-      return list[std::uniform_int_distribution<size_t>(0,
-                                                        list.size() - 1)(rng)];
-    };
-    auto chance = [&](double p) {
-      return std::uniform_real_distribution<double>(0, 1)(rng) < p;
-    };
-    Fixture f;
-    for (int m = 0; m < 3; ++m)
-      if (chance(0.3))
-        f.Source += "#define " + pick(macros) + " 1\n";
-    int count = std::uniform_int_distribution<int>(0, 7)(rng);
-    for (int i = 0; i < count; ++i) {
-      std::string id = "c" + std::to_string(i);
-      int64_t value = pick(values);
-      std::string name = pick(spellings) + "_" + std::to_string(i);
-      if (chance(0.2))
-        name = pick(spellings); // may repeat or hit a macro: fine
-      Candidate &c =
-          f.constant(id, pick(kinds), name, std::to_string(value), value,
-                     static_cast<Confidence>(
-                         std::uniform_int_distribution<int>(0, 2)(rng)),
-                     chance(0.7) ? "k0" : "k1",
-                     std::uniform_int_distribution<int>(0, 3)(rng));
-      if (chance(0.15) && i > 0) // claim a site of an earlier candidate
-        c.sites.push_back(pick(f.Set.candidates[i - 1].sites));
-      if (chance(0.1))
-        c.sites.back().text += "x"; // stale
-      if (chance(0.1))
-        c.sites.back().replacement = "{P} - 1";
-      if (chance(0.05))
-        c.sites.back().replacement = "oops";
-      if (chance(0.1))
-        c.spelling = "16 / sizeof(T)";
-      int constraints = std::uniform_int_distribution<int>(0, 3)(rng);
-      for (int k = 0; k < constraints; ++k) {
-        std::string text = pick(implied);
-        std::string other =
-            "c" + std::to_string(
-                      std::uniform_int_distribution<int>(0, count - 1)(rng));
-        for (size_t at; (at = text.find("self")) != std::string::npos;)
-          text.replace(at, 4, id);
-        for (size_t at; (at = text.find("other")) != std::string::npos;)
-          text.replace(at, 5, other);
-        c.impliedConstraints.push_back(text);
-      }
-    }
-    if (chance(0.1) && count > 1) // a repeated id
-      f.Set.candidates[1].id = f.Set.candidates[0].id;
-
+    RandomCase random = randomCase(seed);
+    Fixture &f = random.Kernel;
     SourceTexts texts = f.sources();
     HeuristicOptions options;
-    options.minConfidence =
-        static_cast<Confidence>(std::uniform_int_distribution<int>(0, 2)(rng));
+    options.minConfidence = random.MinConfidence;
     options.sources = &texts;
     Plan plan = heuristicPlan(f.Set, options);
 
@@ -422,7 +265,7 @@ TEST(HeuristicPlanner, PlansAlwaysValidate) {
                    allowed(c.kind, c.value) && f.Set.find(c.id) == &c;
       for (const auto &s : c.sites)
         clean = clean && s.replacement.find("{P}") != std::string::npos &&
-                texts[File].compare(s.offset, s.length, s.text) == 0;
+                texts[ktune::test::FixtureFile].compare(s.offset, s.length, s.text) == 0;
       for (size_t j = 0; j < f.Set.candidates.size() && clean; ++j)
         for (const auto &s : c.sites)
           for (const auto &t : f.Set.candidates[j].sites)

@@ -5,6 +5,9 @@
 
 #include "ktune/Plan/Plan.h"
 
+#include <gtest/gtest.h>
+
+#include <random>
 #include <stdexcept>
 #include <string>
 
@@ -43,6 +46,159 @@ inline SourceSite siteOf(const std::string &file, const std::string &text,
 
 inline std::string locationOf(const SourceSite &s) {
   return s.file + ":" + std::to_string(s.line) + ":" + std::to_string(s.col);
+}
+
+inline const std::string FixtureFile = "k.cu";
+
+/// A kernel source and candidates read off it, built line by line.
+struct Fixture {
+  std::string Source;
+  CandidateSet Set;
+
+  Fixture() { Set.file = FixtureFile; }
+
+  /// Adds `constexpr int <name> = <literal>;` and a candidate for it whose
+  /// sites are the literal and `uses` later spellings of the name.
+  Candidate &constant(const std::string &id, ParamKind kind,
+                      const std::string &name, const std::string &literal,
+                      int64_t value, Confidence confidence = Confidence::High,
+                      const std::string &kernel = "rmsnorm", int uses = 1) {
+    std::string decl = "constexpr int " + name + " = " + literal + ";";
+    Source += decl + "\n";
+    Candidate c;
+    c.id = id;
+    c.kind = kind;
+    c.kernel = kernel;
+    c.value = value;
+    c.spelling = name;
+    c.confidence = confidence;
+    c.sites.push_back(site(decl, literal, "definition"));
+    for (int i = 0; i < uses; ++i) {
+      std::string line = "use(" + name + ");";
+      Source += line + "\n";
+      c.sites.push_back(site(line, name, "other"));
+    }
+    Set.candidates.push_back(c);
+    return Set.candidates.back();
+  }
+
+  /// The site of `needle` inside the line just appended.
+  SourceSite site(const std::string &line, const std::string &needle,
+                  const std::string &role) {
+    size_t lineStart = Source.size() - line.size() - 1;
+    size_t before = 0;
+    for (size_t at = Source.find(needle); at < lineStart;
+         at = Source.find(needle, at + 1))
+      ++before;
+    return siteOf(FixtureFile, Source, needle, static_cast<unsigned>(before),
+                  role);
+  }
+
+  SourceTexts sources() const { return {{FixtureFile, Source}}; }
+
+  Plan plan(Confidence least = Confidence::High) {
+    SourceTexts texts = sources();
+    HeuristicOptions options;
+    options.minConfidence = least;
+    options.sources = &texts;
+    Plan p = heuristicPlan(Set, options);
+    auto errors = validatePlan(p, Set, texts);
+    EXPECT_TRUE(errors.empty()) << formatPlanErrors(errors) << "\n"
+                                << planToJson(p).dump(2);
+    return p;
+  }
+};
+
+/// A randomly generated kernel source and candidates with the hostile
+/// features real detectors and users produce: colliding macros, repeated
+/// spellings, values the kind does not allow, stale sites, candidates
+/// claiming each other's sites, repeated ids and malformed implied
+/// constraints. Deterministic for a seed.
+struct RandomCase {
+  Fixture Kernel;
+  Confidence MinConfidence = Confidence::High;
+};
+
+inline RandomCase randomCase(unsigned seed) {
+  const std::vector<ParamKind> kinds = {
+      ParamKind::BlockSize,      ParamKind::TileSize,
+      ParamKind::Unroll,         ParamKind::VectorWidth,
+      ParamKind::ItemsPerThread, ParamKind::WarpsPerBlock,
+      ParamKind::Other};
+  // clang-format off
+  const std::vector<int64_t> values = {
+      -3,  0,   1,   2,   3,    4,    6,   8,  16, 32, 48, 96, 100,
+      128, 256, 512, 1024, 2048, int64_t(1) << 40};
+  const std::vector<std::string> spellings = {
+      "kBlockSize", "kBlockX", "kBlockY",    "TILE_X", "tile_y", "kUnroll",
+      "BLOCK_SIZE", "kPad",    "num_stages", "VEC",    "_",      "x"};
+  const std::vector<std::string> macros = {
+      "BLOCK_SIZE", "TILE", "UNROLL", "VEC", "RMSNORM_BLOCK_SIZE",
+      "K0_BLOCK_SIZE", "BLOCK_SIZE_2", "PAD", "PARAM", "NUM_STAGES",
+      "ITEMS_PER_THREAD", "WARPS_PER_BLOCK", "TILE_X"};
+  // clang-format on
+  const std::vector<std::string> implied = {"{self} % 32 == 0",
+                                            "{self} <= 1024",
+                                            "{other} * {self} <= 4096",
+                                            "{c999} > 1",
+                                            "{self} <",
+                                            "{self} > 100000",
+                                            "{self",
+                                            "{self} / 0 == 1",
+                                            "{self} * {other} % 2 == 0"};
+  std::mt19937 rng(seed);
+  auto pick = [&](const auto &list) -> const auto & {
+    return list[std::uniform_int_distribution<size_t>(0, list.size() - 1)(rng)];
+  };
+  auto chance = [&](double p) {
+    return std::uniform_real_distribution<double>(0, 1)(rng) < p;
+  };
+  RandomCase out;
+  Fixture &f = out.Kernel;
+  for (int m = 0; m < 3; ++m)
+    if (chance(0.3))
+      f.Source += "#define " + pick(macros) + " 1\n";
+  int count = std::uniform_int_distribution<int>(0, 7)(rng);
+  for (int i = 0; i < count; ++i) {
+    std::string id = "c" + std::to_string(i);
+    int64_t value = pick(values);
+    std::string name = pick(spellings) + "_" + std::to_string(i);
+    if (chance(0.2))
+      name = pick(spellings); // may repeat or hit a macro: fine
+    Candidate &c = f.constant(
+        id, pick(kinds), name, std::to_string(value), value,
+        static_cast<Confidence>(std::uniform_int_distribution<int>(0, 2)(rng)),
+        chance(0.7) ? "k0" : "k1",
+        std::uniform_int_distribution<int>(0, 3)(rng));
+    if (chance(0.15) && i > 0) // claim a site of an earlier candidate
+      c.sites.push_back(pick(f.Set.candidates[i - 1].sites));
+    if (chance(0.1))
+      c.sites.back().text += "x"; // stale
+    if (chance(0.1))
+      c.sites.back().replacement = "{P} - 1";
+    if (chance(0.05))
+      c.sites.back().replacement = "oops";
+    if (chance(0.1))
+      c.spelling = "16 / sizeof(T)";
+    int constraints = std::uniform_int_distribution<int>(0, 3)(rng);
+    for (int k = 0; k < constraints; ++k) {
+      std::string text = pick(implied);
+      std::string other = "c";
+      other +=
+          std::to_string(std::uniform_int_distribution<int>(0, count - 1)(rng));
+      for (size_t at; (at = text.find("self")) != std::string::npos;)
+        text.replace(at, 4, id);
+      for (size_t at; (at = text.find("other")) != std::string::npos;)
+        text.replace(at, 5, other);
+      c.impliedConstraints.push_back(text);
+    }
+  }
+  if (chance(0.1) && count > 1) // a repeated id
+    f.Set.candidates[1].id = f.Set.candidates[0].id;
+
+  out.MinConfidence =
+      static_cast<Confidence>(std::uniform_int_distribution<int>(0, 2)(rng));
+  return out;
 }
 
 } // namespace ktune::test

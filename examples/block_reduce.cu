@@ -78,9 +78,11 @@ __global__ void __launch_bounds__(256)
   if (!is_last_block)
     return;
 
+  // Volatile loads bypass L1, which may hold stale lines of block_sums.
+  const volatile float *partials = block_sums;
   float partial = 0.0f;
   for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += 256) {
-    partial += __ldcg(&block_sums[b]);
+    partial += partials[b];
     block_sums[b] = 0.0f;
   }
   __syncthreads(); // temp_storage is reused

@@ -62,13 +62,13 @@ struct SumOp {
 template <int BlockSize, typename Op>
 __device__ __forceinline__ float block_all_reduce(float value, float *buffer,
                                                   Op op) {
-  buffer[threadIdx.x] = value;
+  const int tid = threadIdx.x;
+  buffer[tid] = value;
   __syncthreads();
 #pragma unroll
   for (int stride = BlockSize / 2; stride > 0; stride >>= 1) {
-    if (threadIdx.x < stride)
-      buffer[threadIdx.x] =
-          op(buffer[threadIdx.x], buffer[threadIdx.x + stride]);
+    if (tid < stride)
+      buffer[tid] = op(buffer[tid], buffer[tid + stride]);
     __syncthreads();
   }
   const float result = buffer[0];

@@ -6,6 +6,8 @@
 //   check_examples all [SEED] correctness of every example, template and the
 //                             faults that leave the context usable (exit 0
 //                             when everything behaves as expected)
+//   check_examples time-template  times every configuration of the
+//                             hand-written template at two shapes
 //   check_examples fault N    one planted fault alone (4: illegal address,
 //                             5: hang; the caller wraps 5 in a timeout)
 //
@@ -567,11 +569,47 @@ void checkBlockReduce(int64_t n) {
 
 // --- hand-written silu_and_mul template --------------------------------------
 
+bool timing = false;
+std::vector<std::pair<double, std::string>> timings;
+
+/// Median of 100 launches timed with events, after 10 warm-up launches.
+double medianKernelUs(const std::function<void()> &launch) {
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  for (int i = 0; i < 10; ++i)
+    launch();
+  std::vector<float> ms(100);
+  for (auto &m : ms) {
+    CUDA_CHECK(cudaEventRecord(start));
+    launch();
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    CUDA_CHECK(cudaEventElapsedTime(&m, start, stop));
+  }
+  finishLaunch();
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2] * 1e3;
+}
+
 template <int BLOCK, int VEC, int UNROLL>
 void runTemplateSilu(int tokens, int d, const DeviceBuffer &in,
                      const std::vector<double> &ref, DeviceBuffer &out) {
   // The manifest's constraints.
   if constexpr (BLOCK % 32 == 0 && BLOCK * VEC * UNROLL <= 16384) {
+    if (timing) {
+      timings.push_back(
+          {medianKernelUs([&] {
+             ops::silu_and_mul_kernel<__nv_bfloat16, BLOCK, VEC, UNROLL>
+                 <<<tokens, BLOCK>>>(out.as<__nv_bfloat16>(),
+                                     in.as<const __nv_bfloat16>(), d);
+           }),
+           std::to_string(BLOCK) + "," + std::to_string(VEC) + "," +
+               std::to_string(UNROLL)});
+      return;
+    }
     for (uint8_t poison : kPoisons) {
       out.poison(poison);
       ops::silu_and_mul_kernel<__nv_bfloat16, BLOCK, VEC, UNROLL>
@@ -741,8 +779,28 @@ int main(int argc, char **argv) {
   std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
   if (mode == "fault" && argc > 2)
     return runSingleFault(std::atoi(argv[2]));
+  if (mode == "time-template") {
+    // Spread of the hand-written template's space (bf16), best first.
+    timing = true;
+    for (auto [tokens, d] :
+         std::vector<std::pair<int, int>>{{16, 4096}, {4096, 11008}}) {
+      timings.clear();
+      checkSiluTemplate(tokens, d);
+      std::sort(timings.begin(), timings.end());
+      std::printf("silu_and_mul.tpl T=%d d=%d: %zu configurations\n", tokens, d,
+                  timings.size());
+      for (size_t i = 0; i < timings.size(); ++i)
+        if (i < 5 || i + 3 >= timings.size() || timings[i].second == "256,8,1")
+          std::printf("  %2zu  <%s>  %8.2f us%s\n", i + 1,
+                      timings[i].second.c_str(), timings[i].first,
+                      timings[i].second == "256,8,1" ? "  (default)" : "");
+    }
+    return 0;
+  }
   if (mode != "all") {
-    std::fprintf(stderr, "usage: check_examples [all [SEED] | fault N]\n");
+    std::fprintf(
+        stderr,
+        "usage: check_examples [all [SEED] | time-template | fault N]\n");
     return 2;
   }
 

@@ -42,5 +42,10 @@ else
   status=1
 fi
 
+# TIME_TEMPLATE=1 also times the hand-written template's space.
+if [ "${TIME_TEMPLATE:-0}" = 1 ]; then
+  "$build/check_examples" time-template || status=1
+fi
+
 [ "$status" -eq 0 ] && echo "run-gpu-checks: all passed" || echo "run-gpu-checks: FAILED"
 exit "$status"

@@ -16,6 +16,9 @@ config.environment["PATH"] = os.pathsep.join(
     [config.ktune_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 # Keep the tests' compile cache inside the build tree.
 config.environment["KTUNE_CACHE_DIR"] = os.path.join(config.ktune_binary_dir, "test", "lit", "cache")
+# ktune-refactor: no detached preamble builds while tests run (the preamble
+# cache has its own test).
+config.environment["KTUNE_PREAMBLE_BUILD"] = "never"
 
 config.substitutions.append(("%examples", os.path.join(config.ktune_source_dir, "examples")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
@@ -23,6 +26,7 @@ config.substitutions.append(("%shared", config.shared_data_dir))
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
 # Fixtures, replay server and scripted planners of the planner tests.
 config.substitutions.append(("%planner", os.path.join(config.ktune_source_dir, "test", "planner")))
+config.substitutions.append(("%scripts", os.path.join(config.ktune_source_dir, "scripts")))
 
 if config.enable_clang:
     config.available_features.add("clang")

@@ -94,6 +94,12 @@ std::string findShareDir() {
     llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
     if (isDirectory(std::string(p) + "/cuda-compat"))
       return std::string(p);
+    // A build directory inside the source tree: <src>/build/bin/tool.
+    p = llvm::sys::path::parent_path(exe);
+    llvm::sys::path::append(p, "..", "..", "share", "ktune");
+    llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+    if (isDirectory(std::string(p) + "/cuda-compat"))
+      return std::string(p);
   }
   return KTUNE_SOURCE_SHARE_DIR;
 }
@@ -111,6 +117,10 @@ std::string defaultCacheDir() {
 static std::string resourceDir(const ParserOptions &options) {
   if (!options.resourceDir.empty())
     return options.resourceDir;
+  // A binary carried to a machine without LLVM (KTUNE_STATIC_CLANG) finds
+  // clang's builtin headers where this says.
+  if (const char *v = std::getenv("KTUNE_CLANG_RESOURCE_DIR"); v && *v)
+    return v;
   if (isDirectory(KTUNE_CLANG_RESOURCE_DIR))
     return KTUNE_CLANG_RESOURCE_DIR;
   // An installed tool next to Clang's own layout.

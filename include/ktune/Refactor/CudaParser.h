@@ -50,7 +50,8 @@ struct ParserOptions {
   std::string cudaPath;        // empty: find the toolkit
   bool noCudaToolkit = false;  // parse with the shim header instead
   std::string gpuArch = "sm_90";
-  std::string resourceDir;     // empty: the configured Clang resource dir
+  std::string resourceDir;     // empty: $KTUNE_CLANG_RESOURCE_DIR, else the
+                               // configured Clang resource dir
   std::string shareDir;        // empty: located from the executable
   std::string cacheDir;        // empty: no preamble cache
   /// Build a missing preamble before parsing (slower now, fast next time);
@@ -65,7 +66,8 @@ struct ParserOptions {
 std::optional<std::string> findCudaToolkit(const std::string &explicitPath);
 
 /// Where ktune's data files live (cuda-compat/, cuda-shim/): $KTUNE_SHARE_DIR,
-/// <executable>/../share/ktune, or the source tree's share/ktune.
+/// <executable>/../share/ktune, <executable>/../../share/ktune (a build
+/// directory inside the source tree), or the source tree's share/ktune.
 std::string findShareDir();
 
 /// The default preamble cache: $KTUNE_CACHE_DIR/preamble,

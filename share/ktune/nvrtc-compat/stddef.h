@@ -1,0 +1,3 @@
+// <stddef.h> for NVRTC: see ktune_nvrtc_std.h.
+#pragma once
+#include "ktune_nvrtc_std.h"

@@ -506,7 +506,7 @@ def build_one(name, spec, variant, header, build_dir):
     tmp = f"{stem}.{os.getpid()}.{threading.get_ident()}.tmp.so"
     cmd = nvcc_command(src, tmp)
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     except (OSError, subprocess.SubprocessError) as e:
         return {"lib": None, "src": src, "error": f"nvcc: {e}", "seconds": time.monotonic() - t0}
     with open(log, "w") as f:
@@ -1179,7 +1179,10 @@ def render_md(doc):
     rf = doc.get("roofline") or {}
     if rf:
         L.append(f"- copy roofline: {rf['TBps']:.3f} TB/s (IQR {rf['iqr_TBps']:.3f}; {rf['method']})")
-    L.append(f"- command: `{doc.get('command')}`")
+    if doc.get("outer_command"):
+        L.append(f"- command: `{doc['outer_command']}`, which ran `{doc.get('command')}`")
+    else:
+        L.append(f"- command: `{doc.get('command')}`")
     s = doc.get("settings", {})
     L.append(f"- method: CUDA graphs of back-to-back calls, replayed interleaved (original, tuned, original again, "
              f"eager, compile), timed with events; per-call medians ± IQR over the replays, in µs. "
@@ -1288,11 +1291,33 @@ def render_md(doc):
     return "\n".join(L)
 
 
+# Machine paths in a report (they end up in the repository) are written as
+# placeholders: longest first.
+PATH_NAMES = {}
+
+
+def set_path_names(a):
+    PATH_NAMES.clear()
+    for path, name in ((ROOT, "<repo>"), (a.out, "$OUT"), (a.tuned_dir, "<tuned-dir>"),
+                       (a.build_dir, "<build-dir>")):
+        if path:
+            PATH_NAMES[os.path.abspath(path)] = name
+            PATH_NAMES[path.rstrip("/")] = name
+
+
+def without_paths(text):
+    for path in sorted(PATH_NAMES, key=len, reverse=True):
+        if len(path) > 1:
+            text = text.replace(path, PATH_NAMES[path])
+    return text
+
+
 def write_outputs(doc, out_dir, tag):
     os.makedirs(out_dir, exist_ok=True)
     jpath = os.path.join(out_dir, f"e2e_{tag}.json")
     mpath = os.path.join(out_dir, f"e2e_{tag}.md")
-    for path, text in ((jpath, json.dumps(doc, indent=1, default=str)), (mpath, render_md(doc))):
+    for path, text in ((jpath, without_paths(json.dumps(doc, indent=1, default=str))),
+                       (mpath, without_paths(render_md(doc)))):
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
             f.write(text)
@@ -1374,7 +1399,7 @@ def parse_args(argv):
     p.add_argument("--build-only", action="store_true", help="generate and compile the libraries; no GPU")
     p.add_argument("--selftest-cpu", action="store_true",
                    help="check the torch baselines against the float64 references on the CPU; no GPU")
-    p.add_argument("--watchdog-s", type=float, default=120, help="exit 3 when one step takes longer")
+    p.add_argument("--watchdog-s", type=float, default=90, help="exit 3 when one step takes longer")
     return p.parse_args(argv)
 
 
@@ -1496,12 +1521,15 @@ def main(argv=None):
         return status
 
     # --- on the GPU machine ---
+    set_path_names(a)
     import_torch()
     if not torch.cuda.is_available():
         sys.exit("bench.py: error: no CUDA device (use --dry-run or --build-only without a GPU)")
     props = torch.cuda.get_device_properties(0)
     tag = a.tag or re.sub(r"[^A-Za-z0-9]+", "_", props.name.replace("NVIDIA ", "")).strip("_").lower()
     jpath = os.path.join(a.out, f"e2e_{tag}.json")
+    hung_path = os.path.join(a.out, f"e2e_{tag}.hung")
+    os.makedirs(a.out, exist_ok=True)
     doc = None
     if a.resume and os.path.exists(jpath):
         try:
@@ -1537,6 +1565,8 @@ def main(argv=None):
                           "driver": driver, "cuda": torch.version.cuda, "torch": torch.__version__,
                           "triton": triton_v, "nvcc": nvcc_v},
                "settings": {}, "kernels": {}, "kernel_order": []}
+        if os.environ.get("KTUNE_E2E_COMMAND"):
+            doc["outer_command"] = os.environ["KTUNE_E2E_COMMAND"]
     l2 = int(doc["device"]["l2_bytes"])
     doc["settings"] = {"quick": a.quick, "modes": cfg.modes, "cold_l2_multiple": cfg.cold_l2_multiple,
                        "max_calls_ours": cfg.max_calls_ours, "host_budget_s": cfg.host_budget_s,
@@ -1557,6 +1587,11 @@ def main(argv=None):
                 print(f"bench.py: watchdog: no progress for {a.watchdog_s:.0f} s during '{HEART.what}'; "
                       "exiting (rerun with --resume)", flush=True)
                 cur = HEART.what.split(" ")[0]
+                try:  # the marker survives even if the report cannot be written now
+                    with open(hung_path, "a") as f:
+                        f.write(cur + "\n")
+                except OSError:
+                    pass
                 if cur in doc["kernels"]:
                     doc["kernels"][cur].setdefault("errors", []).append(f"watchdog: hung during '{HEART.what}'")
                     doc["kernels"][cur]["done"] = True
@@ -1566,6 +1601,16 @@ def main(argv=None):
                     os._exit(3)
 
     threading.Thread(target=watchdog, daemon=True).start()
+
+    # Kernels a watchdog ended in an earlier run are not tried again.
+    if a.resume and os.path.exists(hung_path):
+        with open(hung_path) as f:
+            for name in {line.strip() for line in f if line.strip()}:
+                if name in doc["kernels"] and not doc["kernels"][name].get("done"):
+                    doc["kernels"][name]["done"] = True
+                    doc["kernels"][name].setdefault("errors", []).append("watchdog: hung in an earlier run")
+    elif os.path.exists(hung_path):
+        os.remove(hung_path)
 
     exit_code = 0
     for k in kernels:
@@ -1586,6 +1631,9 @@ def main(argv=None):
                 if v == "tuned":
                     kd["tuned_note"] = "no tuned header found: original and torch only"
                 continue
+            while not f.done():  # a build is no hang: keep the watchdog quiet
+                HEART.beat(f"{k} build")
+                time.sleep(0.5)
             r = f.result()
             kd.setdefault("build", {})[v] = {x: r.get(x) for x in ("lib", "seconds", "error", "cached")}
             if r.get("lib"):
@@ -1635,6 +1683,7 @@ def main(argv=None):
             if row.get("modes"):
                 print(progress_line(k, row), flush=True)
             torch.cuda.empty_cache()
+            write_outputs(doc, a.out, tag)
             HEART.beat(f"{k} next")
         kd["done"] = True
         doc["noise"] = noise_summary(doc)

@@ -48,6 +48,8 @@ bench_script="${BENCH_SCRIPT:-bench/e2e/bench.py}"
 [ "${QUICK:-0}" = 1 ] && quick=(--quick)
 
 echo "run_gpu: root $root, bin $bin, out $out, budget ${total_s} s"
+# Recorded in the report as the command that produced it.
+export KTUNE_E2E_COMMAND="bench/e2e/run_gpu.sh ${bin#"$root"/} (KERNELS=${KERNELS:-all} QUICK=${QUICK:-0} TOTAL_S=$total_s)"
 
 # --- facts about the machine -------------------------------------------------
 {
@@ -109,6 +111,7 @@ else
     # shellcheck disable=SC2206
     extra=(${KTUNE_RUN_ARGS:-})
     cmd+=("${extra[@]}")
+    cmd_text="${cmd[*]}"
     t0=$(date +%s.%N)
     # SIGINT first: the tuner stops searching and writes what it found.
     timeout -s INT -k 15 "$limit" "${cmd[@]}" > "$log/tune-$k.log" 2>&1
@@ -117,7 +120,7 @@ else
     cat > "$dir/ktune_run.json" <<EOF
 {"rc": $rc, "wall_s": $wall, "limit_s": $limit, "budget": $budget, "strategy": "${STRATEGY:-bayes}",
  "timed_out": $([ "$rc" = 124 ] || [ "$rc" = 130 ] || [ "$rc" = 137 ] && echo true || echo false),
- "command": $(json_str "${cmd[*]}")}
+ "command": $(json_str "${cmd_text//$root\//}")}
 EOF
     hdr=$(find "$dir" -name '*.tuned.h' | head -1)
     echo "run_gpu: tune $k: exit $rc in ${wall} s (limit ${limit} s, budget $budget), header: ${hdr:-NONE}"

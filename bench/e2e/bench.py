@@ -944,13 +944,18 @@ def copy_roofline(cfg):
 
 
 class Heartbeat:
+    """What the main thread is doing, since when, and for how long that may
+    take before the watchdog calls it a hang."""
+
     def __init__(self):
         self.t = time.monotonic()
         self.what = "start"
+        self.allow = 0.0
 
-    def beat(self, what):
+    def beat(self, what, allow=0.0):
         self.t = time.monotonic()
         self.what = what
+        self.allow = allow
 
 
 HEART = Heartbeat()
@@ -1050,7 +1055,8 @@ def run_shape(kernel, spec, shape, libs, cfg, l2_bytes, tuned_info):
     fn = torch_fn(kernel)
     torch_variants = {"torch_eager": fn}
     if cfg.compile_enabled(kernel):
-        HEART.beat(f"{kernel} {shape_label(shape)} torch.compile")
+        # The first compilation starts inductor's workers: allow it minutes.
+        HEART.beat(f"{kernel} {shape_label(shape)} torch.compile", allow=300)
         t0 = time.monotonic()
         try:
             torch._dynamo.reset()
@@ -1583,8 +1589,9 @@ def main(argv=None):
     def watchdog():
         while True:
             time.sleep(5)
-            if time.monotonic() - HEART.t > a.watchdog_s:
-                print(f"bench.py: watchdog: no progress for {a.watchdog_s:.0f} s during '{HEART.what}'; "
+            limit = max(a.watchdog_s, HEART.allow)
+            if time.monotonic() - HEART.t > limit:
+                print(f"bench.py: watchdog: no progress for {limit:.0f} s during '{HEART.what}'; "
                       "exiting (rerun with --resume)", flush=True)
                 cur = HEART.what.split(" ")[0]
                 try:  # the marker survives even if the report cannot be written now
@@ -1691,7 +1698,8 @@ def main(argv=None):
     doc["noise"] = noise_summary(doc)
     doc["elapsed_s"] = round(time.monotonic() - START, 1)
     if any(doc["kernels"].get(k, {}).get("errors") or
-           any(r.get("error") or r.get("check_failed") for r in doc["kernels"].get(k, {}).get("rows", []))
+           any(r.get("error") or r.get("errors") or r.get("check_failed")
+               for r in doc["kernels"].get(k, {}).get("rows", []))
            for k in kernels):
         exit_code = max(exit_code, 1)
     jp, mp = write_outputs(doc, a.out, tag)

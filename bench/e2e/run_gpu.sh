@@ -69,6 +69,8 @@ build_pid=$!
 
 # --- 2. tune ------------------------------------------------------------------
 export KTUNE_CACHE_DIR="${KTUNE_CACHE_DIR:-${TMPDIR:-/tmp}/ktune-cache}"
+# templates/ (the dispatch header's text) wherever the binaries were carried.
+export KTUNE_DATA_DIR="${KTUNE_DATA_DIR:-$root}"
 if [ -z "${KTUNE_CLANG_RESOURCE_DIR:-}" ] && [ -d "$bin/clang-resource" ]; then
   export KTUNE_CLANG_RESOURCE_DIR="$bin/clang-resource"
 fi

@@ -89,7 +89,7 @@ else
   # Where `ktune run` takes --time-limit, the tuner shares the time among the
   # shapes itself; the wall limit below stays as a backstop.
   has_time_limit=0
-  "$bin/ktune" run --help 2>&1 | grep -q -- '--time-limit' && has_time_limit=1
+  timeout 30 "$bin/ktune" run --help 2>&1 | grep -q -- '--time-limit' && has_time_limit=1
   for k in ${kernels//,/ }; do
     spec="examples/$k.spec.json"
     if [[ " $seed_kernels " == *" $k "* ]]; then

@@ -22,7 +22,6 @@
 
 #include <map>
 #include <memory>
-#include <regex>
 #include <set>
 
 namespace ktune::refactor {

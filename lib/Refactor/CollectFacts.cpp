@@ -14,9 +14,9 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
-#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -224,8 +224,7 @@ public:
   SourceFacts &Out;
   llvm::StringRef Buffer;
   std::map<std::tuple<unsigned, std::string, std::string>, Occurrence> Occs;
-  std::map<const FunctionDecl *, std::unique_ptr<ExprMutationAnalyzer>>
-      Mutation;
+  std::map<std::pair<const FunctionDecl *, const VarDecl *>, bool> ConstCache;
   std::set<const FunctionDecl *> ScannedDevice;
 };
 
@@ -381,15 +380,83 @@ void Collector::describeDerived(const VarDecl *var, Atom &a) {
   }
 }
 
+/// True when a use of a variable can change it: assigned, incremented, its
+/// address taken, bound to a non-const reference, or a member of it
+/// assigned. Capturing it by reference in a lambda is not a change by
+/// itself (the lambda's body is checked like any other code).
+static bool mutates(ASTContext &ctx, const DeclRefExpr *ref) {
+  const Expr *child = ref;
+  for (int depth = 0; depth < 8; ++depth) {
+    auto parents = ctx.getParents(*child);
+    if (parents.empty())
+      return false;
+    if (const auto *b = parents[0].get<BinaryOperator>()) {
+      if (b->isAssignmentOp() && b->getLHS()->IgnoreParenImpCasts() == child)
+        return true;
+      return false;
+    }
+    if (const auto *u = parents[0].get<UnaryOperator>())
+      return u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf;
+    if (const auto *m = parents[0].get<MemberExpr>()) {
+      child = m; // `block.x = 1`: keep climbing from the member access
+      continue;
+    }
+    if (const auto *call = parents[0].get<CallExpr>()) {
+      const FunctionDecl *callee = call->getDirectCallee();
+      if (!callee)
+        return !child->getType().isConstQualified() &&
+               child->isLValue(); // unknown callee: assume the worst
+      for (unsigned i = 0; i < call->getNumArgs() && i < callee->getNumParams();
+           ++i)
+        if (call->getArg(i)->IgnoreParenImpCasts() == child) {
+          QualType t = callee->getParamDecl(i)->getType();
+          return t->isReferenceType() &&
+                 !t->getPointeeType().isConstQualified();
+        }
+      return false;
+    }
+    if (const auto *cast = parents[0].get<ImplicitCastExpr>()) {
+      if (cast->getCastKind() == CK_LValueToRValue)
+        return false;
+      child = cast;
+      continue;
+    }
+    if (const auto *paren = parents[0].get<ParenExpr>()) {
+      child = paren;
+      continue;
+    }
+    return false;
+  }
+  return false;
+}
+
 bool Collector::isEffectivelyConst(const VarDecl *var, const FunctionDecl *fn) {
   if (var->getType().isConstQualified() || var->isConstexpr())
     return true;
   if (!fn || !fn->getBody() || !var->getInit())
     return false;
-  auto &analyzer = Mutation[fn];
-  if (!analyzer)
-    analyzer = std::make_unique<ExprMutationAnalyzer>(*fn->getBody(), Ctx);
-  return !analyzer->isMutated(var);
+  auto key = std::make_pair(fn, var);
+  if (auto it = ConstCache.find(key); it != ConstCache.end())
+    return it->second;
+  struct Uses : RecursiveASTVisitor<Uses> {
+    const VarDecl *Var;
+    std::vector<const DeclRefExpr *> Refs;
+    bool VisitDeclRefExpr(DeclRefExpr *r) {
+      if (r->getDecl() == Var)
+        Refs.push_back(r);
+      return true;
+    }
+  } uses;
+  uses.Var = var;
+  uses.TraverseStmt(fn->getBody());
+  bool constant = true;
+  for (const DeclRefExpr *r : uses.Refs)
+    if (mutates(Ctx, r)) {
+      constant = false;
+      break;
+    }
+  ConstCache[key] = constant;
+  return constant;
 }
 
 void Collector::record(const Atom &a, const RoleCtx &ctx,

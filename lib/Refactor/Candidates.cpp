@@ -73,13 +73,6 @@ bool isEvidenceRole(const Occurrence &o) {
          role != "launch_grid" && role != "launch_smem";
 }
 
-std::string lower(const std::string &s) {
-  std::string out = s;
-  for (char &c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 /// What an engineer's name says about a constant.
 std::optional<ParamKind> kindFromName(const std::string &name) {
   // "kThreadsPerBlock" -> "threadsperblock", "BLOCK_SIZE" -> "blocksize".

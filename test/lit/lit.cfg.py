@@ -16,6 +16,9 @@ config.environment["PATH"] = os.pathsep.join(
     [config.ktune_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 # Keep the tests' compile cache inside the build tree.
 config.environment["KTUNE_CACHE_DIR"] = os.path.join(config.ktune_binary_dir, "test", "lit", "cache")
+# ktune-refactor: no detached preamble builds while tests run (the preamble
+# cache has its own test).
+config.environment["KTUNE_PREAMBLE_BUILD"] = "never"
 
 config.substitutions.append(("%examples", os.path.join(config.ktune_source_dir, "examples")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
@@ -23,6 +26,7 @@ config.substitutions.append(("%shared", config.shared_data_dir))
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
 # Fixtures, replay server and scripted planners of the planner tests.
 config.substitutions.append(("%planner", os.path.join(config.ktune_source_dir, "test", "planner")))
+config.substitutions.append(("%scripts", os.path.join(config.ktune_source_dir, "scripts")))
 
 if config.enable_clang:
     config.available_features.add("clang")
@@ -40,6 +44,13 @@ if config.enable_cuda:
     config.available_features.add("cuda-toolkit")
 if getattr(config, "have_curl", False):
     config.available_features.add("curl")
+# CUDA toolkit headers that ktune-refactor can parse against (cub and
+# friends); without them it falls back to its shim header.
+for root in [os.environ.get("CUDA_PATH", ""), os.environ.get("CUDA_HOME", ""),
+             "/usr/local/cuda"]:
+    if root and os.path.exists(os.path.join(root, "include", "cuda_runtime.h")):
+        config.available_features.add("cuda-headers")
+        break
 if config.nvcc and os.path.exists(config.nvcc):
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", config.nvcc))

@@ -1,0 +1,59 @@
+//===- ktune/Refactor/Detection.h - Finding tunable constants ---*- C++ -*-===//
+//
+// Detection in two steps. collectFacts reads one AST (one compilation side)
+// and records kernels, helpers, launches and every spelled constant in a
+// role that matters for performance (launch block dims, __launch_bounds__,
+// cub block sizes, loop strides, shared-memory extents, #pragma unroll,
+// register arrays, vector widths). buildCandidates groups the merged facts
+// into candidates: the same constant in every site that must change with
+// it, with its kind, confidence, reasons and the constraints the code
+// implies. Both are usable on their own, e.g. from a clang-tidy check's
+// MatchFinder callback:
+//
+//   auto facts = collectFacts(*Result.Context, "kernel.cu");
+//   attributeHelperOccurrences(facts);
+//   CandidateSet set = buildCandidates(facts);
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_REFACTOR_DETECTION_H
+#define KTUNE_REFACTOR_DETECTION_H
+
+#include "ktune/Plan/Candidates.h"
+#include "ktune/Refactor/SourceFacts.h"
+
+#include <string>
+
+namespace clang {
+class ASTContext;
+}
+
+namespace ktune::refactor {
+
+/// Reads the main file of `ctx`. `fileAsGiven` is recorded in sites.
+SourceFacts collectFacts(clang::ASTContext &ctx,
+                         const std::string &fileAsGiven);
+
+/// Groups facts (after attributeHelperOccurrences) into candidates with
+/// stable ids. Pure: the same facts give the same candidates.
+CandidateSet buildCandidates(const SourceFacts &facts);
+
+/// Which candidate each occurrence ended up in: (offset, kernel id) ->
+/// candidate id. Rewriting uses it to find the functions a site lies in.
+struct CandidateIndex {
+  std::map<std::pair<unsigned, std::string>, std::string> byOccurrence;
+  /// Candidate id -> kernel function id.
+  std::map<std::string, std::string> kernelOf;
+  /// Candidate id -> existing kernel template parameter it sets (-1: none).
+  std::map<std::string, int> boundParam;
+};
+
+/// Like buildCandidates, also returning the index.
+CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index);
+
+/// Facts and candidates for one AST: collectFacts + attribution + grouping.
+CandidateSet detectCandidates(clang::ASTContext &ctx,
+                              const std::string &fileAsGiven);
+
+} // namespace ktune::refactor
+
+#endif

@@ -1,0 +1,56 @@
+//===- ktune/Refactor/Rewrite.h - Applying a plan -----------------*- C++
+//-*-===//
+//
+// Turns a (validated) plan into source edits: each planned kernel becomes a
+// template with one `int NAME = <original>` parameter per plan parameter,
+// every site of the parameter's candidates is replaced consistently, device
+// helpers that hold sites receive the parameter too (their calls pass it),
+// host functions that launch the kernel become templates with the same
+// defaulted parameters and pass them on, and the plan's constraints become
+// static_asserts. Edits are clang::tooling::Replacements, which reject
+// overlaps. The manifest entries describe the resulting templates.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_REFACTOR_REWRITE_H
+#define KTUNE_REFACTOR_REWRITE_H
+
+#include "ktune/Plan/Manifest.h"
+#include "ktune/Plan/Plan.h"
+#include "ktune/Refactor/Detection.h"
+#include "ktune/Refactor/SourceFacts.h"
+
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace ktune::refactor {
+
+struct RewriteResult {
+  clang::tooling::Replacements replacements;
+  std::vector<ManifestKernel> kernels;
+  /// Things the user should know (a launch left at its defaults because
+  /// its host function cannot become a template), "file:line: message".
+  std::vector<std::string> notes;
+};
+
+/// Edits and manifest entries for `plan`. Errors (as ktune::Error inside
+/// the llvm::Error, see toLLVMError) name the plan's JSON path and, where
+/// there is one, the source location.
+llvm::Expected<RewriteResult> planRewrite(const SourceFacts &facts,
+                                          const CandidateSet &candidates,
+                                          const CandidateIndex &index,
+                                          const Plan &plan,
+                                          llvm::StringRef source);
+
+/// The rewritten source.
+llvm::Expected<std::string>
+applyRewrite(llvm::StringRef source, const clang::tooling::Replacements &edits);
+
+/// ktune::Error -> llvm::Error with the text "where: message".
+llvm::Error toLLVMError(const ktune::Error &error);
+
+} // namespace ktune::refactor
+
+#endif

@@ -1,0 +1,205 @@
+//===- ktune/Refactor/SourceFacts.h - What the AST says, as data -*- C++
+//-*-===//
+//
+// Detection reads the AST once per compilation side (host, device) and
+// records everything later steps need as plain data keyed by byte offsets in
+// the main file: the kernels and device helpers, the calls and launches
+// between them, and every spelled constant that could be a tuning knob, with
+// the role it plays. Facts from both sides are merged by offset; grouping
+// them into candidates and rewriting them need no AST.
+//
+// Expressions read off the source (launch geometry, shared-memory extents,
+// __launch_bounds__) are kept in ktune's expression language with markers
+// "@<offset>@" standing for the constant spelled at that offset, so they can
+// later be written in terms of candidates or plan parameters.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_REFACTOR_SOURCEFACTS_H
+#define KTUNE_REFACTOR_SOURCEFACTS_H
+
+#include "ktune/Plan/Manifest.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ktune::refactor {
+
+enum class FunctionRole { Kernel, DeviceHelper, Host };
+
+struct TemplateParamFacts {
+  std::string name;
+  /// "typename", or the type of a non-type parameter as spelled ("int").
+  std::string type;
+  std::optional<std::string> defaultText;
+  bool isPack = false;
+};
+
+/// One declaration of a function in the main file, and how to make it a
+/// template (or extend its template parameter list).
+struct DeclarationFacts {
+  /// Existing template: offset of the '>' closing the parameter list.
+  /// Otherwise: offset of the first token of the declaration.
+  unsigned insertOffset = 0;
+  bool hasTemplateList = false;
+  bool emptyTemplateList = false; // `template <>`: an explicit specialisation
+  std::string indent;             // leading whitespace of the line
+  bool isDefinition = false;
+};
+
+struct FunctionFacts {
+  std::string id; // "fn@<offset of the name>"
+  FunctionRole role = FunctionRole::Host;
+  std::string name;          // unqualified
+  std::string qualifiedName; // without anonymous namespaces
+  unsigned line = 0;         // of the name
+  unsigned offset = 0;       // of the name
+  bool isTemplate = false;
+  std::vector<TemplateParamFacts> templateParams;
+  std::vector<DeclarationFacts> declarations; // source order
+  unsigned bodyBegin = 0;                     // just after the body's '{'
+  /// Text of the function's declarations: from the first declaration's
+  /// start to the end of the definition's body.
+  unsigned rangeBegin = 0, rangeEnd = 0;
+  /// Why template parameters cannot be added (empty: they can).
+  std::string cannotTemplate;
+  std::vector<KernelArg> args;
+  /// Host functions with external linkage that are not templates: their
+  /// declaration text up to the body, for a forwarding overload that keeps
+  /// the original symbol (callers in other files still link).
+  std::string forwarderSignature;
+  std::string returnType;
+  /// Warp-level code (__shfl*, votes, warp reductions, 32-lane arithmetic).
+  bool usesWarpLevelOps = false;
+  /// Device helpers called directly (function ids).
+  std::vector<std::string> callees;
+};
+
+/// A static __shared__ array: bytes = elementSize * product(extents).
+struct SharedArrayFacts {
+  std::string function;
+  std::string name;
+  unsigned offset = 0;
+  uint64_t elementSize = 0;         // 0: unknown (dependent type)
+  std::vector<std::string> extents; // marker expressions; empty: unknown
+};
+
+/// A call that may need template arguments when its callee gains template
+/// parameters: kernel launches and calls of device helpers.
+struct CallFacts {
+  unsigned offset = 0; // of the callee's name
+  unsigned line = 0, col = 0;
+  std::string caller; // function id
+  std::string callee; // function id
+  bool isLaunch = false;
+  /// With an explicit template argument list: the offset of its '>'.
+  /// Without one: the offset just after the callee's name.
+  bool hasExplicitArgs = false;
+  unsigned insertOffset = 0;
+  unsigned explicitArgCount = 0;
+  /// Arguments for the callee's existing template parameters that the call
+  /// leaves implicit (deduced or defaulted), spelled so they are valid at
+  /// the call. Empty when the callee has no such parameters.
+  std::vector<std::string> implicitArgs;
+  /// Why implicitArgs could not be spelled (empty: they could).
+  std::string implicitArgsError;
+  /// Launches: geometry as marker expressions over the kernel's parameter
+  /// names; empty vectors when it could not be expressed.
+  std::vector<std::string> grid, block;
+  std::string smem = "0";
+  std::string geometryError;
+  /// Explicit template arguments at the call, as written.
+  std::vector<std::string> explicitArgs;
+};
+
+enum class Spelling { Literal, Macro, Variable, Enumerator };
+
+/// One spelled constant that may be a tuning knob, in one role, attributed
+/// to one kernel (a helper's constants are attributed to every kernel that
+/// calls it).
+struct Occurrence {
+  unsigned offset = 0, length = 0;
+  unsigned line = 0, col = 0;
+  std::string text;     // source text of [offset, offset+length)
+  std::string function; // id of the function the site is in
+  std::string kernel;   // id of the kernel it belongs to
+  /// SourceSite role: definition, launch_block, launch_grid, launch_smem,
+  /// launch_bounds, launch_bounds_min_blocks, cub_block_size,
+  /// cub_items_per_thread, template_arg, template_default, loop_stride,
+  /// loop_bound, shared_extent, register_array, unroll_pragma,
+  /// vector_bytes, vector_type, index_arith, other.
+  std::string role;
+  /// For `definition` sites: the role of the use that made it interesting.
+  std::string useRole;
+  std::string replacement = "{P}";
+  int64_t value = 0;     // what the site spells
+  int64_t baseValue = 0; // the parameter's value ("{P} + 1" sites: value - 1)
+  Spelling spelling = Spelling::Literal;
+  /// Named constants: "macro:NAME", "var:<offset>", "enum:<offset>".
+  std::string constant;
+  std::string constantName;
+  /// Literal grouping hint: "block" (block/tile family, by value),
+  /// "unroll@N", "items@N", "minblocks@N", "vecbytes@N", "vectype:NAME",
+  /// "targ@N" (launch template argument for kernel parameter N).
+  std::string family;
+  int dim = -1; // launch dims: 0, 1, 2
+  /// The constant is the whole role expression (or a min/max bound of it),
+  /// not an operand inside it.
+  bool top = true;
+  int boundParam = -1; // template_arg/default: kernel template parameter index
+  /// Needs a type-preserving cast when replaced (literal typed other than int).
+  std::string castType;
+  /// A constant defined from several others: its value as an expression
+  /// with "§key=value§" placeholders for them.
+  std::string derivedExpr;
+};
+
+struct SourceFacts {
+  std::string file;                               // main file as given
+  std::map<std::string, FunctionFacts> functions; // by id
+  std::vector<CallFacts> calls;
+  std::vector<Occurrence> occurrences;
+  std::vector<SharedArrayFacts> sharedArrays;
+  /// __launch_bounds__ max-threads expressions per kernel id (markers).
+  std::map<std::string, std::string> launchBounds;
+  /// Things detection saw but could not use, as "line:col: message".
+  std::vector<std::string> notes;
+
+  const FunctionFacts *function(const std::string &id) const;
+  std::vector<const FunctionFacts *> kernels() const;
+};
+
+/// Merges the facts of a second compilation side into `into`, de-duplicating
+/// by offset (code under #ifdef __CUDA_ARCH__ is only seen by one side).
+void mergeFacts(SourceFacts &into, const SourceFacts &other);
+
+/// Everything in `facts` as JSON, for debugging detection
+/// (`ktune-refactor --dump-facts`).
+nlohmann::json factsToJson(const SourceFacts &facts);
+
+/// "@123@" for the constant spelled at offset 123.
+std::string marker(unsigned offset);
+
+/// Replaces every "@N@" marker in `text` by `resolve(N)`; nullopt from
+/// `resolve` makes the whole result nullopt.
+std::optional<std::string> resolveMarkers(
+    const std::string &text,
+    const std::function<std::optional<std::string>(unsigned)> &resolve);
+
+/// The kernels that reach each helper through calls (helper id -> kernel ids),
+/// each kernel mapping to itself.
+std::map<std::string, std::vector<std::string>>
+kernelsReaching(const SourceFacts &facts);
+
+/// Occurrences in device helpers are collected once, without a kernel; this
+/// copies each to every kernel that reaches its helper.
+void attributeHelperOccurrences(SourceFacts &facts);
+
+} // namespace ktune::refactor
+
+#endif

@@ -1,0 +1,497 @@
+#include "ktune/Refactor/CudaParser.h"
+
+#include "PreambleCache.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Basic/Version.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#ifndef KTUNE_CLANG_RESOURCE_DIR
+#define KTUNE_CLANG_RESOURCE_DIR ""
+#endif
+#ifndef KTUNE_SOURCE_SHARE_DIR
+#define KTUNE_SOURCE_SHARE_DIR ""
+#endif
+#ifndef KTUNE_DEFAULT_CUDA_PATH
+#define KTUNE_DEFAULT_CUDA_PATH ""
+#endif
+
+namespace ktune::refactor {
+
+char ParseError::ID = 0;
+
+void ParseError::log(llvm::raw_ostream &os) const {
+  os << Diagnostics;
+  if (!Diagnostics.empty() && Diagnostics.back() != '\n')
+    os << "\n";
+  os << Summary;
+}
+
+std::error_code ParseError::convertToErrorCode() const {
+  return llvm::inconvertibleErrorCode();
+}
+
+std::string_view sideName(CudaSide side) {
+  return side == CudaSide::Host ? "host" : "device";
+}
+
+static bool isDirectory(const std::string &p) {
+  return !p.empty() && llvm::sys::fs::is_directory(p);
+}
+
+static bool isToolkit(const std::string &p) {
+  return isDirectory(p) && llvm::sys::fs::exists(p + "/include/cuda_runtime.h");
+}
+
+std::optional<std::string> findCudaToolkit(const std::string &explicitPath) {
+  if (!explicitPath.empty())
+    return isToolkit(explicitPath) ? std::optional(explicitPath) : std::nullopt;
+  for (const char *var : {"CUDA_PATH", "CUDA_HOME"})
+    if (const char *v = std::getenv(var); v && isToolkit(v))
+      return std::string(v);
+  for (std::string p :
+       {std::string(KTUNE_DEFAULT_CUDA_PATH), std::string("/usr/local/cuda")})
+    if (isToolkit(p))
+      return p;
+  if (auto nvcc = llvm::sys::findProgramByName("nvcc")) {
+    llvm::SmallString<256> real;
+    if (!llvm::sys::fs::real_path(*nvcc, real)) {
+      std::string root =
+          llvm::sys::path::parent_path(llvm::sys::path::parent_path(real))
+              .str();
+      if (isToolkit(root))
+        return root;
+    }
+  }
+  return std::nullopt;
+}
+
+static int anchorForExecutablePath;
+
+std::string findShareDir() {
+  if (const char *v = std::getenv("KTUNE_SHARE_DIR"); v && isDirectory(v))
+    return v;
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      "ktune-refactor", static_cast<void *>(&anchorForExecutablePath));
+  if (!exe.empty()) {
+    llvm::SmallString<256> p(llvm::sys::path::parent_path(exe));
+    llvm::sys::path::append(p, "..", "share", "ktune");
+    llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+    if (isDirectory(std::string(p) + "/cuda-compat"))
+      return std::string(p);
+  }
+  return KTUNE_SOURCE_SHARE_DIR;
+}
+
+std::string defaultCacheDir() {
+  if (const char *v = std::getenv("KTUNE_CACHE_DIR"); v && *v)
+    return std::string(v) + "/preamble";
+  if (const char *v = std::getenv("XDG_CACHE_HOME"); v && *v)
+    return std::string(v) + "/ktune/preamble";
+  if (const char *v = std::getenv("HOME"); v && *v)
+    return std::string(v) + "/.cache/ktune/preamble";
+  return {};
+}
+
+static std::string resourceDir(const ParserOptions &options) {
+  if (!options.resourceDir.empty())
+    return options.resourceDir;
+  if (isDirectory(KTUNE_CLANG_RESOURCE_DIR))
+    return KTUNE_CLANG_RESOURCE_DIR;
+  // An installed tool next to Clang's own layout.
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      "ktune-refactor", static_cast<void *>(&anchorForExecutablePath));
+  llvm::SmallString<256> p(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(p, "..", "lib", "clang",
+                          std::to_string(CLANG_VERSION_MAJOR));
+  return std::string(p);
+}
+
+static std::string absoluteIn(const std::string &dir, const std::string &path) {
+  if (path.empty() || llvm::sys::path::is_absolute(path) || dir.empty())
+    return path;
+  llvm::SmallString<256> p(dir);
+  llvm::sys::path::append(p, path);
+  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+  return std::string(p);
+}
+
+/// Keeps the flags of a database command (often nvcc's) that matter for
+/// parsing, translated to Clang's spelling; relative paths are resolved
+/// against the command's directory.
+static std::vector<std::string>
+filterDatabaseArgs(const std::vector<std::string> &args,
+                   const std::string &dir) {
+  struct Flag {
+    const char *spelling; // as accepted (nvcc or gcc style)
+    const char *clang;    // as passed on
+    bool isPath;
+  };
+  static const Flag flags[] = {
+      {"-I", "-I", true},
+      {"--include-path", "-I", true},
+      {"-isystem", "-isystem", true},
+      {"--system-include", "-isystem", true},
+      {"-iquote", "-iquote", true},
+      {"-idirafter", "-idirafter", true},
+      {"-include", "-include", true},
+      {"--pre-include", "-include", true},
+      {"-D", "-D", false},
+      {"--define-macro", "-D", false},
+      {"-U", "-U", false},
+      {"--undefine-macro", "-U", false},
+      {"-std", "-std=", false},
+      {"--std", "-std=", false},
+  };
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    for (const Flag &f : flags) {
+      std::string_view s = f.spelling;
+      if (a.rfind(s, 0) != 0)
+        continue;
+      std::string value;
+      if (a.size() == s.size()) {
+        if (i + 1 >= args.size())
+          break;
+        value = args[++i];
+      } else if (a[s.size()] == '=') {
+        value = a.substr(s.size() + 1);
+      } else if (s.size() == 2) { // -Ipath, -DNAME
+        value = a.substr(2);
+      } else {
+        continue; // a longer flag sharing the prefix (-include-pch, ...)
+      }
+      if (f.isPath)
+        value = absoluteIn(dir, value);
+      std::string clang = f.clang;
+      if (clang == "-std=")
+        out.push_back(clang + value);
+      else if (clang.size() == 2)
+        out.push_back(clang + value);
+      else {
+        out.push_back(clang);
+        out.push_back(value);
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+/// Arguments given after `--` go to Clang as they are, except those that
+/// would change what kind of job runs.
+static std::vector<std::string>
+filterUserArgs(const std::vector<std::string> &args) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    if (a == "-o" || a == "-x") {
+      ++i;
+      continue;
+    }
+    if (a == "-c" || a == "-S" || a == "-E" || a == "-fsyntax-only" ||
+        a == "--cuda-host-only" || a == "--cuda-device-only" ||
+        (a.rfind("-o", 0) == 0 && a.size() > 2))
+      continue;
+    out.push_back(a);
+  }
+  return out;
+}
+
+static bool hasPrefixArg(const std::vector<std::string> &args,
+                         std::string_view prefix) {
+  for (const auto &a : args)
+    if (a.rfind(prefix, 0) == 0)
+      return true;
+  return false;
+}
+
+llvm::Expected<std::vector<std::string>>
+clangCommandLine(const CompileCommand &command, const ParserOptions &options,
+                 CudaSide side) {
+  std::vector<std::string> user =
+      command.fromDatabase ? filterDatabaseArgs(command.args, command.directory)
+                           : filterUserArgs(command.args);
+  std::string share =
+      options.shareDir.empty() ? findShareDir() : options.shareDir;
+  if (!isDirectory(share + "/cuda-compat"))
+    return llvm::createStringError(
+        "cannot find ktune's share/ktune/cuda-compat directory (looked in '" +
+        share + "'); set KTUNE_SHARE_DIR");
+
+  std::vector<std::string> cl{"clang-tool", "-x", "cuda"};
+  if (!hasPrefixArg(user, "-std="))
+    cl.push_back("-std=c++17");
+  cl.push_back("-fsyntax-only");
+  cl.push_back("-Wno-unknown-cuda-version");
+  cl.push_back("-resource-dir");
+  cl.push_back(resourceDir(options));
+
+  bool userChoseToolkit =
+      hasPrefixArg(user, "--cuda-path") || hasPrefixArg(user, "-nocudainc");
+  if (!userChoseToolkit) {
+    std::optional<std::string> cuda;
+    if (!options.noCudaToolkit) {
+      cuda = findCudaToolkit(options.cudaPath);
+      if (!cuda && !options.cudaPath.empty())
+        return llvm::createStringError("no CUDA toolkit at --cuda-path '" +
+                                       options.cudaPath + "'");
+    }
+    if (cuda) {
+      cl.push_back("--cuda-path=" + *cuda);
+      cl.push_back("-isystem");
+      cl.push_back(share + "/cuda-compat");
+      cl.push_back("-include");
+      cl.push_back(share + "/cuda-compat/ktune_clang_cuda_intrinsics.h");
+      if (isDirectory(*cuda + "/include/cccl")) {
+        cl.push_back("-isystem");
+        cl.push_back(*cuda + "/include/cccl");
+      }
+    } else {
+      cl.push_back("-nocudainc");
+      cl.push_back("-nocudalib");
+      cl.push_back("-include");
+      cl.push_back(share + "/cuda-shim/ktune_cuda_shim.h");
+      cl.push_back("-include");
+      cl.push_back(share + "/cuda-compat/ktune_clang_cuda_intrinsics.h");
+    }
+  }
+  if (side == CudaSide::Host) {
+    cl.push_back("--cuda-host-only");
+  } else {
+    cl.push_back("--cuda-device-only");
+    if (!hasPrefixArg(user, "--cuda-gpu-arch") &&
+        !hasPrefixArg(user, "--offload-arch"))
+      cl.push_back("--cuda-gpu-arch=" + options.gpuArch);
+  }
+  cl.insert(cl.end(), user.begin(), user.end());
+  cl.push_back(command.file);
+  return cl;
+}
+
+namespace {
+
+/// Skips the bodies of functions outside the main file (headers are never
+/// analysed) and hands the finished AST to the callback.
+class SideConsumer : public clang::ASTConsumer {
+public:
+  SideConsumer(clang::SourceManager &sm, const SideCallback &onAST,
+               CudaSide side, bool skipHeaderBodies)
+      : SM(sm), OnAST(onAST), Side(side), SkipHeaderBodies(skipHeaderBodies) {}
+
+  bool shouldSkipFunctionBody(clang::Decl *d) override {
+    return SkipHeaderBodies &&
+           !SM.isInMainFile(SM.getExpansionLoc(d->getLocation()));
+  }
+
+  void HandleTranslationUnit(clang::ASTContext &ctx) override {
+    if (ctx.getDiagnostics().hasErrorOccurred())
+      return;
+    OnAST(ctx, Side);
+  }
+
+private:
+  clang::SourceManager &SM;
+  const SideCallback &OnAST;
+  CudaSide Side;
+  bool SkipHeaderBodies;
+};
+
+class SideFrontendAction : public clang::ASTFrontendAction {
+public:
+  SideFrontendAction(const SideCallback &onAST, CudaSide side, bool skip)
+      : OnAST(onAST), Side(side), Skip(skip) {}
+  std::unique_ptr<clang::ASTConsumer>
+  CreateASTConsumer(clang::CompilerInstance &ci, llvm::StringRef) override {
+    return std::make_unique<SideConsumer>(ci.getSourceManager(), OnAST, Side,
+                                          Skip);
+  }
+
+private:
+  const SideCallback &OnAST;
+  CudaSide Side;
+  bool Skip;
+};
+
+/// Runs one side: sets up the preamble, then parses.
+class SideToolAction : public clang::tooling::ToolAction {
+public:
+  SideToolAction(const SideCallback &onAST, CudaSide side,
+                 const ParserOptions &options, std::string argsKey)
+      : OnAST(onAST), Side(side), Options(options),
+        ArgsKey(std::move(argsKey)) {}
+
+  bool runInvocation(std::shared_ptr<clang::CompilerInvocation> invocation,
+                     clang::FileManager *files,
+                     std::shared_ptr<clang::PCHContainerOperations> pchOps,
+                     clang::DiagnosticConsumer *diags) override {
+    const auto &inputs = invocation->getFrontendOpts().Inputs;
+    if (inputs.size() == 1 && inputs[0].isFile()) {
+      if (auto buffer = llvm::MemoryBuffer::getFile(inputs[0].getFile()))
+        Preamble = configurePreamble(
+            *invocation, **buffer, Options.cacheDir, ArgsKey, pchOps,
+            Options.buildPreambleOnMiss || OnlyPreamble);
+      if (OnlyPreamble)
+        return true;
+    }
+    invocation->getFrontendOpts().SkipFunctionBodies = Options.skipHeaderBodies;
+    clang::CompilerInstance compiler(std::move(pchOps));
+    compiler.setInvocation(std::move(invocation));
+    compiler.setFileManager(files);
+    compiler.createDiagnostics(diags, /*ShouldOwnClient=*/false);
+    if (!compiler.hasDiagnostics())
+      return false;
+    compiler.createSourceManager(*files);
+    SideFrontendAction action(OnAST, Side, Options.skipHeaderBodies);
+    bool ok = compiler.ExecuteAction(action);
+    files->clearStatCache();
+    return ok;
+  }
+
+  PreambleUse Preamble = PreambleUse::None;
+  bool OnlyPreamble = false; // build the preamble, parse nothing
+
+private:
+  const SideCallback &OnAST;
+  CudaSide Side;
+  const ParserOptions &Options;
+  std::string ArgsKey;
+};
+
+struct SideResult {
+  bool ok = false;
+  unsigned errors = 0;
+  std::string diagnostics;
+  std::string setupError;
+  PreambleUse preamble = PreambleUse::None;
+  double seconds = 0;
+};
+
+SideResult runSide(const CompileCommand &command, const ParserOptions &options,
+                   const SideCallback &onAST, CudaSide side,
+                   bool onlyPreamble = false) {
+  SideResult result;
+  auto start = std::chrono::steady_clock::now();
+  auto cl = clangCommandLine(command, options, side);
+  if (!cl) {
+    result.setupError = llvm::toString(cl.takeError());
+    return result;
+  }
+  std::string key = clang::getClangFullVersion();
+  for (const auto &a : *cl)
+    key += '\x1f' + a;
+  llvm::SmallString<256> absFile(command.file);
+  llvm::sys::fs::make_absolute(absFile);
+  key += '\x1f' + std::string(absFile);
+
+  auto attempt = [&](const ParserOptions &opts) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    // The printer keeps a reference-counted pointer to its options.
+    llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> diagOpts(
+        new clang::DiagnosticOptions());
+    diagOpts->ShowColors = false;
+    clang::TextDiagnosticPrinter printer(os, diagOpts.get());
+    auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(
+        clang::FileSystemOptions());
+    SideToolAction action(onAST, side, opts, key);
+    action.OnlyPreamble = onlyPreamble;
+    clang::tooling::ToolInvocation invocation(
+        *cl, &action, files.get(),
+        std::make_shared<clang::PCHContainerOperations>());
+    invocation.setDiagnosticConsumer(&printer);
+    result.ok = invocation.run();
+    result.errors = printer.getNumErrors();
+    result.preamble = action.Preamble;
+    os.flush();
+    result.diagnostics = text;
+  };
+  attempt(options);
+  auto mentionsPreamble = [](const std::string &d) {
+    return d.find("precompiled") != std::string::npos ||
+           d.find("PCH") != std::string::npos ||
+           d.find("AST file") != std::string::npos;
+  };
+  if ((!result.ok || result.errors) && result.preamble != PreambleUse::None &&
+      mentionsPreamble(result.diagnostics)) {
+    ParserOptions plain = options;
+    plain.cacheDir.clear();
+    attempt(plain);
+  }
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  return result;
+}
+
+} // namespace
+
+llvm::Error parseBothSides(const CompileCommand &command,
+                           const ParserOptions &options,
+                           const SideCallback &onAST, ParseStats *stats) {
+  if (!llvm::sys::fs::exists(command.file))
+    return llvm::createStringError(command.file + ": no such file");
+  SideResult host, device;
+  std::thread hostThread(
+      [&] { host = runSide(command, options, onAST, CudaSide::Host); });
+  device = runSide(command, options, onAST, CudaSide::Device);
+  hostThread.join();
+
+  if (stats) {
+    stats->seconds[0] = host.seconds;
+    stats->seconds[1] = device.seconds;
+    stats->preambleReused[0] = host.preamble == PreambleUse::Reused;
+    stats->preambleReused[1] = device.preamble == PreambleUse::Reused;
+    stats->preambleMissed[0] = host.preamble == PreambleUse::Missed;
+    stats->preambleMissed[1] = device.preamble == PreambleUse::Missed;
+  }
+  for (SideResult *r : {&host, &device})
+    if (!r->setupError.empty())
+      return llvm::createStringError(r->setupError);
+  // Report the host side's diagnostics first; the device side usually
+  // repeats them, so it is shown only when the host side compiled.
+  for (auto [r, side] : {std::pair{&host, CudaSide::Host},
+                         std::pair{&device, CudaSide::Device}}) {
+    if (r->ok && r->errors == 0)
+      continue;
+    std::string summary = command.file + ": cannot parse (" +
+                          std::to_string(r->errors) + " error" +
+                          (r->errors == 1 ? "" : "s") + " on the " +
+                          std::string(sideName(side)) + " side)";
+    return llvm::make_error<ParseError>(r->diagnostics, summary);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error buildPreambles(const CompileCommand &command,
+                           const ParserOptions &options) {
+  if (options.cacheDir.empty())
+    return llvm::Error::success();
+  SideCallback none = [](clang::ASTContext &, CudaSide) {};
+  SideResult host, device;
+  std::thread hostThread(
+      [&] { host = runSide(command, options, none, CudaSide::Host, true); });
+  device = runSide(command, options, none, CudaSide::Device, true);
+  hostThread.join();
+  for (SideResult *r : {&host, &device})
+    if (!r->setupError.empty())
+      return llvm::createStringError(r->setupError);
+  return llvm::Error::success();
+}
+
+} // namespace ktune::refactor

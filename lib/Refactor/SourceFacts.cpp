@@ -1,0 +1,233 @@
+#include "ktune/Refactor/SourceFacts.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+namespace ktune::refactor {
+
+const FunctionFacts *SourceFacts::function(const std::string &id) const {
+  auto it = functions.find(id);
+  return it == functions.end() ? nullptr : &it->second;
+}
+
+std::vector<const FunctionFacts *> SourceFacts::kernels() const {
+  std::vector<const FunctionFacts *> out;
+  for (const auto &[id, f] : functions)
+    if (f.role == FunctionRole::Kernel)
+      out.push_back(&f);
+  std::sort(out.begin(), out.end(),
+            [](auto *a, auto *b) { return a->offset < b->offset; });
+  return out;
+}
+
+static void mergeFunction(FunctionFacts &into, const FunctionFacts &other) {
+  into.usesWarpLevelOps |= other.usesWarpLevelOps;
+  for (const auto &c : other.callees)
+    if (std::find(into.callees.begin(), into.callees.end(), c) ==
+        into.callees.end())
+      into.callees.push_back(c);
+  if (into.cannotTemplate.empty())
+    into.cannotTemplate = other.cannotTemplate;
+  // A role seen only by one side (a helper called from device-only code)
+  // is kept; a kernel stays a kernel.
+  if (other.role == FunctionRole::Kernel)
+    into.role = FunctionRole::Kernel;
+}
+
+void mergeFacts(SourceFacts &into, const SourceFacts &other) {
+  for (const auto &[id, f] : other.functions) {
+    auto it = into.functions.find(id);
+    if (it == into.functions.end())
+      into.functions.emplace(id, f);
+    else
+      mergeFunction(it->second, f);
+  }
+  auto callKey = [](const CallFacts &c) {
+    return std::make_tuple(c.offset, c.caller, c.callee);
+  };
+  std::set<std::tuple<unsigned, std::string, std::string>> calls;
+  for (const auto &c : into.calls)
+    calls.insert(callKey(c));
+  for (const auto &c : other.calls)
+    if (calls.insert(callKey(c)).second)
+      into.calls.push_back(c);
+
+  auto occKey = [](const Occurrence &o) {
+    return std::make_tuple(o.offset, o.kernel, o.function, o.role);
+  };
+  std::set<std::tuple<unsigned, std::string, std::string, std::string>> occs;
+  for (const auto &o : into.occurrences)
+    occs.insert(occKey(o));
+  for (const auto &o : other.occurrences)
+    if (occs.insert(occKey(o)).second)
+      into.occurrences.push_back(o);
+
+  std::set<unsigned> arrays;
+  for (const auto &a : into.sharedArrays)
+    arrays.insert(a.offset);
+  for (const auto &a : other.sharedArrays)
+    if (arrays.insert(a.offset).second)
+      into.sharedArrays.push_back(a);
+  for (const auto &[k, v] : other.launchBounds)
+    into.launchBounds.emplace(k, v);
+  for (const auto &n : other.notes)
+    if (std::find(into.notes.begin(), into.notes.end(), n) == into.notes.end())
+      into.notes.push_back(n);
+  std::sort(into.occurrences.begin(), into.occurrences.end(),
+            [](const Occurrence &a, const Occurrence &b) {
+              return std::tie(a.offset, a.kernel, a.role) <
+                     std::tie(b.offset, b.kernel, b.role);
+            });
+  std::sort(into.calls.begin(), into.calls.end(),
+            [](const CallFacts &a, const CallFacts &b) {
+              return a.offset < b.offset;
+            });
+}
+
+nlohmann::json factsToJson(const SourceFacts &facts) {
+  using nlohmann::json;
+  json out = {{"file", facts.file}};
+  static const char *roles[] = {"kernel", "device_helper", "host"};
+  for (const auto &[id, f] : facts.functions) {
+    json j = {{"id", id},
+              {"role", roles[static_cast<int>(f.role)]},
+              {"name", f.qualifiedName},
+              {"line", f.line},
+              {"template", f.isTemplate},
+              {"warp_level", f.usesWarpLevelOps},
+              {"callees", f.callees}};
+    if (!f.cannotTemplate.empty())
+      j["cannot_template"] = f.cannotTemplate;
+    out["functions"].push_back(j);
+  }
+  for (const auto &c : facts.calls) {
+    json j = {{"line", c.line},
+              {"col", c.col},
+              {"caller", c.caller},
+              {"callee", c.callee},
+              {"launch", c.isLaunch},
+              {"implicit_args", c.implicitArgs},
+              {"explicit_args", c.explicitArgs}};
+    if (!c.implicitArgsError.empty())
+      j["implicit_args_error"] = c.implicitArgsError;
+    if (c.isLaunch) {
+      j["grid"] = c.grid;
+      j["block"] = c.block;
+      j["smem"] = c.smem;
+      if (!c.geometryError.empty())
+        j["geometry_error"] = c.geometryError;
+    }
+    out["calls"].push_back(j);
+  }
+  static const char *spellings[] = {"literal", "macro", "variable",
+                                    "enumerator"};
+  for (const auto &o : facts.occurrences)
+    out["occurrences"].push_back(
+        {{"offset", o.offset},
+         {"at", std::to_string(o.line) + ":" + std::to_string(o.col)},
+         {"text", o.text},
+         {"function", o.function},
+         {"kernel", o.kernel},
+         {"role", o.role},
+         {"use_role", o.useRole},
+         {"value", o.value},
+         {"spelling", spellings[static_cast<int>(o.spelling)]},
+         {"constant", o.constant},
+         {"family", o.family},
+         {"dim", o.dim},
+         {"top", o.top},
+         {"bound_param", o.boundParam},
+         {"cast", o.castType}});
+  for (const auto &a : facts.sharedArrays)
+    out["shared_arrays"].push_back({{"function", a.function},
+                                    {"name", a.name},
+                                    {"element_size", a.elementSize},
+                                    {"extents", a.extents}});
+  for (const auto &[k, v] : facts.launchBounds)
+    out["launch_bounds"][k] = v;
+  out["notes"] = facts.notes;
+  return out;
+}
+
+std::string marker(unsigned offset) {
+  return "@" + std::to_string(offset) + "@";
+}
+
+std::optional<std::string> resolveMarkers(
+    const std::string &text,
+    const std::function<std::optional<std::string>(unsigned)> &resolve) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '@') {
+      out += text[i++];
+      continue;
+    }
+    size_t end = text.find('@', i + 1);
+    if (end == std::string::npos)
+      return std::nullopt;
+    unsigned offset =
+        static_cast<unsigned>(std::stoul(text.substr(i + 1, end - i - 1)));
+    auto r = resolve(offset);
+    if (!r)
+      return std::nullopt;
+    out += *r;
+    i = end + 1;
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<std::string>>
+kernelsReaching(const SourceFacts &facts) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const FunctionFacts *k : facts.kernels()) {
+    std::vector<std::string> work{k->id};
+    std::set<std::string> seen{k->id};
+    while (!work.empty()) {
+      std::string id = work.back();
+      work.pop_back();
+      out[id].push_back(k->id);
+      if (const FunctionFacts *f = facts.function(id))
+        for (const auto &c : f->callees)
+          if (seen.insert(c).second)
+            work.push_back(c);
+    }
+  }
+  return out;
+}
+
+void attributeHelperOccurrences(SourceFacts &facts) {
+  auto reaching = kernelsReaching(facts);
+  std::vector<Occurrence> out;
+  for (auto &o : facts.occurrences) {
+    if (!o.kernel.empty()) {
+      out.push_back(o);
+      continue;
+    }
+    auto it = reaching.find(o.function);
+    if (it == reaching.end())
+      continue; // a helper no kernel in this file calls
+    for (const auto &k : it->second) {
+      Occurrence copy = o;
+      copy.kernel = k;
+      out.push_back(std::move(copy));
+    }
+  }
+  facts.occurrences = std::move(out);
+  std::sort(facts.occurrences.begin(), facts.occurrences.end(),
+            [](const Occurrence &a, const Occurrence &b) {
+              return std::tie(a.offset, a.kernel, a.role) <
+                     std::tie(b.offset, b.kernel, b.role);
+            });
+  // Remove exact duplicates (the same helper site reached twice).
+  facts.occurrences.erase(
+      std::unique(facts.occurrences.begin(), facts.occurrences.end(),
+                  [](const Occurrence &a, const Occurrence &b) {
+                    return a.offset == b.offset && a.kernel == b.kernel &&
+                           a.role == b.role;
+                  }),
+      facts.occurrences.end());
+}
+
+} // namespace ktune::refactor

@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Checks that a ktune template compiles to the same PTX as its original.
+
+    ptx-identical.py original.cu template.tpl.cu template.tpl.json \
+        [--nvcc nvcc] [--arch sm_90] [-- extra nvcc args]
+
+The template's default instantiation of every kernel in the manifest must
+produce PTX identical to the original kernel's, except for mangled names.
+Both files are compiled with `nvcc -ptx`; a copy of the template gets one
+instantiation per kernel instantiation found in the original PTX (the
+original template arguments, then the manifest's defaults for the new
+parameters). Mangled names are mapped back to the original's before the
+function bodies are compared. Exit status: 0 identical, 1 different (a diff
+is printed), 2 usage or compile errors.
+"""
+
+import argparse
+import difflib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def fail(message, code=2):
+    print(f"ptx-identical: error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def compile_ptx(nvcc, arch, source, out, include_dir, extra):
+    cmd = [nvcc, f"-arch={arch}", "-ptx", "-std=c++17", "-I", include_dir,
+           "-w", "-o", out, source] + extra
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        fail(f"nvcc failed on {source}:\n{proc.stdout}{proc.stderr}")
+    with open(out) as f:
+        return f.read()
+
+
+def demangler():
+    for tool in ("c++filt", "llvm-cxxfilt-19", "llvm-cxxfilt"):
+        path = shutil.which(tool)
+        if path:
+            return path
+    fail("needs c++filt (binutils) or llvm-cxxfilt to read mangled names")
+
+
+def demangle(names):
+    if not names:
+        return {}
+    proc = subprocess.run([demangler()], input="\n".join(names) + "\n",
+                          capture_output=True, text=True, check=True)
+    out = proc.stdout.splitlines()
+    return dict(zip(names, out))
+
+
+FUNC_HEADER = re.compile(
+    r"^(?:\.(?:visible|weak|extern)\s+)?\.(entry|func)\s+(?:\([^)]*\)\s*)?"
+    r"([A-Za-z_$][\w$]*)", re.M)
+
+
+def functions(ptx):
+    """{mangled name: text of the function (header to closing brace)}."""
+    out = {}
+    for m in FUNC_HEADER.finditer(ptx):
+        name = m.group(2)
+        start = m.start()
+        brace = ptx.find("{", m.end())
+        semicolon = ptx.find(";", m.end())
+        if brace < 0 or (0 <= semicolon < brace and
+                         ptx[m.end():semicolon].count("(") ==
+                         ptx[m.end():semicolon].count(")")):
+            continue  # a declaration
+        depth, i = 0, brace
+        while i < len(ptx):
+            if ptx[i] == "{":
+                depth += 1
+            elif ptx[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        out[name] = ptx[start:i + 1]
+    return out
+
+
+def split_template_args(text):
+    """'ns::k<float, 8>(float*, int)' -> ('ns::k', ['float', '8'], rest)."""
+    paren = find_top_level(text, "(")
+    head = text if paren < 0 else text[:paren]
+    rest = "" if paren < 0 else text[paren:]
+    if not head.endswith(">"):
+        return head, None, rest
+    depth = 0
+    for i in range(len(head) - 1, -1, -1):
+        if head[i] == ">":
+            depth += 1
+        elif head[i] == "<":
+            depth -= 1
+            if depth == 0:
+                args, current, d = [], "", 0
+                for ch in head[i + 1:-1]:
+                    if ch in "<([":
+                        d += 1
+                    elif ch in ">)]":
+                        d -= 1
+                    if ch == "," and d == 0:
+                        args.append(current.strip())
+                        current = ""
+                    else:
+                        current += ch
+                if current.strip():
+                    args.append(current.strip())
+                return head[:i], args, rest
+    return head, None, rest
+
+
+def find_top_level(text, char):
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "<[":
+            depth += 1
+        elif ch in ">]":
+            depth -= 1
+        elif ch == char and depth == 0:
+            return i
+    return -1
+
+
+def strip_return_type(demangled):
+    # Template functions demangle with their return type first.
+    depth = 0
+    for i, ch in enumerate(demangled):
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        elif ch == " " and depth == 0 and "(" in demangled[i:]:
+            head = demangled[:i]
+            if not head.endswith(("operator", ",")):
+                return demangled[i + 1:]
+    return demangled
+
+
+def anonymous(name):
+    # nvcc names anonymous namespaces after the file (_GLOBAL__N__<id>).
+    name = name.replace("(anonymous namespace)::", "")
+    return re.sub(r"_GLOBAL__N__\w+?::", "", name)
+
+
+def normalise_body(text):
+    lines = []
+    for line in text.splitlines():
+        line = re.sub(r"//.*", "", line).rstrip()
+        line = re.sub(r"^\.(visible|weak)\s+", "", line)
+        # Block labels are numbered by the function's place in the module.
+        line = re.sub(r"\$L__BB\d+_", "$L__BB_", line)
+        if line.strip():
+            lines.append(line)
+    return lines
+
+
+def main():
+    argv = sys.argv[1:]
+    extra = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1:]
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("original")
+    p.add_argument("template")
+    p.add_argument("manifest")
+    p.add_argument("--nvcc", default=shutil.which("nvcc") or
+                   "/usr/local/cuda/bin/nvcc")
+    p.add_argument("--arch", default="sm_90")
+    args = p.parse_args(argv)
+
+    with open(args.manifest) as f:
+        manifest = json.load(f)
+    if manifest.get("ktune") != "manifest/1":
+        fail(f"{args.manifest}: not a manifest/1 file")
+    include_dir = os.path.dirname(os.path.abspath(args.original))
+
+    with tempfile.TemporaryDirectory(prefix="ktune-ptx-") as tmp:
+        orig_ptx = compile_ptx(args.nvcc, args.arch, args.original,
+                               os.path.join(tmp, "original.ptx"),
+                               include_dir, extra)
+        orig_funcs = functions(orig_ptx)
+        orig_names = demangle(list(orig_funcs))
+
+        # One instantiation per original instantiation of each kernel.
+        lines = ["", "// Default instantiations added by ptx-identical.py"]
+        count = 0
+        for kernel in manifest.get("kernels", []):
+            qname = kernel["qualified_name"]
+            params = kernel.get("template_params", [])
+            found = False
+            for mangled, dem in orig_names.items():
+                base, targs, _ = split_template_args(
+                    anonymous(strip_return_type(dem)))
+                if base != qname:
+                    continue
+                found = True
+                given = targs or []
+                values = list(given)
+                for param in params[len(given):]:
+                    if "default" not in param:
+                        fail(f"{qname}: parameter {param['name']} has no "
+                             "default and no value in the original")
+                    values.append(str(param["default"]))
+                lines.append(
+                    f"static auto *const ktune_instance_{count} "
+                    f"__attribute__((unused)) = &{qname}<{', '.join(values)}>;")
+                count += 1
+            if not found:
+                fail(f"kernel {qname} does not appear in the original's PTX")
+        instantiated = os.path.join(tmp, os.path.basename(args.template))
+        with open(args.template) as f:
+            text = f.read()
+        with open(instantiated, "w") as f:
+            f.write(text + "\n".join(lines) + "\n")
+        tpl_ptx = compile_ptx(args.nvcc, args.arch, instantiated,
+                              os.path.join(tmp, "template.ptx"),
+                              os.path.dirname(os.path.abspath(args.template)),
+                              extra + ["-I", include_dir])
+        tpl_funcs = functions(tpl_ptx)
+        tpl_names = demangle(list(tpl_funcs))
+
+    # Map each template function to the original one it must equal: the same
+    # name once trailing template arguments added by ktune are dropped.
+    def key(dem):
+        return anonymous(strip_return_type(dem))
+
+    by_key = {key(d): m for m, d in orig_names.items()}
+    rename = {}
+    for mangled, dem in tpl_names.items():
+        k = key(dem)
+        if k in by_key:
+            rename[mangled] = by_key[k]
+            continue
+        base, targs, rest = split_template_args(k)
+        while targs:
+            targs = targs[:-1]
+            cand = base + (f"<{', '.join(targs)}>" if targs else "") + rest
+            if cand in by_key:
+                rename[mangled] = by_key[cand]
+                break
+
+    # Rename encodings (mangled name without _Z) so local statics such as
+    # __shared__ arrays (_ZZ<encoding>E4tile) follow their function.
+    def rewrite(text):
+        for new, old in sorted(rename.items(), key=lambda kv: -len(kv[0])):
+            if new != old:
+                text = text.replace(new[2:], old[2:])
+        return text
+
+    mismatches = []
+    for mangled, body in orig_funcs.items():
+        partner = [n for n, o in rename.items() if o == mangled]
+        if not partner:
+            mismatches.append((orig_names[mangled], None, None))
+            continue
+        a = normalise_body(body)
+        b = normalise_body(rewrite(tpl_funcs[partner[0]]))
+        if a != b:
+            mismatches.append((orig_names[mangled], a, b))
+    if not mismatches:
+        print(f"ptx-identical: {len(orig_funcs)} function(s) identical "
+              f"({args.original} vs {args.template})")
+        return 0
+    for name, a, b in mismatches:
+        if a is None:
+            print(f"ptx-identical: {name}: missing from the template's PTX")
+            continue
+        print(f"ptx-identical: {name}: PTX differs")
+        sys.stdout.writelines(
+            l + "\n" for l in difflib.unified_diff(
+                a, b, "original", "template", lineterm="", n=2))
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

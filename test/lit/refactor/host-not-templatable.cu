@@ -1,0 +1,61 @@
+// Launches in functions that cannot become templates (main, extern "C")
+// keep the default configuration, with a note; a kernel with C linkage is
+// not lifted at all. A static function becomes a template without a
+// forwarding overload (it has no symbol to keep).
+// REQUIRES: clang
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
+// RUN: FileCheck %s --check-prefix=CAND < %t/cands.txt
+// RUN: ktune-refactor %s -o %t/out.cu 2> %t/stderr.txt
+// RUN: FileCheck %s --check-prefix=NOTE < %t/stderr.txt
+// RUN: grep -v '^// ' %t/out.cu | FileCheck %s --check-prefix=TPL
+// RUN: %python %inputs/refactor/summarize.py < %t/out.json | FileCheck %s --check-prefix=MANIFEST
+
+#include <cstdio>
+
+__global__ void work(float *x) { x[blockIdx.x * 64 + threadIdx.x] = 1.0f; }
+
+// main() cannot become a template: the launch keeps the defaults.
+int main() {
+  work<<<4, 64>>>(nullptr);
+  return 0;
+}
+
+// Neither can an extern "C" function.
+extern "C" void c_entry(float *x) { work<<<4, 64>>>(x); }
+
+// A static function can: it has no symbol to keep, so no forwarder.
+static void helper_launch(float *x) { work<<<8, 64>>>(x); }
+void run(float *x) { helper_launch(x); }
+
+// A kernel with C linkage cannot become a template: nothing in it is lifted.
+extern "C" __global__ void c_kernel(float *x) { x[threadIdx.x] = 0.0f; }
+void run_c(float *x) { c_kernel<<<1, 128>>>(x); }
+
+// CAND:      CAND block_size work value=64 spelling=64 high
+// CAND-NEXT:   SITE 16:49 index_arith '64' -> {P}
+// CAND-NEXT:   SITE 20:13 launch_block '64' -> {P}
+// CAND-NEXT:   SITE 25:47 launch_block '64' -> {P}
+// CAND-NEXT:   SITE 28:49 launch_block '64' -> {P}
+// CAND-NEXT:   IMPLIES {block_size#0} <= 1024
+// CAND-NOT:  c_kernel
+
+// NOTE: note: {{.*}}host-not-templatable.cu:32: kernel c_kernel cannot become a template (it has C linkage (extern "C")): nothing in it is lifted
+// NOTE: note: {{.*}}host-not-templatable.cu:20: the launch of work in main keeps the default configuration: main cannot become a template (it is main)
+// NOTE: note: {{.*}}host-not-templatable.cu:25: the launch of work in c_entry keeps the default configuration: c_entry cannot become a template (it has C linkage (extern "C"))
+
+// TPL:      template <int BLOCK_SIZE = 64>
+// TPL-NEXT: __global__ void work(float *x) {
+// TPL:      int main() {
+// TPL-NEXT:   work<<<4, 64>>>(nullptr);
+// TPL:      extern "C" void c_entry(float *x) { work<<<4, 64>>>(x); }
+// TPL:      template <int BLOCK_SIZE = 64>
+// TPL-NEXT: static void helper_launch(float *x) { work<BLOCK_SIZE><<<8, BLOCK_SIZE>>>(x); }
+// TPL-NEXT: void run(float *x) { helper_launch(x); }
+// TPL-NOT:  return helper_launch
+// TPL:      extern "C" __global__ void c_kernel(float *x) { x[threadIdx.x] = 0.0f; }
+// TPL-NEXT: void run_c(float *x) { c_kernel<<<1, 128>>>(x); }
+
+// MANIFEST:      KERNEL work
+// MANIFEST:        LAUNCH grid=['4'] block=['BLOCK_SIZE'] smem=0
+// MANIFEST-NOT:  c_kernel

@@ -1,0 +1,40 @@
+// std::min / std::max around the block: the bound is the knob.
+// REQUIRES: clang
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
+// RUN: FileCheck %s --check-prefix=CAND < %t/cands.txt
+// RUN: ktune-refactor %s -o %t/out.cu 2> %t/stderr.txt
+// RUN: grep -v '^// ' %t/out.cu | FileCheck %s --check-prefix=TPL
+// RUN: %python %inputs/refactor/summarize.py < %t/out.json | FileCheck %s --check-prefix=MANIFEST
+
+#include <algorithm>
+
+__global__ void rows_kernel(float *x, int d) {
+  for (int i = threadIdx.x; i < d; i += blockDim.x)
+    x[blockIdx.x * d + i] *= 0.5f;
+}
+
+void launch(float *x, int rows, int d) {
+  // The block is the row length, capped: 1024 is the knob.
+  dim3 block(std::min(d, 1024));
+  rows_kernel<<<rows, block>>>(x, d);
+  // max(..., 64) is a floor on the block.
+  rows_kernel<<<rows, std::max(d / 4, 64)>>>(x, d);
+}
+
+// CAND:      CAND block_size rows_kernel value=1024 spelling=1024 high
+// CAND-NEXT:   SITE 19:26 launch_block '1024' -> {P}
+// CAND-NEXT:   IMPLIES {block_size#0} <= 1024
+// CAND-NEXT: CAND block_size rows_kernel value=64 spelling=64 high
+// CAND-NEXT:   SITE 22:39 launch_block '64' -> {P}
+// CAND-NEXT:   IMPLIES {block_size#1} <= 1024
+
+// TPL:        dim3 block(std::min(d, BLOCK_SIZE));
+// TPL-NEXT:   rows_kernel<BLOCK_SIZE, BLOCK_SIZE_2><<<rows, block>>>(x, d);
+// TPL:        rows_kernel<BLOCK_SIZE, BLOCK_SIZE_2><<<rows, std::max(d / 4, BLOCK_SIZE_2)>>>(x, d);
+
+// `rows` is not a kernel argument: no launch geometry.
+// MANIFEST:      KERNEL rows_kernel
+// MANIFEST-NEXT:   PARAM BLOCK_SIZE int tunable block_size default=1024
+// MANIFEST-NEXT:   PARAM BLOCK_SIZE_2 int tunable block_size default=64
+// MANIFEST:        NO-LAUNCH

@@ -1,0 +1,163 @@
+// planRewrite on facts built by hand: edits, manifest entries and errors.
+#include "ktune/Refactor/Rewrite.h"
+
+#include <gtest/gtest.h>
+
+using namespace ktune;
+using namespace ktune::refactor;
+
+namespace {
+
+// __global__ void k(float *x) { x[threadIdx.x] = 256; }
+// void go(float *x) { k<<<1, 256>>>(x); }
+const char *Source = "__global__ void k(float *x) { x[threadIdx.x] = 1; }\n"
+                     "void go(float *x) { k<<<1, 256>>>(x); }\n";
+
+SourceFacts facts() {
+  std::string src = Source;
+  SourceFacts f;
+  f.file = "k.cu";
+  FunctionFacts k;
+  k.id = "fn@16";
+  k.role = FunctionRole::Kernel;
+  k.name = k.qualifiedName = "k";
+  k.offset = 16;
+  k.line = 1;
+  k.declarations = {{0, false, false, "", true}};
+  k.bodyBegin = static_cast<unsigned>(src.find('{')) + 1;
+  k.rangeBegin = 0;
+  k.rangeEnd = static_cast<unsigned>(src.find('}')) + 1;
+  k.args = {{"x", "float *"}};
+  f.functions[k.id] = k;
+  FunctionFacts go;
+  go.id = "fn@58";
+  go.role = FunctionRole::Host;
+  go.name = go.qualifiedName = "go";
+  go.line = 2;
+  unsigned goStart = static_cast<unsigned>(src.find("void go"));
+  go.offset = goStart + 5;
+  go.declarations = {{goStart, false, false, "", true}};
+  go.rangeBegin = goStart;
+  go.rangeEnd = static_cast<unsigned>(src.size()) - 1;
+  go.args = {{"x", "float *"}};
+  go.forwarderSignature = "void go(float *x)"; // what collectFacts records
+  f.functions[go.id] = go;
+  CallFacts launch;
+  launch.isLaunch = true;
+  launch.caller = go.id;
+  launch.callee = k.id;
+  launch.line = 2;
+  launch.insertOffset = static_cast<unsigned>(src.find("<<<"));
+  unsigned block = static_cast<unsigned>(src.find("256"));
+  launch.grid = {"1"};
+  launch.block = {marker(block)};
+  f.calls = {launch};
+  Occurrence o;
+  o.offset = block;
+  o.length = 3;
+  o.line = 2;
+  o.col = block - goStart + 1;
+  o.text = "256";
+  o.function = go.id;
+  o.kernel = k.id;
+  o.role = "launch_block";
+  o.value = o.baseValue = 256;
+  o.family = "block";
+  f.occurrences = {o};
+  return f;
+}
+
+Plan planFor(const CandidateSet &set, const std::string &name) {
+  PlanParam p;
+  p.name = name;
+  p.kind = ParamKind::BlockSize;
+  p.candidates = {set.candidates.at(0).id};
+  p.defaultValue = 256;
+  p.domain = Domain::ofValues({128, 256});
+  PlanKernel pk;
+  pk.kernel = "k";
+  pk.params = {p};
+  pk.constraints = {name + " % 32 == 0"};
+  Plan plan;
+  plan.kernels = {pk};
+  return plan;
+}
+
+} // namespace
+
+TEST(Rewrite, KernelHostAndManifest) {
+  SourceFacts f = facts();
+  CandidateIndex index;
+  CandidateSet set = buildCandidates(f, index);
+  ASSERT_EQ(set.candidates.size(), 1u);
+  auto r = planRewrite(f, set, index, planFor(set, "BS"), Source);
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  auto text = applyRewrite(Source, r->replacements);
+  ASSERT_TRUE(bool(text));
+  EXPECT_NE(text->find("template <int BS = 256>\n__global__ void k("),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(
+      text->find("static_assert((BS % 32) == 0, \"ktune: BS % 32 == 0\");"),
+      std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("template <int BS = 256>\nvoid go(float *x) { "
+                       "k<BS><<<1, BS>>>(x); }"),
+            std::string::npos)
+      << *text;
+  // The original symbol stays, forwarding to the default configuration.
+  EXPECT_NE(text->find("return go<256>(x);"), std::string::npos) << *text;
+  ASSERT_EQ(r->kernels.size(), 1u);
+  const ManifestKernel &mk = r->kernels[0];
+  ASSERT_EQ(mk.templateParams.size(), 1u);
+  EXPECT_TRUE(mk.templateParams[0].tunable);
+  EXPECT_EQ(mk.templateParams[0].defaultValue, 256);
+  ASSERT_TRUE(mk.launch.has_value());
+  EXPECT_EQ(mk.launch->block, std::vector<std::string>{"BS"});
+  EXPECT_EQ(mk.launch->grid, std::vector<std::string>{"1"});
+}
+
+TEST(Rewrite, ErrorsNameTheJsonPath) {
+  SourceFacts f = facts();
+  CandidateIndex index;
+  CandidateSet set = buildCandidates(f, index);
+
+  Plan unknownKernel = planFor(set, "BS");
+  unknownKernel.kernels[0].kernel = "nope";
+  auto r = planRewrite(f, set, index, unknownKernel, Source);
+  ASSERT_FALSE(bool(r));
+  EXPECT_EQ(llvm::toString(r.takeError()),
+            "kernels[0].kernel: no kernel named 'nope' in k.cu");
+
+  Plan badName = planFor(set, "BS");
+  badName.kernels[0].params[0].name = "x"; // the kernel's argument
+  r = planRewrite(f, set, index, badName, Source);
+  ASSERT_FALSE(bool(r));
+  EXPECT_NE(llvm::toString(r.takeError())
+                .find("kernels[0].params[0].name: 'x' already names something"),
+            std::string::npos);
+
+  Plan wrongDefault = planFor(set, "BS");
+  wrongDefault.kernels[0].params[0].defaultValue = 128;
+  r = planRewrite(f, set, index, wrongDefault, Source);
+  ASSERT_FALSE(bool(r));
+  EXPECT_NE(llvm::toString(r.takeError()).find("kernels[0].params[0].default"),
+            std::string::npos);
+}
+
+TEST(Rewrite, HostThatCannotBeATemplateKeepsTheDefaults) {
+  SourceFacts f = facts();
+  f.functions["fn@58"].cannotTemplate = "it is main";
+  CandidateIndex index;
+  CandidateSet set = buildCandidates(f, index);
+  auto r = planRewrite(f, set, index, planFor(set, "BS"), Source);
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  auto text = applyRewrite(Source, r->replacements);
+  ASSERT_TRUE(bool(text));
+  EXPECT_NE(text->find("void go(float *x) { k<<<1, 256>>>(x); }"),
+            std::string::npos)
+      << *text;
+  ASSERT_EQ(r->notes.size(), 1u);
+  EXPECT_NE(r->notes[0].find("keeps the default configuration"),
+            std::string::npos);
+}

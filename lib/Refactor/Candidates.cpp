@@ -27,7 +27,7 @@ struct Group {
   bool named = false;
   int64_t value = 0;
   int boundParam = -1;
-  std::string boundName; // name of the kernel template parameter it sets
+  std::string boundName;      // name of the kernel template parameter it sets
   bool informational = false; // vector types: not rewritable
   /// Lines where a literal of the group's value appears in no known role.
   std::vector<unsigned> unlinkedLines;
@@ -49,12 +49,14 @@ struct Group {
 
 bool isStrongRole(const Occurrence &o) {
   static const std::set<std::string> always = {
-      "shared_extent", "unroll_pragma", "vector_bytes",
-      "register_array"};
-  static const std::set<std::string> whenTop = {
-      "launch_block",   "launch_bounds",    "cub_block_size",
-      "template_arg",   "template_default", "cub_items_per_thread",
-      "launch_bounds_min_blocks"};
+      "shared_extent", "unroll_pragma", "vector_bytes", "register_array"};
+  static const std::set<std::string> whenTop = {"launch_block",
+                                                "launch_bounds",
+                                                "cub_block_size",
+                                                "template_arg",
+                                                "template_default",
+                                                "cub_items_per_thread",
+                                                "launch_bounds_min_blocks"};
   const std::string &role = o.role == "definition" ? o.useRole : o.role;
   if (always.count(role))
     return true;
@@ -69,13 +71,6 @@ bool isEvidenceRole(const Occurrence &o) {
   const std::string &role = o.role == "definition" ? o.useRole : o.role;
   return !role.empty() && role != "other" && role != "index_arith" &&
          role != "launch_grid" && role != "launch_smem";
-}
-
-std::string lower(const std::string &s) {
-  std::string out = s;
-  for (char &c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 /// What an engineer's name says about a constant.
@@ -104,8 +99,8 @@ std::optional<ParamKind> kindFromName(const std::string &name) {
     return ParamKind::TileSize;
   if (has("threadsperblock") || has("blocksize") || has("blockdim") ||
       has("numthreads") || has("nthreads") || has("ctasize") ||
-      has("blockthreads") || is({"threads", "bs", "block", "blockx",
-                                 "blocky", "blockz"}))
+      has("blockthreads") ||
+      is({"threads", "bs", "block", "blockx", "blocky", "blockz"}))
     return ParamKind::BlockSize;
   if (has("warps"))
     return ParamKind::WarpsPerBlock;
@@ -135,13 +130,14 @@ ParamKind inferKind(const Group &g) {
     return ParamKind::VectorWidth;
   if (g.hasRole({"shared_extent"}) &&
       (g.hasRole({"index_arith"}) ||
-       std::any_of(g.sites.begin(), g.sites.end(), [](const Occurrence &o) {
-         return o.replacement != "{P}" && o.role == "shared_extent";
-       }) ||
+       std::any_of(g.sites.begin(), g.sites.end(),
+                   [](const Occurrence &o) {
+                     return o.replacement != "{P}" && o.role == "shared_extent";
+                   }) ||
        !g.hasRole({"launch_block", "launch_bounds", "cub_block_size"})))
     return ParamKind::TileSize;
-  if (g.hasRole({"launch_block", "launch_bounds", "cub_block_size",
-                 "loop_stride"}))
+  if (g.hasRole(
+          {"launch_block", "launch_bounds", "cub_block_size", "loop_stride"}))
     return ParamKind::BlockSize;
   if (g.hasRole({"cub_items_per_thread", "register_array"}))
     return ParamKind::ItemsPerThread;
@@ -274,11 +270,11 @@ std::string whyOf(const Group &g, ParamKind kind) {
                   [](const Occurrence &o) { return !o.derivedExpr.empty(); }))
     why += "; it is computed from other constants (see the implied "
            "constraints): lift them together or not at all";
-  if (g.named && !g.hasRole({"launch_block", "launch_bounds", "cub_block_size",
-                             "shared_extent", "unroll_pragma", "template_arg",
-                             "register_array", "vector_bytes",
-                             "cub_items_per_thread", "loop_stride",
-                             "template_default"}))
+  if (g.named &&
+      !g.hasRole({"launch_block", "launch_bounds", "cub_block_size",
+                  "shared_extent", "unroll_pragma", "template_arg",
+                  "register_array", "vector_bytes", "cub_items_per_thread",
+                  "loop_stride", "template_default"}))
     why += "; kind " + std::string(kindName(kind)) + " inferred from its name";
   return why;
 }
@@ -312,10 +308,10 @@ Confidence confidenceOf(const Group &g) {
 /// Roles in constant contexts, where a conversion changes nothing.
 bool needsCast(const Occurrence &o) {
   static const std::set<std::string> constant = {
-      "definition",     "shared_extent", "register_array",
-      "unroll_pragma",  "launch_bounds", "launch_bounds_min_blocks",
-      "cub_block_size", "cub_items_per_thread", "template_arg",
-      "template_default", "vector_bytes", "launch_block"};
+      "definition",       "shared_extent",        "register_array",
+      "unroll_pragma",    "launch_bounds",        "launch_bounds_min_blocks",
+      "cub_block_size",   "cub_items_per_thread", "template_arg",
+      "template_default", "vector_bytes",         "launch_block"};
   return !o.castType.empty() && !constant.count(o.role);
 }
 
@@ -344,8 +340,9 @@ std::optional<std::string> canonical(const std::string &text) {
   for (size_t i = 0; i < out.size();) {
     if (out.compare(i, 10, "KTUNECAND_") == 0) {
       size_t j = i + 10;
-      while (j < out.size() &&
-             (std::isalnum(static_cast<unsigned char>(out[j])) || out[j] == '_'))
+      while (
+          j < out.size() &&
+          (std::isalnum(static_cast<unsigned char>(out[j])) || out[j] == '_'))
         ++j;
       result += "{" + out.substr(i + 10, j - i - 10) + "}";
       i = j;
@@ -397,11 +394,11 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
       if (o.kernel == kernel->id)
         occs.push_back(o);
 
-    std::map<std::string, Group> named;         // by constant
-    std::map<int64_t, Group> block;             // "block" family by value
-    std::map<int64_t, Group> ipt;               // "ipt" family by value
-    std::map<int64_t, Group> vecbytes;          // "vecbytes" by value
-    std::map<std::string, Group> single;        // one group per family key
+    std::map<std::string, Group> named;  // by constant
+    std::map<int64_t, Group> block;      // "block" family by value
+    std::map<int64_t, Group> ipt;        // "ipt" family by value
+    std::map<int64_t, Group> vecbytes;   // "vecbytes" by value
+    std::map<std::string, Group> single; // one group per family key
     std::map<std::string, std::map<int64_t, Group>> targs; // by param
     std::vector<Occurrence> weak;
     std::map<int64_t, std::vector<unsigned>> unlinked; // value -> lines
@@ -443,8 +440,7 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
         g.value = o.value;
         g.boundParam = o.boundParam;
         g.sites.push_back(o);
-      } else if (fam.rfind("unroll@", 0) == 0 ||
-                 fam.rfind("items@", 0) == 0 ||
+      } else if (fam.rfind("unroll@", 0) == 0 || fam.rfind("items@", 0) == 0 ||
                  fam.rfind("minblocks@", 0) == 0 ||
                  fam.rfind("vectype:", 0) == 0) {
         Group &g = single[fam];
@@ -458,9 +454,9 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
     // tile[32][33]: the 33 is the 32 tile padded by one.
     for (auto it = block.begin(); it != block.end();) {
       auto below = block.find(it->first - 1);
-      bool onlyExtents =
-          std::all_of(it->second.sites.begin(), it->second.sites.end(),
-                      [](const Occurrence &o) { return o.role == "shared_extent"; });
+      bool onlyExtents = std::all_of(
+          it->second.sites.begin(), it->second.sites.end(),
+          [](const Occurrence &o) { return o.role == "shared_extent"; });
       if (below != block.end() && onlyExtents &&
           below->second.hasRole({"shared_extent"})) {
         for (auto s : it->second.sites) {
@@ -506,8 +502,8 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
     // Named constants: qualify by role evidence or a telling name.
     std::vector<Group> namedGroups;
     for (auto &[key, g] : named) {
-      bool evidence = std::any_of(g.sites.begin(), g.sites.end(),
-                                  isEvidenceRole);
+      bool evidence =
+          std::any_of(g.sites.begin(), g.sites.end(), isEvidenceRole);
       if (!evidence && !kindFromName(g.constantName))
         continue;
       namedGroups.push_back(g);
@@ -536,16 +532,14 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
             inferKind(b) != ParamKind::BlockSize)
           continue;
         auto hostOnly = [&](const Group &g) {
-          return std::all_of(g.sites.begin(), g.sites.end(),
-                             [&](const Occurrence &o) {
-                               return o.function != kernel->id;
-                             });
+          return std::all_of(
+              g.sites.begin(), g.sites.end(),
+              [&](const Occurrence &o) { return o.function != kernel->id; });
         };
         auto kernelOnly = [&](const Group &g) {
-          return std::all_of(g.sites.begin(), g.sites.end(),
-                             [&](const Occurrence &o) {
-                               return o.function == kernel->id;
-                             });
+          return std::all_of(
+              g.sites.begin(), g.sites.end(),
+              [&](const Occurrence &o) { return o.function == kernel->id; });
         };
         if ((hostOnly(a) && kernelOnly(b)) || (hostOnly(b) && kernelOnly(a))) {
           Group &keep = kernelOnly(a) ? a : b;
@@ -746,9 +740,8 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
     bool known = true;
     for (const auto &arr : facts.sharedArrays) {
       auto r = reaching.find(arr.function);
-      if (r == reaching.end() ||
-          std::find(r->second.begin(), r->second.end(), kernel->id) ==
-              r->second.end())
+      if (r == reaching.end() || std::find(r->second.begin(), r->second.end(),
+                                           kernel->id) == r->second.end())
         continue;
       if (arr.elementSize == 0 || arr.extents.empty()) {
         known = false;

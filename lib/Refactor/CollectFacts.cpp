@@ -14,15 +14,14 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
-#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
 #include <map>
 #include <memory>
-#include <regex>
 #include <set>
 
 namespace ktune::refactor {
@@ -62,8 +61,8 @@ bool isFixedByHardware(llvm::StringRef name) {
 }
 
 const char *const VectorTypes[] = {
-    "float2", "float4", "double2", "int2",   "int4",   "uint2",
-    "uint4",  "short2", "short4",  "char4",  "uchar4", "half2",
+    "float2",  "float4",         "double2",   "int2",       "int4",   "uint2",
+    "uint4",   "short2",         "short4",    "char4",      "uchar4", "half2",
     "__half2", "__nv_bfloat162", "longlong2", "ulonglong2", "double4"};
 
 int vectorLanes(llvm::StringRef name) {
@@ -126,8 +125,8 @@ public:
 
   /// [offset, length) in the main file of the tokens of `range`.
   std::optional<std::pair<unsigned, unsigned>> fileRange(SourceRange range) {
-    CharSourceRange r = Lexer::makeFileCharRange(
-        CharSourceRange::getTokenRange(range), SM, LO);
+    CharSourceRange r =
+        Lexer::makeFileCharRange(CharSourceRange::getTokenRange(range), SM, LO);
     if (r.isInvalid())
       return std::nullopt;
     auto [fid, begin] = SM.getDecomposedLoc(r.getBegin());
@@ -225,8 +224,7 @@ public:
   SourceFacts &Out;
   llvm::StringRef Buffer;
   std::map<std::tuple<unsigned, std::string, std::string>, Occurrence> Occs;
-  std::map<const FunctionDecl *, std::unique_ptr<ExprMutationAnalyzer>>
-      Mutation;
+  std::map<std::pair<const FunctionDecl *, const VarDecl *>, bool> ConstCache;
   std::set<const FunctionDecl *> ScannedDevice;
 };
 
@@ -254,8 +252,7 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
 
   auto castFor = [&](QualType t) -> std::string {
     t = t.getUnqualifiedType();
-    if (t->isEnumeralType() ||
-        Ctx.hasSameType(t.getCanonicalType(), Ctx.IntTy))
+    if (t->isEnumeralType() || Ctx.hasSameType(t.getCanonicalType(), Ctx.IntTy))
       return {};
     clang::PrintingPolicy p(LO);
     p.SuppressTagKeyword = true;
@@ -302,9 +299,8 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
         return std::nullopt;
       a.spelling = Spelling::Variable;
       a.constant = "var:" + var->getQualifiedNameAsString() + "@" +
-                   std::to_string(SM.getDecomposedExpansionLoc(
-                                        var->getLocation())
-                                      .second);
+                   std::to_string(
+                       SM.getDecomposedExpansionLoc(var->getLocation()).second);
       a.constantName = var->getNameAsString();
       a.castType = castFor(var->getType());
       if (var->isLocalVarDecl() && var->getInit())
@@ -347,7 +343,8 @@ static void namedAtomsIn(Collector &c, const Expr *e,
 void Collector::describeDerived(const VarDecl *var, Atom &a) {
   const Expr *init = var->getInit();
   auto initRange = fileRange(init->IgnoreParenImpCasts()->getSourceRange());
-  if (!initRange || isIntegerLiteralText(text(initRange->first, initRange->second)))
+  if (!initRange ||
+      isIntegerLiteralText(text(initRange->first, initRange->second)))
     return;
   std::vector<std::pair<const Expr *, Atom>> bases;
   namedAtomsIn(*this, init, bases);
@@ -383,15 +380,83 @@ void Collector::describeDerived(const VarDecl *var, Atom &a) {
   }
 }
 
+/// True when a use of a variable can change it: assigned, incremented, its
+/// address taken, bound to a non-const reference, or a member of it
+/// assigned. Capturing it by reference in a lambda is not a change by
+/// itself (the lambda's body is checked like any other code).
+static bool mutates(ASTContext &ctx, const DeclRefExpr *ref) {
+  const Expr *child = ref;
+  for (int depth = 0; depth < 8; ++depth) {
+    auto parents = ctx.getParents(*child);
+    if (parents.empty())
+      return false;
+    if (const auto *b = parents[0].get<BinaryOperator>()) {
+      if (b->isAssignmentOp() && b->getLHS()->IgnoreParenImpCasts() == child)
+        return true;
+      return false;
+    }
+    if (const auto *u = parents[0].get<UnaryOperator>())
+      return u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf;
+    if (const auto *m = parents[0].get<MemberExpr>()) {
+      child = m; // `block.x = 1`: keep climbing from the member access
+      continue;
+    }
+    if (const auto *call = parents[0].get<CallExpr>()) {
+      const FunctionDecl *callee = call->getDirectCallee();
+      if (!callee)
+        return !child->getType().isConstQualified() &&
+               child->isLValue(); // unknown callee: assume the worst
+      for (unsigned i = 0; i < call->getNumArgs() && i < callee->getNumParams();
+           ++i)
+        if (call->getArg(i)->IgnoreParenImpCasts() == child) {
+          QualType t = callee->getParamDecl(i)->getType();
+          return t->isReferenceType() &&
+                 !t->getPointeeType().isConstQualified();
+        }
+      return false;
+    }
+    if (const auto *cast = parents[0].get<ImplicitCastExpr>()) {
+      if (cast->getCastKind() == CK_LValueToRValue)
+        return false;
+      child = cast;
+      continue;
+    }
+    if (const auto *paren = parents[0].get<ParenExpr>()) {
+      child = paren;
+      continue;
+    }
+    return false;
+  }
+  return false;
+}
+
 bool Collector::isEffectivelyConst(const VarDecl *var, const FunctionDecl *fn) {
   if (var->getType().isConstQualified() || var->isConstexpr())
     return true;
   if (!fn || !fn->getBody() || !var->getInit())
     return false;
-  auto &analyzer = Mutation[fn];
-  if (!analyzer)
-    analyzer = std::make_unique<ExprMutationAnalyzer>(*fn->getBody(), Ctx);
-  return !analyzer->isMutated(var);
+  auto key = std::make_pair(fn, var);
+  if (auto it = ConstCache.find(key); it != ConstCache.end())
+    return it->second;
+  struct Uses : RecursiveASTVisitor<Uses> {
+    const VarDecl *Var;
+    std::vector<const DeclRefExpr *> Refs;
+    bool VisitDeclRefExpr(DeclRefExpr *r) {
+      if (r->getDecl() == Var)
+        Refs.push_back(r);
+      return true;
+    }
+  } uses;
+  uses.Var = var;
+  uses.TraverseStmt(fn->getBody());
+  bool constant = true;
+  for (const DeclRefExpr *r : uses.Refs)
+    if (mutates(Ctx, r)) {
+      constant = false;
+      break;
+    }
+  ConstCache[key] = constant;
+  return constant;
 }
 
 void Collector::record(const Atom &a, const RoleCtx &ctx,
@@ -529,7 +594,8 @@ std::optional<std::string> Collector::walk(const Expr *e, RoleCtx ctx) {
     return std::nullopt;
   }
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s)) {
-    if (const auto *nt = llvm::dyn_cast<NonTypeTemplateParmDecl>(ref->getDecl()))
+    if (const auto *nt =
+            llvm::dyn_cast<NonTypeTemplateParmDecl>(ref->getDecl()))
       return nt->getNameAsString();
     if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
         var && var->isLocalVarDecl() && var->getInit() && ctx.fn &&
@@ -579,9 +645,8 @@ std::optional<std::string> Collector::walk(const Expr *e, RoleCtx ctx) {
     if (!l || !r)
       return std::nullopt;
     llvm::StringRef op = b->getOpcodeStr();
-    static const std::set<std::string> ops = {"+",  "-",  "*",  "/",  "%",
-                                              "<",  "<=", ">",  ">=", "==",
-                                              "!=", "&&", "||"};
+    static const std::set<std::string> ops = {
+        "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
     if (!ops.count(op.str()))
       return std::nullopt;
     return "(" + *l + " " + op.str() + " " + *r + ")";
@@ -630,7 +695,8 @@ std::optional<std::string> Collector::walk(const Expr *e, RoleCtx ctx) {
   return std::nullopt;
 }
 
-// --- functions -----------------------------------------------------------------
+// --- functions
+// -----------------------------------------------------------------
 
 std::string Collector::whyCannotTemplate(const FunctionDecl *def) {
   if (def->isMain())
@@ -765,16 +831,15 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
   // A non-template free host function visible to other files keeps its
   // symbol through a forwarding overload once it becomes a template.
   if (role == FunctionRole::Host && !tmpl && def->isExternallyVisible() &&
-      !llvm::isa<CXXMethodDecl>(def) && f.bodyBegin > 0 &&
-      !def->isVariadic()) {
-    bool named = std::all_of(def->param_begin(), def->param_end(),
-                             [](const ParmVarDecl *p) {
-                               return !p->getName().empty();
-                             });
+      !llvm::isa<CXXMethodDecl>(def) && f.bodyBegin > 0 && !def->isVariadic()) {
+    bool named =
+        std::all_of(def->param_begin(), def->param_end(),
+                    [](const ParmVarDecl *p) { return !p->getName().empty(); });
     for (const auto &d : f.declarations)
       if (d.isDefinition && named && !def->getReturnType()->isUndeducedType())
         f.forwarderSignature =
-            llvm::StringRef(text(d.insertOffset, f.bodyBegin - 1 - d.insertOffset))
+            llvm::StringRef(
+                text(d.insertOffset, f.bodyBegin - 1 - d.insertOffset))
                 .rtrim()
                 .str();
     f.returnType = def->getReturnType().getAsString();
@@ -793,8 +858,8 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
     if (!a.name.empty()) {
       auto begin = offsetOf(p->getBeginLoc());
       auto name = offsetOf(p->getLocation());
-      if (begin && name && *name > *begin &&
-          !p->getBeginLoc().isMacroID() && !p->getLocation().isMacroID())
+      if (begin && name && *name > *begin && !p->getBeginLoc().isMacroID() &&
+          !p->getLocation().isMacroID())
         spelled = llvm::StringRef(text(*begin, *name - *begin)).trim().str();
     }
     PrintingPolicy pp(LO);
@@ -805,7 +870,8 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
   return Out.functions.emplace(id, std::move(f)).first->second;
 }
 
-// --- device functions ---------------------------------------------------------
+// --- device functions
+// ---------------------------------------------------------
 
 /// True when the expression mentions one of CUDA's built-in index variables.
 bool mentionsBuiltin(const Expr *e, llvm::StringRef name) {
@@ -894,7 +960,8 @@ public:
       while (auto at = tl.getAsAdjusted<ArrayTypeLoc>()) {
         const Expr *size = at.getSizeExpr();
         std::string family =
-            "items@" + std::to_string(C.offsetOf(var->getLocation()).value_or(0));
+            "items@" +
+            std::to_string(C.offsetOf(var->getLocation()).value_or(0));
         if (auto atom = C.classify(size, Fn);
             atom && atom->spelling == Spelling::Literal) {
           RegisterArrays[var].push_back(atom->value);
@@ -923,8 +990,8 @@ public:
     if (const Expr *inc = loop->getInc()) {
       inc = inc->IgnoreParenImpCasts();
       if (const auto *ca = llvm::dyn_cast<CompoundAssignOperator>(inc);
-          ca && (ca->getOpcode() == BO_AddAssign ||
-                 ca->getOpcode() == BO_SubAssign))
+          ca &&
+          (ca->getOpcode() == BO_AddAssign || ca->getOpcode() == BO_SubAssign))
         C.walk(ca->getRHS(), ctx("loop_stride"));
       else if (const auto *as = llvm::dyn_cast<BinaryOperator>(inc);
                as && as->getOpcode() == BO_Assign)
@@ -943,8 +1010,7 @@ public:
           !hint->getValue())
         continue;
       auto atom = C.classify(hint->getValue(), Fn);
-      std::string family =
-          "unroll@" + std::to_string(atom ? atom->offset : 0);
+      std::string family = "unroll@" + std::to_string(atom ? atom->offset : 0);
       C.walk(hint->getValue(), ctx("unroll_pragma", family));
     }
     return true;
@@ -976,8 +1042,7 @@ public:
     if (mentionsBuiltin(e, "threadIdx"))
       return true;
     // A local initialised from threadIdx (`int tid = threadIdx.x;`).
-    if (const auto *ref =
-            llvm::dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()))
+    if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()))
       if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl()))
         return var->getInit() && mentionsBuiltin(var->getInit(), "threadIdx");
     return false;
@@ -1016,13 +1081,11 @@ public:
       Facts.usesWarpLevelOps = true;
     if (callee) {
       std::string q = callee->getQualifiedNameAsString();
-      if (q.find("cub::") == 0 &&
-          q.find("Warp") != std::string::npos)
+      if (q.find("cub::") == 0 && q.find("Warp") != std::string::npos)
         Facts.usesWarpLevelOps = true;
     }
     const FunctionDecl *def = C.definitionOf(callee);
-    if (!def || !C.inMainFile(def->getLocation()) ||
-        !C.isDeviceHelper(def))
+    if (!def || !C.inMainFile(def->getLocation()) || !C.isDeviceHelper(def))
       return true;
     C.functionFacts(def, FunctionRole::DeviceHelper);
     std::string calleeId = C.idOf(def);
@@ -1114,8 +1177,8 @@ public:
           llvm::dyn_cast_or_null<BinaryOperator>(loop->getCond());
       if (!cond || (cond->getOpcode() != BO_LT && cond->getOpcode() != BO_LE))
         continue;
-      const auto *ivRef = llvm::dyn_cast<DeclRefExpr>(
-          cond->getLHS()->IgnoreParenImpCasts());
+      const auto *ivRef =
+          llvm::dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts());
       if (!ivRef)
         continue;
       auto bound = C.classify(cond->getRHS(), Fn);
@@ -1251,9 +1314,8 @@ void DeviceScanner::describeCallee(Collector &c, const CallExpr *call,
     cf.hasExplicitArgs = true;
     cf.insertOffset = c.offsetOf(rAngle).value_or(0);
   } else if (nameOff) {
-    cf.insertOffset =
-        *nameOff + Lexer::MeasureTokenLength(c.SM.getFileLoc(nameLoc), c.SM,
-                                             c.LO);
+    cf.insertOffset = *nameOff + Lexer::MeasureTokenLength(
+                                     c.SM.getFileLoc(nameLoc), c.SM, c.LO);
   }
   if (!nameOff || (rAngle.isValid() && !c.offsetOf(rAngle)))
     cf.implicitArgsError = "the call is not spelled in this file";
@@ -1290,8 +1352,8 @@ void Collector::scanDeviceFunction(const FunctionDecl *def) {
       for (const NamedDecl *p : *t->getTemplateParameters()) {
         if (const auto *n = llvm::dyn_cast<NonTypeTemplateParmDecl>(p);
             n && n->hasDefaultArgument()) {
-          RoleCtx r = scanner.ctx("template_default",
-                                  "targ@" + std::to_string(i));
+          RoleCtx r =
+              scanner.ctx("template_default", "targ@" + std::to_string(i));
           r.boundParam = static_cast<int>(i);
           walk(n->getDefaultArgument().getSourceExpression(), r);
         }
@@ -1308,7 +1370,8 @@ void Collector::scanDeviceFunction(const FunctionDecl *def) {
     scanDeviceFunction(h);
 }
 
-// --- launches --------------------------------------------------------------------
+// --- launches
+// --------------------------------------------------------------------
 
 void Collector::collectDims(const Expr *e, const FunctionDecl *fn,
                             std::vector<const Expr *> &dims, bool &ok) {
@@ -1322,8 +1385,7 @@ void Collector::collectDims(const Expr *e, const FunctionDecl *fn,
   if (const auto *p = llvm::dyn_cast<ParenExpr>(e))
     return collectDims(p->getSubExpr(), fn, dims, ok);
   if (const auto *ctor = llvm::dyn_cast<CXXConstructExpr>(e)) {
-    if (ctor->getNumArgs() == 1 &&
-        ctor->getArg(0)->getType()->isRecordType())
+    if (ctor->getNumArgs() == 1 && ctor->getArg(0)->getType()->isRecordType())
       return collectDims(ctor->getArg(0), fn, dims, ok);
     for (const Expr *a : ctor->arguments()) {
       if (llvm::isa<CXXDefaultArgExpr>(a))

@@ -54,8 +54,7 @@ static bool isDirectory(const std::string &p) {
 }
 
 static bool isToolkit(const std::string &p) {
-  return isDirectory(p) &&
-         llvm::sys::fs::exists(p + "/include/cuda_runtime.h");
+  return isDirectory(p) && llvm::sys::fs::exists(p + "/include/cuda_runtime.h");
 }
 
 std::optional<std::string> findCudaToolkit(const std::string &explicitPath) {
@@ -64,16 +63,16 @@ std::optional<std::string> findCudaToolkit(const std::string &explicitPath) {
   for (const char *var : {"CUDA_PATH", "CUDA_HOME"})
     if (const char *v = std::getenv(var); v && isToolkit(v))
       return std::string(v);
-  for (std::string p : {std::string(KTUNE_DEFAULT_CUDA_PATH),
-                        std::string("/usr/local/cuda")})
+  for (std::string p :
+       {std::string(KTUNE_DEFAULT_CUDA_PATH), std::string("/usr/local/cuda")})
     if (isToolkit(p))
       return p;
   if (auto nvcc = llvm::sys::findProgramByName("nvcc")) {
     llvm::SmallString<256> real;
     if (!llvm::sys::fs::real_path(*nvcc, real)) {
-      std::string root = llvm::sys::path::parent_path(
-                             llvm::sys::path::parent_path(real))
-                             .str();
+      std::string root =
+          llvm::sys::path::parent_path(llvm::sys::path::parent_path(real))
+              .str();
       if (isToolkit(root))
         return root;
     }
@@ -235,10 +234,9 @@ static bool hasPrefixArg(const std::vector<std::string> &args,
 llvm::Expected<std::vector<std::string>>
 clangCommandLine(const CompileCommand &command, const ParserOptions &options,
                  CudaSide side) {
-  std::vector<std::string> user = command.fromDatabase
-                                      ? filterDatabaseArgs(command.args,
-                                                           command.directory)
-                                      : filterUserArgs(command.args);
+  std::vector<std::string> user =
+      command.fromDatabase ? filterDatabaseArgs(command.args, command.directory)
+                           : filterUserArgs(command.args);
   std::string share =
       options.shareDir.empty() ? findShareDir() : options.shareDir;
   if (!isDirectory(share + "/cuda-compat"))
@@ -355,10 +353,9 @@ public:
     const auto &inputs = invocation->getFrontendOpts().Inputs;
     if (inputs.size() == 1 && inputs[0].isFile()) {
       if (auto buffer = llvm::MemoryBuffer::getFile(inputs[0].getFile()))
-        Preamble = configurePreamble(*invocation, **buffer, Options.cacheDir,
-                                     ArgsKey, pchOps,
-                                     Options.buildPreambleOnMiss ||
-                                         OnlyPreamble);
+        Preamble = configurePreamble(
+            *invocation, **buffer, Options.cacheDir, ArgsKey, pchOps,
+            Options.buildPreambleOnMiss || OnlyPreamble);
       if (OnlyPreamble)
         return true;
     }
@@ -446,9 +443,9 @@ SideResult runSide(const CompileCommand &command, const ParserOptions &options,
     plain.cacheDir.clear();
     attempt(plain);
   }
-  result.seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return result;
 }
 
@@ -497,9 +494,8 @@ llvm::Error buildPreambles(const CompileCommand &command,
     return llvm::Error::success();
   SideCallback none = [](clang::ASTContext &, CudaSide) {};
   SideResult host, device;
-  std::thread hostThread([&] {
-    host = runSide(command, options, none, CudaSide::Host, true);
-  });
+  std::thread hostThread(
+      [&] { host = runSide(command, options, none, CudaSide::Host, true); });
   device = runSide(command, options, none, CudaSide::Device, true);
   hostThread.join();
   for (SideResult *r : {&host, &device})

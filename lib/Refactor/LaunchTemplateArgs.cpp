@@ -110,7 +110,8 @@ bool spellImplicitTemplateArgs(const clang::CallExpr *call,
   std::map<unsigned, clang::QualType> deduced;
   const clang::FunctionDecl *pattern = callee->getTemplatedDecl();
   if (call) {
-    unsigned n = std::min<unsigned>(pattern->getNumParams(), call->getNumArgs());
+    unsigned n =
+        std::min<unsigned>(pattern->getNumParams(), call->getNumArgs());
     for (unsigned i = 0; i < n; ++i) {
       const clang::Expr *a = call->getArg(i)->IgnoreParenImpCasts();
       if (!deduce(pattern->getParamDecl(i)->getType(), a->getType(),

@@ -2,9 +2,9 @@
 //
 // When a kernel or helper that is already a template gains parameters at
 // the end of its list, every call must name all earlier arguments
-// explicitly: `k<<<g, b>>>(x)` with T deduced becomes `k<float, B><<<g, b>>>(x)`.
-// This spells the arguments a call leaves implicit, as text valid at the
-// call: from the resolved specialisation when the call is not dependent,
+// explicitly: `k<<<g, b>>>(x)` with T deduced becomes `k<float, B><<<g,
+// b>>>(x)`. This spells the arguments a call leaves implicit, as text valid at
+// the call: from the resolved specialisation when the call is not dependent,
 // otherwise by matching the callee's parameter types against the argument
 // types (`const T *` against `const scalar_t *` gives `scalar_t`), or from
 // the parameter's default.

@@ -36,8 +36,7 @@ public:
       : SM(sm), Out(out) {}
 
   void FileChanged(clang::SourceLocation loc, FileChangeReason reason,
-                   clang::SrcMgr::CharacteristicKind,
-                   clang::FileID) override {
+                   clang::SrcMgr::CharacteristicKind, clang::FileID) override {
     if (reason != EnterFile)
       return;
     clang::FileID id = SM.getFileID(SM.getExpansionLoc(loc));
@@ -152,12 +151,10 @@ void usePrecompiled(clang::CompilerInvocation &invocation,
 
 } // namespace
 
-PreambleUse
-configurePreamble(clang::CompilerInvocation &invocation,
-                  const llvm::MemoryBuffer &mainBuffer,
-                  const std::string &cacheDir, const std::string &argsKey,
-                  std::shared_ptr<clang::PCHContainerOperations> pchOps,
-                  bool buildOnMiss) {
+PreambleUse configurePreamble(
+    clang::CompilerInvocation &invocation, const llvm::MemoryBuffer &mainBuffer,
+    const std::string &cacheDir, const std::string &argsKey,
+    std::shared_ptr<clang::PCHContainerOperations> pchOps, bool buildOnMiss) {
   if (cacheDir.empty())
     return PreambleUse::None;
   clang::PreambleBounds bounds = clang::Lexer::ComputePreamble(
@@ -165,10 +162,12 @@ configurePreamble(clang::CompilerInvocation &invocation,
   if (bounds.Size == 0)
     return PreambleUse::None;
 
-  std::string preambleText = mainBuffer.getBuffer().substr(0, bounds.Size).str();
+  std::string preambleText =
+      mainBuffer.getBuffer().substr(0, bounds.Size).str();
   std::string key = sha256Hex(argsKey + '\0' + preambleText + '\0' +
                               (bounds.PreambleEndsAtStartOfLine ? "1" : "0"));
-  CacheEntry entry{cacheDir + "/" + key + ".pch", cacheDir + "/" + key + ".deps"};
+  CacheEntry entry{cacheDir + "/" + key + ".pch",
+                   cacheDir + "/" + key + ".deps"};
 
   if (llvm::sys::fs::exists(entry.pch) && dependenciesUnchanged(entry.deps)) {
     usePrecompiled(invocation, bounds, entry.pch);
@@ -190,19 +189,18 @@ configurePreamble(clang::CompilerInvocation &invocation,
   RecordingCallbacks callbacks;
   auto built = clang::PrecompiledPreamble::Build(
       preambleInvocation, &mainBuffer, bounds, *diags,
-      llvm::vfs::getRealFileSystem(), pchOps, /*StoreInMemory=*/false,
-      cacheDir, callbacks);
+      llvm::vfs::getRealFileSystem(), pchOps, /*StoreInMemory=*/false, cacheDir,
+      callbacks);
   if (!built || counter.getNumErrors() > 0 || diags->hasErrorOccurred() ||
       diags->hasFatalErrorOccurred())
     return PreambleUse::None; // the main parse reports the errors
-
 
   // The preamble's temporary file name is only visible through the options
   // it sets on an invocation.
   clang::CompilerInvocation probe(invocation);
   auto vfs = llvm::vfs::getRealFileSystem();
-  auto copy = llvm::MemoryBuffer::getMemBufferCopy(mainBuffer.getBuffer(),
-                                                   mainBuffer.getBufferIdentifier());
+  auto copy = llvm::MemoryBuffer::getMemBufferCopy(
+      mainBuffer.getBuffer(), mainBuffer.getBufferIdentifier());
   built->AddImplicitPreamble(probe, vfs, copy.get());
   std::string tempPch = probe.getPreprocessorOpts().ImplicitPCHInclude;
   // AddImplicitPreamble remapped the main file to `copy`: drop the mapping

@@ -31,12 +31,10 @@ enum class PreambleUse {
 /// identifies everything besides the main file's text that changes the
 /// preamble's meaning. Never fails the parse: on any problem the
 /// invocation is left unchanged.
-PreambleUse
-configurePreamble(clang::CompilerInvocation &invocation,
-                  const llvm::MemoryBuffer &mainBuffer,
-                  const std::string &cacheDir, const std::string &argsKey,
-                  std::shared_ptr<clang::PCHContainerOperations> pchOps,
-                  bool buildOnMiss);
+PreambleUse configurePreamble(
+    clang::CompilerInvocation &invocation, const llvm::MemoryBuffer &mainBuffer,
+    const std::string &cacheDir, const std::string &argsKey,
+    std::shared_ptr<clang::PCHContainerOperations> pchOps, bool buildOnMiss);
 
 } // namespace ktune::refactor
 

@@ -28,7 +28,7 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
     sides[side == CudaSide::Host ? 0 : 1] = std::move(f);
   };
   if (auto err = parseBothSides(command, options, onAST, &a.stats))
-    return std::move(err);
+    return err;
   a.facts = std::move(sides[0]);
   a.facts.file = command.file;
   mergeFacts(a.facts, sides[1]);

@@ -93,7 +93,8 @@ std::set<std::string> definedMacros(llvm::StringRef src) {
   return out;
 }
 
-std::string location(const SourceFacts &facts, unsigned line, unsigned col = 0) {
+std::string location(const SourceFacts &facts, unsigned line,
+                     unsigned col = 0) {
   return facts.file + ":" + std::to_string(line) +
          (col ? ":" + std::to_string(col) : "");
 }
@@ -111,9 +112,9 @@ std::string substitute(const SourceSite &site, const std::string &name) {
     }
   }
   static const std::set<std::string> delimited = {
-      "definition",     "shared_extent",  "register_array",
-      "unroll_pragma",  "launch_bounds",  "launch_bounds_min_blocks",
-      "cub_block_size", "cub_items_per_thread", "template_arg",
+      "definition",      "shared_extent",        "register_array",
+      "unroll_pragma",   "launch_bounds",        "launch_bounds_min_blocks",
+      "cub_block_size",  "cub_items_per_thread", "template_arg",
       "template_default"};
   bool compound = r != "{P}" && r.rfind("static_cast<", 0) != 0;
   if (compound && !delimited.count(site.role))
@@ -142,8 +143,7 @@ private:
         return o.function;
     return {};
   }
-  std::optional<ktune::Error> checkName(const Param &p,
-                                        const FunctionFacts &f);
+  std::optional<ktune::Error> checkName(const Param &p, const FunctionFacts &f);
   ManifestKernel manifestFor(const FunctionFacts &kernel, const PlanKernel &pk,
                              const std::vector<Param> &params);
 
@@ -210,11 +210,11 @@ std::optional<ktune::Error> Rewriter::prepareKernel(const PlanKernel &pk,
       return error(ppath + ".name",
                    "'" + pp.name + "' is not a valid C++ identifier");
     if (!names.insert(pp.name).second)
-      return error(ppath + ".name", "duplicate parameter name '" + pp.name + "'");
+      return error(ppath + ".name",
+                   "duplicate parameter name '" + pp.name + "'");
     if (Macros.count(pp.name))
-      return error(ppath + ".name", "'" + pp.name +
-                                        "' is a macro in " + Facts.file +
-                                        "; choose another name");
+      return error(ppath + ".name", "'" + pp.name + "' is a macro in " +
+                                        Facts.file + "; choose another name");
     for (const auto &tp : kernel->templateParams)
       if (tp.name == pp.name)
         return error(ppath + ".name",
@@ -245,10 +245,11 @@ std::optional<ktune::Error> Rewriter::prepareKernel(const PlanKernel &pk,
           c->sites.begin(), c->sites.end(),
           [](const SourceSite &s) { return s.replacement.empty(); });
       if (informational)
-        return error(cpath, "candidate '" + c->id +
-                                "' is reported for information only: " + c->why);
-      int bound = Index.boundParam.count(c->id) ? Index.boundParam.at(c->id)
-                                                : -1;
+        return error(cpath,
+                     "candidate '" + c->id +
+                         "' is reported for information only: " + c->why);
+      int bound =
+          Index.boundParam.count(c->id) ? Index.boundParam.at(c->id) : -1;
       if (bound >= 0) {
         if (p.boundParam >= 0 && p.boundParam != bound)
           return error(cpath, "candidates set different template parameters");
@@ -276,16 +277,13 @@ std::optional<ktune::Error> Rewriter::prepareKernel(const PlanKernel &pk,
     if (!pp.sites.empty()) {
       // Every listed site must exist.
       for (size_t k = 0; k < pp.sites.size(); ++k) {
-        bool found = std::any_of(p.sites.begin(), p.sites.end(),
-                                 [&](const SourceSite *s) {
-                                   return pp.sites[k] ==
-                                              s->file + ":" +
-                                                  std::to_string(s->line) +
-                                                  ":" + std::to_string(s->col) ||
-                                          pp.sites[k] ==
-                                              std::to_string(s->line) + ":" +
-                                                  std::to_string(s->col);
-                                 });
+        bool found = std::any_of(
+            p.sites.begin(), p.sites.end(), [&](const SourceSite *s) {
+              return pp.sites[k] == s->file + ":" + std::to_string(s->line) +
+                                        ":" + std::to_string(s->col) ||
+                     pp.sites[k] ==
+                         std::to_string(s->line) + ":" + std::to_string(s->col);
+            });
         if (!found)
           return error(ppath + ".sites[" + std::to_string(k) + "]",
                        "no site of the parameter's candidates at '" +
@@ -388,7 +386,8 @@ ManifestKernel Rewriter::manifestFor(const FunctionFacts &kernel,
           return std::to_string(o.value);
       return std::nullopt;
     };
-    auto canonical = [&](const std::string &text) -> std::optional<std::string> {
+    auto canonical =
+        [&](const std::string &text) -> std::optional<std::string> {
       auto r = resolveMarkers(text, resolve);
       if (!r)
         return std::nullopt;
@@ -461,16 +460,18 @@ llvm::Expected<RewriteResult> Rewriter::run() {
   }
 
   // Which functions receive which parameters.
-  auto addFnParam = [&](const std::string &fn, const Param &p,
-                        const std::string &name) -> std::optional<ktune::Error> {
+  auto addFnParam =
+      [&](const std::string &fn, const Param &p,
+          const std::string &name) -> std::optional<ktune::Error> {
     auto &list = FnParams[fn];
     for (auto &[n, v] : list)
       if (n == name) {
         if (v != p.defaultValue)
           return error(p.path + ".name",
-                       "'" + name + "' is also a parameter of another planned "
-                                    "kernel launched from the same function, "
-                                    "with a different default");
+                       "'" + name +
+                           "' is also a parameter of another planned "
+                           "kernel launched from the same function, "
+                           "with a different default");
         return std::nullopt;
       }
     list.emplace_back(name, p.defaultValue);
@@ -484,8 +485,9 @@ llvm::Expected<RewriteResult> Rewriter::run() {
       std::set<std::string> device;
       if (p.boundParam < 0)
         device.insert(k.id);
-      std::function<bool(const std::string &, std::set<std::string> &)> reaches =
-          [&](const std::string &fn, std::set<std::string> &seen) -> bool {
+      std::function<bool(const std::string &, std::set<std::string> &)>
+          reaches =
+              [&](const std::string &fn, std::set<std::string> &seen) -> bool {
         if (!seen.insert(fn).second)
           return false;
         bool any = p.functions.count(fn) > 0;
@@ -503,10 +505,10 @@ llvm::Expected<RewriteResult> Rewriter::run() {
       for (const auto &fn : device) {
         const FunctionFacts *f = Facts.function(fn);
         if (!f->cannotTemplate.empty())
-          return toLLVMError(error(
-              fn == k.id ? w.path + ".kernel" : p.path,
-              location(Facts, f->line) + ": " + f->qualifiedName +
-                  " cannot become a template: " + f->cannotTemplate));
+          return toLLVMError(
+              error(fn == k.id ? w.path + ".kernel" : p.path,
+                    location(Facts, f->line) + ": " + f->qualifiedName +
+                        " cannot become a template: " + f->cannotTemplate));
         if (auto e = checkName(p, *f))
           return toLLVMError(*e);
         if (auto e = addFnParam(fn, p, fn == k.id ? p.kernelName : p.name))
@@ -523,11 +525,11 @@ llvm::Expected<RewriteResult> Rewriter::run() {
         continue;
       if (!h->cannotTemplate.empty()) {
         if (HostsLeftAlone.insert(h->id).second)
-          Notes.push_back(location(Facts, call.line) + ": the launch of " +
-                          k.qualifiedName + " in " + h->qualifiedName +
-                          " keeps the default configuration: " +
-                          h->qualifiedName + " cannot become a template (" +
-                          h->cannotTemplate + ")");
+          Notes.push_back(
+              location(Facts, call.line) + ": the launch of " +
+              k.qualifiedName + " in " + h->qualifiedName +
+              " keeps the default configuration: " + h->qualifiedName +
+              " cannot become a template (" + h->cannotTemplate + ")");
         continue;
       }
       for (auto &p : w.params) {
@@ -630,9 +632,9 @@ llvm::Expected<RewriteResult> Rewriter::run() {
       if (calleeIt == FnParams.end() || callerIt == FnParams.end())
         continue;
       for (const auto &[name, def] : calleeIt->second) {
-        bool callerHas = std::any_of(
-            callerIt->second.begin(), callerIt->second.end(),
-            [&](const auto &q) { return q.first == name; });
+        bool callerHas =
+            std::any_of(callerIt->second.begin(), callerIt->second.end(),
+                        [&](const auto &q) { return q.first == name; });
         if (callerHas)
           pass.push_back(name);
       }
@@ -679,8 +681,7 @@ llvm::Expected<RewriteResult> Rewriter::run() {
       indent = w.kernel->declarations.back().indent + "  ";
     std::string text;
     for (size_t i = 0; i < w.plan->constraints.size(); ++i) {
-      std::string cpath =
-          w.path + ".constraints[" + std::to_string(i) + "]";
+      std::string cpath = w.path + ".constraints[" + std::to_string(i) + "]";
       auto e = expr::Expr::parse(w.plan->constraints[i]);
       if (!e)
         return toLLVMError(error(cpath, e.error().str()));
@@ -696,15 +697,16 @@ llvm::Expected<RewriteResult> Rewriter::run() {
     }
     // Keep the body's first statement on a line of its own.
     size_t next = w.kernel->bodyBegin;
-    while (next < Source.size() && (Source[next] == ' ' || Source[next] == '\t'))
+    while (next < Source.size() &&
+           (Source[next] == ' ' || Source[next] == '\t'))
       ++next;
     unsigned replaced = 0;
     if (next < Source.size() && Source[next] != '\n' && Source[next] != '\r') {
       text += "\n" + indent;
       replaced = static_cast<unsigned>(next - w.kernel->bodyBegin);
     }
-    Edits.push_back(Edit{w.kernel->bodyBegin, replaced, text,
-                         w.path + ".constraints", 1});
+    Edits.push_back(
+        Edit{w.kernel->bodyBegin, replaced, text, w.path + ".constraints", 1});
   }
 
   // Identical edits (a site shared by two kernels' candidates, lifted under
@@ -730,11 +732,12 @@ llvm::Expected<RewriteResult> Rewriter::run() {
     clang::tooling::Replacement r(Facts.file, e.offset, e.length, e.text);
     if (auto err = result.replacements.add(r)) {
       llvm::consumeError(std::move(err));
-      auto line = std::count(Source.begin(), Source.begin() + e.offset, '\n') + 1;
-      return toLLVMError(error(
-          e.path, location(Facts, static_cast<unsigned>(line)) +
-                      ": edits overlap (two parameters change the same "
-                      "source text)"));
+      auto line =
+          std::count(Source.begin(), Source.begin() + e.offset, '\n') + 1;
+      return toLLVMError(
+          error(e.path, location(Facts, static_cast<unsigned>(line)) +
+                            ": edits overlap (two parameters change the same "
+                            "source text)"));
     }
   }
   for (auto &w : Work)

@@ -102,9 +102,12 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
     out["functions"].push_back(j);
   }
   for (const auto &c : facts.calls) {
-    json j = {{"line", c.line},        {"col", c.col},
-              {"caller", c.caller},    {"callee", c.callee},
-              {"launch", c.isLaunch},  {"implicit_args", c.implicitArgs},
+    json j = {{"line", c.line},
+              {"col", c.col},
+              {"caller", c.caller},
+              {"callee", c.callee},
+              {"launch", c.isLaunch},
+              {"implicit_args", c.implicitArgs},
               {"explicit_args", c.explicitArgs}};
     if (!c.implicitArgsError.empty())
       j["implicit_args_error"] = c.implicitArgsError;

@@ -44,6 +44,13 @@ if config.enable_cuda:
     config.available_features.add("cuda-toolkit")
 if getattr(config, "have_curl", False):
     config.available_features.add("curl")
+# CUDA toolkit headers that ktune-refactor can parse against (cub and
+# friends); without them it falls back to its shim header.
+for root in [os.environ.get("CUDA_PATH", ""), os.environ.get("CUDA_HOME", ""),
+             "/usr/local/cuda"]:
+    if root and os.path.exists(os.path.join(root, "include", "cuda_runtime.h")):
+        config.available_features.add("cuda-headers")
+        break
 if config.nvcc and os.path.exists(config.nvcc):
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", config.nvcc))

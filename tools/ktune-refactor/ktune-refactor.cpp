@@ -1,4 +1,5 @@
-//===- ktune-refactor.cpp - Stage 1 driver ---------------------------------===//
+//===- ktune-refactor.cpp - Stage 1 driver
+//---------------------------------===//
 //
 // Lifts hardcoded tuning constants of CUDA kernels into template parameters.
 // Options are parsed here; the work is in lib/Refactor.
@@ -44,7 +45,8 @@ Examples:
 Documentation: docs/refactor.md; JSON schemas: docs/schemas.md.
 )");
 
-static cl::opt<std::string> Output("o", cl::desc("Write the template source here"),
+static cl::opt<std::string> Output("o",
+                                   cl::desc("Write the template source here"),
                                    cl::value_desc("file"), cl::cat(Category));
 static cl::opt<std::string>
     ManifestPath("manifest",
@@ -104,8 +106,7 @@ static cl::opt<bool>
                       cl::desc("Only build the preamble cache (what the "
                                "background build runs)"),
                       cl::Hidden, cl::cat(Category));
-static cl::opt<bool> Stats("timings",
-                           cl::desc("Print parse times to stderr"),
+static cl::opt<bool> Stats("timings", cl::desc("Print parse times to stderr"),
                            cl::cat(Category));
 
 static cl::opt<bool> DumpFacts("dump-facts",
@@ -178,16 +179,16 @@ static std::optional<std::string> buildPathArg(int argc, const char **argv) {
 
 /// Builds the preamble cache in a detached process, so this run stays fast
 /// and the next one finds it (same arguments, plus the hidden flag).
-static void startBackgroundPreambleBuild(const std::vector<const char *> &args) {
+static void
+startBackgroundPreambleBuild(const std::vector<const char *> &args) {
   static int anchor;
-  std::string exe = llvm::sys::fs::getMainExecutable(
-      args[0], static_cast<void *>(&anchor));
+  std::string exe =
+      llvm::sys::fs::getMainExecutable(args[0], static_cast<void *>(&anchor));
   std::vector<llvm::StringRef> argv{exe, "--build-preamble-cache-only"};
   for (size_t i = 1; i < args.size(); ++i)
     argv.push_back(args[i]);
-  std::optional<llvm::StringRef> toNull[] = {llvm::StringRef(),
-                                             llvm::StringRef(),
-                                             llvm::StringRef()};
+  std::optional<llvm::StringRef> toNull[] = {
+      llvm::StringRef(), llvm::StringRef(), llvm::StringRef()};
   std::string err;
   llvm::sys::ExecuteNoWait(exe, argv, std::nullopt, toNull, 0, &err);
 }
@@ -254,7 +255,8 @@ int main(int argc, const char **argv) {
       ManifestPath.empty() ? defaultManifestPath(Output) : ManifestPath;
   if (!Output.empty()) {
     if (samePath(Output, input))
-      return fail("-o " + Output + " is the input file; refusing to overwrite it");
+      return fail("-o " + Output +
+                  " is the input file; refusing to overwrite it");
     if (samePath(manifestPath, input) || samePath(manifestPath, Output))
       return fail("the manifest path " + manifestPath +
                   " collides with the input or the output");
@@ -366,8 +368,8 @@ int main(int argc, const char **argv) {
     llvm::errs() << "ktune-refactor: note: " << note << "\n";
   if (auto s = writeFileAtomically(Output, out->text); !s)
     return fail(s.error().str());
-  if (auto s = writeFileAtomically(manifestPath,
-                                   manifestToJson(out->manifest).dump(2) + "\n");
+  if (auto s = writeFileAtomically(
+          manifestPath, manifestToJson(out->manifest).dump(2) + "\n");
       !s)
     return fail(s.error().str());
   size_t params = 0;

@@ -47,13 +47,13 @@ struct CompileCommand {
 };
 
 struct ParserOptions {
-  std::string cudaPath;        // empty: find the toolkit
-  bool noCudaToolkit = false;  // parse with the shim header instead
+  std::string cudaPath;       // empty: find the toolkit
+  bool noCudaToolkit = false; // parse with the shim header instead
   std::string gpuArch = "sm_90";
-  std::string resourceDir;     // empty: $KTUNE_CLANG_RESOURCE_DIR, else the
-                               // configured Clang resource dir
-  std::string shareDir;        // empty: located from the executable
-  std::string cacheDir;        // empty: no preamble cache
+  std::string resourceDir; // empty: $KTUNE_CLANG_RESOURCE_DIR, else the
+                           // configured Clang resource dir
+  std::string shareDir;    // empty: located from the executable
+  std::string cacheDir;    // empty: no preamble cache
   /// Build a missing preamble before parsing (slower now, fast next time);
   /// otherwise parse without one and report the miss (ParseStats), so the
   /// caller can build it later (buildPreambles).
@@ -84,7 +84,7 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
 using SideCallback = std::function<void(clang::ASTContext &, CudaSide)>;
 
 struct ParseStats {
-  double seconds[2] = {0, 0};        // per side, wall clock
+  double seconds[2] = {0, 0}; // per side, wall clock
   bool preambleReused[2] = {false, false};
   bool preambleMissed[2] = {false, false}; // not cached, not built
 };

@@ -30,7 +30,8 @@ class ASTContext;
 namespace ktune::refactor {
 
 /// Reads the main file of `ctx`. `fileAsGiven` is recorded in sites.
-SourceFacts collectFacts(clang::ASTContext &ctx, const std::string &fileAsGiven);
+SourceFacts collectFacts(clang::ASTContext &ctx,
+                         const std::string &fileAsGiven);
 
 /// Groups facts (after attributeHelperOccurrences) into candidates with
 /// stable ids. Pure: the same facts give the same candidates.

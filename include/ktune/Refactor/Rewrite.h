@@ -1,4 +1,5 @@
-//===- ktune/Refactor/Rewrite.h - Applying a plan -----------------*- C++ -*-===//
+//===- ktune/Refactor/Rewrite.h - Applying a plan -----------------*- C++
+//-*-===//
 //
 // Turns a (validated) plan into source edits: each planned kernel becomes a
 // template with one `int NAME = <original>` parameter per plan parameter,

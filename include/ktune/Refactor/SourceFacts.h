@@ -1,4 +1,5 @@
-//===- ktune/Refactor/SourceFacts.h - What the AST says, as data -*- C++ -*-===//
+//===- ktune/Refactor/SourceFacts.h - What the AST says, as data -*- C++
+//-*-===//
 //
 // Detection reads the AST once per compilation side (host, device) and
 // records everything later steps need as plain data keyed by byte offsets in
@@ -61,7 +62,7 @@ struct FunctionFacts {
   bool isTemplate = false;
   std::vector<TemplateParamFacts> templateParams;
   std::vector<DeclarationFacts> declarations; // source order
-  unsigned bodyBegin = 0;                      // just after the body's '{'
+  unsigned bodyBegin = 0;                     // just after the body's '{'
   /// Text of the function's declarations: from the first declaration's
   /// start to the end of the definition's body.
   unsigned rangeBegin = 0, rangeEnd = 0;
@@ -146,7 +147,7 @@ struct Occurrence {
   /// "unroll@N", "items@N", "minblocks@N", "vecbytes@N", "vectype:NAME",
   /// "targ@N" (launch template argument for kernel parameter N).
   std::string family;
-  int dim = -1;        // launch dims: 0, 1, 2
+  int dim = -1; // launch dims: 0, 1, 2
   /// The constant is the whole role expression (or a min/max bound of it),
   /// not an operand inside it.
   bool top = true;
@@ -159,7 +160,7 @@ struct Occurrence {
 };
 
 struct SourceFacts {
-  std::string file; // main file as given
+  std::string file;                               // main file as given
   std::map<std::string, FunctionFacts> functions; // by id
   std::vector<CallFacts> calls;
   std::vector<Occurrence> occurrences;
@@ -186,9 +187,9 @@ std::string marker(unsigned offset);
 
 /// Replaces every "@N@" marker in `text` by `resolve(N)`; nullopt from
 /// `resolve` makes the whole result nullopt.
-std::optional<std::string>
-resolveMarkers(const std::string &text,
-               const std::function<std::optional<std::string>(unsigned)> &resolve);
+std::optional<std::string> resolveMarkers(
+    const std::string &text,
+    const std::function<std::optional<std::string>(unsigned)> &resolve);
 
 /// The kernels that reach each helper through calls (helper id -> kernel ids),
 /// each kernel mapping to itself.

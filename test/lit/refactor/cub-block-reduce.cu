@@ -1,7 +1,7 @@
 // cub block-level templates: the block size of BlockReduce/BlockLoad and
 // the items per thread of BlockLoad are sites, with the register arrays and
 // loops sized by them.
-// REQUIRES: clang
+// REQUIRES: clang, cuda-headers
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
 // RUN: FileCheck %s --check-prefix=CAND < %t/cands.txt

@@ -16,11 +16,16 @@ namespace {
 
 std::unique_ptr<clang::ASTUnit> parse(const std::string &code, bool device) {
   std::string share = std::string(KTUNE_SOURCE_DIR) + "/share/ktune";
-  std::vector<std::string> args = {
-      "-x", "cuda", "-std=c++17", "-nocudainc", "-nocudalib",
-      "-Wno-unknown-cuda-version",
-      "-include", share + "/cuda-shim/ktune_cuda_shim.h",
-      device ? "--cuda-device-only" : "--cuda-host-only"};
+  std::vector<std::string> args = {"-x",
+                                   "cuda",
+                                   "-std=c++17",
+                                   "-nocudainc",
+                                   "-nocudalib",
+                                   "-Wno-unknown-cuda-version",
+                                   "-include",
+                                   share + "/cuda-shim/ktune_cuda_shim.h",
+                                   device ? "--cuda-device-only"
+                                          : "--cuda-host-only"};
   if (device)
     args.push_back("--cuda-gpu-arch=sm_90");
   return clang::tooling::buildASTFromCodeWithArgs(code, args, "k.cu");
@@ -67,7 +72,8 @@ __global__ void k(float *x) {
   auto host = parse(code, false);
   auto device = parse(code, true);
   ASSERT_TRUE(host && device);
-  EXPECT_TRUE(detectCandidates(host->getASTContext(), "k.cu").candidates.empty());
+  EXPECT_TRUE(
+      detectCandidates(host->getASTContext(), "k.cu").candidates.empty());
   CandidateSet set = detectCandidates(device->getASTContext(), "k.cu");
   ASSERT_EQ(set.candidates.size(), 1u);
   EXPECT_EQ(set.candidates[0].kind, ParamKind::Unroll);

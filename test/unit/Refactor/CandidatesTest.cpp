@@ -19,8 +19,8 @@ FunctionFacts kernel(const std::string &id, const std::string &name,
 }
 
 Occurrence literal(unsigned offset, int64_t value, const std::string &role,
-                   const std::string &kernel, const std::string &family =
-                                                      "block") {
+                   const std::string &kernel,
+                   const std::string &family = "block") {
   Occurrence o;
   o.offset = offset;
   o.length = static_cast<unsigned>(std::to_string(value).size());
@@ -158,8 +158,8 @@ TEST(Candidates, SharedMemoryAndBlockConstraints) {
     return std::find(c->impliedConstraints.begin(), c->impliedConstraints.end(),
                      text) != c->impliedConstraints.end();
   };
-  EXPECT_TRUE(has(tile, "4 * {" + tile->id + "} * ({" + tile->id +
-                            "} + 1) <= 49152"));
+  EXPECT_TRUE(
+      has(tile, "4 * {" + tile->id + "} * ({" + tile->id + "} + 1) <= 49152"));
   EXPECT_TRUE(has(block, "{" + block->id + "} <= 1024"));
   EXPECT_TRUE(has(block, "{" + block->id + "} % 32 == 0"));
 }
@@ -170,9 +170,8 @@ TEST(SourceFacts, ResolveMarkers) {
   });
   ASSERT_TRUE(r);
   EXPECT_EQ(*r, "(n + (B - 1)) / B");
-  EXPECT_FALSE(resolveMarkers("@1@", [](unsigned) {
-    return std::optional<std::string>();
-  }));
+  EXPECT_FALSE(resolveMarkers(
+      "@1@", [](unsigned) { return std::optional<std::string>(); }));
 }
 
 TEST(SourceFacts, MergeDeduplicatesByOffsetAndHelpersAreAttributed) {

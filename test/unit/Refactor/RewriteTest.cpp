@@ -97,8 +97,9 @@ TEST(Rewrite, KernelHostAndManifest) {
   EXPECT_NE(text->find("template <int BS = 256>\n__global__ void k("),
             std::string::npos)
       << *text;
-  EXPECT_NE(text->find("static_assert((BS % 32) == 0, \"ktune: BS % 32 == 0\");"),
-            std::string::npos)
+  EXPECT_NE(
+      text->find("static_assert((BS % 32) == 0, \"ktune: BS % 32 == 0\");"),
+      std::string::npos)
       << *text;
   EXPECT_NE(text->find("template <int BS = 256>\nvoid go(float *x) { "
                        "k<BS><<<1, BS>>>(x); }"),

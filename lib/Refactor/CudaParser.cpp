@@ -120,15 +120,18 @@ static std::string resourceDir(const ParserOptions &options) {
   // clang's builtin headers where this says.
   if (const char *v = std::getenv("KTUNE_CLANG_RESOURCE_DIR"); v && *v)
     return v;
-  if (isDirectory(KTUNE_CLANG_RESOURCE_DIR))
-    return KTUNE_CLANG_RESOURCE_DIR;
-  // An installed tool next to Clang's own layout.
+  // Headers packaged beside the tool (scripts/package-gpu.sh) come before
+  // the build machine's Clang: they are the ones the binary was made with.
   std::string exe = llvm::sys::fs::getMainExecutable(
       "ktune-refactor", static_cast<void *>(&anchorForExecutablePath));
   llvm::SmallString<256> p(llvm::sys::path::parent_path(exe));
   llvm::sys::path::append(p, "..", "lib", "clang",
                           std::to_string(CLANG_VERSION_MAJOR));
-  return std::string(p);
+  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+  if (isDirectory(std::string(p) + "/include") ||
+      !isDirectory(KTUNE_CLANG_RESOURCE_DIR))
+    return std::string(p);
+  return KTUNE_CLANG_RESOURCE_DIR;
 }
 
 static std::string absoluteIn(const std::string &dir, const std::string &path) {

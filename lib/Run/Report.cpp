@@ -199,8 +199,11 @@ std::string overview(const RunRecord &r) {
     s += "<tr><th>" + k + "</th><td>" + v + "</td></tr>";
   };
   row("source", "<code>" + esc(r.source) + "</code>");
-  row("device", esc(r.device.empty() ? "?" : r.device) + " (" + esc(r.arch) +
-                    "), " + esc(r.backend));
+  // Without a GPU the device name already says the architecture.
+  bool archInName = !r.arch.empty() && r.device.find(r.arch) != std::string::npos;
+  row("device", esc(r.device.empty() ? "?" : r.device) +
+                    (archInName || r.arch.empty() ? "" : " (" + esc(r.arch) + ")") +
+                    ", " + esc(r.backend));
   if (r.backend != "compile-only")
     row("search", esc(r.strategy) + ", budget " +
                       (r.budget ? std::to_string(*r.budget) : "100") +

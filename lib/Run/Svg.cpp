@@ -307,10 +307,16 @@ std::string renderColorBar(double colorMax, const std::string &id, int width) {
   for (double v : {1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0})
     if (v <= colorMax * 1.0001)
       marks.push_back(v);
+  // A label needs about 30 px: marks closer than that to the last labelled
+  // one get a tick only.
+  double lastLabel = -1e9;
   for (double v : marks) {
     double x = left + heatT(v, colorMax) * barW;
     s += line(x, top + barH, x, top + barH + 4, "axis");
+    if (x - lastLabel < 30)
+      continue;
     s += text(x, top + barH + 16, tickText(v) + "x", "middle", "tick");
+    lastLabel = x;
   }
   s += "</svg>\n";
   return s;

@@ -125,10 +125,10 @@ std::string bar(std::optional<double> pct, bool tuned) {
   if (!pct)
     return "<span class=\"muted\">&ndash;</span>";
   double w = std::clamp(*pct, 0.0, 100.0);
-  return "<span class=\"bar-label\">" + fmt("%.1f", *pct) +
-         "%</span><span class=\"bar\"><span" +
-         (tuned ? " class=\"tuned\"" : "") +
-         " style=\"width:" + fmt("%.1f", w) + "%\"></span></span>";
+  return "<span class=\"bar-wrap\"><span class=\"bar-label\">" +
+         fmt("%.1f", *pct) + "%</span><span class=\"bar\"><span" +
+         (tuned ? " class=\"tuned\"" : "") + " style=\"width:" +
+         fmt("%.1f", w) + "%\"></span></span></span>";
 }
 
 std::string domainText(const Domain &d) {

@@ -525,9 +525,12 @@ Expected<RoundRecord> Runner::tuneRound(int round, const Plan &plan,
     cmd.kernel = spec.spec.kernel;
     cmd.strategy = O.strategy;
     cmd.seed = O.seed;
-    cmd.budget = O.budget;
-    cmd.timeLimitSeconds = perKernel;
     cmd.compileOnly = Mode == Backend::CompileOnly;
+    // --budget counts timed evaluations; a compile-only round checks the
+    // whole space (only a time limit cuts it short).
+    if (!cmd.compileOnly)
+      cmd.budget = O.budget;
+    cmd.timeLimitSeconds = perKernel;
     cmd.cacheDir = O.cacheDir;
     cmd.jobs = O.jobs;
     cmd.arch = O.arch;
@@ -837,20 +840,28 @@ Expected<RunOutcome> Runner::run() {
     }
     if (Mode == Backend::CompileOnly) {
       outcome.compileOnly = true;
-      uint64_t configs = 0, ok = 0;
+      uint64_t configs = 0, ok = 0, cut = 0;
+      std::string cutReason;
       for (const auto &k : done.kernels)
         for (const auto &s : k.results.shapes) {
           configs += s.evaluations;
           auto it = s.statusCounts.find("ok");
           ok += it == s.statusCounts.end() ? 0 : it->second;
+          // A time limit (or Ctrl-C) leaves shapes partly compiled.
+          if (s.stopReason != "compile only") {
+            ++cut;
+            cutReason = s.stopReason;
+          }
         }
       Record.stopReason =
           "compile-only: " + std::to_string(configs) +
           " configuration-shape pairs compiled and checked (" +
-          std::to_string(ok) +
-          " within the hardware limits); timing, "
-          "analysis and re-planning need a GPU, so the run stops after "
-          "round 1";
+          std::to_string(ok) + " within the hardware limits)" +
+          (cut ? "; " + std::to_string(cut) +
+                     " shape(s) not checked in full (" + cutReason + ")"
+               : std::string()) +
+          "; timing, analysis and re-planning need a GPU, so the run stops "
+          "after round 1";
       break;
     }
     if (round >= 2) {

@@ -5,8 +5,10 @@
 #   bench/e2e/run_gpu.sh [BIN_DIR]
 #
 # BIN_DIR holds a static `ktune` and `ktune-worker` (default $KTUNE_BIN_DIR,
-# else .carry/bin); clang's resource headers are taken from
-# $KTUNE_CLANG_RESOURCE_DIR, else BIN_DIR/clang-resource when it exists.
+# else .carry/bin, as scripts/package-gpu.sh lays it out: the binaries find
+# Clang's headers in BIN_DIR/../lib/clang/19 and their data in
+# BIN_DIR/../share/ktune); $KTUNE_CLANG_RESOURCE_DIR, else
+# BIN_DIR/clang-resource when it exists, overrides the headers.
 # Everything goes to $OUT (default bench/results/run): logs/, tuned/<kernel>/
 # (what each ktune run wrote, plus ktune_run.json: exit status, wall time,
 # budget), and bench.py's e2e_<device>.md / .json.

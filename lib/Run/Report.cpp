@@ -100,6 +100,42 @@ std::string us(double v) {
 
 std::string esc(const std::string &s) { return htmlEscape(s); }
 
+/// `text` escaped, with a long `command:` planner's command line cut to its
+/// program and first argument's file names; the whole text is the tooltip.
+std::string escPlanner(const std::string &text) {
+  size_t at = text.find("command:");
+  if (at == std::string::npos)
+    return esc(text);
+  size_t end = text.rfind(" after round ");
+  if (end == std::string::npos || end < at)
+    end = text.rfind(" (");
+  if (end == std::string::npos || end < at)
+    end = text.size();
+  std::string command = text.substr(at + 8, end - at - 8);
+  if (command.size() <= 48)
+    return esc(text);
+  std::vector<std::string> words;
+  size_t i = 0;
+  while (i < command.size() && words.size() < 2) {
+    size_t j = command.find(' ', i);
+    if (j == std::string::npos)
+      j = command.size();
+    if (j > i) {
+      std::string w = command.substr(i, j - i);
+      if (auto slash = w.rfind('/'); slash != std::string::npos)
+        w = w.substr(slash + 1);
+      words.push_back(w);
+    }
+    i = j + 1;
+  }
+  std::string shortCommand;
+  for (const auto &w : words)
+    shortCommand += (shortCommand.empty() ? "" : " ") + w;
+  return "<span title=\"" + esc(text) + "\">" + esc(text.substr(0, at)) +
+         "command:" + esc(shortCommand) + " &hellip;" + esc(text.substr(end)) +
+         "</span>";
+}
+
 std::string configText(const Configuration &c) {
   std::string s;
   for (const auto &[k, v] : c)
@@ -584,7 +620,7 @@ std::string roundsSection(const RunRecord &r) {
     s += "<div class=\"round" + std::string(isBest ? " best" : "") +
          "\"><h3>Round " + std::to_string(round.round) +
          (isBest ? " <span class=\"badge lift\">best</span>" : "") +
-         " &mdash; plan from " + esc(round.planSource) + "</h3>\n";
+         " &mdash; plan from " + escPlanner(round.planSource) + "</h3>\n";
     s += "<p class=\"muted\">" + fmt("%.1f", round.seconds) +
          " s; template <code>" + esc(round.dir + "/" + round.templateFile) +
          "</code>, plan <code>" + esc(round.dir + "/plan.json") +
@@ -659,7 +695,7 @@ std::string roundsSection(const RunRecord &r) {
            esc(round.stop->reason) + "</li></ul>\n";
     if (round.replan) {
       s += "<p><strong>Re-plan after round " + std::to_string(round.round) +
-           "</strong> (" + esc(round.replan->replanner) +
+           "</strong> (" + escPlanner(round.replan->replanner) +
            (round.replan->outcome.empty() ? ""
                                           : ", " + esc(round.replan->outcome)) +
            "):</p>\n<ul class=\"reasons\">";
@@ -668,7 +704,7 @@ std::string roundsSection(const RunRecord &r) {
              (reason.param.empty()
                   ? std::string()
                   : "<code>" + esc(reason.param) + "</code>: ") +
-             esc(reason.message) + "</li>\n";
+             escPlanner(reason.message) + "</li>\n";
       s += "</ul>\n";
     }
     if (&round == &r.rounds.back() && !r.stopReason.empty() &&

@@ -177,3 +177,27 @@ TEST(Report, CompileOnlyListsConfigurationsInsteadOfTimes) {
   EXPECT_NE(html->find("BLOCK=256 VEC=4 (default)"), std::string::npos);
   EXPECT_NE(html->find("compile-only"), std::string::npos);
 }
+
+TEST(Report, LongPlannerCommandsAreShortenedWithTheWholeTextAsTooltip) {
+  RunRecord r = record();
+  const std::string command =
+      "command:/opt/python/bin/python3 /srv/agents/replay_command.py "
+      "--scenario /srv/agents/scenario.json --state state";
+  r.rounds[1].planSource = command + " after round 1 (applied)";
+  r.rounds[0].replan->replanner = command;
+  r.rounds[0].replan->outcome = "applied";
+  auto html = renderReport(r, frame(), "report.html.in");
+  ASSERT_TRUE(html) << html.error().str();
+  EXPECT_NE(html->find("plan from <span title=\"" + command +
+                       " after round 1 (applied)\">command:python3 "
+                       "replay_command.py &hellip; after round 1 (applied)"),
+            std::string::npos);
+  EXPECT_NE(html->find(">command:python3 replay_command.py &hellip;</span>, "
+                       "applied)"),
+            std::string::npos);
+  // The whole command appears only in tooltips.
+  EXPECT_EQ(count(*html, "--scenario /srv/agents/scenario.json"),
+            count(*html, "title=\"command:"));
+  // Short ones stay as they are.
+  EXPECT_NE(html->find("plan from heuristic"), std::string::npos);
+}

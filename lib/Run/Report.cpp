@@ -163,8 +163,8 @@ std::string bar(std::optional<double> pct, bool tuned) {
   double w = std::clamp(*pct, 0.0, 100.0);
   return "<span class=\"bar-wrap\"><span class=\"bar-label\">" +
          fmt("%.1f", *pct) + "%</span><span class=\"bar\"><span" +
-         (tuned ? " class=\"tuned\"" : "") + " style=\"width:" +
-         fmt("%.1f", w) + "%\"></span></span></span>";
+         (tuned ? " class=\"tuned\"" : "") +
+         " style=\"width:" + fmt("%.1f", w) + "%\"></span></span></span>";
 }
 
 std::string domainText(const Domain &d) {
@@ -236,10 +236,12 @@ std::string overview(const RunRecord &r) {
   };
   row("source", "<code>" + esc(r.source) + "</code>");
   // Without a GPU the device name already says the architecture.
-  bool archInName = !r.arch.empty() && r.device.find(r.arch) != std::string::npos;
-  row("device", esc(r.device.empty() ? "?" : r.device) +
-                    (archInName || r.arch.empty() ? "" : " (" + esc(r.arch) + ")") +
-                    ", " + esc(r.backend));
+  bool archInName =
+      !r.arch.empty() && r.device.find(r.arch) != std::string::npos;
+  row("device",
+      esc(r.device.empty() ? "?" : r.device) +
+          (archInName || r.arch.empty() ? "" : " (" + esc(r.arch) + ")") +
+          ", " + esc(r.backend));
   if (r.backend != "compile-only")
     row("search", esc(r.strategy) + ", budget " +
                       (r.budget ? std::to_string(*r.budget) : "100") +

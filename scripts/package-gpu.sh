@@ -40,11 +40,13 @@ clang_resource="$(/usr/lib/llvm-19/bin/clang -print-resource-dir)"
 clang_major="$(basename "$clang_resource")"
 
 if [ "$do_build" = 1 ]; then
-  # libstdc++ and libgcc linked statically too: the GPU host's may be older.
+  # libstdc++ and libgcc linked statically too (the GPU host's may be older);
+  # unused sections dropped (LLVM's archives are built one section per
+  # function), which keeps .carry small.
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DKTUNE_STATIC_CLANG=ON -DKTUNE_ENABLE_CLANG=ON -DKTUNE_ENABLE_CUDA=ON \
     -DKTUNE_BUILD_TESTS=OFF -DKTUNE_ENABLE_CURL=OFF \
-    "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc"
+    "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc -Wl,--gc-sections"
   ninja -C "$build" -j "$jobs" ktune ktune-tune ktune-worker
 fi
 

@@ -233,14 +233,27 @@ def find_tuned(tuned_dir, name, spec):
         files += [os.path.join(dp, f) for f in fs]
     want = spec["kernel"]
 
+    def matches(f, suffix):
+        # `ktune run` names them results.json and journal.jsonl; ktune-tune
+        # <kernel>.results.json and <kernel>.results.journal.jsonl.
+        return f.endswith(suffix) or os.path.basename(f) == suffix.lstrip(".")
+
+    def rank(f):
+        # `ktune run` puts the best round's files at the top of its output
+        # directory and every round's under round-N/: the top ones first.
+        base = os.path.basename(f)
+        exact = base.startswith(want + ".") or base.startswith(name + ".")
+        return (os.path.relpath(f, d).count(os.sep), not exact, f)
+
     def pick(suffix):
-        c = sorted(f for f in files if f.endswith(suffix))
-        exact = [f for f in c if os.path.basename(f).startswith(want + ".") or os.path.basename(f).startswith(name + ".")]
-        return (exact or c or [None])[0]
+        return (sorted((f for f in files if matches(f, suffix)), key=rank) or [None])[0]
 
     info["header"] = pick(".tuned.h")
     info["results"] = pick(".results.json")
     info["journal"] = pick(".journal.jsonl")
+    # The tuning cost counts every round's journal of a `ktune run`.
+    rounds = sorted(f for f in files if re.search(r"(^|/)round-[0-9]+/journal\.jsonl$", f))
+    info["journals"] = rounds or ([info["journal"]] if info["journal"] else [])
     run = os.path.join(d, "ktune_run.json")
     info["run"] = run if os.path.exists(run) else None
     return info
@@ -274,25 +287,27 @@ def read_tuning_cost(info):
                 cost["general"] = {"config": g.get("config"), "geomean_speedup": g.get("geomean_speedup")}
         except (OSError, ValueError) as e:
             cost["results_error"] = str(e)
-    if info.get("journal"):
+    journals = info.get("journals") or ([info["journal"]] if info.get("journal") else [])
+    if journals:
         try:
             lines, phases, compile_ms, eval_ms, ats = 0, {}, 0.0, 0.0, []
-            with open(info["journal"]) as f:
-                for line in f:
-                    line = line.strip()
-                    if not line:
-                        continue
-                    try:
-                        j = json.loads(line)
-                    except ValueError:
-                        continue
-                    lines += 1
-                    p = j.get("phase", "?")
-                    phases[p] = phases.get(p, 0) + 1
-                    compile_ms += float(j.get("compile_ms") or 0)
-                    eval_ms += float(j.get("eval_ms") or 0)
-                    if j.get("at"):
-                        ats.append(j["at"])
+            for path in journals:
+                with open(path) as f:
+                    for line in f:
+                        line = line.strip()
+                        if not line:
+                            continue
+                        try:
+                            j = json.loads(line)
+                        except ValueError:
+                            continue
+                        lines += 1
+                        p = j.get("phase", "?")
+                        phases[p] = phases.get(p, 0) + 1
+                        compile_ms += float(j.get("compile_ms") or 0)
+                        eval_ms += float(j.get("eval_ms") or 0)
+                        if j.get("at"):
+                            ats.append(j["at"])
             cost["journal_entries"] = lines
             cost["journal_phases"] = phases
             cost["compile_s"] = round(compile_ms / 1e3, 2)

@@ -1,5 +1,8 @@
 #include "ktune/Tidy/Export.h"
 
+#include "ktune/Refactor/Rewrite.h"
+#include "ktune/Support/FileUtil.h"
+
 #include "clang/Tooling/Core/Diagnostic.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
 #include "llvm/Support/FileSystem.h"
@@ -205,6 +208,37 @@ std::string plainDiagnostics(const std::vector<Finding> &findings) {
       out += where(n.site) + ": note: " + n.message + "\n";
   }
   return out;
+}
+
+llvm::Error writeReports(const refactor::Analysis &analysis, const Plan &plan,
+                         const ReportOptions &options) {
+  DetectionResult detection{&analysis.facts, &analysis.candidates,
+                            &analysis.index, analysis.source};
+  std::vector<Finding> findings = findingsForPlan(detection, plan);
+  if (options.warnings)
+    llvm::errs() << plainDiagnostics(findings);
+  if (!options.exportFixesPath.empty()) {
+    // The whole plan's edits, exactly what -o writes; the plan was checked
+    // by the caller, but plans are untrusted: check again.
+    SourceTexts sources{{analysis.file, analysis.source}};
+    auto errors = validatePlan(plan, analysis.candidates, sources);
+    if (!errors.empty())
+      return llvm::createStringError("plan: " + errors.front().str());
+    auto rewrite = refactor::planRewrite(analysis.facts, analysis.candidates,
+                                         analysis.index, plan, analysis.source);
+    if (!rewrite)
+      return rewrite.takeError();
+    std::string yaml = exportFixesYaml(analysis.file, findings,
+                                       rewrite->replacements, "");
+    if (auto s = writeFileAtomically(options.exportFixesPath, yaml); !s)
+      return refactor::toLLVMError(s.error());
+  }
+  if (!options.sarifPath.empty()) {
+    std::string log = sarifLog(analysis.file, findings, options.toolVersion);
+    if (auto s = writeFileAtomically(options.sarifPath, log); !s)
+      return refactor::toLLVMError(s.error());
+  }
+  return llvm::Error::success();
 }
 
 } // namespace ktune::tidy

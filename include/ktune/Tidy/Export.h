@@ -9,6 +9,7 @@
 #ifndef KTUNE_TIDY_EXPORT_H
 #define KTUNE_TIDY_EXPORT_H
 
+#include "ktune/Refactor/Refactorer.h"
 #include "ktune/Tidy/Findings.h"
 
 #include "clang/Tooling/Core/Replacement.h"
@@ -39,6 +40,18 @@ std::string sarifLog(const std::string &mainFile,
 /// `file:line:col: warning: message [check]` lines, each followed by its
 /// notes.
 std::string plainDiagnostics(const std::vector<Finding> &findings);
+
+struct ReportOptions {
+  std::string exportFixesPath; // empty: none
+  std::string sarifPath;       // empty: none
+  bool warnings = false;       // plain diagnostics on stderr
+  std::string toolVersion;
+};
+
+/// What `ktune-refactor --export-fixes/--sarif/--warnings` produce for
+/// `plan` applied to `analysis`. Files are written atomically.
+llvm::Error writeReports(const refactor::Analysis &analysis, const Plan &plan,
+                         const ReportOptions &options);
 
 } // namespace ktune::tidy
 

@@ -266,9 +266,8 @@ int main(int argc, const char **argv) {
   bool reports = !ExportFixes.empty() || !Sarif.empty() || Warnings;
   if (!Candidates && !DumpFacts && !BuildPreambleOnly && Output.empty() &&
       EmitPlan.empty() && !reports)
-    return fail("nothing to do: give -o <file>, --candidates, --emit-plan "
-                "<file>, --export-fixes <file>, --sarif <file> or --warnings "
-                "(see --help)");
+    return fail("nothing to do: give -o <file>, --candidates or --emit-plan "
+                "<file> (see --help)");
   if (Candidates && (!Output.empty() || !EmitPlan.empty() || !PlanFile.empty()))
     return fail("--candidates only prints; it cannot be combined with -o, "
                 "--plan or --emit-plan");

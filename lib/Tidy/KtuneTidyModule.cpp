@@ -136,7 +136,19 @@ UnitAnalysis &analysisFor(ASTContext &ctx) {
   std::string file;
   if (auto entry = sm.getFileEntryRefForID(main))
     file = entry->getName().str();
+  // Detection only reads the main file, but a parent-map lookup would map
+  // the whole unit: under clang-tidy every header body (cub, cuda_bf16.h)
+  // is parsed, which made that map most of the check's cost. Restrict the
+  // traversal to the main file's top-level declarations meanwhile; the
+  // scope is restored before the match finder goes on.
+  std::vector<Decl *> savedScope = ctx.getTraversalScope();
+  std::vector<Decl *> mainDecls;
+  for (Decl *d : ctx.getTranslationUnitDecl()->decls())
+    if (sm.isInMainFile(sm.getExpansionLoc(d->getLocation())))
+      mainDecls.push_back(d);
+  ctx.setTraversalScope(mainDecls);
   unit.facts = refactor::collectFacts(ctx, file);
+  ctx.setTraversalScope(savedScope);
   unit.facts.file = file;
   refactor::attributeHelperOccurrences(unit.facts);
   unit.candidates = refactor::buildCandidates(unit.facts, unit.index);

@@ -42,7 +42,7 @@ seconds() { # command... -> wall seconds, output discarded
   t0=$(date +%s.%N)
   "$@" >/dev/null 2>&1 || { echo "error: failed: $*" >&2; exit 1; }
   t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc -l
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }'
 }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -61,14 +61,14 @@ for src in "$root"/examples/*.cu; do
   done
   k=$(printf '%s\n' "${ktune_times[@]}" | median)
   b=$(printf '%s\n' "${base_times[@]}" | median)
-  ratio=$(echo "$k / $b" | bc -l)
-  worst=$(echo "if ($ratio > $worst) $ratio else $worst" | bc -l)
+  ratio=$(awk -v k="$k" -v b="$b" 'BEGIN { printf "%.6f", k / b }')
+  worst=$(awk -v r="$ratio" -v w="$worst" 'BEGIN { print (r > w) ? r : w }')
   row=$(printf '| %s | %.3f | %.3f | %.3f |' "$name" "$k" "$b" "$ratio")
   table+=$'\n'"$row"
   echo "$row"
 done
 
-verdict=$(echo "$worst < 1.3" | bc -l)
+verdict=$(awk -v w="$worst" 'BEGIN { print (w < 1.3) ? 1 : 0 }')
 summary=$(printf 'worst ratio %.3f (bar: < 1.3): %s' "$worst" "$([[ $verdict == 1 ]] && echo pass || echo FAIL)")
 echo "$summary"
 

@@ -355,6 +355,8 @@ void combineFixes(std::vector<Finding> &findings,
     for (size_t k = 1; k < members.size(); ++k) {
       findings[members[k]].fix = {};
       findings[members[k]].fixedWith = carrier.paramName;
+      if (!carrier.fix.empty())
+        carrier.fixAlsoLifts.push_back(findings[members[k]].paramName);
     }
   }
 }

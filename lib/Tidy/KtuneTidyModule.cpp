@@ -25,6 +25,7 @@
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <functional>
 #include <map>
@@ -267,10 +268,16 @@ public:
             << f.fixedWith << f.paramName << std::to_string(f.value);
       else if (f.fix.empty())
         diag(at, "no automatic fix: %0", DiagnosticIDs::Note) << f.fixError;
-      else
+      else if (f.fixAlsoLifts.empty())
         diag(at, "fix lifts it to template parameter '%0' = %1",
              DiagnosticIDs::Note)
             << f.paramName << std::to_string(f.value);
+      else
+        diag(at, "fix lifts it to template parameter '%0' = %1, together "
+                 "with %2",
+             DiagnosticIDs::Note)
+            << f.paramName << std::to_string(f.value)
+            << ("'" + llvm::join(f.fixAlsoLifts, "', '") + "'");
     }
   }
 

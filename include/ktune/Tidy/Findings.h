@@ -63,6 +63,9 @@ struct Finding {
   /// After combineFixes: the parameter whose fix also lifts this one
   /// (empty: this finding carries its own fix, or has none).
   std::string fixedWith;
+  /// After combineFixes, on the finding that carries a combined fix: the
+  /// other parameters it lifts.
+  std::vector<std::string> fixAlsoLifts;
 };
 
 /// The inputs detection produced for one file (one side or both merged).

@@ -44,7 +44,7 @@ void launch_reduce(float *x) { reduce_arch<<<1, 32>>>(x); }
 // CHECK-MESSAGES-ALL: .cu:15:49: note:
 // CHECK-MESSAGES-ALL: .cu:12:41: note: fix lifts it
 // CHECK-MESSAGES-ALL: .cu:20:16: warning: hardcoded unroll factor 4 in kernel 'reduce_arch'
-// CHECK-MESSAGES-ALL: .cu:20:16: note: fix lifts it to template parameter 'UNROLL' = 4
+// CHECK-MESSAGES-ALL: .cu:20:16: note: fix lifts it to template parameter 'UNROLL' = 4, together with 'BLOCK_SIZE'
 // CHECK-MESSAGES-ALL: .cu:26:49: warning: hardcoded block size 32 in kernel 'reduce_arch'
 // CHECK-MESSAGES-ALL: .cu:26:49: note: the fix for 'UNROLL' also lifts this one to template parameter 'BLOCK_SIZE' = 32
 // CHECK-FIXES-ALL: template <int UNROLL = 4, int BLOCK_SIZE = 32>

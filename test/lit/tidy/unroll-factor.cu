@@ -28,7 +28,7 @@ void launch_unrolled(float *x) { unrolled<<<1, 1>>>(x); }
 // Two knobs of one kernel: both extend its template parameter list, so one
 // fix lifts both (applying them one by one would collide).
 // CHECK-MESSAGES: .cu:11:16: warning: hardcoded unroll factor 4 in kernel 'unrolled' (1 site); lift it to a template parameter [ktune-unroll-factor]
-// CHECK-MESSAGES: .cu:11:16: note: fix lifts it to template parameter 'UNROLL' = 4
+// CHECK-MESSAGES: .cu:11:16: note: fix lifts it to template parameter 'UNROLL' = 4, together with 'UNROLL_2'
 // CHECK-MESSAGES: .cu:17:16: warning: hardcoded unroll factor 8 in kernel 'unrolled' (1 site); lift it to a template parameter [ktune-unroll-factor]
 // CHECK-MESSAGES: .cu:17:16: note: the fix for 'UNROLL' also lifts this one to template parameter 'UNROLL_2' = 8 (the parameters of one kernel are added together)
 // CHECK-FIXES: constexpr int kUnrollInner = 8;

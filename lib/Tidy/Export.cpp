@@ -28,9 +28,8 @@ std::string absolutePath(const std::string &path, const std::string &base) {
   return std::string(p);
 }
 
-clang::tooling::DiagnosticMessage message(const std::string &text,
-                                          const std::string &file,
-                                          unsigned offset) {
+clang::tooling::DiagnosticMessage
+message(const std::string &text, const std::string &file, unsigned offset) {
   clang::tooling::DiagnosticMessage m(text);
   m.FilePath = file;
   m.FileOffset = offset;
@@ -58,12 +57,10 @@ std::string artifactUri(const std::string &file) {
 }
 
 nlohmann::json region(const SourceSite &s) {
-  return {{"startLine", s.line},
-          {"startColumn", s.col},
-          {"endLine", s.line},
-          {"endColumn", s.col + std::max(1u, s.length)},
-          {"charOffset", s.offset},
-          {"charLength", s.length}};
+  return {
+      {"startLine", s.line},    {"startColumn", s.col},
+      {"endLine", s.line},      {"endColumn", s.col + std::max(1u, s.length)},
+      {"charOffset", s.offset}, {"charLength", s.length}};
 }
 
 nlohmann::json physicalLocation(const std::string &uri, const SourceSite &s) {
@@ -131,11 +128,10 @@ std::string sarifLog(const std::string &mainFile,
   std::vector<std::string> rules = allCheckNames();
   nlohmann::json ruleList = nlohmann::json::array();
   for (const auto &r : rules)
-    ruleList.push_back(
-        {{"id", r},
-         {"shortDescription", {{"text", ruleText(r)}}},
-         {"helpUri", "docs/checks/" + r + ".md"},
-         {"defaultConfiguration", {{"level", "warning"}}}});
+    ruleList.push_back({{"id", r},
+                        {"shortDescription", {{"text", ruleText(r)}}},
+                        {"helpUri", "docs/checks/" + r + ".md"},
+                        {"defaultConfiguration", {{"level", "warning"}}}});
   nlohmann::json results = nlohmann::json::array();
   for (const Finding &f : findings) {
     size_t ruleIndex =
@@ -182,17 +178,16 @@ std::string sarifLog(const std::string &mainFile,
   nlohmann::json log = {
       {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
       {"version", "2.1.0"},
-      {"runs",
-       nlohmann::json::array(
-           {{{"tool",
-              {{"driver",
-                {{"name", "ktune-refactor"},
-                 {"version", toolVersion},
-                 {"rules", ruleList}}}}},
-             {"artifacts",
-              nlohmann::json::array({{{"location", {{"uri", uri}}}}})},
-             {"columnKind", "unicodeCodePoints"},
-             {"results", results}}})}};
+      {"runs", nlohmann::json::array(
+                   {{{"tool",
+                      {{"driver",
+                        {{"name", "ktune-refactor"},
+                         {"version", toolVersion},
+                         {"rules", ruleList}}}}},
+                     {"artifacts",
+                      nlohmann::json::array({{{"location", {{"uri", uri}}}}})},
+                     {"columnKind", "unicodeCodePoints"},
+                     {"results", results}}})}};
   return log.dump(2) + "\n";
 }
 
@@ -202,8 +197,8 @@ std::string plainDiagnostics(const std::vector<Finding> &findings) {
     return s.file + ":" + std::to_string(s.line) + ":" + std::to_string(s.col);
   };
   for (const Finding &f : findings) {
-    out += where(f.primary) + ": warning: " + f.message + " [" + f.check +
-           "]\n";
+    out +=
+        where(f.primary) + ": warning: " + f.message + " [" + f.check + "]\n";
     for (const auto &n : f.notes)
       out += where(n.site) + ": note: " + n.message + "\n";
   }
@@ -228,8 +223,8 @@ llvm::Error writeReports(const refactor::Analysis &analysis, const Plan &plan,
                                          analysis.index, plan, analysis.source);
     if (!rewrite)
       return rewrite.takeError();
-    std::string yaml = exportFixesYaml(analysis.file, findings,
-                                       rewrite->replacements, "");
+    std::string yaml =
+        exportFixesYaml(analysis.file, findings, rewrite->replacements, "");
     if (auto s = writeFileAtomically(options.exportFixesPath, yaml); !s)
       return refactor::toLLVMError(s.error());
   }

@@ -90,7 +90,7 @@ std::vector<std::string> constraintsOf(const PlanKernel &kernel,
     auto names = parsed->names();
     if (names.empty() ||
         !std::all_of(names.begin(), names.end(),
-                      [&](const std::string &n) { return n == name; }))
+                     [&](const std::string &n) { return n == name; }))
       continue;
     if (newName == name)
       out.push_back(text);
@@ -153,8 +153,8 @@ std::string applyNamingStyle(const std::string &upperSnake, NamingStyle style) {
 
 Plan heuristicPlanFor(const DetectionResult &detection,
                       Confidence minConfidence) {
-  SourceTexts sources{{detection.candidates->file,
-                       std::string(detection.source)}};
+  SourceTexts sources{
+      {detection.candidates->file, std::string(detection.source)}};
   HeuristicOptions options;
   options.minConfidence = minConfidence;
   options.sources = &sources;
@@ -167,8 +167,8 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
   std::set<std::string> taken;
   if (style != NamingStyle::UpperCase)
     taken = identifiersIn(detection.source);
-  SourceTexts sources{{detection.candidates->file,
-                       std::string(detection.source)}};
+  SourceTexts sources{
+      {detection.candidates->file, std::string(detection.source)}};
 
   for (const auto &kernel : plan.kernels) {
     for (const auto &param : kernel.params) {
@@ -204,10 +204,9 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
       // A value that is already a template parameter's default only:
       // nothing hardcoded is left to lift.
       if (f.sites.empty() ||
-          std::all_of(f.sites.begin(), f.sites.end(),
-                      [](const SourceSite &s) {
-                        return s.role == "template_default";
-                      }))
+          std::all_of(f.sites.begin(), f.sites.end(), [](const SourceSite &s) {
+            return s.role == "template_default";
+          }))
         continue;
       std::sort(f.sites.begin(), f.sites.end(),
                 [](const SourceSite &a, const SourceSite &b) {
@@ -249,8 +248,8 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
       if (!errors.empty()) {
         f.fixError = errors.front().str();
       } else if (auto rewrite = refactor::planRewrite(
-                     *detection.facts, *detection.candidates,
-                     *detection.index, single,
+                     *detection.facts, *detection.candidates, *detection.index,
+                     single,
                      llvm::StringRef(detection.source.data(),
                                      detection.source.size()))) {
         f.fix = std::move(rewrite->replacements);
@@ -299,8 +298,8 @@ Plan restrictPlan(const Plan &plan,
           substitutions.emplace(from, expr::Expr::parse(to).value());
           renamed = true;
         }
-      pk.constraints.push_back(
-          renamed ? parsed->substitute(substitutions).str() : text);
+      pk.constraints.push_back(renamed ? parsed->substitute(substitutions).str()
+                                       : text);
     }
     out.kernels.push_back(std::move(pk));
   }
@@ -328,8 +327,8 @@ void combineFixes(std::vector<Finding> &findings,
   for (size_t i = 0; i < findings.size(); ++i)
     if (!findings[i].fix.empty())
       groups[root(i)].push_back(i);
-  SourceTexts sources{{detection.candidates->file,
-                       std::string(detection.source)}};
+  SourceTexts sources{
+      {detection.candidates->file, std::string(detection.source)}};
   for (auto &[first, members] : groups) {
     if (members.size() < 2)
       continue;

@@ -94,9 +94,8 @@ private:
     if (range.isInvalid())
       return false;
     bool invalid = false;
-    StringRef text =
-        Lexer::getSourceText(CharSourceRange::getTokenRange(range), SM,
-                             LangOptions(), &invalid);
+    StringRef text = Lexer::getSourceText(CharSourceRange::getTokenRange(range),
+                                          SM, LangOptions(), &invalid);
     return !invalid && text.contains("__CUDA_ARCH__");
   }
 
@@ -161,14 +160,14 @@ UnitAnalysis &analysisFor(ASTContext &ctx) {
 const std::vector<Finding> &
 findingsFor(UnitAnalysis &unit, Confidence minConfidence, NamingStyle style,
             const std::function<bool(const Finding &)> &reported) {
-  auto key = std::make_pair(static_cast<int>(minConfidence),
-                            static_cast<int>(style));
+  auto key =
+      std::make_pair(static_cast<int>(minConfidence), static_cast<int>(style));
   auto it = unit.findings.find(key);
   if (it != unit.findings.end())
     return it->second;
   Plan plan = heuristicPlanFor(unit.detection(), minConfidence);
-  std::vector<Finding> all =
-      findingsForPlan(unit.detection(), plan, style), kept;
+  std::vector<Finding> all = findingsForPlan(unit.detection(), plan, style),
+                       kept;
   for (auto &f : all)
     if (reported(f))
       kept.push_back(std::move(f));
@@ -238,7 +237,8 @@ public:
                          });
     };
 
-    for (const Finding &f : findingsFor(unit, MinConfidence, Naming, reported)) {
+    for (const Finding &f :
+         findingsFor(unit, MinConfidence, Naming, reported)) {
       if (f.kind != Kind)
         continue;
       SourceLocation at = start.getLocWithOffset(f.primary.offset);
@@ -273,8 +273,9 @@ public:
              DiagnosticIDs::Note)
             << f.paramName << std::to_string(f.value);
       else
-        diag(at, "fix lifts it to template parameter '%0' = %1, together "
-                 "with %2",
+        diag(at,
+             "fix lifts it to template parameter '%0' = %1, together "
+             "with %2",
              DiagnosticIDs::Note)
             << f.paramName << std::to_string(f.value)
             << ("'" + llvm::join(f.fixAlsoLifts, "', '") + "'");
@@ -307,13 +308,11 @@ private:
 class KtuneModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &factories) override {
-    for (ParamKind kind :
-         {ParamKind::BlockSize, ParamKind::TileSize, ParamKind::Unroll,
-          ParamKind::VectorWidth, ParamKind::ItemsPerThread,
-          ParamKind::WarpsPerBlock})
+    for (ParamKind kind : {ParamKind::BlockSize, ParamKind::TileSize,
+                           ParamKind::Unroll, ParamKind::VectorWidth,
+                           ParamKind::ItemsPerThread, ParamKind::WarpsPerBlock})
       factories.registerCheckFactory(
-          *checkName(kind),
-          [kind](StringRef name, ClangTidyContext *context) {
+          *checkName(kind), [kind](StringRef name, ClangTidyContext *context) {
             return std::make_unique<KtuneCheck>(name, context, kind);
           });
   }

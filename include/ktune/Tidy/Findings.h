@@ -79,9 +79,9 @@ struct DetectionResult {
 /// One finding per parameter of `plan` whose kind has a check, in plan
 /// order, each with its single-parameter fix. Parameters are renamed per
 /// `style` unless the new name is taken in the source.
-std::vector<Finding> findingsForPlan(const DetectionResult &detection,
-                                     const Plan &plan,
-                                     NamingStyle style = NamingStyle::UpperCase);
+std::vector<Finding>
+findingsForPlan(const DetectionResult &detection, const Plan &plan,
+                NamingStyle style = NamingStyle::UpperCase);
 
 /// The built-in plan (what `ktune-refactor -o` applies) at `minConfidence`.
 Plan heuristicPlanFor(const DetectionResult &detection,

@@ -40,6 +40,18 @@ if config.enable_clang:
             usage = ""
         if "--planner" in usage:
             config.available_features.add("refactor-planner")
+# The clang-tidy module (lib/Tidy) and the runner of its tests.
+tidy_plugin = os.path.join(config.ktune_binary_dir, "lib", "KtuneTidy.so")
+clang_tidy = shutil.which("clang-tidy-19")
+if config.enable_clang and clang_tidy and os.path.exists(tidy_plugin):
+    config.available_features.add("clang-tidy")
+    config.substitutions.append(("%ktune_tidy_plugin", tidy_plugin))
+    config.substitutions.append(("%check_ktune_tidy", "%s %s --plugin %s --filecheck %s" % (
+        shutil.which("python3") or "python3",
+        os.path.join(config.ktune_source_dir, "test", "tidy", "check_ktune_tidy.py"),
+        tidy_plugin, os.path.join(config.llvm_tools_dir, "FileCheck"))))
+if shutil.which("clang-apply-replacements-19"):
+    config.available_features.add("clang-apply-replacements")
 if config.enable_cuda:
     config.available_features.add("cuda-toolkit")
 if getattr(config, "have_curl", False):

@@ -11,6 +11,7 @@
 #include "ktune/Plan/Plan.h"
 #include "ktune/Refactor/Refactorer.h"
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Tidy/Export.h"
 
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/CompilationDatabase.h"
@@ -113,6 +114,22 @@ static cl::opt<bool> DumpFacts("dump-facts",
                                cl::desc("Print what detection read off the "
                                         "AST, as JSON (for debugging)"),
                                cl::Hidden, cl::cat(Category));
+
+// Machine-readable findings (lib/Tidy/Export.cpp).
+static cl::opt<std::string>
+    ExportFixes("export-fixes",
+                cl::desc("Write the findings and the plan's edits as "
+                         "clang-tidy YAML, for clang-apply-replacements"),
+                cl::value_desc("file.yaml"), cl::cat(Category));
+static cl::opt<std::string> Sarif("sarif",
+                                  cl::desc("Write the findings as SARIF 2.1.0"),
+                                  cl::value_desc("file.sarif"),
+                                  cl::cat(Category));
+static cl::opt<bool>
+    Warnings("warnings",
+             cl::desc("Print each finding as 'file:line:col: warning: ... "
+                      "[ktune-...]' on stderr"),
+             cl::cat(Category));
 
 static int fail(const std::string &message) {
   llvm::errs() << "ktune-refactor: error: " << message << "\n";
@@ -219,7 +236,9 @@ int main(int argc, const char **argv) {
                       std::strcmp(argv[i - 1], "--emit-plan") == 0 ||
                       std::strcmp(argv[i - 1], "--manifest") == 0 ||
                       std::strcmp(argv[i - 1], "--cuda-path") == 0 ||
-                      std::strcmp(argv[i - 1], "--cache-dir") == 0))) {
+                      std::strcmp(argv[i - 1], "--cache-dir") == 0 ||
+                      std::strcmp(argv[i - 1], "--export-fixes") == 0 ||
+                      std::strcmp(argv[i - 1], "--sarif") == 0))) {
         source = argv[i];
         break;
       }
@@ -244,8 +263,9 @@ int main(int argc, const char **argv) {
   if (!llvm::sys::fs::exists(input))
     return fail(input + ": no such file");
 
+  bool reports = !ExportFixes.empty() || !Sarif.empty() || Warnings;
   if (!Candidates && !DumpFacts && !BuildPreambleOnly && Output.empty() &&
-      EmitPlan.empty())
+      EmitPlan.empty() && !reports)
     return fail("nothing to do: give -o <file>, --candidates or --emit-plan "
                 "<file> (see --help)");
   if (Candidates && (!Output.empty() || !EmitPlan.empty() || !PlanFile.empty()))
@@ -358,6 +378,10 @@ int main(int argc, const char **argv) {
         !s)
       return fail(s.error().str());
   }
+  if (reports)
+    if (auto err = tidy::writeReports(*analysis, plan,
+                                      {ExportFixes, Sarif, Warnings, "0.1.0"}))
+      return fail(std::move(err));
   if (Output.empty())
     return 0;
 

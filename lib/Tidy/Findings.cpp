@@ -1,0 +1,381 @@
+#include "ktune/Tidy/Findings.h"
+
+#include "ktune/Expr/Expr.h"
+#include "ktune/Refactor/Rewrite.h"
+
+#include "llvm/Support/Error.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace ktune::tidy {
+
+namespace {
+struct KindInfo {
+  ParamKind kind;
+  const char *check;
+  const char *phrase;
+};
+constexpr KindInfo Kinds[] = {
+    {ParamKind::BlockSize, "ktune-block-size", "block size"},
+    {ParamKind::TileSize, "ktune-tile-size", "tile size"},
+    {ParamKind::Unroll, "ktune-unroll-factor", "unroll factor"},
+    {ParamKind::VectorWidth, "ktune-vector-width", "vector width"},
+    {ParamKind::ItemsPerThread, "ktune-items-per-thread", "items per thread"},
+    {ParamKind::WarpsPerBlock, "ktune-warps-per-block", "warps per block"},
+};
+
+/// What a site does, for the note at a coupled site.
+std::string rolePhrase(const std::string &role) {
+  static const std::map<std::string, std::string> phrases = {
+      {"definition", "its definition"},
+      {"launch_block", "launch block dimension"},
+      {"launch_grid", "launch grid arithmetic"},
+      {"launch_smem", "launch shared-memory size"},
+      {"launch_bounds", "__launch_bounds__"},
+      {"launch_bounds_min_blocks", "__launch_bounds__ minimum blocks"},
+      {"cub_block_size", "cub block size"},
+      {"cub_items_per_thread", "cub items per thread"},
+      {"template_arg", "template argument"},
+      {"template_default", "template default"},
+      {"loop_stride", "loop stride"},
+      {"loop_bound", "loop bound"},
+      {"shared_extent", "__shared__ array extent"},
+      {"register_array", "register array extent"},
+      {"unroll_pragma", "#pragma unroll"},
+      {"vector_bytes", "vector access width"},
+      {"vector_type", "vector type"},
+      {"index_arith", "index arithmetic"},
+  };
+  auto it = phrases.find(role);
+  return it == phrases.end() ? "use" : it->second;
+}
+
+/// Identifiers spelled in `source` (a name is free when it is not one).
+std::set<std::string> identifiersIn(std::string_view source) {
+  std::set<std::string> names;
+  size_t i = 0;
+  while (i < source.size()) {
+    unsigned char c = source[i];
+    if (std::isalpha(c) || c == '_') {
+      size_t start = i;
+      while (i < source.size() &&
+             (std::isalnum(static_cast<unsigned char>(source[i])) ||
+              source[i] == '_'))
+        ++i;
+      names.emplace(source.substr(start, i - start));
+    } else if (std::isdigit(c)) {
+      while (i < source.size() &&
+             (std::isalnum(static_cast<unsigned char>(source[i])) ||
+              source[i] == '_' || source[i] == '.'))
+        ++i;
+    } else {
+      ++i;
+    }
+  }
+  return names;
+}
+
+/// The plan's constraints that only mention `name`, rewritten for `newName`.
+std::vector<std::string> constraintsOf(const PlanKernel &kernel,
+                                       const std::string &name,
+                                       const std::string &newName) {
+  std::vector<std::string> out;
+  for (const auto &text : kernel.constraints) {
+    auto parsed = expr::Expr::parse(text);
+    if (!parsed)
+      continue;
+    auto names = parsed->names();
+    if (names.empty() ||
+        !std::all_of(names.begin(), names.end(),
+                     [&](const std::string &n) { return n == name; }))
+      continue;
+    if (newName == name)
+      out.push_back(text);
+    else
+      out.push_back(
+          parsed->substitute({{name, expr::Expr::parse(newName).value()}})
+              .str());
+  }
+  return out;
+}
+} // namespace
+
+std::optional<std::string> checkName(ParamKind kind) {
+  for (const auto &k : Kinds)
+    if (k.kind == kind)
+      return std::string(k.check);
+  return std::nullopt;
+}
+
+std::vector<std::string> allCheckNames() {
+  std::vector<std::string> names;
+  for (const auto &k : Kinds)
+    names.emplace_back(k.check);
+  return names;
+}
+
+std::string_view kindPhrase(ParamKind kind) {
+  for (const auto &k : Kinds)
+    if (k.kind == kind)
+      return k.phrase;
+  return "tuning constant";
+}
+
+std::optional<NamingStyle> parseNamingStyle(std::string_view text) {
+  if (text == "UPPER_CASE")
+    return NamingStyle::UpperCase;
+  if (text == "CamelCase")
+    return NamingStyle::CamelCase;
+  if (text == "kCamelCase")
+    return NamingStyle::KCamelCase;
+  return std::nullopt;
+}
+
+std::string applyNamingStyle(const std::string &upperSnake, NamingStyle style) {
+  if (style == NamingStyle::UpperCase)
+    return upperSnake;
+  std::string out = style == NamingStyle::KCamelCase ? "k" : "";
+  bool startWord = true;
+  for (char c : upperSnake) {
+    if (c == '_') {
+      startWord = true;
+      continue;
+    }
+    unsigned char u = static_cast<unsigned char>(c);
+    out += static_cast<char>(startWord ? std::toupper(u) : std::tolower(u));
+    startWord = false;
+  }
+  return out.empty() || out == "k" ? upperSnake : out;
+}
+
+Plan heuristicPlanFor(const DetectionResult &detection,
+                      Confidence minConfidence) {
+  SourceTexts sources{
+      {detection.candidates->file, std::string(detection.source)}};
+  HeuristicOptions options;
+  options.minConfidence = minConfidence;
+  options.sources = &sources;
+  return heuristicPlan(*detection.candidates, options);
+}
+
+std::vector<Finding> findingsForPlan(const DetectionResult &detection,
+                                     const Plan &plan, NamingStyle style) {
+  std::vector<Finding> findings;
+  std::set<std::string> taken;
+  if (style != NamingStyle::UpperCase)
+    taken = identifiersIn(detection.source);
+  SourceTexts sources{
+      {detection.candidates->file, std::string(detection.source)}};
+
+  for (const auto &kernel : plan.kernels) {
+    for (const auto &param : kernel.params) {
+      auto check = checkName(param.kind);
+      if (!check)
+        continue;
+      Finding f;
+      f.check = *check;
+      f.kind = param.kind;
+      f.kernel = kernel.kernel;
+      f.value = param.defaultValue;
+      f.paramName = applyNamingStyle(param.name, style);
+      if (f.paramName != param.name && taken.count(f.paramName))
+        f.paramName = param.name;
+
+      // Sites: every site of the parameter's candidates (or the plan's
+      // subset), in source order.
+      std::set<std::string> chosen(param.sites.begin(), param.sites.end());
+      f.confidence = Confidence::High;
+      for (const auto &id : param.candidates) {
+        const Candidate *c = detection.candidates->find(id);
+        if (!c)
+          continue;
+        if (static_cast<int>(c->confidence) > static_cast<int>(f.confidence))
+          f.confidence = c->confidence;
+        for (const auto &s : c->sites) {
+          std::string key = s.file + ":" + std::to_string(s.line) + ":" +
+                            std::to_string(s.col);
+          if (chosen.empty() || chosen.count(key))
+            f.sites.push_back(s);
+        }
+      }
+      // A value that is already a template parameter's default only:
+      // nothing hardcoded is left to lift.
+      if (f.sites.empty() ||
+          std::all_of(f.sites.begin(), f.sites.end(), [](const SourceSite &s) {
+            return s.role == "template_default";
+          }))
+        continue;
+      std::sort(f.sites.begin(), f.sites.end(),
+                [](const SourceSite &a, const SourceSite &b) {
+                  return a.offset < b.offset;
+                });
+      f.sites.erase(std::unique(f.sites.begin(), f.sites.end(),
+                                [](const SourceSite &a, const SourceSite &b) {
+                                  return a.offset == b.offset;
+                                }),
+                    f.sites.end());
+      f.primary = f.sites.front();
+      std::string unqualified = kernel.kernel;
+      if (auto pos = unqualified.rfind("::"); pos != std::string::npos)
+        unqualified = unqualified.substr(pos + 2);
+      f.message = "hardcoded " + std::string(kindPhrase(param.kind)) + " " +
+                  std::to_string(param.defaultValue) + " in kernel '" +
+                  unqualified + "' (" + std::to_string(f.sites.size()) +
+                  (f.sites.size() == 1 ? " site" : " sites") +
+                  "); lift it to a template parameter";
+      for (size_t i = 1; i < f.sites.size(); ++i)
+        f.notes.push_back({f.sites[i], "'" + f.sites[i].text +
+                                           "' here changes with it (" +
+                                           rolePhrase(f.sites[i].role) + ")"});
+
+      // The fix: the plan restricted to this parameter, through the same
+      // validation and rewrite as ktune-refactor.
+      Plan single;
+      single.planner = plan.planner;
+      PlanKernel pk;
+      pk.kernel = kernel.kernel;
+      PlanParam renamed = param;
+      renamed.name = f.paramName;
+      f.param = renamed;
+      f.planName = param.name;
+      pk.params.push_back(renamed);
+      pk.constraints = constraintsOf(kernel, param.name, f.paramName);
+      single.kernels.push_back(std::move(pk));
+      auto errors = validatePlan(single, *detection.candidates, sources);
+      if (!errors.empty()) {
+        f.fixError = errors.front().str();
+      } else if (auto rewrite = refactor::planRewrite(
+                     *detection.facts, *detection.candidates, *detection.index,
+                     single,
+                     llvm::StringRef(detection.source.data(),
+                                     detection.source.size()))) {
+        f.fix = std::move(rewrite->replacements);
+      } else {
+        f.fixError = llvm::toString(rewrite.takeError());
+      }
+      findings.push_back(std::move(f));
+    }
+  }
+  return findings;
+}
+
+namespace {
+/// `plan` restricted to the given (renamed) parameters of each kernel,
+/// with the constraints that only mention them.
+Plan restrictPlan(const Plan &plan,
+                  const std::vector<const Finding *> &members) {
+  Plan out;
+  out.planner = plan.planner;
+  for (const auto &kernel : plan.kernels) {
+    PlanKernel pk;
+    pk.kernel = kernel.kernel;
+    std::map<std::string, std::string> renames; // plan name -> new name
+    for (const auto &param : kernel.params)
+      for (const Finding *f : members)
+        if (f->kernel == kernel.kernel && f->planName == param.name) {
+          pk.params.push_back(f->param);
+          renames[param.name] = f->param.name;
+        }
+    if (pk.params.empty())
+      continue;
+    for (const auto &text : kernel.constraints) {
+      auto parsed = expr::Expr::parse(text);
+      if (!parsed)
+        continue;
+      auto names = parsed->names();
+      if (names.empty() ||
+          !std::all_of(names.begin(), names.end(), [&](const std::string &n) {
+            return renames.count(n) != 0;
+          }))
+        continue;
+      std::map<std::string, expr::Expr> substitutions;
+      bool renamed = false;
+      for (const auto &[from, to] : renames)
+        if (from != to) {
+          substitutions.emplace(from, expr::Expr::parse(to).value());
+          renamed = true;
+        }
+      pk.constraints.push_back(renamed ? parsed->substitute(substitutions).str()
+                                       : text);
+    }
+    out.kernels.push_back(std::move(pk));
+  }
+  return out;
+}
+} // namespace
+
+void combineFixes(std::vector<Finding> &findings,
+                  const DetectionResult &detection, const Plan &plan) {
+  // Union-find over conflicting fixes.
+  std::vector<size_t> parent(findings.size());
+  for (size_t i = 0; i < parent.size(); ++i)
+    parent[i] = i;
+  auto root = [&](size_t i) {
+    while (parent[i] != i)
+      i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  for (size_t i = 0; i < findings.size(); ++i)
+    for (size_t j = i + 1; j < findings.size(); ++j)
+      if (!findings[i].fix.empty() && !findings[j].fix.empty() &&
+          editsConflict(findings[i].fix, findings[j].fix))
+        parent[root(j)] = root(i);
+  std::map<size_t, std::vector<size_t>> groups;
+  for (size_t i = 0; i < findings.size(); ++i)
+    if (!findings[i].fix.empty())
+      groups[root(i)].push_back(i);
+  SourceTexts sources{
+      {detection.candidates->file, std::string(detection.source)}};
+  for (auto &[first, members] : groups) {
+    if (members.size() < 2)
+      continue;
+    std::vector<const Finding *> group;
+    for (size_t i : members)
+      group.push_back(&findings[i]);
+    Plan combined = restrictPlan(plan, group);
+    Finding &carrier = findings[members.front()];
+    auto errors = validatePlan(combined, *detection.candidates, sources);
+    if (!errors.empty()) {
+      carrier.fix = {};
+      carrier.fixError = errors.front().str();
+    } else if (auto rewrite = refactor::planRewrite(
+                   *detection.facts, *detection.candidates, *detection.index,
+                   combined,
+                   llvm::StringRef(detection.source.data(),
+                                   detection.source.size()))) {
+      carrier.fix = std::move(rewrite->replacements);
+    } else {
+      carrier.fix = {};
+      carrier.fixError = llvm::toString(rewrite.takeError());
+    }
+    for (size_t k = 1; k < members.size(); ++k) {
+      findings[members[k]].fix = {};
+      findings[members[k]].fixedWith = carrier.paramName;
+      if (!carrier.fix.empty())
+        carrier.fixAlsoLifts.push_back(findings[members[k]].paramName);
+    }
+  }
+}
+
+bool editsConflict(const clang::tooling::Replacements &a,
+                   const clang::tooling::Replacements &b) {
+  for (const auto &x : a)
+    for (const auto &y : b) {
+      unsigned xb = x.getOffset(), xe = xb + x.getLength();
+      unsigned yb = y.getOffset(), ye = yb + y.getLength();
+      if (xb == yb)
+        return true;
+      if (std::max(xb, yb) < std::min(xe, ye))
+        return true;
+      if (x.getLength() == 0 && yb < xb && xb < ye)
+        return true;
+      if (y.getLength() == 0 && xb < yb && yb < xe)
+        return true;
+    }
+  return false;
+}
+
+} // namespace ktune::tidy

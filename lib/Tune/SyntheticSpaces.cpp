@@ -81,10 +81,10 @@ std::optional<double> gemmTime(const Configuration &c) {
   return time * jitter(c, 0x6e6d, 0.04);
 }
 
-/// A smooth bowl with periodic ripples over six 12-valued parameters: many
+/// A smooth bowl with periodic ripples over six 10-valued parameters: many
 /// local minima around one global basin.
 std::optional<double> ruggedTime(const Configuration &c) {
-  static const double centre[6] = {7.3, 2.1, 9.6, 4.4, 5.8, 1.2};
+  static const double centre[6] = {6.3, 2.1, 8.6, 4.4, 5.8, 1.2};
   double f = 0;
   int k = 0;
   for (const auto &[name, value] : c) {
@@ -128,13 +128,13 @@ std::vector<BenchSpace> syntheticBenchSpaces() {
       gemmTime));
   std::vector<SpaceParam> rugged;
   for (int k = 0; k < 6; ++k) {
-    std::vector<int64_t> values(12);
-    for (int v = 0; v < 12; ++v)
+    std::vector<int64_t> values(10);
+    for (int v = 0; v < 10; ++v)
       values[v] = v;
     rugged.push_back(param("x" + std::to_string(k), values));
   }
   out.push_back(makeSynthetic("rugged", std::move(rugged),
-                              {"x0 + x1 + x2 + x3 + x4 + x5 <= 40"},
+                              {"x0 + x1 + x2 + x3 + x4 + x5 <= 36"},
                               ruggedTime));
   return out;
 }

@@ -84,8 +84,8 @@ std::string renderMarkdownTable(const MarkdownTable &table);
 /// Spaces with known structure for checking that a strategy's defaults are
 /// not fitted to one benchmark: "gemm" (a tiled matrix-multiply performance
 /// model, ~10^5 points, shared-memory constraints and register-pressure
-/// failures) and "rugged" (a smooth bowl with periodic ripples, ~10^6
-/// points). Times are deterministic; optima are found by enumeration.
+/// failures) and "rugged" (a smooth bowl with periodic ripples, 10^6
+/// cartesian points). Times are deterministic; optima are found by enumeration.
 std::vector<BenchSpace> syntheticBenchSpaces();
 
 } // namespace ktune

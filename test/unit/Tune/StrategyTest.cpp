@@ -142,6 +142,34 @@ TEST_P(EveryStrategy, EndsWhenATightlyConstrainedSpaceRunsOut) {
   EXPECT_EQ(result.bestTimeUs(), 1.0);
 }
 
+TEST_P(EveryStrategy, SearchesABillionPointSpaceLazily) {
+  // Nine 10-valued parameters under a constraint: far too many points to
+  // list, so every strategy must sample and walk lazily.
+  std::vector<SpaceParam> params;
+  std::string sum;
+  for (int k = 0; k < 9; ++k) {
+    params.push_back({"p" + std::to_string(k), Domain::ofRange(0, 9), 0});
+    sum += (k ? " + p" : "p") + std::to_string(k);
+  }
+  auto space = SearchSpace::create(params, {sum + " <= 30"});
+  ASSERT_TRUE(space);
+  FunctionEvaluator eval([](const Configuration &c) -> std::optional<double> {
+    double t = 10.0;
+    for (const auto &[name, v] : c)
+      t += (v - 3) * (v - 3);
+    return t;
+  });
+  SimulationResult result = simulate(GetParam(), *space, eval, 40, 9);
+  ASSERT_EQ(result.evaluations.size(), 40u);
+  EXPECT_EQ(result.repeatedRequests + result.invalidRequests +
+                result.overBudgetRequests,
+            0u);
+  std::set<Point> distinct;
+  for (const auto &e : result.evaluations)
+    distinct.insert(e.point);
+  EXPECT_EQ(distinct.size(), 40u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Tune, EveryStrategy,
                          ::testing::ValuesIn(strategyNames()),
                          [](const auto &info) { return info.param; });

@@ -61,22 +61,26 @@ std::optional<double> gemmTime(const Configuration &c) {
   double smem = (bm + bn) * bk * 4 * stages;
   double byRegs = std::floor(65536 / (threads * std::max(regs, 32.0)));
   double bySmem = std::floor(164 * 1024 / std::max(smem, 1.0));
-  double blocksPerSM = std::max(1.0, std::min({byRegs, bySmem, 2048 / threads, 32.0}));
+  double blocksPerSM =
+      std::max(1.0, std::min({byRegs, bySmem, 2048 / threads, 32.0}));
   double tiles = std::ceil(M / bm) * std::ceil(N / bn) * split;
   double waves = std::ceil(tiles / (SMs * blocksPerSM));
   // Per-tile time: FMA work at a rate limited by arithmetic intensity and
   // by how well warps hide latency.
   double flops = 2 * bm * bn * K / split;
-  double intensity = bm * bn / (bm + bn);         // reuse per loaded element
+  double intensity = bm * bn / (bm + bn); // reuse per loaded element
   double memoryBound = std::min(1.0, intensity / 48.0);
   double warpsPerSM = warps * blocksPerSM;
-  double latencyHiding = std::min(1.0, 0.25 + 0.08 * warpsPerSM + 0.15 * (stages - 1));
+  double latencyHiding =
+      std::min(1.0, 0.25 + 0.08 * warpsPerSM + 0.15 * (stages - 1));
   double vecEfficiency = vec >= 4 ? 1.0 : 0.7 + 0.1 * vec;
   double unrollEfficiency = unroll * vec > 16 ? 0.85 : 0.8 + 0.05 * unroll;
   double ratePerSM = 128 * 2 * 1.4e3; // FLOP per microsecond per SM
-  double tileTime = flops / (ratePerSM / blocksPerSM) /
-                    (memoryBound * latencyHiding * vecEfficiency * unrollEfficiency);
-  double reduction = split > 1 ? M * N * split * 4 / 1.5e6 : 0; // bytes / (B/us)
+  double tileTime =
+      flops / (ratePerSM / blocksPerSM) /
+      (memoryBound * latencyHiding * vecEfficiency * unrollEfficiency);
+  double reduction =
+      split > 1 ? M * N * split * 4 / 1.5e6 : 0; // bytes / (B/us)
   double time = waves * tileTime + reduction + 5.0;
   return time * jitter(c, 0x6e6d, 0.04);
 }

@@ -43,7 +43,9 @@ struct BayesOptions {
   int64_t localRadius = 1;
 };
 
-double normalPdf(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI); }
+double normalPdf(double z) {
+  return std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
+}
 double normalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
 /// log E[max(best - Y, 0)] for Y ~ N(mean, sd^2), accurate far in the
@@ -52,7 +54,8 @@ double normalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 double logExpectedImprovement(double best, double mean, double sd) {
   double z = (best - mean) / sd;
   if (z > -6.0)
-    return std::log(sd) + std::log(std::max(z * normalCdf(z) + normalPdf(z), 1e-300));
+    return std::log(sd) +
+           std::log(std::max(z * normalCdf(z) + normalPdf(z), 1e-300));
   // z Phi(z) + phi(z) = phi(z) (1/z^2 - 3/z^4 + ...) for z -> -inf.
   double z2 = z * z;
   return std::log(sd) - 0.5 * z2 - 0.5 * std::log(2 * M_PI) +
@@ -70,7 +73,7 @@ double normalQuantile(double p) {
                              -1.328068155288572e+01};
   static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
                              -2.400758277161838e+00, -2.549732539343734e+00,
-                             4.374664141464968e+00, 2.938163982698783e+00};
+                             4.374664141464968e+00,  2.938163982698783e+00};
   static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
                              2.445134137142996e+00, 3.754408661907416e+00};
   double x;
@@ -85,8 +88,7 @@ double normalQuantile(double p) {
   } else {
     double q = p - 0.5, r = q * q;
     x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) *
-        q /
-        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+        q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
   }
   double e = normalCdf(x) - p;
   return x - e * std::sqrt(2 * M_PI) * std::exp(0.5 * x * x);
@@ -106,7 +108,8 @@ Eigen::VectorXd gaussianRanks(const Eigen::VectorXd &y) {
   Eigen::VectorXd out(n);
   for (Eigen::Index lo = 0; lo < n;) {
     Eigen::Index hi = lo;
-    while (hi + 1 < n && y(order[static_cast<size_t>(hi + 1)]) == y(order[static_cast<size_t>(lo)]))
+    while (hi + 1 < n && y(order[static_cast<size_t>(hi + 1)]) ==
+                             y(order[static_cast<size_t>(lo)]))
       ++hi;
     double rank = 0.5 * static_cast<double>(lo + hi);
     double z = normalQuantile((rank + 0.5) / static_cast<double>(n));
@@ -150,10 +153,13 @@ public:
                                   [](int64_t v) { return v > 0; });
       std::vector<double> coord(size);
       if (useLog && positive) {
-        double lo = std::log2(static_cast<double>(*std::min_element(values.begin(), values.end())));
-        double hi = std::log2(static_cast<double>(*std::max_element(values.begin(), values.end())));
+        double lo = std::log2(static_cast<double>(
+            *std::min_element(values.begin(), values.end())));
+        double hi = std::log2(static_cast<double>(
+            *std::max_element(values.begin(), values.end())));
         for (uint64_t i = 0; i < size; ++i)
-          coord[i] = (std::log2(static_cast<double>(values[i])) - lo) / (hi - lo);
+          coord[i] =
+              (std::log2(static_cast<double>(values[i])) - lo) / (hi - lo);
       } else {
         for (uint64_t i = 0; i < size; ++i)
           coord[i] = static_cast<double>(i) / static_cast<double>(size - 1);
@@ -179,7 +185,8 @@ public:
   int dims() const { return static_cast<int>(Features.size()); }
   template <class Row> void encode(const Point &p, Row &&row) const {
     for (size_t f = 0; f < Features.size(); ++f)
-      row(static_cast<Eigen::Index>(f)) = Features[f].second[p[Features[f].first]];
+      row(static_cast<Eigen::Index>(f)) =
+          Features[f].second[p[Features[f].first]];
   }
   Eigen::MatrixXd encodeAll(const std::vector<Point> &points) const {
     Eigen::MatrixXd M(static_cast<Eigen::Index>(points.size()), dims());
@@ -282,7 +289,8 @@ void Bayes::run(const SearchSpace &space, Objective &objective,
     }
     // Hyper-parameters are refit as the data grows by a tenth; between
     // fits the factor is only extended (cheap).
-    if (X.rows() < 10 || X.rows() >= fittedAt + std::max<Eigen::Index>(1, fittedAt / 10)) {
+    if (X.rows() < 10 ||
+        X.rows() >= fittedAt + std::max<Eigen::Index>(1, fittedAt / 10)) {
       gp.fit(X, y, static_cast<int>(O.fitSteps),
              O.restartEvery > 0 && fits % O.restartEvery == 0);
       fittedAt = X.rows();
@@ -372,9 +380,10 @@ void Bayes::run(const SearchSpace &space, Objective &objective,
     for (Eigen::Index i = 0; i < mean.size(); ++i) {
       if (centre && !near(pointAt(i)))
         continue;
-      double score = O.acquisition == "lcb"
-                         ? -(mean(i) - O.kappa * sd(i))
-                         : logExpectedImprovement(incumbent - O.xi, mean(i), sd(i));
+      double score =
+          O.acquisition == "lcb"
+              ? -(mean(i) - O.kappa * sd(i))
+              : logExpectedImprovement(incumbent - O.xi, mean(i), sd(i));
       if (score > bestScore) {
         bestScore = score;
         pick = i;
@@ -397,7 +406,8 @@ Expected<std::unique_ptr<Strategy>> makeBayes(const nlohmann::json &o) {
   auto steps = r.integer("fit_steps", opts.fitSteps, 1, 10000);
   auto restart = r.integer("restart_every", opts.restartEvery, 0, 100000);
   auto def = r.boolean("start_from_default", opts.startFromDefault);
-  auto enc = r.choice("encoding", opts.encoding, {"index", "index+odd", "log", "log+odd"});
+  auto enc = r.choice("encoding", opts.encoding,
+                      {"index", "index+odd", "log", "log+odd"});
   if (!enc)
     return std::unexpected(enc.error());
   opts.encoding = *enc;

@@ -99,20 +99,22 @@ void GaussianProcess::kernelParts(const Eigen::MatrixXd &A,
   double perDim = std::exp(h.logAdditive) / std::max(Dims, 1);
   additive->setZero(A.rows(), B.rows());
   std::vector<double> values;
-  std::vector<int> ia(static_cast<size_t>(A.rows())), ib(static_cast<size_t>(B.rows()));
+  std::vector<int> ia(static_cast<size_t>(A.rows())),
+      ib(static_cast<size_t>(B.rows()));
   for (int k = 0; k < Dims; ++k) {
     values.assign(A.col(k).data(), A.col(k).data() + A.rows());
     values.insert(values.end(), B.col(k).data(), B.col(k).data() + B.rows());
     std::sort(values.begin(), values.end());
     values.erase(std::unique(values.begin(), values.end()), values.end());
     auto indexOf = [&](double v) {
-      return static_cast<int>(std::lower_bound(values.begin(), values.end(), v) -
-                              values.begin());
+      return static_cast<int>(
+          std::lower_bound(values.begin(), values.end(), v) - values.begin());
     };
     if (values.size() > 256) {
       for (Eigen::Index j = 0; j < B.rows(); ++j)
         for (Eigen::Index i = 0; i < A.rows(); ++i)
-          (*additive)(i, j) += perDim * matern52(std::fabs(As(k, i) - Bs(k, j)));
+          (*additive)(i, j) +=
+              perDim * matern52(std::fabs(As(k, i) - Bs(k, j)));
       continue;
     }
     size_t u = values.size();
@@ -126,7 +128,8 @@ void GaussianProcess::kernelParts(const Eigen::MatrixXd &A,
     for (Eigen::Index j = 0; j < B.rows(); ++j)
       ib[static_cast<size_t>(j)] = indexOf(B(j, k));
     for (Eigen::Index j = 0; j < B.rows(); ++j) {
-      const double *row = &table[static_cast<size_t>(ib[static_cast<size_t>(j)])];
+      const double *row =
+          &table[static_cast<size_t>(ib[static_cast<size_t>(j)])];
       double *out = additive->col(j).data();
       for (Eigen::Index i = 0; i < A.rows(); ++i)
         out[i] += row[static_cast<size_t>(ia[static_cast<size_t>(i)]) * u];
@@ -173,8 +176,8 @@ std::optional<double> GaussianProcess::logLikelihood(const Hyper &h,
     return ll + logPrior(h, nullptr);
 
   // d ll / d theta = 1/2 tr(W dK/dtheta), W = alpha alpha^T - K^-1.
-  Eigen::MatrixXd W = alpha * alpha.transpose() -
-                      llt.solve(Eigen::MatrixXd::Identity(n, n));
+  Eigen::MatrixXd W =
+      alpha * alpha.transpose() - llt.solve(Eigen::MatrixXd::Identity(n, n));
   g->logLength = Eigen::VectorXd::Zero(Dims);
   g->logSignal = 0.5 * W.cwiseProduct(Kf).sum();
   g->logAdditive = Additive ? 0.5 * W.cwiseProduct(Ka).sum() : 0.0;
@@ -212,7 +215,8 @@ std::optional<double> GaussianProcess::logLikelihood(const Hyper &h,
       size_t u = values.size();
       for (Eigen::Index i = 0; i < n; ++i)
         index[static_cast<size_t>(i)] = static_cast<int>(
-            std::lower_bound(values.begin(), values.end(), X(i, k)) - values.begin());
+            std::lower_bound(values.begin(), values.end(), X(i, k)) -
+            values.begin());
       std::vector<double> table(u * u);
       for (size_t a = 0; a < u; ++a)
         for (size_t b = 0; b < u; ++b) {
@@ -222,7 +226,8 @@ std::optional<double> GaussianProcess::logLikelihood(const Hyper &h,
         }
       double sum = 0.0;
       for (Eigen::Index j = 0; j < n; ++j) {
-        const double *row = &table[static_cast<size_t>(index[static_cast<size_t>(j)]) * u];
+        const double *row =
+            &table[static_cast<size_t>(index[static_cast<size_t>(j)]) * u];
         for (Eigen::Index i = j + 1; i < n; ++i)
           sum += W(i, j) * row[index[static_cast<size_t>(i)]];
       }

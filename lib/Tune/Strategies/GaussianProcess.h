@@ -86,7 +86,8 @@ private:
   double Mean = 0.0, Scale = 1.0;
   // Buffers with spare rows, so adding an observation copies nothing.
   Eigen::Index Rows = 0; // observations factorised
-  Eigen::MatrixXd Lbuf;  // top-left Rows x Rows: lower Cholesky factor of K + noise I
+  Eigen::MatrixXd
+      Lbuf; // top-left Rows x Rows: lower Cholesky factor of K + noise I
   Eigen::VectorXd Z;     // L^-1 Y
   Eigen::MatrixXd C;     // candidates
   Eigen::MatrixXd Vbuf;  // top Rows rows: L^-1 K(X, C)

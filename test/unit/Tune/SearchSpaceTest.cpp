@@ -100,17 +100,19 @@ TEST(SearchSpace, ConfigurationsRoundTrip) {
   EXPECT_FALSE(space.fromConfig({{"bx", 96}, {"by", 2}}));
   auto d = space.defaultPoint();
   ASSERT_TRUE(d);
-  EXPECT_EQ(space.toConfig(*d), (Configuration{{"bx", 64}, {"by", 4}, {"t", 1}}));
+  EXPECT_EQ(space.toConfig(*d),
+            (Configuration{{"bx", 64}, {"by", 4}, {"t", 1}}));
 }
 
 TEST(SearchSpace, FixedNamesAndErrors) {
-  auto space = SearchSpace::create({param("b", {32, 64, 128, 256})},
-                                   {"b <= max_threads / 2"},
-                                   expr::Dialect::Ktune, {{"max_threads", 256}});
+  auto space = SearchSpace::create(
+      {param("b", {32, 64, 128, 256})}, {"b <= max_threads / 2"},
+      expr::Dialect::Ktune, {{"max_threads", 256}});
   ASSERT_TRUE(space) << space.error().str();
   EXPECT_EQ(space->validCount(), 3u);
 
-  auto unknown = SearchSpace::create({param("b", {1, 2})}, {"b < 2", "b < limit"});
+  auto unknown =
+      SearchSpace::create({param("b", {1, 2})}, {"b < 2", "b < limit"});
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().where, "constraints[1]");
   EXPECT_NE(unknown.error().message.find("limit"), std::string::npos);

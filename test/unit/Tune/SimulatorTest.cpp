@@ -1,5 +1,5 @@
-#include "ktune/Support/FileUtil.h"
 #include "ktune/Tune/Simulator.h"
+#include "ktune/Support/FileUtil.h"
 #include "ktune/Tune/T1.h"
 
 #include <gtest/gtest.h>
@@ -73,7 +73,8 @@ TEST(ReplayEvaluator, T4ErrorsNameThePath) {
   auto e2 = ReplayEvaluator::fromT4(text, "d");
   ASSERT_FALSE(e2);
   EXPECT_EQ(e2.error().where, "results[0].configuration.a");
-  auto seconds = json::parse(R"({"metadata": {"timeunit": "seconds"}, "results": [
+  auto seconds =
+      json::parse(R"({"metadata": {"timeunit": "seconds"}, "results": [
       {"configuration": {"a": 1}, "invalidity": "correct",
        "measurements": [{"name": "time", "value": 0.002}]}]})");
   auto s = ReplayEvaluator::fromT4(seconds, "d");
@@ -106,11 +107,14 @@ TEST(ReplayEvaluator, ReplaysAJournal) {
   auto failed = replay->evaluate({{"n", 1024}}, {{"B", 128}});
   EXPECT_EQ(failed.status, EvalStatus::CompileError);
   EXPECT_EQ(failed.reason, "too many registers");
-  EXPECT_DOUBLE_EQ(replay->evaluate({{"n", 4096}}, {{"B", 64}}).time->medianUs, 40.0);
-  EXPECT_EQ(replay->evaluate({{"n", 7}}, {{"B", 64}}).status, EvalStatus::Pruned);
+  EXPECT_DOUBLE_EQ(replay->evaluate({{"n", 4096}}, {{"B", 64}}).time->medianUs,
+                   40.0);
+  EXPECT_EQ(replay->evaluate({{"n", 7}}, {{"B", 64}}).status,
+            EvalStatus::Pruned);
   EXPECT_DOUBLE_EQ(*replay->bestTimeUs({{"n", 4096}}), 40.0);
 
-  auto bad = ReplayEvaluator::fromJournal(journal + "{\"key\": {}}\n", "j.jsonl");
+  auto bad =
+      ReplayEvaluator::fromJournal(journal + "{\"key\": {}}\n", "j.jsonl");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().where, "j.jsonl:6");
   auto garbage = ReplayEvaluator::fromJournal("not json\n", "j.jsonl");
@@ -167,7 +171,9 @@ TEST(Simulation, CountsUniqueEvaluationsAndContractBreaches) {
   std::vector<SimulatedEvaluation> logged;
   SimulationOptions options;
   options.budget = 4;
-  options.onEvaluation = [&](const SimulatedEvaluation &e) { logged.push_back(e); };
+  options.onEvaluation = [&](const SimulatedEvaluation &e) {
+    logged.push_back(e);
+  };
   SimulationResult r = simulateRun(*space, eval, careless, options);
   ASSERT_EQ(r.evaluations.size(), 4u);
   EXPECT_EQ(logged.size(), 4u);

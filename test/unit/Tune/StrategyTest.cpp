@@ -40,7 +40,8 @@ const Recorded &recorded() {
         p.domain = Domain::ofValues({pin[p.name]});
     out.small = *fixed.searchSpace();
     for (const auto &d : Devices) {
-      auto replay = ReplayEvaluator::readT4File(Convolution + d + "_T4.json.gz");
+      auto replay =
+          ReplayEvaluator::readT4File(Convolution + d + "_T4.json.gz");
       EXPECT_TRUE(replay) << replay.error().str();
       out.replay[d] = std::make_shared<ReplayEvaluator>(std::move(*replay));
     }
@@ -87,7 +88,8 @@ TEST_P(EveryStrategy, CoversASmallSpaceFindsItsOptimumAndStops) {
   uint64_t size = *r.small.validCount();
   ASSERT_EQ(size, 128u);
   for (const auto &d : Devices) {
-    SimulationResult result = simulate(GetParam(), r.small, *r.replay.at(d), 10 * size, 1);
+    SimulationResult result =
+        simulate(GetParam(), r.small, *r.replay.at(d), 10 * size, 1);
     EXPECT_EQ(result.evaluations.size(), size) << d; // all, then it stops
     EXPECT_EQ(result.repeatedRequests + result.invalidRequests +
                   result.overBudgetRequests,
@@ -100,7 +102,8 @@ TEST_P(EveryStrategy, CoversASmallSpaceFindsItsOptimumAndStops) {
 TEST_P(EveryStrategy, SpendsExactlyTheBudgetOnDistinctValidPoints) {
   const Recorded &r = recorded();
   for (const auto &d : {"A6000", "W7800"}) { // both with failed configurations
-    SimulationResult result = simulate(GetParam(), r.full, *r.replay.at(d), 60, 3);
+    SimulationResult result =
+        simulate(GetParam(), r.full, *r.replay.at(d), 60, 3);
     ASSERT_EQ(result.evaluations.size(), 60u);
     EXPECT_EQ(result.repeatedRequests, 0u);
     EXPECT_EQ(result.invalidRequests, 0u);
@@ -185,7 +188,8 @@ TEST(Strategies, GuidedSearchBeatsRandomOrderOnSmallSpaces) {
     for (const auto &d : Devices) {
       double best = optimumOf(r.small, *r.replay.at(d));
       for (uint64_t seed : {1, 2, 3}) {
-        SimulationResult result = simulate(strategy, r.small, *r.replay.at(d), 128, seed);
+        SimulationResult result =
+            simulate(strategy, r.small, *r.replay.at(d), 128, seed);
         needed.push_back(static_cast<double>(*result.evaluationsToReach(best)));
       }
     }
@@ -223,7 +227,8 @@ TEST(StrategyBench, MediansTablesAndBaselines) {
       "# title\n\ntext\n\n| strategy | A | B | sum |\n|---|---|---|---|\n"
       "| pso | 221 | 49.5 | 270.5 |\n| random | 1 | 2 | 3 |\n\nafter\n");
   ASSERT_TRUE(baseline);
-  EXPECT_EQ(baseline->header, (std::vector<std::string>{"strategy", "A", "B", "sum"}));
+  EXPECT_EQ(baseline->header,
+            (std::vector<std::string>{"strategy", "A", "B", "sum"}));
   ASSERT_EQ(baseline->rows.size(), 2u);
   EXPECT_EQ(baseline->rows[0].first, "pso");
   EXPECT_EQ(baseline->rows[0].second[1], "49.5");
@@ -250,22 +255,27 @@ TEST(StrategyBench, RunsStrategiesOverSpacesAndSeeds) {
   options.budget = 128;
   options.seeds = 4;
   options.threads = 2;
-  auto cells = runStrategyBench({space}, {{"brute", "brute_force", json::object()},
-                                          {"rand", "random", json::object()}},
+  auto cells = runStrategyBench({space},
+                                {{"brute", "brute_force", json::object()},
+                                 {"rand", "random", json::object()}},
                                 options);
   ASSERT_TRUE(cells) << cells.error().str();
   ASSERT_EQ(cells->size(), 2u);
   // Brute force walks in a fixed order: every seed needs the same count.
   const BenchCell &brute = (*cells)[0];
   EXPECT_EQ(brute.strategy, "brute");
-  EXPECT_EQ(std::set<uint64_t>(brute.evaluations.begin(), brute.evaluations.end()).size(), 1u);
+  EXPECT_EQ(
+      std::set<uint64_t>(brute.evaluations.begin(), brute.evaluations.end())
+          .size(),
+      1u);
   for (const auto &c : *cells) {
     EXPECT_EQ(c.evaluations.size(), 4u);
     EXPECT_EQ(c.breaches, 0u);
     for (auto e : c.evaluations)
       EXPECT_LE(e, 128u); // the budget covers the space
   }
-  auto bad = runStrategyBench({space}, {{"x", "nope", json::object()}}, options);
+  auto bad =
+      runStrategyBench({space}, {{"x", "nope", json::object()}}, options);
   EXPECT_FALSE(bad);
 }
 
@@ -273,11 +283,14 @@ TEST(StrategyBench, PermutedDomainsKeepThePointsAndTimes) {
   auto t1 = readT1File(Convolution + "T1_input.json");
   ASSERT_TRUE(t1);
   SearchSpace space = *t1->searchSpace();
-  auto permuted = permuteDomains(space, t1->conditions, expr::Dialect::Python, 1);
+  auto permuted =
+      permuteDomains(space, t1->conditions, expr::Dialect::Python, 1);
   ASSERT_TRUE(permuted) << permuted.error().str();
   std::set<Configuration> a, b;
-  space.forEachValid([&](const Point &p) { return a.insert(space.toConfig(p)), true; });
-  permuted->forEachValid([&](const Point &p) { return b.insert(permuted->toConfig(p)), true; });
+  space.forEachValid(
+      [&](const Point &p) { return a.insert(space.toConfig(p)), true; });
+  permuted->forEachValid(
+      [&](const Point &p) { return b.insert(permuted->toConfig(p)), true; });
   EXPECT_EQ(a, b);
   bool reordered = false;
   for (size_t k = 0; k < space.dims(); ++k)
@@ -296,8 +309,9 @@ TEST(StrategyBench, SyntheticSpacesHaveKnownOptima) {
       auto p = s.space.randomValid(rng);
       ASSERT_TRUE(p);
       auto r = s.evaluator->evaluate({}, s.space.toConfig(*p));
-      if (r.status == EvalStatus::Ok)
+      if (r.status == EvalStatus::Ok) {
         EXPECT_GE(r.time->medianUs, s.optimumUs) << s.name;
+      }
     }
   }
 }

@@ -1,6 +1,6 @@
+#include "ktune/Tune/T1.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Tune/Simulator.h"
-#include "ktune/Tune/T1.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,8 @@ const std::string Convolution =
 }
 
 TEST(T1, PythonListsOfIntegers) {
-  EXPECT_EQ(*parsePythonIntList("[16, 32, 48]"), (std::vector<int64_t>{16, 32, 48}));
+  EXPECT_EQ(*parsePythonIntList("[16, 32, 48]"),
+            (std::vector<int64_t>{16, 32, 48}));
   EXPECT_EQ(*parsePythonIntList(" [1] "), (std::vector<int64_t>{1}));
   EXPECT_EQ(*parsePythonIntList("(1, 2,)"), (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(*parsePythonIntList("[True, False]"), (std::vector<int64_t>{1, 0}));
@@ -87,13 +88,15 @@ TEST(T1, RejectsWhatItCannotRepresent) {
   EXPECT_EQ(e2.error().where, "ConfigurationSpace.TuningParameters[0].Type");
 
   auto badCondition = base;
-  badCondition["ConfigurationSpace"]["Conditions"][0]["Expression"] = "a * <= 32";
+  badCondition["ConfigurationSpace"]["Conditions"][0]["Expression"] =
+      "a * <= 32";
   auto e3 = t1FromJson(badCondition);
   ASSERT_FALSE(e3);
   EXPECT_EQ(e3.error().where, "ConfigurationSpace.Conditions[0].Expression");
 
   auto unknownName = base;
-  unknownName["ConfigurationSpace"]["Conditions"][0]["Expression"] = "a * c <= 32";
+  unknownName["ConfigurationSpace"]["Conditions"][0]["Expression"] =
+      "a * c <= 32";
   auto t1 = t1FromJson(unknownName);
   ASSERT_TRUE(t1);
   auto e4 = t1->searchSpace();

@@ -189,11 +189,9 @@ struct SearchSpace::Impl {
   }
 };
 
-Expected<SearchSpace>
-SearchSpace::create(std::vector<SpaceParam> params,
-                    const std::vector<std::string> &constraints,
-                    expr::Dialect dialect,
-                    const std::map<std::string, int64_t> &fixed) {
+Expected<SearchSpace> SearchSpace::create(
+    std::vector<SpaceParam> params, const std::vector<std::string> &constraints,
+    expr::Dialect dialect, const std::map<std::string, int64_t> &fixed) {
   auto impl = std::make_shared<Impl>();
   std::set<std::string> names;
   uint64_t cartesian = 1;
@@ -205,9 +203,8 @@ SearchSpace::create(std::vector<SpaceParam> params,
     if (!names.insert(param.name).second)
       return makeError("duplicate parameter '" + param.name + "'", where);
     if (fixed.count(param.name))
-      return makeError("parameter '" + param.name +
-                           "' is also given a fixed value",
-                       where);
+      return makeError(
+          "parameter '" + param.name + "' is also given a fixed value", where);
     uint64_t size = param.domain.size();
     if (size == 0)
       return makeError("parameter '" + param.name + "' has no values", where);
@@ -219,8 +216,7 @@ SearchSpace::create(std::vector<SpaceParam> params,
     std::vector<int64_t> values = param.domain.enumerate();
     std::set<int64_t> distinct(values.begin(), values.end());
     if (distinct.size() != values.size())
-      return makeError("parameter '" + param.name + "' repeats a value",
-                       where);
+      return makeError("parameter '" + param.name + "' repeats a value", where);
     impl->values.push_back(std::move(values));
     cartesian = cartesian > std::numeric_limits<uint64_t>::max() / size
                     ? std::numeric_limits<uint64_t>::max()
@@ -265,9 +261,7 @@ SearchSpace::create(std::vector<SpaceParam> params,
   return space;
 }
 
-const std::vector<SpaceParam> &SearchSpace::params() const {
-  return I->params;
-}
+const std::vector<SpaceParam> &SearchSpace::params() const { return I->params; }
 
 size_t SearchSpace::dims() const { return I->params.size(); }
 
@@ -293,7 +287,8 @@ Configuration SearchSpace::toConfig(const Point &p) const {
   return config;
 }
 
-std::optional<Point> SearchSpace::fromConfig(const Configuration &config) const {
+std::optional<Point>
+SearchSpace::fromConfig(const Configuration &config) const {
   Point p(I->params.size());
   for (size_t k = 0; k < I->params.size(); ++k) {
     auto it = config.find(I->params[k].name);

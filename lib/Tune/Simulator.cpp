@@ -278,9 +278,8 @@ ReplayEvaluator::fromJournal(std::string_view text, const std::string &origin,
       return makeError("missing string 'status'", where);
     auto status = parseStatus(statusText->get<std::string>());
     if (!status)
-      return makeError("unknown status '" + statusText->get<std::string>() +
-                           "'",
-                       where);
+      return makeError(
+          "unknown status '" + statusText->get<std::string>() + "'", where);
     EvalResult result;
     result.status = *status;
     result.reason = j.value("reason", "");
@@ -303,9 +302,8 @@ ReplayEvaluator::fromJournal(std::string_view text, const std::string &origin,
     std::string list;
     for (const auto &k : kernels)
       list += (list.empty() ? "" : ", ") + k;
-    return makeError("the journal holds several kernels (" + list +
-                         "); choose one",
-                     origin);
+    return makeError(
+        "the journal holds several kernels (" + list + "); choose one", origin);
   }
   if (replay.Tables.empty())
     return makeError(kernel.empty() ? "the journal has no records"

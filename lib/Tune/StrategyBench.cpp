@@ -3,9 +3,9 @@
 #include "ktune/Tune/StrategyBench.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <atomic>
 #include <mutex>
 #include <thread>
 
@@ -64,8 +64,8 @@ runStrategyBench(const std::vector<BenchSpace> &spaces,
       sim.seed = options.firstSeed + job.seedIndex;
       SimulationResult result =
           simulateRun(space.space, *space.evaluator, **strategy, sim);
-      auto reached =
-          result.evaluationsToReach(space.optimumUs * (1.0 + options.tolerance));
+      auto reached = result.evaluationsToReach(space.optimumUs *
+                                               (1.0 + options.tolerance));
       std::lock_guard<std::mutex> guard(lock);
       BenchCell &cell = cells[job.cell];
       cell.evaluations[job.seedIndex] = reached ? *reached : options.budget + 1;
@@ -86,9 +86,10 @@ runStrategyBench(const std::vector<BenchSpace> &spaces,
   return cells;
 }
 
-Expected<SearchSpace> permuteDomains(const SearchSpace &space,
-                                     const std::vector<std::string> &constraints,
-                                     expr::Dialect dialect, uint64_t seed) {
+Expected<SearchSpace>
+permuteDomains(const SearchSpace &space,
+               const std::vector<std::string> &constraints,
+               expr::Dialect dialect, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<SpaceParam> params = space.params();
   for (auto &param : params) {
@@ -187,9 +188,10 @@ MarkdownTable benchTable(const std::vector<BenchCell> &cells,
     std::vector<std::string> row;
     double sum = 0;
     for (const auto &space : spaces) {
-      auto it = std::find_if(cells.begin(), cells.end(), [&](const BenchCell &c) {
-        return c.strategy == strategy && c.space == space;
-      });
+      auto it =
+          std::find_if(cells.begin(), cells.end(), [&](const BenchCell &c) {
+            return c.strategy == strategy && c.space == space;
+          });
       if (it == cells.end()) {
         row.push_back("");
         continue;

@@ -61,30 +61,34 @@ std::optional<double> gemmTime(const Configuration &c) {
   double smem = (bm + bn) * bk * 4 * stages;
   double byRegs = std::floor(65536 / (threads * std::max(regs, 32.0)));
   double bySmem = std::floor(164 * 1024 / std::max(smem, 1.0));
-  double blocksPerSM = std::max(1.0, std::min({byRegs, bySmem, 2048 / threads, 32.0}));
+  double blocksPerSM =
+      std::max(1.0, std::min({byRegs, bySmem, 2048 / threads, 32.0}));
   double tiles = std::ceil(M / bm) * std::ceil(N / bn) * split;
   double waves = std::ceil(tiles / (SMs * blocksPerSM));
   // Per-tile time: FMA work at a rate limited by arithmetic intensity and
   // by how well warps hide latency.
   double flops = 2 * bm * bn * K / split;
-  double intensity = bm * bn / (bm + bn);         // reuse per loaded element
+  double intensity = bm * bn / (bm + bn); // reuse per loaded element
   double memoryBound = std::min(1.0, intensity / 48.0);
   double warpsPerSM = warps * blocksPerSM;
-  double latencyHiding = std::min(1.0, 0.25 + 0.08 * warpsPerSM + 0.15 * (stages - 1));
+  double latencyHiding =
+      std::min(1.0, 0.25 + 0.08 * warpsPerSM + 0.15 * (stages - 1));
   double vecEfficiency = vec >= 4 ? 1.0 : 0.7 + 0.1 * vec;
   double unrollEfficiency = unroll * vec > 16 ? 0.85 : 0.8 + 0.05 * unroll;
   double ratePerSM = 128 * 2 * 1.4e3; // FLOP per microsecond per SM
-  double tileTime = flops / (ratePerSM / blocksPerSM) /
-                    (memoryBound * latencyHiding * vecEfficiency * unrollEfficiency);
-  double reduction = split > 1 ? M * N * split * 4 / 1.5e6 : 0; // bytes / (B/us)
+  double tileTime =
+      flops / (ratePerSM / blocksPerSM) /
+      (memoryBound * latencyHiding * vecEfficiency * unrollEfficiency);
+  double reduction =
+      split > 1 ? M * N * split * 4 / 1.5e6 : 0; // bytes / (B/us)
   double time = waves * tileTime + reduction + 5.0;
   return time * jitter(c, 0x6e6d, 0.04);
 }
 
-/// A smooth bowl with periodic ripples over six 12-valued parameters: many
+/// A smooth bowl with periodic ripples over six 10-valued parameters: many
 /// local minima around one global basin.
 std::optional<double> ruggedTime(const Configuration &c) {
-  static const double centre[6] = {7.3, 2.1, 9.6, 4.4, 5.8, 1.2};
+  static const double centre[6] = {6.3, 2.1, 8.6, 4.4, 5.8, 1.2};
   double f = 0;
   int k = 0;
   for (const auto &[name, value] : c) {
@@ -128,13 +132,13 @@ std::vector<BenchSpace> syntheticBenchSpaces() {
       gemmTime));
   std::vector<SpaceParam> rugged;
   for (int k = 0; k < 6; ++k) {
-    std::vector<int64_t> values(12);
-    for (int v = 0; v < 12; ++v)
+    std::vector<int64_t> values(10);
+    for (int v = 0; v < 10; ++v)
       values[v] = v;
     rugged.push_back(param("x" + std::to_string(k), values));
   }
   out.push_back(makeSynthetic("rugged", std::move(rugged),
-                              {"x0 + x1 + x2 + x3 + x4 + x5 <= 40"},
+                              {"x0 + x1 + x2 + x3 + x4 + x5 <= 36"},
                               ruggedTime));
   return out;
 }

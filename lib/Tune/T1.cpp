@@ -35,7 +35,8 @@ std::optional<int64_t> jsonInteger(const nlohmann::json &v) {
 Expected<std::vector<int64_t>> parsePythonIntList(std::string_view text) {
   size_t pos = 0;
   auto skipSpace = [&] {
-    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos])))
+    while (pos < text.size() &&
+           std::isspace(static_cast<unsigned char>(text[pos])))
       ++pos;
   };
   skipSpace();
@@ -71,14 +72,15 @@ Expected<std::vector<int64_t>> parsePythonIntList(std::string_view text) {
             end != digits.data() + digits.size()) {
           // An integral float such as 2.0 is still an integer value.
           double d = 0;
-          auto [fend, fec] = std::from_chars(
-              digits.data(), digits.data() + digits.size(), d);
+          auto [fend, fec] =
+              std::from_chars(digits.data(), digits.data() + digits.size(), d);
           if (digits.empty() || fec != std::errc() ||
               fend != digits.data() + digits.size() || d != std::trunc(d) ||
               std::fabs(d) >= 9.2e18)
             return makeError(columnError(
-                start, "'" + (token.empty() ? std::string(text.substr(start, 1))
-                                            : token) +
+                start, "'" +
+                           (token.empty() ? std::string(text.substr(start, 1))
+                                          : token) +
                            "' is not an integer (only integer and boolean "
                            "parameters are supported)"));
           value = static_cast<int64_t>(d);
@@ -99,9 +101,10 @@ Expected<std::vector<int64_t>> parsePythonIntList(std::string_view text) {
         ++pos;
         break;
       }
-      return makeError(columnError(
-          pos, pos < text.size() ? "expected ',' or '" + std::string(1, close) + "'"
-                                 : "unterminated list"));
+      return makeError(columnError(pos, pos < text.size()
+                                            ? "expected ',' or '" +
+                                                  std::string(1, close) + "'"
+                                            : "unterminated list"));
     }
   }
   skipSpace();
@@ -136,7 +139,8 @@ Expected<T1Space> t1FromJson(const nlohmann::json &json) {
     if (!p.is_object())
       return makeError("expected an object", where);
     auto name = p.find("Name");
-    if (name == p.end() || !name->is_string() || name->get<std::string>().empty())
+    if (name == p.end() || !name->is_string() ||
+        name->get<std::string>().empty())
       return makeError("missing string", where + ".Name");
     SpaceParam param;
     param.name = name->get<std::string>();
@@ -239,8 +243,9 @@ Expected<SearchSpace> T1Space::searchSpace() const {
   if (!space) {
     // Name the T1 location rather than the space's own indexing.
     Error e = space.error();
-    for (auto [from, to] : {std::pair{"constraints[", "ConfigurationSpace.Conditions["},
-                            std::pair{"params[", "ConfigurationSpace.TuningParameters["}})
+    for (auto [from, to] :
+         {std::pair{"constraints[", "ConfigurationSpace.Conditions["},
+          std::pair{"params[", "ConfigurationSpace.TuningParameters["}})
       if (e.where.starts_with(from))
         e.where = to + e.where.substr(std::string_view(from).size());
     return std::unexpected(e);

@@ -1,6 +1,6 @@
 //===- ktune-bench-strategies - Compare search strategies offline ---------===//
 //
-//   ktune-bench-strategies --t1 T1_input.json --t4 A100_T4.json.gz ... \
+//   ktune-bench-strategies --t1 T1_input.json --t4 A100_T4.json.gz ...
 //       [--strategies random,bayes,wide=bayes]
 //       [--options '{"wide": {"xi": 0.1}}']
 //       [--budget 220] [--seeds 10] [--tolerance 0.03] [--threads N]
@@ -67,48 +67,59 @@ Expected<Args> parseArgs(int argc, char **argv) {
       unsigned long long n = std::strtoull(v->c_str(), &end, 10);
       if (v->empty() || *end || n < min || n > max)
         return makeError(arg + ": expected an integer in [" +
-                         std::to_string(min) + ", " + std::to_string(max) + "]");
+                         std::to_string(min) + ", " + std::to_string(max) +
+                         "]");
       return n;
     };
     if (arg == "--t1") {
       auto v = value();
-      if (!v) return std::unexpected(v.error());
+      if (!v)
+        return std::unexpected(v.error());
       a.t1 = *v;
     } else if (arg == "--t4") {
       auto v = value();
-      if (!v) return std::unexpected(v.error());
+      if (!v)
+        return std::unexpected(v.error());
       a.t4.push_back(*v);
     } else if (arg == "--strategies") {
       auto v = value();
-      if (!v) return std::unexpected(v.error());
+      if (!v)
+        return std::unexpected(v.error());
       a.strategies = splitComma(*v);
     } else if (arg == "--options") {
       auto v = value();
-      if (!v) return std::unexpected(v.error());
+      if (!v)
+        return std::unexpected(v.error());
       auto j = parseJson(*v, "--options");
-      if (!j) return std::unexpected(j.error());
+      if (!j)
+        return std::unexpected(j.error());
       if (!j->is_object())
         return makeError("--options: expected an object of strategy options");
       a.options = *j;
     } else if (arg == "--budget") {
       auto n = number(1, 1u << 30);
-      if (!n) return std::unexpected(n.error());
+      if (!n)
+        return std::unexpected(n.error());
       a.bench.budget = *n;
     } else if (arg == "--seeds") {
       auto n = number(1, 100000);
-      if (!n) return std::unexpected(n.error());
+      if (!n)
+        return std::unexpected(n.error());
       a.bench.seeds = static_cast<unsigned>(*n);
     } else if (arg == "--first-seed") {
       auto n = number(0, UINT64_MAX);
-      if (!n) return std::unexpected(n.error());
+      if (!n)
+        return std::unexpected(n.error());
       a.bench.firstSeed = *n;
     } else if (arg == "--threads") {
       auto n = number(1, 1024);
-      if (!n) return std::unexpected(n.error());
+      if (!n)
+        return std::unexpected(n.error());
       a.bench.threads = static_cast<unsigned>(*n);
     } else if (arg == "--tolerance") {
       auto v = value();
-      if (!v) return std::unexpected(v.error());
+      if (!v)
+        return std::unexpected(v.error());
       char *end = nullptr;
       double t = std::strtod(v->c_str(), &end);
       if (v->empty() || *end || !(t >= 0 && t < 10))
@@ -122,15 +133,18 @@ Expected<Args> parseArgs(int argc, char **argv) {
       a.perSeed = true;
     } else if (arg == "--baseline") {
       auto v = value();
-      if (!v) return std::unexpected(v.error());
+      if (!v)
+        return std::unexpected(v.error());
       a.baseline = *v;
     } else if (arg == "--output") {
       auto v = value();
-      if (!v) return std::unexpected(v.error());
+      if (!v)
+        return std::unexpected(v.error());
       a.output = *v;
     } else if (arg == "--command") {
       auto v = value();
-      if (!v) return std::unexpected(v.error());
+      if (!v)
+        return std::unexpected(v.error());
       a.command = *v;
     } else if (arg == "--help" || arg == "-h") {
       return makeError("usage: ktune-bench-strategies --t1 FILE --t4 FILE... "
@@ -145,7 +159,8 @@ Expected<Args> parseArgs(int argc, char **argv) {
   if (!a.t4.empty() && a.t1.empty())
     return makeError("--t4 needs --t1 (the space definition)");
   if (a.t4.empty() && !a.synthetic)
-    return makeError("nothing to run: give --t1 and --t4 files, or --synthetic");
+    return makeError(
+        "nothing to run: give --t1 and --t4 files, or --synthetic");
   if (a.strategies.empty())
     for (const auto &s : strategyNames())
       if (s != "brute_force")
@@ -290,7 +305,9 @@ Status run(const Args &a) {
       return std::unexpected(withContext(table.error(), a.baseline));
     baseline = std::move(*table);
   }
-  if (auto s = section("Recorded spaces", recorded, baseline ? &*baseline : nullptr); !s)
+  if (auto s =
+          section("Recorded spaces", recorded, baseline ? &*baseline : nullptr);
+      !s)
     return s;
   if (auto s = section("The same spaces, parameter values in shuffled order",
                        permuted, nullptr);

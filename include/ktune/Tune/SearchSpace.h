@@ -36,7 +36,8 @@ public:
   /// Constraints may name parameters and `fixed` names (problem dimensions,
   /// hardware limits); anything else is an error naming the constraint.
   static Expected<SearchSpace>
-  create(std::vector<SpaceParam> params, const std::vector<std::string> &constraints,
+  create(std::vector<SpaceParam> params,
+         const std::vector<std::string> &constraints,
          expr::Dialect dialect = expr::Dialect::Ktune,
          const std::map<std::string, int64_t> &fixed = {});
 
@@ -56,7 +57,8 @@ public:
   std::optional<Point> defaultPoint() const;
 
   /// Uniform over valid points by rejection (tries up to maxTries draws).
-  std::optional<Point> randomValid(std::mt19937_64 &rng, int maxTries = 10000) const;
+  std::optional<Point> randomValid(std::mt19937_64 &rng,
+                                   int maxTries = 10000) const;
   /// Valid points differing in one parameter by one index step (adjacent
   /// values), or — with anyValue — by any value of one parameter.
   std::vector<Point> neighbours(const Point &p, bool anyValue = false) const;

@@ -47,8 +47,8 @@ public:
   static Expected<ReplayEvaluator> fromJournal(std::string_view text,
                                                const std::string &origin,
                                                const std::string &kernel = "");
-  static Expected<ReplayEvaluator> readJournalFile(const std::string &path,
-                                                   const std::string &kernel = "");
+  static Expected<ReplayEvaluator>
+  readJournalFile(const std::string &path, const std::string &kernel = "");
 
   std::string device() const override;
   std::string arch() const override;

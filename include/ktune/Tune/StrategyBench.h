@@ -1,4 +1,5 @@
-//===- ktune/Tune/StrategyBench.h - Comparing strategies offline -*- C++ -*-===//
+//===- ktune/Tune/StrategyBench.h - Comparing strategies offline -*- C++
+//-*-===//
 //
 // The measure Kernel Tuner's strategy comparisons use: for each strategy and
 // space, the median over seeds of the number of unique evaluations (failed
@@ -52,9 +53,10 @@ struct BenchCell {
 
 /// Runs every strategy on every space with every seed (in parallel over
 /// `threads`); cells in strategy-major order.
-Expected<std::vector<BenchCell>> runStrategyBench(
-    const std::vector<BenchSpace> &spaces,
-    const std::vector<BenchStrategy> &strategies, const BenchOptions &options);
+Expected<std::vector<BenchCell>>
+runStrategyBench(const std::vector<BenchSpace> &spaces,
+                 const std::vector<BenchStrategy> &strategies,
+                 const BenchOptions &options);
 
 /// Median of a sample (mean of the middle two for an even count).
 double medianOf(std::vector<double> values);
@@ -62,9 +64,10 @@ double medianOf(std::vector<double> values);
 /// A space whose parameters list their values in a seeded random order: the
 /// same points and times, but index neighbourhoods no longer mean "nearby
 /// values". A check that a strategy does not depend on ordered domains.
-Expected<SearchSpace> permuteDomains(const SearchSpace &space,
-                                     const std::vector<std::string> &constraints,
-                                     expr::Dialect dialect, uint64_t seed);
+Expected<SearchSpace>
+permuteDomains(const SearchSpace &space,
+               const std::vector<std::string> &constraints,
+               expr::Dialect dialect, uint64_t seed);
 
 /// A markdown table: header cells, then rows of (first cell, other cells).
 struct MarkdownTable {
@@ -84,8 +87,8 @@ std::string renderMarkdownTable(const MarkdownTable &table);
 /// Spaces with known structure for checking that a strategy's defaults are
 /// not fitted to one benchmark: "gemm" (a tiled matrix-multiply performance
 /// model, ~10^5 points, shared-memory constraints and register-pressure
-/// failures) and "rugged" (a smooth bowl with periodic ripples, ~10^6
-/// points). Times are deterministic; optima are found by enumeration.
+/// failures) and "rugged" (a smooth bowl with periodic ripples, 10^6
+/// cartesian points). Times are deterministic; optima are found by enumeration.
 std::vector<BenchSpace> syntheticBenchSpaces();
 
 } // namespace ktune

@@ -34,7 +34,8 @@ public:
            std::mt19937_64 &rng) override {
     UnseenSampler sampler(space);
     auto start = [&]() -> std::optional<Point> {
-      if (auto d = space.defaultPoint(); d && space.isValid(*d) && !objective.seen(*d))
+      if (auto d = space.defaultPoint();
+          d && space.isValid(*d) && !objective.seen(*d))
         return d;
       return sampler.next(objective, rng);
     }();
@@ -55,7 +56,8 @@ public:
           unseen.push_back(q);
       Point next;
       if (!unseen.empty()) {
-        next = unseen[std::uniform_int_distribution<size_t>(0, unseen.size() - 1)(rng)];
+        next = unseen[std::uniform_int_distribution<size_t>(0, unseen.size() -
+                                                                   1)(rng)];
       } else {
         // A neighbourhood fully explored: restart somewhere new.
         auto p = sampler.next(objective, rng);

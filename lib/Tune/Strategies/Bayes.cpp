@@ -1,13 +1,17 @@
-//===- Bayes.cpp - Bayesian optimisation: GP + expected improvement ------===//
+//===- Bayes.cpp - Bayesian optimisation with a Gaussian process ----------===//
 //
-// The surrogate is a Gaussian process over the points' index coordinates
-// (index / (size - 1) per parameter with more than one value), fit to log
-// times: kernel times spread over orders of magnitude, and log makes "twice
-// as slow" the same step everywhere. Failed points get the worst log time
-// seen so far, so the model learns to avoid their region without a separate
-// classifier. The next point maximises expected improvement over all unseen
+// The surrogate is a Gaussian process over index coordinates of the
+// parameters (plus, for positive values, the log of the value's odd part:
+// 0 for powers of two), fit to the Gaussian ranks of the log times (only
+// the order of times matters, so a few very slow points cannot flatten the
+// differences among the fast ones). Failed points rank with the slowest.
+// The next point minimises the lower confidence bound mean - kappa * sd of
+// a new observation (or maximises expected improvement), over all unseen
 // valid points when the space is small enough to score them all, else over
-// a random sample plus the neighbourhoods of the best points so far.
+// a random sample plus the neighbourhoods of the best points. Every
+// local_every-th step only looks at the unseen neighbours of the best point,
+// so the search also refines locally where the model is least precise.
+// Choices and measurements: docs/strategies.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,8 +20,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 namespace ktune {
 
@@ -26,19 +28,24 @@ namespace {
 struct BayesOptions {
   int64_t initialSamples = 10;
   double xi = 0.01;
-  int64_t candidates = 2048;
+  int64_t candidates = 1024;
   int64_t exhaustiveLimit = 8192;
   int64_t fitSteps = 30;
   int64_t restartEvery = 3; // every third fit also starts from the defaults
   bool startFromDefault = true;
-  std::string encoding = "index";
+  std::string encoding = "index+odd";
   bool observationNoise = true;
-  std::string output = "log";
-  std::string acquisition = "ei";
+  std::string output = "rank";
+  std::string acquisition = "lcb";
   double kappa = 2.0;
+  std::string kernel = "matern";
+  int64_t localEvery = 3;
+  int64_t localRadius = 1;
 };
 
-double normalPdf(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI); }
+double normalPdf(double z) {
+  return std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
+}
 double normalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
 /// log E[max(best - Y, 0)] for Y ~ N(mean, sd^2), accurate far in the
@@ -47,7 +54,8 @@ double normalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 double logExpectedImprovement(double best, double mean, double sd) {
   double z = (best - mean) / sd;
   if (z > -6.0)
-    return std::log(sd) + std::log(std::max(z * normalCdf(z) + normalPdf(z), 1e-300));
+    return std::log(sd) +
+           std::log(std::max(z * normalCdf(z) + normalPdf(z), 1e-300));
   // z Phi(z) + phi(z) = phi(z) (1/z^2 - 3/z^4 + ...) for z -> -inf.
   double z2 = z * z;
   return std::log(sd) - 0.5 * z2 - 0.5 * std::log(2 * M_PI) +
@@ -65,7 +73,7 @@ double normalQuantile(double p) {
                              -1.328068155288572e+01};
   static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
                              -2.400758277161838e+00, -2.549732539343734e+00,
-                             4.374664141464968e+00, 2.938163982698783e+00};
+                             4.374664141464968e+00,  2.938163982698783e+00};
   static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
                              2.445134137142996e+00, 3.754408661907416e+00};
   double x;
@@ -80,8 +88,7 @@ double normalQuantile(double p) {
   } else {
     double q = p - 0.5, r = q * q;
     x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) *
-        q /
-        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+        q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
   }
   double e = normalCdf(x) - p;
   return x - e * std::sqrt(2 * M_PI) * std::exp(0.5 * x * x);
@@ -101,7 +108,8 @@ Eigen::VectorXd gaussianRanks(const Eigen::VectorXd &y) {
   Eigen::VectorXd out(n);
   for (Eigen::Index lo = 0; lo < n;) {
     Eigen::Index hi = lo;
-    while (hi + 1 < n && y(order[static_cast<size_t>(hi + 1)]) == y(order[static_cast<size_t>(lo)]))
+    while (hi + 1 < n && y(order[static_cast<size_t>(hi + 1)]) ==
+                             y(order[static_cast<size_t>(lo)]))
       ++hi;
     double rank = 0.5 * static_cast<double>(lo + hi);
     double z = normalQuantile((rank + 0.5) / static_cast<double>(n));
@@ -145,10 +153,13 @@ public:
                                   [](int64_t v) { return v > 0; });
       std::vector<double> coord(size);
       if (useLog && positive) {
-        double lo = std::log2(static_cast<double>(*std::min_element(values.begin(), values.end())));
-        double hi = std::log2(static_cast<double>(*std::max_element(values.begin(), values.end())));
+        double lo = std::log2(static_cast<double>(
+            *std::min_element(values.begin(), values.end())));
+        double hi = std::log2(static_cast<double>(
+            *std::max_element(values.begin(), values.end())));
         for (uint64_t i = 0; i < size; ++i)
-          coord[i] = (std::log2(static_cast<double>(values[i])) - lo) / (hi - lo);
+          coord[i] =
+              (std::log2(static_cast<double>(values[i])) - lo) / (hi - lo);
       } else {
         for (uint64_t i = 0; i < size; ++i)
           coord[i] = static_cast<double>(i) / static_cast<double>(size - 1);
@@ -174,7 +185,8 @@ public:
   int dims() const { return static_cast<int>(Features.size()); }
   template <class Row> void encode(const Point &p, Row &&row) const {
     for (size_t f = 0; f < Features.size(); ++f)
-      row(static_cast<Eigen::Index>(f)) = Features[f].second[p[Features[f].first]];
+      row(static_cast<Eigen::Index>(f)) =
+          Features[f].second[p[Features[f].first]];
   }
   Eigen::MatrixXd encodeAll(const std::vector<Point> &points) const {
     Eigen::MatrixXd M(static_cast<Eigen::Index>(points.size()), dims());
@@ -242,10 +254,11 @@ void Bayes::run(const SearchSpace &space, Objective &objective,
     evaluate(*best);
   }
 
-  GaussianProcess gp(encoder.dims());
+  GaussianProcess gp(encoder.dims(), O.kernel == "additive+matern");
   if (all)
     gp.setCandidates(allEncoded);
   Eigen::Index fittedAt = 0;
+  int64_t step = 0;
   int fits = 0;
   while (!objective.exhausted()) {
     // Training data: log times; failures at the worst log time seen.
@@ -276,16 +289,11 @@ void Bayes::run(const SearchSpace &space, Objective &objective,
     }
     // Hyper-parameters are refit as the data grows by a tenth; between
     // fits the factor is only extended (cheap).
-    if (X.rows() < 10 || X.rows() >= fittedAt + std::max<Eigen::Index>(1, fittedAt / 10)) {
+    if (X.rows() < 10 ||
+        X.rows() >= fittedAt + std::max<Eigen::Index>(1, fittedAt / 10)) {
       gp.fit(X, y, static_cast<int>(O.fitSteps),
              O.restartEvery > 0 && fits % O.restartEvery == 0);
       fittedAt = X.rows();
-      if (std::getenv("KTUNE_BAYES_DEBUG")) {
-        std::fprintf(stderr, "n=%ld len:", (long)X.rows());
-        for (int k = 0; k < encoder.dims(); ++k)
-          std::fprintf(stderr, " %.2f", std::exp(gp.hyper().logLength(k)));
-        std::fprintf(stderr, " sig %.2f noise %.4f\n", std::exp(gp.hyper().logSignal), std::exp(gp.hyper().logNoise));
-      }
       ++fits;
     } else {
       gp.update(X, y);
@@ -337,36 +345,49 @@ void Bayes::run(const SearchSpace &space, Objective &objective,
       gp.predict(encoded, mean, sd, O.observationNoise);
     }
     double incumbent = gp.standardise(bestY);
+    auto pointAt = [&](Eigen::Index i) -> const Point & {
+      return all ? (*all)[static_cast<size_t>(rows[static_cast<size_t>(i)])]
+                 : candidates[static_cast<size_t>(i)];
+    };
+    // Every `local_every`-th step looks only at the unseen neighbours of
+    // the best point (one parameter changed): the model's view of the
+    // whole space can be wrong near the optimum, where the differences
+    // that matter are smallest, and this makes the best point a local
+    // optimum before long.
+    std::optional<Point> centre;
+    if (O.localEvery > 0 && ++step % O.localEvery == 0) {
+      size_t best = 0;
+      for (size_t i = 1; i < outcomes.size(); ++i)
+        if (outcomes[i] && (!outcomes[best] || *outcomes[i] < *outcomes[best]))
+          best = i;
+      centre = observed[best];
+    }
+    auto near = [&](const Point &p) {
+      int64_t differ = 0;
+      for (size_t k = 0; k < p.size(); ++k)
+        differ += p[k] != (*centre)[k];
+      return differ <= O.localRadius;
+    };
+    if (centre) {
+      bool any = false;
+      for (Eigen::Index i = 0; i < mean.size() && !any; ++i)
+        any = near(pointAt(i));
+      if (!any)
+        centre.reset(); // the neighbourhood is exhausted: a global step
+    }
     Eigen::Index pick = 0;
     double bestScore = -std::numeric_limits<double>::infinity();
     for (Eigen::Index i = 0; i < mean.size(); ++i) {
-      double score = O.acquisition == "lcb"
-                         ? -(mean(i) - O.kappa * sd(i))
-                         : logExpectedImprovement(incumbent - O.xi, mean(i), sd(i));
+      if (centre && !near(pointAt(i)))
+        continue;
+      double score =
+          O.acquisition == "lcb"
+              ? -(mean(i) - O.kappa * sd(i))
+              : logExpectedImprovement(incumbent - O.xi, mean(i), sd(i));
       if (score > bestScore) {
         bestScore = score;
         pick = i;
       }
-    }
-    if (std::getenv("KTUNE_BAYES_DEBUG") && observed.size() % 20 == 0) {
-      std::vector<Eigen::Index> idx(static_cast<size_t>(mean.size()));
-      for (Eigen::Index i = 0; i < mean.size(); ++i) idx[static_cast<size_t>(i)] = i;
-      auto eiOf = [&](Eigen::Index i) { double im = incumbent - mean(i) - O.xi; double z = im / sd(i); return im * normalCdf(z) + sd(i) * normalPdf(z); };
-      std::sort(idx.begin(), idx.end(), [&](auto l, auto r) { return eiOf(l) > eiOf(r); });
-      std::fprintf(stderr, "n=%zu incumbent %.3f\n", observed.size(), incumbent);
-      for (int t = 0; t < 5; ++t) {
-        Eigen::Index i = idx[static_cast<size_t>(t)];
-        const Point &q = all ? (*all)[static_cast<size_t>(rows[static_cast<size_t>(i)])] : candidates[static_cast<size_t>(i)];
-        std::fprintf(stderr, "  ei %.4f mean %.3f sd %.3f :", eiOf(i), mean(i), sd(i));
-        for (auto v : q) std::fprintf(stderr, " %u", v);
-        std::fprintf(stderr, "\n");
-      }
-      if (const char *want = std::getenv("KTUNE_BAYES_WATCH"))
-        for (size_t r = 0; r < rows.size(); ++r) {
-          const Point &q = (*all)[static_cast<size_t>(rows[r])];
-          std::string key; for (auto v : q) key += std::to_string(v) + ",";
-          if (key == want) std::fprintf(stderr, "  watch: ei %.4f mean %.3f sd %.3f rank %ld\n", eiOf((Eigen::Index)r), mean((Eigen::Index)r), sd((Eigen::Index)r), (long)(std::find(idx.begin(), idx.end(), (Eigen::Index)r) - idx.begin()));
-        }
     }
     evaluate(all ? (*all)[static_cast<size_t>(rows[static_cast<size_t>(pick)])]
                  : candidates[static_cast<size_t>(pick)]);
@@ -385,7 +406,8 @@ Expected<std::unique_ptr<Strategy>> makeBayes(const nlohmann::json &o) {
   auto steps = r.integer("fit_steps", opts.fitSteps, 1, 10000);
   auto restart = r.integer("restart_every", opts.restartEvery, 0, 100000);
   auto def = r.boolean("start_from_default", opts.startFromDefault);
-  auto enc = r.choice("encoding", opts.encoding, {"index", "index+odd", "log", "log+odd"});
+  auto enc = r.choice("encoding", opts.encoding,
+                      {"index", "index+odd", "log", "log+odd"});
   if (!enc)
     return std::unexpected(enc.error());
   opts.encoding = *enc;
@@ -393,7 +415,7 @@ Expected<std::unique_ptr<Strategy>> makeBayes(const nlohmann::json &o) {
   if (!noisy)
     return std::unexpected(noisy.error());
   opts.observationNoise = *noisy;
-  auto output = r.choice("output", opts.output, {"log", "rank"});
+  auto output = r.choice("output", opts.output, {"rank", "log"});
   if (!output)
     return std::unexpected(output.error());
   opts.output = *output;
@@ -405,6 +427,18 @@ Expected<std::unique_ptr<Strategy>> makeBayes(const nlohmann::json &o) {
   if (!kappa)
     return std::unexpected(kappa.error());
   opts.kappa = *kappa;
+  auto kernel = r.choice("kernel", opts.kernel, {"matern", "additive+matern"});
+  if (!kernel)
+    return std::unexpected(kernel.error());
+  opts.kernel = *kernel;
+  auto localEvery = r.integer("local_every", opts.localEvery, 0, 1000000);
+  if (!localEvery)
+    return std::unexpected(localEvery.error());
+  opts.localEvery = *localEvery;
+  auto localRadius = r.integer("local_radius", opts.localRadius, 1, 1000);
+  if (!localRadius)
+    return std::unexpected(localRadius.error());
+  opts.localRadius = *localRadius;
   for (const Error *e :
        {init ? nullptr : &init.error(), xi ? nullptr : &xi.error(),
         cand ? nullptr : &cand.error(), exh ? nullptr : &exh.error(),

@@ -22,11 +22,15 @@ class GaussianProcess {
 public:
   struct Hyper {
     Eigen::VectorXd logLength; // per input dimension
-    double logSignal = 0.0;    // log signal variance
+    double logSignal = 0.0;    // log signal variance of the ARD part
+    double logAdditive = -30;  // log signal variance of the additive part
     double logNoise = -6.0;    // log noise variance
   };
 
-  explicit GaussianProcess(int dims);
+  /// With `additive`, the kernel adds to the ARD Matern a first-order
+  /// additive one (a sum of one-dimensional Materns with the same length
+  /// scales), so main effects learnt anywhere in the space apply everywhere.
+  GaussianProcess(int dims, bool additive);
 
   /// Fixed candidate inputs (rows) whose predictions are maintained.
   void setCandidates(Eigen::MatrixXd candidates);
@@ -59,6 +63,10 @@ private:
   std::optional<double> logLikelihood(const Hyper &h, Hyper *gradient) const;
   Eigen::MatrixXd kernel(const Eigen::MatrixXd &A, const Eigen::MatrixXd &B,
                          const Hyper &h) const;
+  void kernelParts(const Eigen::MatrixXd &A, const Eigen::MatrixXd &B,
+                   const Hyper &h, Eigen::MatrixXd &full,
+                   Eigen::MatrixXd *additive) const;
+  double priorVariance() const;
   Hyper defaults() const;
   double logPrior(const Hyper &h, Hyper *gradient) const;
   void setTargets(const Eigen::VectorXd &y);
@@ -67,16 +75,22 @@ private:
   /// Appends rows [from, n) of X to the factor and the cache.
   bool extend(Eigen::Index from);
   void refreshWeights();
+  /// Grows the factor and cache buffers to hold `rows` observations.
+  void reserve(Eigen::Index rows);
 
   int Dims;
+  bool Additive;
   Hyper H;
   Eigen::MatrixXd X;
   Eigen::VectorXd Y; // standardised targets
   double Mean = 0.0, Scale = 1.0;
-  Eigen::MatrixXd L;     // lower Cholesky factor of K + noise I
+  // Buffers with spare rows, so adding an observation copies nothing.
+  Eigen::Index Rows = 0; // observations factorised
+  Eigen::MatrixXd
+      Lbuf; // top-left Rows x Rows: lower Cholesky factor of K + noise I
   Eigen::VectorXd Z;     // L^-1 Y
   Eigen::MatrixXd C;     // candidates
-  Eigen::MatrixXd V;     // L^-1 K(X, C), n x m
+  Eigen::MatrixXd Vbuf;  // top Rows rows: L^-1 K(X, C)
   Eigen::VectorXd VNorm; // squared column norms of V
 };
 

@@ -45,7 +45,8 @@ public:
                : std::numeric_limits<double>::infinity();
     };
     std::vector<Member> population;
-    if (auto d = space.defaultPoint(); d && space.isValid(*d) && !objective.exhausted())
+    if (auto d = space.defaultPoint();
+        d && space.isValid(*d) && !objective.exhausted())
       population.push_back({*d, fitnessOf(evaluateOnce(objective, *d))});
     while (static_cast<int64_t>(population.size()) < O.population &&
            !objective.exhausted()) {
@@ -63,18 +64,21 @@ public:
       if (space.params()[k].domain.size() > 1)
         varyingParams.push_back(k);
     size_t varying = varyingParams.size();
-    double mutation = O.mutationRate > 0
-                          ? O.mutationRate
-                          : 1.0 / static_cast<double>(std::max<size_t>(varying, 1));
+    double mutation =
+        O.mutationRate > 0
+            ? O.mutationRate
+            : 1.0 / static_cast<double>(std::max<size_t>(varying, 1));
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     auto randomValue = [&](size_t k) {
       return std::uniform_int_distribution<uint32_t>(
           0, static_cast<uint32_t>(space.params()[k].domain.size() - 1))(rng);
     };
     auto tournament = [&]() -> const Member & {
-      size_t pick = std::uniform_int_distribution<size_t>(0, population.size() - 1)(rng);
+      size_t pick =
+          std::uniform_int_distribution<size_t>(0, population.size() - 1)(rng);
       for (int64_t t = 1; t < O.tournament; ++t) {
-        size_t other = std::uniform_int_distribution<size_t>(0, population.size() - 1)(rng);
+        size_t other = std::uniform_int_distribution<size_t>(
+            0, population.size() - 1)(rng);
         if (population[other].fitness < population[pick].fitness)
           pick = other;
       }
@@ -114,9 +118,10 @@ public:
           return;
       }
       double fitness = fitnessOf(objective.evaluate(*child));
-      auto worst = std::max_element(
-          population.begin(), population.end(),
-          [](const Member &a, const Member &b) { return a.fitness < b.fitness; });
+      auto worst = std::max_element(population.begin(), population.end(),
+                                    [](const Member &a, const Member &b) {
+                                      return a.fitness < b.fitness;
+                                    });
       if (fitness < worst->fitness ||
           static_cast<int64_t>(population.size()) < O.population) {
         if (static_cast<int64_t>(population.size()) < O.population)

@@ -68,13 +68,16 @@ public:
         auto around = hammingNeighbours(space, p);
         if (around.empty())
           break;
-        p = around[std::uniform_int_distribution<size_t>(0, around.size() - 1)(rng)];
+        p = around[std::uniform_int_distribution<size_t>(0, around.size() -
+                                                                1)(rng)];
       }
       if (objective.seen(p)) {
         auto around = hammingNeighbours(space, p);
-        std::erase_if(around, [&](const Point &q) { return objective.seen(q); });
+        std::erase_if(around,
+                      [&](const Point &q) { return objective.seen(q); });
         if (!around.empty())
-          p = around[std::uniform_int_distribution<size_t>(0, around.size() - 1)(rng)];
+          p = around[std::uniform_int_distribution<size_t>(0, around.size() -
+                                                                  1)(rng)];
       }
       from = p;
     }
@@ -94,8 +97,9 @@ private:
         auto around = wide ? hammingNeighbours(space, p) : space.neighbours(p);
         std::shuffle(around.begin(), around.end(), rng);
         // Seen neighbours first: they cost nothing.
-        std::stable_partition(around.begin(), around.end(),
-                              [&](const Point &q) { return objective.seen(q); });
+        std::stable_partition(
+            around.begin(), around.end(),
+            [&](const Point &q) { return objective.seen(q); });
         for (const auto &q : around) {
           if (objective.exhausted())
             return {p, time};

@@ -38,7 +38,8 @@ std::optional<Point> UnseenSampler::next(const Objective &objective,
     // Seen points are dropped lazily (swap with the last, pop); points
     // excluded only for this call stay.
     for (int attempt = 0; attempt < 64 && !Pool->empty();) {
-      size_t k = std::uniform_int_distribution<size_t>(0, Pool->size() - 1)(rng);
+      size_t k =
+          std::uniform_int_distribution<size_t>(0, Pool->size() - 1)(rng);
       if (objective.seen((*Pool)[k])) {
         std::swap((*Pool)[k], Pool->back());
         Pool->pop_back();
@@ -205,8 +206,8 @@ std::vector<std::string> strategyNames() {
   return {"brute_force", "random", "annealing", "genetic", "bayes", "ils"};
 }
 
-Expected<std::unique_ptr<Strategy>> makeStrategy(const std::string &name,
-                                                 const nlohmann::json &options) {
+Expected<std::unique_ptr<Strategy>>
+makeStrategy(const std::string &name, const nlohmann::json &options) {
   if (name == "brute_force") {
     OptionReader reader(options, name);
     if (auto s = reader.finish(); !s)

@@ -90,7 +90,8 @@ Expected<std::unique_ptr<Strategy>> makeRandomSearch(const nlohmann::json &o);
 Expected<std::unique_ptr<Strategy>> makeAnnealing(const nlohmann::json &o);
 Expected<std::unique_ptr<Strategy>> makeGenetic(const nlohmann::json &o);
 Expected<std::unique_ptr<Strategy>> makeBayes(const nlohmann::json &o);
-Expected<std::unique_ptr<Strategy>> makeIteratedLocalSearch(const nlohmann::json &o);
+Expected<std::unique_ptr<Strategy>>
+makeIteratedLocalSearch(const nlohmann::json &o);
 
 } // namespace ktune
 

@@ -384,6 +384,42 @@ void Collector::describeDerived(const VarDecl *var, Atom &a) {
 /// address taken, bound to a non-const reference, or a member of it
 /// assigned. Capturing it by reference in a lambda is not a change by
 /// itself (the lambda's body is checked like any other code).
+/// A kernel template parameter that selects behaviour rather than sizing
+/// work: an enum or bool, or one the kernel compares for (in)equality or
+/// switches on. Launch arguments for it are a dispatch, never a knob.
+static bool selectsBehaviour(const NamedDecl *param,
+                             const FunctionDecl *kernel) {
+  const auto *nttp = llvm::dyn_cast<NonTypeTemplateParmDecl>(param);
+  if (!nttp)
+    return true; // types and templates are never tuning constants
+  QualType t = nttp->getType();
+  if (t->isEnumeralType() || t->isBooleanType())
+    return true;
+  struct Compared : RecursiveASTVisitor<Compared> {
+    const NamedDecl *Param;
+    bool Found = false;
+    bool refersToParam(const Expr *e) const {
+      const auto *ref = llvm::dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+      return ref && ref->getDecl() == Param;
+    }
+    bool VisitBinaryOperator(BinaryOperator *b) {
+      if (b->isEqualityOp() &&
+          (refersToParam(b->getLHS()) || refersToParam(b->getRHS())))
+        Found = true;
+      return !Found;
+    }
+    bool VisitSwitchStmt(SwitchStmt *s) {
+      if (s->getCond() && refersToParam(s->getCond()))
+        Found = true;
+      return !Found;
+    }
+  } compared;
+  compared.Param = nttp;
+  if (kernel->getBody())
+    compared.TraverseStmt(kernel->getBody());
+  return compared.Found;
+}
+
 static bool mutates(ASTContext &ctx, const DeclRefExpr *ref) {
   const Expr *child = ref;
   for (int depth = 0; depth < 8; ++depth) {
@@ -1482,6 +1518,8 @@ void Collector::scanLaunch(const CUDAKernelCallExpr *call,
     if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()))
       if (llvm::isa<NonTypeTemplateParmDecl>(ref->getDecl()))
         varToParam.emplace(ref->getDecl(), kernelParam);
+    if (selectsBehaviour(kt->getTemplateParameters()->getParam(i), kernel))
+      continue;
     RoleCtx r;
     r.role = "template_arg";
     r.family = "targ@" + std::to_string(i);

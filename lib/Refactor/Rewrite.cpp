@@ -187,7 +187,11 @@ std::optional<ktune::Error> Rewriter::prepareKernel(const PlanKernel &pk,
   const FunctionFacts *kernel = nullptr;
   int matches = 0;
   for (const FunctionFacts *k : Facts.kernels())
-    if (k->qualifiedName == pk.kernel || k->name == pk.kernel) {
+    if (Facts.kernelPlanName(*k) == pk.kernel) {
+      kernel = k;
+      matches = 1;
+      break;
+    } else if (k->qualifiedName == pk.kernel || k->name == pk.kernel) {
       kernel = k;
       ++matches;
     }
@@ -197,7 +201,8 @@ std::optional<ktune::Error> Rewriter::prepareKernel(const PlanKernel &pk,
   if (matches > 1)
     return error(path + ".kernel", "'" + pk.kernel +
                                        "' names several kernels; use the "
-                                       "qualified name");
+                                       "qualified name, or name@line for an "
+                                       "overload");
   KernelWork w;
   w.kernel = kernel;
   w.plan = &pk;
@@ -235,7 +240,8 @@ std::optional<ktune::Error> Rewriter::prepareKernel(const PlanKernel &pk,
         return error(cpath, "unknown candidate '" + pp.candidates[k] + "'");
       if (Index.kernelOf.at(c->id) != kernel->id)
         return error(cpath, "candidate '" + c->id + "' belongs to kernel " +
-                                c->kernel + ", not " + kernel->qualifiedName);
+                                c->kernel + ", not " +
+                                Facts.kernelPlanName(*kernel));
       if (c->value != pp.defaultValue)
         return error(ppath + ".default",
                      "default " + std::to_string(pp.defaultValue) +

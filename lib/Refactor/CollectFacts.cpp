@@ -226,6 +226,10 @@ public:
   std::map<std::tuple<unsigned, std::string, std::string>, Occurrence> Occs;
   std::map<std::pair<const FunctionDecl *, const VarDecl *>, bool> ConstCache;
   std::set<const FunctionDecl *> ScannedDevice;
+  /// Kernels that are not templates, named other than as a launch's callee
+  /// (cudaLaunchKernel((void *)k, ...), helper(k, ...)), with the line.
+  std::map<const FunctionDecl *, unsigned> NamedNotLaunched;
+  void findKernelsNamedNotLaunched();
 };
 
 // --- classification ----------------------------------------------------------
@@ -737,6 +741,11 @@ std::optional<std::string> Collector::walk(const Expr *e, RoleCtx ctx) {
 std::string Collector::whyCannotTemplate(const FunctionDecl *def) {
   if (def->isMain())
     return "it is main";
+  if (auto it = NamedNotLaunched.find(def->getCanonicalDecl());
+      it != NamedNotLaunched.end())
+    return "it is named on line " + std::to_string(it->second) +
+           " other than in a launch, where a template's name would not "
+           "name one function";
   if (def->isExternC() || def->isInExternCContext())
     return "it has C linkage (extern \"C\")";
   if (const auto *md = llvm::dyn_cast<CXXMethodDecl>(def)) {
@@ -1639,7 +1648,58 @@ public:
   Collector &C;
 };
 
+/// Finds references to the main file's non-template kernels that are not
+/// the callee of a <<<>>> launch.
+class KernelReferenceFinder
+    : public RecursiveASTVisitor<KernelReferenceFinder> {
+public:
+  explicit KernelReferenceFinder(Collector &c) : C(c) {}
+  bool TraverseDecl(Decl *d) {
+    if (!d)
+      return true;
+    if (!llvm::isa<TranslationUnitDecl>(d) &&
+        !C.SM.isInMainFile(C.SM.getExpansionLoc(d->getLocation())) &&
+        !llvm::isa<NamespaceDecl>(d) && !llvm::isa<LinkageSpecDecl>(d))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(d);
+  }
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *call) {
+    if (const Expr *callee = call->getCallee())
+      Callees.insert(callee->IgnoreParenImpCasts());
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    if (Callees.count(ref) || ref->hasExplicitTemplateArgs())
+      return true;
+    consider(llvm::dyn_cast<FunctionDecl>(ref->getDecl()), ref);
+    return true;
+  }
+  bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *ule) {
+    if (Callees.count(ule) || ule->hasExplicitTemplateArgs())
+      return true;
+    for (const NamedDecl *d : ule->decls())
+      consider(llvm::dyn_cast<FunctionDecl>(d->getUnderlyingDecl()), ule);
+    return true;
+  }
+  void consider(const FunctionDecl *f, const Expr *at) {
+    if (!f || !C.isKernel(f) || f->getDescribedFunctionTemplate() ||
+        f->isTemplateInstantiation() || !C.inMainFile(f->getLocation()))
+      return;
+    auto loc = C.SM.getExpansionLoc(at->getBeginLoc());
+    C.NamedNotLaunched.try_emplace(f->getCanonicalDecl(),
+                                   C.SM.getExpansionLineNumber(loc));
+  }
+  Collector &C;
+  std::set<const Expr *> Callees;
+};
+
+void Collector::findKernelsNamedNotLaunched() {
+  KernelReferenceFinder finder(*this);
+  finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+}
+
 void Collector::run() {
+  findKernelsNamedNotLaunched();
   FunctionFinder finder(*this);
   finder.TraverseDecl(Ctx.getTranslationUnitDecl());
   for (auto &[key, o] : Occs)

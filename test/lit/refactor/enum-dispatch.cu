@@ -7,7 +7,7 @@
 // RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
 // RUN: FileCheck %s --check-prefix=CAND < %t/cands.txt
 // RUN: ktune-refactor %s -o %t/out.cu
-// RUN: grep -v '^// ' %t/out.cu | FileCheck %s --check-prefix=TPL
+// RUN: grep -v -e '^// ' -e '^#line ' %t/out.cu | FileCheck %s --check-prefix=TPL
 
 enum pack_mode { PACK_PLAIN, PACK_SCALED, PACK_SWIZZLED };
 

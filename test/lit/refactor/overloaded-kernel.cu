@@ -9,7 +9,7 @@
 // RUN: ktune-refactor %s --emit-plan %t/plan.json
 // RUN: FileCheck %s --check-prefix=PLAN < %t/plan.json
 // RUN: ktune-refactor %s --plan %t/plan.json -o %t/out.cu
-// RUN: grep -v '^// ' %t/out.cu | FileCheck %s --check-prefix=TPL
+// RUN: grep -v -e '^// ' -e '^#line ' %t/out.cu | FileCheck %s --check-prefix=TPL
 // RUN: sed 's/"add_sum@[0-9]*"/"add_sum"/' %t/plan.json > %t/ambiguous.json
 // RUN: not ktune-refactor %s --plan %t/ambiguous.json -o %t/bad.cu 2>&1 | FileCheck %s --check-prefix=AMBIGUOUS
 

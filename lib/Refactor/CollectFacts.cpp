@@ -1463,6 +1463,24 @@ void Collector::collectDims(const Expr *e, const FunctionDecl *fn,
 
 void Collector::scanLaunch(const CUDAKernelCallExpr *call,
                            const FunctionDecl *host) {
+  // A launch spelled in a function-like macro's body: one spelling for
+  // every expansion, so nothing in it can become one launcher's parameter.
+  if (SourceLocation loc = call->getBeginLoc();
+      loc.isMacroID() && SM.isMacroBodyExpansion(loc) &&
+      SM.getSLocEntry(SM.getFileID(loc))
+          .getExpansion()
+          .isFunctionMacroExpansion()) {
+    std::string macro = Lexer::getImmediateMacroName(loc, SM, LO).str();
+    std::string kernel;
+    if (const FunctionDecl *k = call->getDirectCallee())
+      kernel = k->getNameAsString() + " ";
+    Out.notes.push_back(note(
+        call->getBeginLoc(),
+        "launch of " + kernel + "inside function-like macro " + macro +
+            ": its block size and other constants are not lifted (they "
+            "would need a macro parameter); edit the macro or launch outside "
+            "it to tune them"));
+  }
   const Expr *calleeExpr = call->getCallee()->IgnoreParenImpCasts();
   const FunctionDecl *callee = call->getDirectCallee();
   if (!callee)

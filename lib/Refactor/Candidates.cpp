@@ -389,10 +389,46 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
     // A kernel that cannot become a template has nothing to lift.
     if (!kernel->cannotTemplate.empty())
       continue;
-    std::vector<Occurrence> occs;
+    // Template parameters that launches spell differently (dequant<QK8_0>
+    // and dequant<QK4_0>, concat<0> and concat<2>) are a dispatch even when
+    // the values are equal or some are not constants we track: none of
+    // their arguments is a knob, nor any constant passed to them.
+    std::set<int> dispatchParams;
+    {
+      std::map<size_t, std::set<std::string>> spellings;
+      for (const CallFacts &call : facts.calls) {
+        // Overloads count as one kernel: the arguments pick the overload.
+        const FunctionFacts *callee = facts.function(call.callee);
+        if (!call.isLaunch || !callee ||
+            callee->qualifiedName != kernel->qualifiedName)
+          continue;
+        for (size_t i = 0; i < call.explicitArgs.size(); ++i) {
+          std::string text;
+          for (char ch : call.explicitArgs[i])
+            if (!std::isspace(static_cast<unsigned char>(ch)))
+              text += ch;
+          spellings[i].insert(text);
+        }
+      }
+      for (const auto &[i, texts] : spellings)
+        if (texts.size() > 1)
+          dispatchParams.insert(static_cast<int>(i));
+    }
+    std::set<std::string> dispatchConstants;
     for (const auto &o : facts.occurrences)
-      if (o.kernel == kernel->id)
-        occs.push_back(o);
+      if (o.kernel == kernel->id && o.role == "template_arg" &&
+          dispatchParams.count(o.boundParam) && !o.constant.empty())
+        dispatchConstants.insert(o.constant);
+    std::vector<Occurrence> occs;
+    for (const auto &o : facts.occurrences) {
+      if (o.kernel != kernel->id)
+        continue;
+      if (o.role == "template_arg" && dispatchParams.count(o.boundParam))
+        continue;
+      if (!o.constant.empty() && dispatchConstants.count(o.constant))
+        continue;
+      occs.push_back(o);
+    }
 
     std::map<std::string, Group> named;  // by constant
     std::map<int64_t, Group> block;      // "block" family by value
@@ -504,7 +540,10 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
     for (auto &[key, g] : named) {
       bool evidence =
           std::any_of(g.sites.begin(), g.sites.end(), isEvidenceRole);
-      if (!evidence && !kindFromName(g.constantName))
+      // Enumerators name cases (PACK_SCALED, LAYOUT_B) more often than
+      // sizes: their name alone is no evidence.
+      bool enumerator = g.sites.front().spelling == Spelling::Enumerator;
+      if (!evidence && (enumerator || !kindFromName(g.constantName)))
         continue;
       namedGroups.push_back(g);
     }
@@ -619,7 +658,7 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
     Candidate c;
     c.id = id;
     c.kind = kind;
-    c.kernel = kernel->qualifiedName;
+    c.kernel = facts.kernelPlanName(*kernel);
     c.value = g.named ? g.value : g.sites.front().baseValue;
     if (!g.named)
       for (const auto &s : g.sites)

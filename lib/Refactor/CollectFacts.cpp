@@ -226,6 +226,10 @@ public:
   std::map<std::tuple<unsigned, std::string, std::string>, Occurrence> Occs;
   std::map<std::pair<const FunctionDecl *, const VarDecl *>, bool> ConstCache;
   std::set<const FunctionDecl *> ScannedDevice;
+  /// Kernels that are not templates, named other than as a launch's callee
+  /// (cudaLaunchKernel((void *)k, ...), helper(k, ...)), with the line.
+  std::map<const FunctionDecl *, unsigned> NamedNotLaunched;
+  void findKernelsNamedNotLaunched();
 };
 
 // --- classification ----------------------------------------------------------
@@ -384,6 +388,42 @@ void Collector::describeDerived(const VarDecl *var, Atom &a) {
 /// address taken, bound to a non-const reference, or a member of it
 /// assigned. Capturing it by reference in a lambda is not a change by
 /// itself (the lambda's body is checked like any other code).
+/// A kernel template parameter that selects behaviour rather than sizing
+/// work: an enum or bool, or one the kernel compares for (in)equality or
+/// switches on. Launch arguments for it are a dispatch, never a knob.
+static bool selectsBehaviour(const NamedDecl *param,
+                             const FunctionDecl *kernel) {
+  const auto *nttp = llvm::dyn_cast<NonTypeTemplateParmDecl>(param);
+  if (!nttp)
+    return true; // types and templates are never tuning constants
+  QualType t = nttp->getType();
+  if (t->isEnumeralType() || t->isBooleanType())
+    return true;
+  struct Compared : RecursiveASTVisitor<Compared> {
+    const NamedDecl *Param;
+    bool Found = false;
+    bool refersToParam(const Expr *e) const {
+      const auto *ref = llvm::dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+      return ref && ref->getDecl() == Param;
+    }
+    bool VisitBinaryOperator(BinaryOperator *b) {
+      if (b->isEqualityOp() &&
+          (refersToParam(b->getLHS()) || refersToParam(b->getRHS())))
+        Found = true;
+      return !Found;
+    }
+    bool VisitSwitchStmt(SwitchStmt *s) {
+      if (s->getCond() && refersToParam(s->getCond()))
+        Found = true;
+      return !Found;
+    }
+  } compared;
+  compared.Param = nttp;
+  if (kernel->getBody())
+    compared.TraverseStmt(kernel->getBody());
+  return compared.Found;
+}
+
 static bool mutates(ASTContext &ctx, const DeclRefExpr *ref) {
   const Expr *child = ref;
   for (int depth = 0; depth < 8; ++depth) {
@@ -701,6 +741,11 @@ std::optional<std::string> Collector::walk(const Expr *e, RoleCtx ctx) {
 std::string Collector::whyCannotTemplate(const FunctionDecl *def) {
   if (def->isMain())
     return "it is main";
+  if (auto it = NamedNotLaunched.find(def->getCanonicalDecl());
+      it != NamedNotLaunched.end())
+    return "it is named on line " + std::to_string(it->second) +
+           " other than in a launch, where a template's name would not "
+           "name one function";
   if (def->isExternC() || def->isInExternCContext())
     return "it has C linkage (extern \"C\")";
   if (const auto *md = llvm::dyn_cast<CXXMethodDecl>(def)) {
@@ -1418,6 +1463,24 @@ void Collector::collectDims(const Expr *e, const FunctionDecl *fn,
 
 void Collector::scanLaunch(const CUDAKernelCallExpr *call,
                            const FunctionDecl *host) {
+  // A launch spelled in a function-like macro's body: one spelling for
+  // every expansion, so nothing in it can become one launcher's parameter.
+  if (SourceLocation loc = call->getBeginLoc();
+      loc.isMacroID() && SM.isMacroBodyExpansion(loc) &&
+      SM.getSLocEntry(SM.getFileID(loc))
+          .getExpansion()
+          .isFunctionMacroExpansion()) {
+    std::string macro = Lexer::getImmediateMacroName(loc, SM, LO).str();
+    std::string kernel;
+    if (const FunctionDecl *k = call->getDirectCallee())
+      kernel = k->getNameAsString() + " ";
+    Out.notes.push_back(note(
+        call->getBeginLoc(),
+        "launch of " + kernel + "inside function-like macro " + macro +
+            ": its block size and other constants are not lifted (they "
+            "would need a macro parameter); edit the macro or launch outside "
+            "it to tune them"));
+  }
   const Expr *calleeExpr = call->getCallee()->IgnoreParenImpCasts();
   const FunctionDecl *callee = call->getDirectCallee();
   if (!callee)
@@ -1482,6 +1545,8 @@ void Collector::scanLaunch(const CUDAKernelCallExpr *call,
     if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()))
       if (llvm::isa<NonTypeTemplateParmDecl>(ref->getDecl()))
         varToParam.emplace(ref->getDecl(), kernelParam);
+    if (selectsBehaviour(kt->getTemplateParameters()->getParam(i), kernel))
+      continue;
     RoleCtx r;
     r.role = "template_arg";
     r.family = "targ@" + std::to_string(i);
@@ -1601,7 +1666,58 @@ public:
   Collector &C;
 };
 
+/// Finds references to the main file's non-template kernels that are not
+/// the callee of a <<<>>> launch.
+class KernelReferenceFinder
+    : public RecursiveASTVisitor<KernelReferenceFinder> {
+public:
+  explicit KernelReferenceFinder(Collector &c) : C(c) {}
+  bool TraverseDecl(Decl *d) {
+    if (!d)
+      return true;
+    if (!llvm::isa<TranslationUnitDecl>(d) &&
+        !C.SM.isInMainFile(C.SM.getExpansionLoc(d->getLocation())) &&
+        !llvm::isa<NamespaceDecl>(d) && !llvm::isa<LinkageSpecDecl>(d))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(d);
+  }
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *call) {
+    if (const Expr *callee = call->getCallee())
+      Callees.insert(callee->IgnoreParenImpCasts());
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    if (Callees.count(ref) || ref->hasExplicitTemplateArgs())
+      return true;
+    consider(llvm::dyn_cast<FunctionDecl>(ref->getDecl()), ref);
+    return true;
+  }
+  bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *ule) {
+    if (Callees.count(ule) || ule->hasExplicitTemplateArgs())
+      return true;
+    for (const NamedDecl *d : ule->decls())
+      consider(llvm::dyn_cast<FunctionDecl>(d->getUnderlyingDecl()), ule);
+    return true;
+  }
+  void consider(const FunctionDecl *f, const Expr *at) {
+    if (!f || !C.isKernel(f) || f->getDescribedFunctionTemplate() ||
+        f->isTemplateInstantiation() || !C.inMainFile(f->getLocation()))
+      return;
+    auto loc = C.SM.getExpansionLoc(at->getBeginLoc());
+    C.NamedNotLaunched.try_emplace(f->getCanonicalDecl(),
+                                   C.SM.getExpansionLineNumber(loc));
+  }
+  Collector &C;
+  std::set<const Expr *> Callees;
+};
+
+void Collector::findKernelsNamedNotLaunched() {
+  KernelReferenceFinder finder(*this);
+  finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+}
+
 void Collector::run() {
+  findKernelsNamedNotLaunched();
   FunctionFinder finder(*this);
   finder.TraverseDecl(Ctx.getTranslationUnitDecl());
   for (auto &[key, o] : Occs)

@@ -187,7 +187,11 @@ std::optional<ktune::Error> Rewriter::prepareKernel(const PlanKernel &pk,
   const FunctionFacts *kernel = nullptr;
   int matches = 0;
   for (const FunctionFacts *k : Facts.kernels())
-    if (k->qualifiedName == pk.kernel || k->name == pk.kernel) {
+    if (Facts.kernelPlanName(*k) == pk.kernel) {
+      kernel = k;
+      matches = 1;
+      break;
+    } else if (k->qualifiedName == pk.kernel || k->name == pk.kernel) {
       kernel = k;
       ++matches;
     }
@@ -197,7 +201,8 @@ std::optional<ktune::Error> Rewriter::prepareKernel(const PlanKernel &pk,
   if (matches > 1)
     return error(path + ".kernel", "'" + pk.kernel +
                                        "' names several kernels; use the "
-                                       "qualified name");
+                                       "qualified name, or name@line for an "
+                                       "overload");
   KernelWork w;
   w.kernel = kernel;
   w.plan = &pk;
@@ -235,7 +240,8 @@ std::optional<ktune::Error> Rewriter::prepareKernel(const PlanKernel &pk,
         return error(cpath, "unknown candidate '" + pp.candidates[k] + "'");
       if (Index.kernelOf.at(c->id) != kernel->id)
         return error(cpath, "candidate '" + c->id + "' belongs to kernel " +
-                                c->kernel + ", not " + kernel->qualifiedName);
+                                c->kernel + ", not " +
+                                Facts.kernelPlanName(*kernel));
       if (c->value != pp.defaultValue)
         return error(ppath + ".default",
                      "default " + std::to_string(pp.defaultValue) +
@@ -757,10 +763,128 @@ llvm::Expected<RewriteResult> planRewrite(const SourceFacts &facts,
   return r.run();
 }
 
+/// Where a `#line` must follow an edit that changed the line count: the
+/// start of the first original line after it that does not continue a macro
+/// and is not inside another edit; nullopt at the end of the file.
+static std::optional<unsigned>
+lineMarkAfter(llvm::StringRef source,
+              const clang::tooling::Replacements &edits, unsigned end) {
+  auto nextLineStart = [&](unsigned from) -> std::optional<unsigned> {
+    if (from == 0 || source[from - 1] == '\n')
+      return from;
+    size_t nl = source.find('\n', from);
+    if (nl == llvm::StringRef::npos)
+      return std::nullopt;
+    return static_cast<unsigned>(nl + 1);
+  };
+  auto continuesMacro = [&](unsigned lineStart) {
+    llvm::StringRef before = source.substr(0, lineStart).rtrim("\r\n");
+    return lineStart > 0 && before.ends_with("\\");
+  };
+  std::optional<unsigned> p = nextLineStart(end);
+  for (int guard = 0; p && guard < 100000; ++guard) {
+    if (*p >= source.size())
+      return std::nullopt;
+    if (continuesMacro(*p)) {
+      p = nextLineStart(*p + 1);
+      continue;
+    }
+    bool inside = false;
+    for (const auto &r : edits)
+      if (r.getOffset() < *p && *p < r.getOffset() + r.getLength()) {
+        p = nextLineStart(r.getOffset() + r.getLength());
+        inside = true;
+        break;
+      }
+    if (!inside)
+      return p;
+  }
+  return std::nullopt;
+}
+
+/// An edit whose text ends with a line break (and indentation) before the
+/// rest of an original line (`{` + static_asserts + `  x = 1; }`): the #line
+/// for that rest goes just after the break, unless it is in a directive or a
+/// continued macro.
+static bool endsLineMidLine(llvm::StringRef source,
+                            const clang::tooling::Replacement &r) {
+  unsigned end = r.getOffset() + r.getLength();
+  llvm::StringRef text = r.getReplacementText();
+  size_t lastBreak = text.rfind('\n');
+  if (lastBreak == llvm::StringRef::npos ||
+      !text.substr(lastBreak + 1).trim(" \t").empty() || end == 0 ||
+      end >= source.size() || source[end - 1] == '\n')
+    return false;
+  size_t lineStart = source.rfind('\n', end - 1);
+  lineStart = lineStart == llvm::StringRef::npos ? 0 : lineStart + 1;
+  bool continued = lineStart > 0 && source.substr(0, lineStart)
+                                        .rtrim("\r\n")
+                                        .ends_with("\\");
+  return !continued &&
+         !source.substr(lineStart, end - lineStart).ltrim().starts_with("#");
+}
+
 llvm::Expected<std::string>
 applyRewrite(llvm::StringRef source,
              const clang::tooling::Replacements &edits) {
-  return clang::tooling::applyAllReplacements(source, edits);
+  std::set<unsigned> marks;
+  for (const auto &r : edits) {
+    auto added = llvm::count(r.getReplacementText(), '\n');
+    auto removed = llvm::count(source.substr(r.getOffset(), r.getLength()), '\n');
+    if (added == removed)
+      continue;
+    unsigned end = r.getOffset() + r.getLength();
+    if (endsLineMidLine(source, r))
+      continue; // the #line goes inside its text
+    if (auto p = lineMarkAfter(source, edits, end))
+      marks.insert(*p);
+  }
+  std::string out;
+  out.reserve(source.size() + 1024);
+  unsigned cursor = 0;
+  unsigned line = 1; // of source[cursor]
+  auto copyTo = [&](unsigned to) {
+    llvm::StringRef piece = source.substr(cursor, to - cursor);
+    line += llvm::count(piece, '\n');
+    out += piece.str();
+    cursor = to;
+  };
+  auto emitMark = [&](unsigned at) {
+    if (marks.erase(at))
+      out += "#line " + std::to_string(line) + "\n";
+  };
+  for (const auto &r : edits) {
+    // Marks before this edit; one at its offset follows pure insertions
+    // there and precedes a replacement.
+    while (!marks.empty() && *marks.begin() < r.getOffset()) {
+      copyTo(*marks.begin());
+      emitMark(cursor);
+    }
+    if (r.getOffset() < cursor)
+      return llvm::createStringError("overlapping edits at offset " +
+                                     std::to_string(r.getOffset()));
+    copyTo(r.getOffset());
+    if (r.getLength() > 0)
+      emitMark(cursor);
+    unsigned lineAfter =
+        line + llvm::count(source.substr(cursor, r.getLength()), '\n');
+    llvm::StringRef text = r.getReplacementText();
+    if (endsLineMidLine(source, r)) {
+      size_t cut = text.rfind('\n') + 1;
+      out += text.substr(0, cut).str() + "#line " + std::to_string(lineAfter) +
+             "\n" + text.substr(cut).str();
+    } else {
+      out += text.str();
+    }
+    line = lineAfter;
+    cursor += r.getLength();
+  }
+  while (!marks.empty()) {
+    copyTo(*marks.begin());
+    emitMark(cursor);
+  }
+  copyTo(source.size());
+  return out;
 }
 
 } // namespace ktune::refactor

@@ -21,6 +21,13 @@ std::vector<const FunctionFacts *> SourceFacts::kernels() const {
   return out;
 }
 
+std::string SourceFacts::kernelPlanName(const FunctionFacts &kernel) const {
+  for (const FunctionFacts *other : kernels())
+    if (other->id != kernel.id && other->qualifiedName == kernel.qualifiedName)
+      return kernel.qualifiedName + "@" + std::to_string(kernel.line);
+  return kernel.qualifiedName;
+}
+
 static void mergeFunction(FunctionFacts &into, const FunctionFacts &other) {
   into.usesWarpLevelOps |= other.usesWarpLevelOps;
   for (const auto &c : other.callees)

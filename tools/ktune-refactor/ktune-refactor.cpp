@@ -9,6 +9,8 @@
 #include "ktune/Plan/Candidates.h"
 #include "ktune/Plan/Manifest.h"
 #include "ktune/Plan/Plan.h"
+#include "ktune/Planner/PlanWithValidation.h"
+#include "ktune/Planner/Prompt.h"
 #include "ktune/Refactor/Refactorer.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Tidy/Export.h"
@@ -40,10 +42,19 @@ Examples:
   ktune-refactor kernel.cu --candidates               what could be lifted (JSON)
   ktune-refactor kernel.cu --emit-plan plan.json      the heuristic plan, to edit
   ktune-refactor kernel.cu --plan plan.json -o kernel.tpl.cu
+  ktune-refactor kernel.cu -o kernel.tpl.cu --planner 'command:./my-agent --json'
+  ktune-refactor kernel.cu -o kernel.tpl.cu --planner openai:http://127.0.0.1:8000/v1 --model qwen2.5-coder
+  ktune-refactor kernel.cu --print-prompt             what a text planner would be sent
   ktune-refactor -p build/ src/act.cu -o act.tpl.cu   flags from compile_commands.json
   ktune-refactor kernel.cu -o out.cu -- -Iinclude -DFOO=1
 
-Documentation: docs/refactor.md; JSON schemas: docs/schemas.md.
+Text planners' replies are validated like --plan files; a refused plan is
+sent back once with the reasons, then the heuristic plan is used. Exchanges
+are saved in <output>.planner/. The API key comes from KTUNE_API_KEY or
+OPENAI_API_KEY only.
+
+Documentation: docs/refactor.md, docs/llm-planners.md; JSON schemas:
+docs/schemas.md.
 )");
 
 static cl::opt<std::string> Output("o",
@@ -68,6 +79,25 @@ static cl::opt<std::string> EmitPlan("emit-plan",
                                               "applied (for editing)"),
                                      cl::value_desc("plan.json"),
                                      cl::cat(Category));
+static cl::opt<std::string>
+    PlannerSpec("planner",
+                cl::desc("Who writes the plan: heuristic (default), "
+                         "command:<command line>, openai:<base URL>"),
+                cl::value_desc("planner"), cl::init("heuristic"),
+                cl::cat(Category));
+static cl::opt<std::string> Model("model",
+                                  cl::desc("Model name for an openai: planner "
+                                           "(default: $KTUNE_MODEL)"),
+                                  cl::value_desc("name"), cl::cat(Category));
+static cl::opt<double>
+    PlannerTimeout("planner-timeout",
+                   cl::desc("Seconds a text planner may take per exchange "
+                            "(default: $KTUNE_PLANNER_TIMEOUT or 300)"),
+                   cl::value_desc("seconds"), cl::cat(Category));
+static cl::opt<bool> PrintPrompt("print-prompt",
+                                 cl::desc("Print the prompt a text planner "
+                                          "would be sent; write nothing"),
+                                 cl::cat(Category));
 static cl::opt<std::string> CudaPath("cuda-path",
                                      cl::desc("CUDA toolkit to parse against "
                                               "(default: found automatically)"),
@@ -235,6 +265,9 @@ int main(int argc, const char **argv) {
                       std::strcmp(argv[i - 1], "--plan") == 0 ||
                       std::strcmp(argv[i - 1], "--emit-plan") == 0 ||
                       std::strcmp(argv[i - 1], "--manifest") == 0 ||
+                      std::strcmp(argv[i - 1], "--planner") == 0 ||
+                      std::strcmp(argv[i - 1], "--model") == 0 ||
+                      std::strcmp(argv[i - 1], "--planner-timeout") == 0 ||
                       std::strcmp(argv[i - 1], "--cuda-path") == 0 ||
                       std::strcmp(argv[i - 1], "--cache-dir") == 0 ||
                       std::strcmp(argv[i - 1], "--export-fixes") == 0 ||
@@ -264,13 +297,37 @@ int main(int argc, const char **argv) {
     return fail(input + ": no such file");
 
   bool reports = !ExportFixes.empty() || !Sarif.empty() || Warnings;
-  if (!Candidates && !DumpFacts && !BuildPreambleOnly && Output.empty() &&
-      EmitPlan.empty() && !reports)
-    return fail("nothing to do: give -o <file>, --candidates or --emit-plan "
-                "<file> (see --help)");
-  if (Candidates && (!Output.empty() || !EmitPlan.empty() || !PlanFile.empty()))
+  if (!Candidates && !DumpFacts && !BuildPreambleOnly && !PrintPrompt &&
+      Output.empty() && EmitPlan.empty() && !reports)
+    return fail("nothing to do: give -o <file>, --candidates, --print-prompt "
+                "or --emit-plan <file> (see --help)");
+  if (Candidates && (!Output.empty() || !EmitPlan.empty() ||
+                     !PlanFile.empty() || PrintPrompt))
     return fail("--candidates only prints; it cannot be combined with -o, "
+                "--plan, --emit-plan or --print-prompt");
+  if (PrintPrompt && (!Output.empty() || !EmitPlan.empty() || !PlanFile.empty()))
+    return fail("--print-prompt only prints; it cannot be combined with -o, "
                 "--plan or --emit-plan");
+  bool textPlanner = PlannerSpec != "heuristic";
+  if (textPlanner && !PlanFile.empty())
+    return fail("--plan and --planner " + PlannerSpec +
+                " both say where the plan comes from; give one");
+
+  // The planner is set up before parsing so that a bad --planner is reported
+  // at once.
+  auto plannerOptions = planner::plannerOptionsFromEnvironment();
+  if (!plannerOptions)
+    return fail(plannerOptions.error().str());
+  if (!Model.empty())
+    plannerOptions->model = Model;
+  if (PlannerTimeout.getNumOccurrences()) {
+    if (!(PlannerTimeout > 0))
+      return fail("--planner-timeout must be a positive number of seconds");
+    plannerOptions->timeoutSeconds = PlannerTimeout;
+  }
+  auto chosenPlanner = planner::parsePlannerSpec(PlannerSpec, *plannerOptions);
+  if (!chosenPlanner)
+    return fail("--planner: " + chosenPlanner.error().str());
   std::string manifestPath =
       ManifestPath.empty() ? defaultManifestPath(Output) : ManifestPath;
   if (!Output.empty()) {
@@ -359,6 +416,19 @@ int main(int argc, const char **argv) {
     return 0;
   }
 
+  planner::PlannerRequest request;
+  request.file = analysis->file;
+  request.sources = {{analysis->file, analysis->source}};
+  request.candidates = analysis->candidates;
+  request.device.arch = GpuArch;
+  if (PrintPrompt) {
+    auto prompt = planner::renderPrompt(request, plannerOptions->prompt);
+    if (!prompt)
+      return fail(prompt.error().str());
+    std::cout << *prompt;
+    return 0;
+  }
+
   Plan plan;
   std::string planOrigin = "plan";
   if (!PlanFile.empty()) {
@@ -370,6 +440,20 @@ int main(int argc, const char **argv) {
     if (!parsed)
       return fail(PlanFile + ": " + parsed.error().str());
     plan = std::move(*parsed);
+  } else if (textPlanner) {
+    // The planner's reply is untrusted: planWithValidation returns a plan
+    // that passes validatePlan, the heuristic one if the planner's fails.
+    planner::PlanningOptions planning;
+    planning.auditDir = (Output.empty() ? EmitPlan : Output) + ".planner";
+    planning.log = [](const std::string &line) {
+      llvm::errs() << "ktune-refactor: planner: " << line << "\n";
+    };
+    auto planned = planner::planWithValidation(**chosenPlanner, request,
+                                               planning);
+    if (!planned)
+      return fail(planned.error().str());
+    plan = std::move(planned->plan);
+    planOrigin = "planner " + planned->planner;
   } else {
     plan = defaultPlan(*analysis);
   }

@@ -44,7 +44,9 @@ llvm::Expected<RewriteResult> planRewrite(const SourceFacts &facts,
                                           const Plan &plan,
                                           llvm::StringRef source);
 
-/// The rewritten source.
+/// The rewritten source. After every edit that adds or removes lines, a
+/// `#line N` directive gives the next original line its original number, so
+/// __LINE__ (assert, abort macros) and diagnostics keep the original's lines.
 llvm::Expected<std::string>
 applyRewrite(llvm::StringRef source, const clang::tooling::Replacements &edits);
 

@@ -172,6 +172,9 @@ struct SourceFacts {
 
   const FunctionFacts *function(const std::string &id) const;
   std::vector<const FunctionFacts *> kernels() const;
+  /// How plans and candidates name `kernel`: its qualified name, or
+  /// "name@line" when overloads share that name.
+  std::string kernelPlanName(const FunctionFacts &kernel) const;
 };
 
 /// Merges the facts of a second compilation side into `into`, de-duplicating

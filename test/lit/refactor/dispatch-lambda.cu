@@ -5,7 +5,7 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py | FileCheck %s --check-prefix=CAND
 // RUN: ktune-refactor %s -o %t/out.cu
-// RUN: grep -v '^// ' %t/out.cu | FileCheck %s --check-prefix=TPL
+// RUN: grep -v -e '^// ' -e '^#line ' %t/out.cu | FileCheck %s --check-prefix=TPL
 // RUN: %python %inputs/refactor/summarize.py < %t/out.json | FileCheck %s --check-prefix=MANIFEST
 
 #include <cuda_bf16.h>

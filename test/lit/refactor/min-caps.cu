@@ -4,7 +4,7 @@
 // RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
 // RUN: FileCheck %s --check-prefix=CAND < %t/cands.txt
 // RUN: ktune-refactor %s -o %t/out.cu 2> %t/stderr.txt
-// RUN: grep -v '^// ' %t/out.cu | FileCheck %s --check-prefix=TPL
+// RUN: grep -v -e '^// ' -e '^#line ' %t/out.cu | FileCheck %s --check-prefix=TPL
 // RUN: %python %inputs/refactor/summarize.py < %t/out.json | FileCheck %s --check-prefix=MANIFEST
 
 #include <algorithm>

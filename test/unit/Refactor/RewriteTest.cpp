@@ -94,14 +94,15 @@ TEST(Rewrite, KernelHostAndManifest) {
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
   auto text = applyRewrite(Source, r->replacements);
   ASSERT_TRUE(bool(text));
-  EXPECT_NE(text->find("template <int BS = 256>\n__global__ void k("),
+  // Inserted lines are followed by #line, so __LINE__ keeps its value.
+  EXPECT_NE(text->find("template <int BS = 256>\n#line 1\n__global__ void k("),
             std::string::npos)
       << *text;
   EXPECT_NE(
       text->find("static_assert((BS % 32) == 0, \"ktune: BS % 32 == 0\");"),
       std::string::npos)
       << *text;
-  EXPECT_NE(text->find("template <int BS = 256>\nvoid go(float *x) { "
+  EXPECT_NE(text->find("template <int BS = 256>\n#line 2\nvoid go(float *x) { "
                        "k<BS><<<1, BS>>>(x); }"),
             std::string::npos)
       << *text;

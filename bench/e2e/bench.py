@@ -939,20 +939,34 @@ def measure_mode(variants, mode, sets, bytes_per_call, l2_bytes, cfg):
 
 
 def copy_roofline(cfg):
-    a = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
-    a.random_(0, 255)
+    """The memory ceiling: the faster of a device-to-device memcpy and an
+    elementwise copy kernel (torch.neg, 16-byte vector loads and stores) over
+    1 GiB. On some GPUs (H100) the memcpy engine path stays well below what
+    a streaming kernel reaches, and a ceiling set too low would let kernels
+    pass 100 %."""
+    a = torch.empty(1 << 28, dtype=torch.float32, device="cuda")
+    a.normal_()
     b = torch.empty_like(a)
-    v = Variant("copy", lambda n, s, k: [b.copy_(a) for _ in range(n)], False)
-    g, _, _ = capture(v, 4, 1, False)
-    ms = replay_times([g], 15)[0]
-    per_call_s = [m / 4 / 1e3 for m in ms]
-    bws = sorted(2 * a.numel() / t for t in per_call_s)
-    med = statistics.median(bws)
-    q1, _, q3 = statistics.quantiles(bws, n=4, method="inclusive")
-    del g, a, b
+    n_bytes = 2 * a.numel() * a.element_size()
+    ways = {"memcpy": lambda: b.copy_(a), "kernel": lambda: torch.neg(a, out=b)}
+    found = {}
+    for name, fn in ways.items():
+        v = Variant("copy-" + name, lambda n, s, k, fn=fn: [fn() for _ in range(n)], False)
+        g, _, _ = capture(v, 4, 1, False)
+        ms = replay_times([g], 15)[0]
+        bws = sorted(n_bytes / (m / 4 / 1e3) for m in ms)
+        q1, _, q3 = statistics.quantiles(bws, n=4, method="inclusive")
+        found[name] = {"TBps": statistics.median(bws) / 1e12, "iqr_TBps": (q3 - q1) / 1e12}
+        del g
+    del a, b
     torch.cuda.empty_cache()
-    return {"Bps": med, "TBps": med / 1e12, "iqr_TBps": (q3 - q1) / 1e12, "bytes_per_copy": 2 * (1 << 30),
-            "method": "1 GiB device-to-device copy, read + written bytes, CUDA graph of 4 copies, median of 15 replays"}
+    best = max(found, key=lambda k: found[k]["TBps"])
+    med = found[best]["TBps"] * 1e12
+    return {"Bps": med, "TBps": med / 1e12, "iqr_TBps": found[best]["iqr_TBps"], "bytes_per_copy": n_bytes,
+            "ways": found,
+            "method": f"1 GiB copy, read + written bytes, the faster of a device-to-device memcpy "
+                      f"({found['memcpy']['TBps']:.3f} TB/s) and an elementwise copy kernel "
+                      f"({found['kernel']['TBps']:.3f} TB/s); CUDA graphs of 4 copies, median of 15 replays"}
 
 
 # --- one kernel ---------------------------------------------------------------

@@ -820,7 +820,10 @@ Expected<RunOutcome> Runner::run() {
             "the time limit was reached before round " + std::to_string(round);
         break;
       }
-      limit = left / static_cast<double>(O.rounds - round + 1);
+      // Half of what is left while later rounds may follow, all of it in
+      // the last: most runs stop after a round whose re-plan changes
+      // nothing, and an even split would leave that time unused.
+      limit = round < O.rounds ? left / 2 : left;
     }
     auto rec = tuneRound(round, current, source, limit);
     if (!rec)

@@ -107,8 +107,9 @@ int main(int argc, char **argv) {
       "Evaluations per shape and round, the default and failures included "
       "(default 100)");
   runCmd->add_option("--time-limit", o.timeLimitSeconds,
-                     "Seconds for the whole run (0 = none); the time left is "
-                     "shared by the rounds left");
+                     "Seconds for the whole run (0 = none); a round that may be "
+                     "followed by another gets half of the time left, the "
+                     "last round all of it");
   runCmd->add_option("--seed", o.seed, "Random seed")->capture_default_str();
   runCmd->add_flag("--compile-only", o.compileOnly,
                    "Only compile every configuration of round 1 (what "

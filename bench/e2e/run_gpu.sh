@@ -17,6 +17,8 @@
 #   KERNELS        comma-separated subset (default: all eight, seed ops first)
 #   QUICK=1        bench.py --quick (two shapes per kernel)
 #   SKIP_TUNE=1    reuse $OUT/tuned from an earlier run
+#   TUNE_ONLY=1    tune with the whole TOTAL_S and stop (benchmark in a later
+#                  call with SKIP_TUNE=1), for runs longer than one session
 #   TOTAL_S        wall-clock budget of the whole script (default 530)
 #   TUNE_S_SEED    wall limit of one seed kernel's ktune run (default 50)
 #   TUNE_S_OTHER   wall limit of any other kernel's ktune run (default 22)
@@ -99,8 +101,13 @@ else
     else
       budget="${BUDGET_OTHER:-10}"; limit="${TUNE_S_OTHER:-22}"
     fi
-    # Keep at least half of the whole budget for the benchmark.
-    left=$(( total_s / 2 - $(elapsed) ))
+    # Keep at least half of the whole budget for the benchmark (all of it
+    # goes to tuning with TUNE_ONLY=1).
+    if [ "${TUNE_ONLY:-0}" = 1 ]; then
+      left=$(( total_s - 10 - $(elapsed) ))
+    else
+      left=$(( total_s / 2 - $(elapsed) ))
+    fi
     if [ "$left" -lt 10 ]; then
       echo "run_gpu: tune $k: skipped, the tuning share of the time is spent"
       echo "{\"rc\": null, \"skipped\": \"time\"}" > "$out/tuned/$k.skipped.json"
@@ -130,6 +137,12 @@ EOF
     echo "run_gpu: tune $k: exit $rc in ${wall} s (limit ${limit} s, budget $budget), header: ${hdr:-NONE}"
     [ "$rc" = 0 ] || tail -5 "$log/tune-$k.log" | sed "s/^/run_gpu:   $k: /"
   done
+fi
+
+if [ "${TUNE_ONLY:-0}" = 1 ]; then
+  kill "$build_pid" 2>/dev/null
+  echo "run_gpu: TUNE_ONLY=1: tuned in $(elapsed) s; benchmark later with SKIP_TUNE=1 and the same OUT"
+  exit 0
 fi
 
 # --- 3. benchmark -------------------------------------------------------------

@@ -166,6 +166,7 @@ json resultsToJson(const TuneResults &r) {
       js["best"]["time_us"] = timingToJson(*s.bestTime);
     js["speedup"] = s.speedup;
     js["retimed"] = s.retimed;
+    js["adopted_general"] = s.adoptedGeneral;
     js["evaluations"] = s.evaluations;
     js["status_counts"] = s.statusCounts;
     js["stop_reason"] = s.stopReason;
@@ -254,6 +255,7 @@ Expected<TuneResults> resultsFromJson(const json &j) {
     }
     s.speedup = js.value("speedup", 1.0);
     s.retimed = js.value("retimed", false);
+    s.adoptedGeneral = js.value("adopted_general", false);
     s.evaluations = js.value("evaluations", uint64_t{0});
     s.stopReason = js.value("stop_reason", "");
     if (js.contains("status_counts") && js["status_counts"].is_object())
@@ -403,6 +405,7 @@ std::string formatResultsTable(const TuneResults &r) {
         << pad(speed, 9) << pad(std::to_string(s.evaluations), 7)
         << (s.bestConfig == s.defaultConfig ? "(default) " : "")
         << configText(s.bestConfig) << (s.retimed ? "" : "  [search times]")
+        << (s.adoptedGeneral ? "  [general]" : "")
         << "\n";
   }
   if (r.general) {

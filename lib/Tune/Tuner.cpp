@@ -461,6 +461,13 @@ Expected<TuneResults> Tuner::run() {
       tunedShapes, out.shapes[0].defaultConfig, candidates, measure);
   if (!journalError)
     return std::unexpected(journalError.error());
+  if (out.general && !stopped)
+    for (size_t i = 0; i < out.shapes.size() && i < out.general->perShape.size();
+         ++i)
+      if (auto ok = adoptGeneralWhereFaster(out.shapes[i], out.general->config,
+                                            out.general->perShape[i].medianUs);
+          !ok)
+        return std::unexpected(ok.error());
   return out;
 }
 
@@ -567,45 +574,10 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
 
   std::vector<EvalResult> retimed;
   if (finalists.size() > 1 && !objective.stopped()) {
-    // Reuse a complete re-timing of the same finalists from the journal.
-    std::string prefix = retimeBatchPrefix(finalists);
-    std::map<std::string, std::map<Configuration, EvalResult>> batches;
-    std::string lastComplete;
-    for (const auto &e : Log.entries())
-      if (e.phase == JournalPhase::Retime && e.key.shape == shape &&
-          e.key.templateSha256 == Options.templateSha256 &&
-          e.key.kernel == Options.kernel && e.key.device == Eval.device() &&
-          e.key.arch == Eval.arch() && e.retimeBatch.rfind(prefix, 0) == 0) {
-        auto &batch = batches[e.retimeBatch];
-        batch[e.key.config] = e.result;
-        if (batch.size() == finalists.size())
-          lastComplete = e.retimeBatch;
-      }
-    if (!lastComplete.empty()) {
-      for (const auto &c : finalists)
-        retimed.push_back(batches[lastComplete][c]);
-    } else {
-      progress.note("shape " + shapeText(shape) + ": re-timing " +
-                    std::to_string(finalists.size()) +
-                    " finalists interleaved with the default");
-      retimed = Eval.retime(shape, finalists);
-      std::string batch = prefix + "@" + utcTimestamp();
-      for (size_t k = 0; k < retimed.size() && k < finalists.size(); ++k) {
-        JournalEntry e;
-        e.key = JournalKey{Options.templateSha256,
-                           Options.kernel,
-                           Eval.device(),
-                           Eval.arch(),
-                           shape,
-                           finalists[k]};
-        e.result = retimed[k];
-        e.phase = JournalPhase::Retime;
-        e.retimeBatch = batch;
-        e.at = utcTimestamp();
-        if (auto ok = Log.append(e); !ok)
-          return std::unexpected(ok.error());
-      }
-    }
+    auto r = retimeInterleaved(shape, finalists);
+    if (!r)
+      return std::unexpected(r.error());
+    retimed = std::move(*r);
   }
 
   // The winner: from the interleaved re-timing when it measured the default
@@ -650,6 +622,93 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
     result.finalists.push_back(std::move(m));
   }
   return result;
+}
+
+Expected<std::vector<EvalResult>>
+Tuner::retimeInterleaved(const Shape &shape,
+                         const std::vector<Configuration> &configs) {
+  // Reuse a complete re-timing of the same configurations from the journal.
+  std::string prefix = retimeBatchPrefix(configs);
+  std::map<std::string, std::map<Configuration, EvalResult>> batches;
+  std::string lastComplete;
+  for (const auto &e : Log.entries())
+    if (e.phase == JournalPhase::Retime && e.key.shape == shape &&
+        e.key.templateSha256 == Options.templateSha256 &&
+        e.key.kernel == Options.kernel && e.key.device == Eval.device() &&
+        e.key.arch == Eval.arch() && e.retimeBatch.rfind(prefix, 0) == 0) {
+      auto &batch = batches[e.retimeBatch];
+      batch[e.key.config] = e.result;
+      if (batch.size() == configs.size())
+        lastComplete = e.retimeBatch;
+    }
+  std::vector<EvalResult> retimed;
+  if (!lastComplete.empty()) {
+    for (const auto &c : configs)
+      retimed.push_back(batches[lastComplete][c]);
+    return retimed;
+  }
+  S->progress.note("shape " + shapeText(shape) + ": re-timing " +
+                   std::to_string(configs.size()) +
+                   " configurations interleaved with the default");
+  retimed = Eval.retime(shape, configs);
+  std::string batch = prefix + "@" + utcTimestamp();
+  for (size_t k = 0; k < retimed.size() && k < configs.size(); ++k) {
+    JournalEntry e;
+    e.key = JournalKey{Options.templateSha256, Options.kernel, Eval.device(),
+                       Eval.arch(), shape, configs[k]};
+    e.result = retimed[k];
+    e.phase = JournalPhase::Retime;
+    e.retimeBatch = batch;
+    e.at = utcTimestamp();
+    if (auto ok = Log.append(e); !ok)
+      return std::unexpected(ok.error());
+  }
+  return retimed;
+}
+
+Status Tuner::adoptGeneralWhereFaster(ShapeResult &shape,
+                                      const Configuration &general,
+                                      double generalUs) {
+  // A shape whose own search was cut short (time limit, small budget) can
+  // lose to the general configuration at that very shape. Only a clear win
+  // in the general phase's measurement earns a re-timing; the interleaved
+  // re-timing with the default and the shape's winner decides.
+  constexpr double kClearWin = 0.98;
+  if (general == shape.bestConfig || !shape.bestTime || generalUs <= 0 ||
+      generalUs >= kClearWin * shape.bestTime->medianUs)
+    return {};
+  // Already re-timed against the winner at this shape: that decided.
+  if (shape.retimed)
+    for (const auto &m : shape.finalists)
+      if (m.config == general)
+        return {};
+  std::vector<Configuration> configs{shape.defaultConfig};
+  if (shape.bestConfig != shape.defaultConfig)
+    configs.push_back(shape.bestConfig);
+  configs.push_back(general);
+  auto retimed = retimeInterleaved(shape.shape, configs);
+  if (!retimed)
+    return std::unexpected(retimed.error());
+  if (retimed->size() != configs.size() || !outcomeOf((*retimed)[0]))
+    return {};
+  size_t best = 0;
+  for (size_t k = 1; k < retimed->size(); ++k)
+    if (auto t = outcomeOf((*retimed)[k]);
+        t && *t < *outcomeOf((*retimed)[best]))
+      best = k;
+  if (configs[best] != general)
+    return {};
+  shape.retimed = true;
+  shape.defaultTime = (*retimed)[0].time;
+  shape.bestConfig = general;
+  shape.bestTime = (*retimed)[best].time;
+  shape.speedup = shape.defaultTime->medianUs / shape.bestTime->medianUs;
+  Measured m;
+  m.config = general;
+  m.result = (*retimed)[best];
+  shape.finalists.push_back(std::move(m));
+  shape.adoptedGeneral = true;
+  return {};
 }
 
 Expected<ShapeResult> Tuner::compileShape(size_t index) {

@@ -47,6 +47,9 @@ struct ShapeResult {
   std::map<std::string, uint64_t> statusCounts;
   /// "budget", "time limit", "space exhausted", "interrupted", "compile only"
   std::string stopReason;
+  /// True when the general configuration beat this shape's own winner in a
+  /// re-timing with the default, and became the shape's best.
+  bool adoptedGeneral = false;
   /// The finalists as re-timed, the default first.
   std::vector<Measured> finalists;
 };

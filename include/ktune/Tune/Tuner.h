@@ -98,6 +98,14 @@ public:
 private:
   Expected<ShapeResult> tuneShape(size_t shapeIndex, double deadline);
   Expected<ShapeResult> compileShape(size_t shapeIndex);
+  /// Times `configs` (the default first) interleaved, or reads a complete
+  /// earlier re-timing of the same configurations back from the journal.
+  Expected<std::vector<EvalResult>>
+  retimeInterleaved(const Shape &shape,
+                    const std::vector<Configuration> &configs);
+  Status adoptGeneralWhereFaster(ShapeResult &shape,
+                                 const Configuration &general,
+                                 double generalUs);
 
   SpaceDefinition Space;
   std::vector<Shape> Shapes;

@@ -346,6 +346,38 @@ TEST(Tuner, GeneralCandidatesUnmeasuredOnAShapeAreEvaluatedThere) {
   EXPECT_EQ(r->general->perShape.size(), 2u);
 }
 
+TEST(Tuner, AShapeCutShortAdoptsTheGeneralConfigurationWhereItIsFaster) {
+  // A budget of 3 leaves most shapes' searches far from their optimum; the
+  // general configuration (another shape's winner) may be faster there. No
+  // tuned shape may end with a winner slower than the general configuration
+  // measured at that shape.
+  size_t adopted = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    TempDir dir;
+    auto journal = openJournal(dir.file("j.jsonl"));
+    FakeEvaluator eval(timeOf);
+    std::vector<Shape> shapes = {{{"n", 10}}, {{"n", 20}}, {{"n", 30}}};
+    auto r =
+        Tuner(space(), shapes, eval, *journal, randomOptions(3, seed)).run();
+    ASSERT_TRUE(r) << r.error().str();
+    ASSERT_TRUE(r->general);
+    for (size_t i = 0; i < r->shapes.size(); ++i) {
+      const ShapeResult &s = r->shapes[i];
+      ASSERT_TRUE(s.bestTime);
+      EXPECT_LE(*timeOf(s.shape, s.bestConfig),
+                *timeOf(s.shape, r->general->config))
+          << "seed " << seed << " shape " << i;
+      if (s.adoptedGeneral) {
+        ++adopted;
+        EXPECT_EQ(s.bestConfig, r->general->config);
+        EXPECT_TRUE(s.retimed);
+        EXPECT_EQ(s.finalists.back().config, r->general->config);
+      }
+    }
+  }
+  EXPECT_GT(adopted, 0u);
+}
+
 TEST(Tuner, CompileOnlyWalksTheValidSpaceDefaultFirst) {
   TempDir dir;
   auto journal = openJournal(dir.file("j.jsonl"));

@@ -18,7 +18,8 @@
 #   QUICK=1        bench.py --quick (two shapes per kernel)
 #   SKIP_TUNE=1    reuse $OUT/tuned from an earlier run
 #   TUNE_ONLY=1    tune with the whole TOTAL_S and stop (benchmark in a later
-#                  call with SKIP_TUNE=1), for runs longer than one session
+#                  call with SKIP_TUNE=1), when tuning needs more time than one
+#                  command may take
 #   TOTAL_S        wall-clock budget of the whole script (default 530)
 #   TUNE_S_SEED    wall limit of one seed kernel's ktune run (default 50)
 #   TUNE_S_OTHER   wall limit of any other kernel's ktune run (default 22)

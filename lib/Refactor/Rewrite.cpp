@@ -824,9 +824,9 @@ static bool endsLineMidLine(llvm::StringRef source,
          !source.substr(lineStart, end - lineStart).ltrim().starts_with("#");
 }
 
-llvm::Expected<std::string>
-applyRewrite(llvm::StringRef source,
-             const clang::tooling::Replacements &edits) {
+llvm::Expected<clang::tooling::Replacements>
+withLineMarks(llvm::StringRef source,
+              const clang::tooling::Replacements &edits) {
   std::set<unsigned> marks;
   for (const auto &r : edits) {
     auto added = llvm::count(r.getReplacementText(), '\n');
@@ -839,52 +839,49 @@ applyRewrite(llvm::StringRef source,
     if (auto p = lineMarkAfter(source, edits, end))
       marks.insert(*p);
   }
-  std::string out;
-  out.reserve(source.size() + 1024);
-  unsigned cursor = 0;
-  unsigned line = 1; // of source[cursor]
-  auto copyTo = [&](unsigned to) {
-    llvm::StringRef piece = source.substr(cursor, to - cursor);
-    line += llvm::count(piece, '\n');
-    out += piece.str();
-    cursor = to;
+  // The original line number of source[offset].
+  auto lineAt = [&](unsigned offset) {
+    return 1 + static_cast<unsigned>(llvm::count(source.substr(0, offset), '\n'));
   };
-  auto emitMark = [&](unsigned at) {
-    if (marks.erase(at))
-      out += "#line " + std::to_string(line) + "\n";
+  auto mark = [&](unsigned offset) {
+    return "#line " + std::to_string(lineAt(offset)) + "\n";
+  };
+  std::string file =
+      edits.empty() ? std::string() : edits.begin()->getFilePath().str();
+  clang::tooling::Replacements out;
+  auto add = [&](clang::tooling::Replacement r) -> llvm::Error {
+    return out.add(r);
   };
   for (const auto &r : edits) {
-    // Marks before this edit; one at its offset follows pure insertions
-    // there and precedes a replacement.
-    while (!marks.empty() && *marks.begin() < r.getOffset()) {
-      copyTo(*marks.begin());
-      emitMark(cursor);
-    }
-    if (r.getOffset() < cursor)
-      return llvm::createStringError("overlapping edits at offset " +
-                                     std::to_string(r.getOffset()));
-    copyTo(r.getOffset());
-    if (r.getLength() > 0)
-      emitMark(cursor);
-    unsigned lineAfter =
-        line + llvm::count(source.substr(cursor, r.getLength()), '\n');
-    llvm::StringRef text = r.getReplacementText();
+    std::string text = r.getReplacementText().str();
+    unsigned end = r.getOffset() + r.getLength();
     if (endsLineMidLine(source, r)) {
       size_t cut = text.rfind('\n') + 1;
-      out += text.substr(0, cut).str() + "#line " + std::to_string(lineAfter) +
-             "\n" + text.substr(cut).str();
-    } else {
-      out += text.str();
+      text = text.substr(0, cut) + mark(end) + text.substr(cut);
     }
-    line = lineAfter;
-    cursor += r.getLength();
+    // A mark at a replacement's offset precedes it; one at a pure
+    // insertion's offset follows it.
+    if (marks.count(r.getOffset())) {
+      text = r.getLength() > 0 ? mark(r.getOffset()) + text
+                               : text + mark(r.getOffset());
+      marks.erase(r.getOffset());
+    }
+    if (auto e = add({file, r.getOffset(), r.getLength(), text}))
+      return std::move(e);
   }
-  while (!marks.empty()) {
-    copyTo(*marks.begin());
-    emitMark(cursor);
-  }
-  copyTo(source.size());
+  for (unsigned p : marks)
+    if (auto e = add({file, p, 0, mark(p)}))
+      return std::move(e);
   return out;
+}
+
+llvm::Expected<std::string>
+applyRewrite(llvm::StringRef source,
+             const clang::tooling::Replacements &edits) {
+  auto marked = withLineMarks(source, edits);
+  if (!marked)
+    return marked.takeError();
+  return clang::tooling::applyAllReplacements(source, *marked);
 }
 
 } // namespace ktune::refactor

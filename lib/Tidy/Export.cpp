@@ -223,8 +223,10 @@ llvm::Error writeReports(const refactor::Analysis &analysis, const Plan &plan,
                                          analysis.index, plan, analysis.source);
     if (!rewrite)
       return rewrite.takeError();
-    std::string yaml =
-        exportFixesYaml(analysis.file, findings, rewrite->replacements, "");
+    auto marked = refactor::withLineMarks(analysis.source, rewrite->replacements);
+    if (!marked)
+      return marked.takeError();
+    std::string yaml = exportFixesYaml(analysis.file, findings, *marked, "");
     if (auto s = writeFileAtomically(options.exportFixesPath, yaml); !s)
       return refactor::toLLVMError(s.error());
   }

@@ -13,6 +13,21 @@
 namespace ktune::tidy {
 
 namespace {
+/// A fix applies exactly what ktune-refactor -o writes, `#line` directives
+/// included (they keep __LINE__ and the default PTX unchanged).
+clang::tooling::Replacements
+markedFix(const DetectionResult &detection,
+          const clang::tooling::Replacements &edits, std::string &fixError) {
+  auto marked = refactor::withLineMarks(
+      llvm::StringRef(detection.source.data(), detection.source.size()),
+      edits);
+  if (!marked) {
+    fixError = llvm::toString(marked.takeError());
+    return {};
+  }
+  return std::move(*marked);
+}
+
 struct KindInfo {
   ParamKind kind;
   const char *check;
@@ -252,7 +267,7 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
                      single,
                      llvm::StringRef(detection.source.data(),
                                      detection.source.size()))) {
-        f.fix = std::move(rewrite->replacements);
+        f.fix = markedFix(detection, rewrite->replacements, f.fixError);
       } else {
         f.fixError = llvm::toString(rewrite.takeError());
       }
@@ -346,7 +361,8 @@ void combineFixes(std::vector<Finding> &findings,
                    combined,
                    llvm::StringRef(detection.source.data(),
                                    detection.source.size()))) {
-      carrier.fix = std::move(rewrite->replacements);
+      carrier.fix =
+          markedFix(detection, rewrite->replacements, carrier.fixError);
     } else {
       carrier.fix = {};
       carrier.fixError = llvm::toString(rewrite.takeError());

@@ -50,6 +50,13 @@ llvm::Expected<RewriteResult> planRewrite(const SourceFacts &facts,
 llvm::Expected<std::string>
 applyRewrite(llvm::StringRef source, const clang::tooling::Replacements &edits);
 
+/// The same edits with those `#line` directives made part of them, for
+/// output applied by other tools (clang-tidy fix-its, clang-apply-
+/// replacements): applying the result gives exactly applyRewrite's text.
+llvm::Expected<clang::tooling::Replacements>
+withLineMarks(llvm::StringRef source,
+              const clang::tooling::Replacements &edits);
+
 /// ktune::Error -> llvm::Error with the text "where: message".
 llvm::Error toLLVMError(const ktune::Error &error);
 

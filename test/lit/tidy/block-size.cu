@@ -6,6 +6,7 @@
 
 __global__ void rmsnorm(float *out, const float *in, int n) {
 // CHECK-FIXES: template <int BLOCK_SIZE = 256>
+// CHECK-FIXES-NEXT: #line 7
 // CHECK-FIXES-NEXT: __global__ void rmsnorm(float *out, const float *in, int n) {
 // CHECK-FIXES-NEXT: static_assert(BLOCK_SIZE <= 1024, "ktune: BLOCK_SIZE <= 1024");
   __shared__ float partial[256];

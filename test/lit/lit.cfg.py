@@ -23,6 +23,10 @@ config.environment["KTUNE_PREAMBLE_BUILD"] = "never"
 config.substitutions.append(("%examples", os.path.join(config.ktune_source_dir, "examples")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%shared", config.shared_data_dir))
+# Recorded tuning spaces live outside the repository; tests replaying them
+# REQUIRE this feature.
+if os.path.isfile(os.path.join(config.shared_data_dir, "t4", "convolution", "T1_input.json")):
+    config.available_features.add("shared-data")
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
 # Fixtures, replay server and scripted planners of the planner tests.
 config.substitutions.append(("%planner", os.path.join(config.ktune_source_dir, "test", "planner")))

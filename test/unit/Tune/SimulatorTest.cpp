@@ -1,6 +1,7 @@
 #include "ktune/Tune/Simulator.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Tune/T1.h"
+#include "SharedData.h"
 
 #include <gtest/gtest.h>
 
@@ -22,6 +23,7 @@ Configuration configOf(const json &j) {
 } // namespace
 
 TEST(ReplayEvaluator, ReplaysEveryRecordOfAT4File) {
+  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
   auto replay = ReplayEvaluator::readT4File(Convolution + "A6000_T4.json.gz");
   ASSERT_TRUE(replay) << replay.error().str();
   EXPECT_EQ(replay->device(), "simulated A6000");

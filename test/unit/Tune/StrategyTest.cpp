@@ -1,6 +1,7 @@
 #include "ktune/Tune/Simulator.h"
 #include "ktune/Tune/StrategyBench.h"
 #include "ktune/Tune/T1.h"
+#include "SharedData.h"
 
 #include <gtest/gtest.h>
 
@@ -84,6 +85,7 @@ class EveryStrategy : public ::testing::TestWithParam<std::string> {};
 } // namespace
 
 TEST_P(EveryStrategy, CoversASmallSpaceFindsItsOptimumAndStops) {
+  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
   const Recorded &r = recorded();
   uint64_t size = *r.small.validCount();
   ASSERT_EQ(size, 128u);
@@ -100,6 +102,7 @@ TEST_P(EveryStrategy, CoversASmallSpaceFindsItsOptimumAndStops) {
 }
 
 TEST_P(EveryStrategy, SpendsExactlyTheBudgetOnDistinctValidPoints) {
+  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
   const Recorded &r = recorded();
   for (const auto &d : {"A6000", "W7800"}) { // both with failed configurations
     SimulationResult result =
@@ -118,6 +121,7 @@ TEST_P(EveryStrategy, SpendsExactlyTheBudgetOnDistinctValidPoints) {
 }
 
 TEST_P(EveryStrategy, IsReproducibleWithASeed) {
+  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
   const Recorded &r = recorded();
   ReplayEvaluator &eval = *r.replay.at("MI250X");
   auto a = sequence(simulate(GetParam(), r.full, eval, 50, 11));
@@ -178,6 +182,7 @@ INSTANTIATE_TEST_SUITE_P(Tune, EveryStrategy,
                          [](const auto &info) { return info.param; });
 
 TEST(Strategies, GuidedSearchBeatsRandomOrderOnSmallSpaces) {
+  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
   // Uniform random order needs (N + 1) / 2 = 64.5 evaluations on average
   // to hit the single best of 128 points. The guided strategies must do
   // clearly better on the median over the six recorded sub-spaces and
@@ -245,6 +250,7 @@ TEST(StrategyBench, MediansTablesAndBaselines) {
 }
 
 TEST(StrategyBench, RunsStrategiesOverSpacesAndSeeds) {
+  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
   const Recorded &r = recorded();
   BenchSpace space;
   space.name = "A4000-small";
@@ -280,6 +286,7 @@ TEST(StrategyBench, RunsStrategiesOverSpacesAndSeeds) {
 }
 
 TEST(StrategyBench, PermutedDomainsKeepThePointsAndTimes) {
+  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
   auto t1 = readT1File(Convolution + "T1_input.json");
   ASSERT_TRUE(t1);
   SearchSpace space = *t1->searchSpace();

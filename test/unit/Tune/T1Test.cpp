@@ -1,6 +1,7 @@
 #include "ktune/Tune/T1.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Tune/Simulator.h"
+#include "SharedData.h"
 
 #include <gtest/gtest.h>
 
@@ -34,6 +35,7 @@ TEST(T1, PythonListsOfIntegers) {
 }
 
 TEST(T1, ReadsTheSharedConvolutionSpace) {
+  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
   auto t1 = readT1File(Convolution + "T1_input.json");
   ASSERT_TRUE(t1) << t1.error().str();
   EXPECT_EQ(t1->benchmarkName, "convolution_milo");

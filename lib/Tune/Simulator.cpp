@@ -4,6 +4,7 @@
 
 #include "Strategies/StrategySupport.h"
 #include "ktune/Support/FileUtil.h"
+#include "JsonInteger.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,26 +15,13 @@ namespace ktune {
 
 namespace {
 
-std::optional<int64_t> integerValue(const nlohmann::json &v) {
-  if (v.is_boolean())
-    return v.get<bool>() ? 1 : 0;
-  if (v.is_number_integer())
-    return v.get<int64_t>();
-  if (v.is_number_float()) {
-    double d = v.get<double>();
-    if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9.2e18)
-      return static_cast<int64_t>(d);
-  }
-  return std::nullopt;
-}
-
 Expected<Configuration> configurationFrom(const nlohmann::json &object,
                                           const std::string &where) {
   if (!object.is_object())
     return makeError("expected an object of parameter values", where);
   Configuration config;
   for (const auto &[name, value] : object.items()) {
-    auto i = integerValue(value);
+    auto i = jsonInteger(value);
     if (!i)
       return makeError("value " + value.dump() +
                            " is not an integer (only integer parameters are "

@@ -3,6 +3,7 @@
 #include "ktune/Tune/T1.h"
 
 #include "ktune/Support/FileUtil.h"
+#include "JsonInteger.h"
 
 #include <cctype>
 #include <charconv>
@@ -14,20 +15,6 @@ namespace {
 
 std::string columnError(size_t pos, const std::string &message) {
   return "col " + std::to_string(pos + 1) + ": " + message;
-}
-
-/// An integer from a JSON value: integers, booleans and integral floats.
-std::optional<int64_t> jsonInteger(const nlohmann::json &v) {
-  if (v.is_boolean())
-    return v.get<bool>() ? 1 : 0;
-  if (v.is_number_integer())
-    return v.get<int64_t>();
-  if (v.is_number_float()) {
-    double d = v.get<double>();
-    if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9.2e18)
-      return static_cast<int64_t>(d);
-  }
-  return std::nullopt;
 }
 
 } // namespace

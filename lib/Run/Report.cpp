@@ -3,6 +3,8 @@
 
 #include "Svg.h"
 
+#include "ktune/Support/TextTemplate.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -44,41 +46,8 @@ Expected<std::string>
 fillTemplate(const std::string &templateText,
              const std::map<std::string, std::string> &values,
              const std::string &origin) {
-  std::string out;
-  size_t i = 0;
-  while (i < templateText.size()) {
-    size_t open = templateText.find("{{", i);
-    if (open == std::string::npos) {
-      out.append(templateText, i, std::string::npos);
-      break;
-    }
-    out.append(templateText, i, open - i);
-    size_t close = templateText.find("}}", open + 2);
-    std::string name = close == std::string::npos
-                           ? std::string()
-                           : templateText.substr(open + 2, close - open - 2);
-    bool isName =
-        !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-        });
-    if (!isName) { // not a placeholder: keep the braces
-      out += "{{";
-      i = open + 2;
-      continue;
-    }
-    auto it = values.find(name);
-    if (it == values.end()) {
-      size_t line =
-          1 + static_cast<size_t>(std::count(
-                  templateText.begin(),
-                  templateText.begin() + static_cast<long>(open), '\n'));
-      return makeError("unknown placeholder {{" + name + "}}",
-                       origin + ":" + std::to_string(line));
-    }
-    out += it->second;
-    i = close + 2;
-  }
-  return out;
+  return renderTextTemplate(templateText, values, origin,
+                            {.upperCaseNames = true});
 }
 
 namespace {

@@ -1,7 +1,7 @@
 #include "DeviceSession.h"
 
-#include "ktune/Cuda/DTypeInfo.h"
 #include "ktune/Cuda/HelperKernels.h"
+#include "ktune/Support/DType.h"
 #include "ktune/Support/FileUtil.h"
 
 #include <algorithm>

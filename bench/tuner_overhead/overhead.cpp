@@ -14,10 +14,10 @@
 #include "ktune/Cuda/CudaEvaluator.h"
 #include "ktune/Cuda/KernelBinding.h"
 #include "ktune/Cuda/NvrtcCompiler.h"
-#include "ktune/Cuda/ThreadPool.h"
 #include "ktune/Cuda/TimingStats.h"
 #include "ktune/Cuda/WorkerClient.h"
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Support/ThreadPool.h"
 
 #include <algorithm>
 #include <chrono>

@@ -12,13 +12,13 @@
 //===----------------------------------------------------------------------===//
 #include "ktune/Cuda/CudaEvaluator.h"
 
-#include "ktune/Cuda/DTypeInfo.h"
 #include "ktune/Cuda/HelperKernels.h"
 #include "ktune/Cuda/KernelBinding.h"
 #include "ktune/Cuda/NvrtcCompiler.h"
 #include "ktune/Cuda/Pruning.h"
 #include "ktune/Cuda/TimingStats.h"
 #include "ktune/Cuda/WorkerClient.h"
+#include "ktune/Support/DType.h"
 #include "ktune/Support/FileUtil.h"
 
 #include <cmath>
@@ -444,7 +444,7 @@ private:
       s.low = p.low;
       s.high = p.high;
       s.seed = p.seed;
-      Tolerance tol = toleranceFor(Options.spec, p.dtype);
+      Tolerance tol = toleranceFor(Options.spec.tolerance, p.dtype);
       s.rtol = tol.rtol;
       s.atol = tol.atol;
       specs.push_back(s);

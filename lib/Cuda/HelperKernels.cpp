@@ -1,6 +1,6 @@
 #include "ktune/Cuda/HelperKernels.h"
 
-#include "ktune/Cuda/DTypeInfo.h"
+#include "ktune/Support/DType.h"
 
 namespace ktune {
 

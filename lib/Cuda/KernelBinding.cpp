@@ -1,6 +1,6 @@
 #include "ktune/Cuda/KernelBinding.h"
 
-#include "ktune/Cuda/DTypeInfo.h"
+#include "ktune/Support/DType.h"
 
 #include <algorithm>
 #include <cmath>

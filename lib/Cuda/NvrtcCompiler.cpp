@@ -2,8 +2,8 @@
 
 #include "ktune/Cuda/CompileCache.h"
 #include "ktune/Cuda/DeviceInfo.h"
-#include "ktune/Cuda/ThreadPool.h"
 #include "ktune/Support/Sha256.h"
+#include "ktune/Support/ThreadPool.h"
 
 #include <nvrtc.h>
 

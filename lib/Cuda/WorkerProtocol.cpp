@@ -1,6 +1,6 @@
 #include "ktune/Cuda/WorkerProtocol.h"
 
-#include "ktune/Cuda/DTypeInfo.h"
+#include "ktune/Support/DType.h"
 
 #include <cmath>
 #include <limits>
@@ -77,7 +77,7 @@ Expected<BufferSpec> bufferSpecFromJson(const json &j) {
   return guarded([&]() -> Expected<BufferSpec> {
     BufferSpec b;
     b.name = j.at("name").get<std::string>();
-    auto dtype = dtypeFromName(j.at("dtype").get<std::string>());
+    auto dtype = parseDType(j.at("dtype").get<std::string>());
     if (!dtype)
       return makeError("unknown dtype " + j.at("dtype").dump());
     b.dtype = *dtype;

@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "ktune/Planner/Planner.h"
 #include "ktune/Planner/Prompt.h"
+#include "ktune/Support/Process.h"
 
 #include "PlannerInternal.h"
-#include "Subprocess.h"
 
 #include <cstdio>
 

@@ -1,16 +1,10 @@
 //===- Prompt.cpp - Rendering the planner prompt --------------------------===//
-//
-// A template is text with {{name}} placeholders and {{#name}}...{{/name}}
-// sections (kept only when `name` is not empty). It is tokenised once and
-// rendered from the tokens, so inserted text (kernel source, replies) is
-// never scanned for placeholders.
-//
-//===----------------------------------------------------------------------===//
 #include "ktune/Planner/Prompt.h"
 
 #include "PlannerInternal.h"
 
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Support/TextTemplate.h"
 
 #include <algorithm>
 #include <cctype>
@@ -69,119 +63,13 @@ std::string tail(std::string_view text, size_t max) {
   return "..." + std::string(text.substr(text.size() - max));
 }
 
-namespace {
-
-struct Token {
-  enum class Type { Text, Value, Open, Close } type = Type::Text;
-  std::string text; // Text: the text; otherwise the name
-  unsigned line = 1;
-};
-
-bool isNameChar(char c) {
-  return std::islower(static_cast<unsigned char>(c)) ||
-         std::isdigit(static_cast<unsigned char>(c)) || c == '_';
-}
-
-/// Splits the template; `{{` that does not start a well-formed tag is text.
-std::vector<Token> tokenize(std::string_view t) {
-  std::vector<Token> out;
-  unsigned line = 1;
-  std::string text;
-  auto flushText = [&] {
-    if (!text.empty())
-      out.push_back({Token::Type::Text, std::move(text), line});
-    text.clear();
-  };
-  size_t i = 0;
-  while (i < t.size()) {
-    if (t.compare(i, 2, "{{") == 0) {
-      size_t p = i + 2;
-      Token::Type type = Token::Type::Value;
-      if (p < t.size() && (t[p] == '#' || t[p] == '/')) {
-        type = t[p] == '#' ? Token::Type::Open : Token::Type::Close;
-        ++p;
-      }
-      size_t nameStart = p;
-      while (p < t.size() && isNameChar(t[p]))
-        ++p;
-      if (p > nameStart && t.compare(p, 2, "}}") == 0) {
-        std::string name(t.substr(nameStart, p - nameStart));
-        bool lineStart = i == 0 || t[i - 1] == '\n';
-        flushText();
-        out.push_back({type, std::move(name), line});
-        i = p + 2;
-        // A section tag alone on its line takes the line with it.
-        if (type != Token::Type::Value && lineStart && i < t.size() &&
-            t[i] == '\n') {
-          ++i;
-          ++line;
-        }
-        continue;
-      }
-    }
-    if (t[i] == '\n')
-      ++line;
-    text += t[i++];
-  }
-  flushText();
-  return out;
-}
-
-} // namespace
-
 Expected<std::string>
 substitutePlaceholders(std::string_view templateText,
                        const std::map<std::string, std::string> &values) {
-  std::vector<Token> tokens = tokenize(templateText);
-  auto known = [&](const Token &tok) -> Status {
-    if (values.count(tok.text))
-      return {};
-    std::string names;
-    for (const auto &[name, value] : values)
-      names += (names.empty() ? "" : ", ") + name;
-    return makeError("unknown placeholder {{" + tok.text +
-                         "}} (known: " + names + ")",
-                     "prompt template line " + std::to_string(tok.line));
-  };
-  std::string out;
-  // Open sections: their names, and whether each is being emitted.
-  std::vector<std::pair<std::string, bool>> open;
-  auto emitting = [&] {
-    return std::all_of(open.begin(), open.end(),
-                       [](const auto &s) { return s.second; });
-  };
-  for (const Token &tok : tokens) {
-    switch (tok.type) {
-    case Token::Type::Text:
-      if (emitting())
-        out += tok.text;
-      break;
-    case Token::Type::Value:
-      if (auto s = known(tok); !s)
-        return std::unexpected(s.error());
-      if (emitting())
-        out += values.at(tok.text);
-      break;
-    case Token::Type::Open:
-      if (auto s = known(tok); !s)
-        return std::unexpected(s.error());
-      open.emplace_back(tok.text, !values.at(tok.text).empty());
-      break;
-    case Token::Type::Close:
-      if (open.empty() || open.back().first != tok.text)
-        return makeError("{{/" + tok.text + "}} closes no open section" +
-                             (open.empty()
-                                  ? std::string()
-                                  : " (open: {{#" + open.back().first + "}})"),
-                         "prompt template line " + std::to_string(tok.line));
-      open.pop_back();
-      break;
-    }
-  }
-  if (!open.empty())
-    return makeError("section {{#" + open.back().first + "}} is never closed",
-                     "prompt template");
-  return out;
+  auto text = renderTextTemplate(templateText, values);
+  if (!text) // "line 3" -> "prompt template line 3"
+    text.error().where = "prompt template " + text.error().where;
+  return text;
 }
 
 std::map<std::string, std::string> promptValues(const PlannerRequest &request,

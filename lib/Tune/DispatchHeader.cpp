@@ -2,6 +2,7 @@
 #include "ktune/Tune/DispatchHeader.h"
 
 #include "ktune/Expr/Expr.h"
+#include "ktune/Support/TextTemplate.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,33 +15,9 @@ namespace ktune {
 Expected<std::string>
 fillPlaceholders(const std::string &text, const std::string &origin,
                  const std::map<std::string, std::string> &values) {
-  std::string out;
-  size_t pos = 0;
-  while (true) {
-    size_t open = text.find("{{", pos);
-    if (open == std::string::npos) {
-      out.append(text, pos, std::string::npos);
-      return out;
-    }
-    size_t close = text.find("}}", open + 2);
-    size_t line = 1 + std::count(text.begin(), text.begin() + open, '\n');
-    if (close == std::string::npos)
-      return makeError("unterminated placeholder '{{'",
-                       origin + ":" + std::to_string(line));
-    std::string name = text.substr(open + 2, close - open - 2);
-    auto it = values.find(name);
-    if (it == values.end()) {
-      std::string known;
-      for (const auto &[k, v] : values)
-        known += (known.empty() ? "" : ", ") + k;
-      return makeError("unknown placeholder {{" + name + "}} (known: " + known +
-                           ")",
-                       origin + ":" + std::to_string(line));
-    }
-    out.append(text, pos, open - pos);
-    out += it->second;
-    pos = close + 2;
-  }
+  // C++ output: a stray `{{` can only be a typo.
+  return renderTextTemplate(text, values, origin,
+                            {.upperCaseNames = true, .strict = true});
 }
 
 std::vector<int64_t> bucketBounds(const std::vector<int64_t> &values) {

@@ -22,55 +22,13 @@ using nlohmann::json;
 //===----------------------------------------------------------------------===//
 
 namespace {
-struct DTypeInfo {
-  DType type;
-  const char *name;
-  size_t size;
-  std::array<const char *, 4> aliases;
-};
-constexpr DTypeInfo DTypes[] = {
-    {DType::F32, "fp32", 4, {"f32", "float32", "float", nullptr}},
-    {DType::F16, "fp16", 2, {"f16", "float16", "half", nullptr}},
-    {DType::BF16, "bf16", 2, {"bfloat16", nullptr, nullptr, nullptr}},
-    {DType::F8E4M3, "fp8e4m3", 1, {"fp8_e4m3", "e4m3", nullptr, nullptr}},
-    {DType::F8E5M2, "fp8e5m2", 1, {"fp8_e5m2", "e5m2", nullptr, nullptr}},
-    {DType::I8, "int8", 1, {"i8", nullptr, nullptr, nullptr}},
-    {DType::U8, "uint8", 1, {"u8", nullptr, nullptr, nullptr}},
-    {DType::I32, "int32", 4, {"i32", "int", nullptr, nullptr}},
-    {DType::U32, "uint32", 4, {"u32", nullptr, nullptr, nullptr}},
-    {DType::I64, "int64", 8, {"i64", nullptr, nullptr, nullptr}},
-    {DType::F64, "fp64", 8, {"f64", "float64", "double", nullptr}},
-};
-
-const DTypeInfo &info(DType t) {
-  for (const auto &d : DTypes)
-    if (d.type == t)
-      return d;
-  return DTypes[0];
-}
-
 std::string dtypeList() {
   std::string out;
-  for (const auto &d : DTypes)
+  for (const auto &d : allDTypes())
     out += (out.empty() ? "" : ", ") + std::string(d.name);
   return out;
 }
 } // namespace
-
-std::string_view dtypeName(DType t) { return info(t).name; }
-
-std::optional<DType> parseDType(std::string_view name) {
-  for (const auto &d : DTypes) {
-    if (name == d.name)
-      return d.type;
-    for (const char *alias : d.aliases)
-      if (alias && name == alias)
-        return d.type;
-  }
-  return std::nullopt;
-}
-
-size_t dtypeSize(DType t) { return info(t).size; }
 
 //===----------------------------------------------------------------------===//
 // Shapes

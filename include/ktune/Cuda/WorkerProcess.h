@@ -1,21 +1,23 @@
-//===- ktune/Cuda/WorkerProcess.h - A child process on a socket -*- C++ -*-===//
+//===- ktune/Cuda/WorkerProcess.h - The worker process ----------*- C++ -*-===//
 //
-// Starts the worker executable with a socket pair as its stdin and stdout
-// and exchanges JSON lines with it. Each request has a deadline: a worker
-// that does not answer in time (a hung kernel) is killed, and one that dies
-// (a crash, a fatal CUDA error) is reaped and described. The tuner process
-// itself never initialises CUDA, so it stays safe to fork and outlives any
-// fault of the kernels it runs.
+// Starts the worker executable with pipes as its stdin and stdout
+// (ktune/Support/Process.h) and exchanges JSON lines with it. Each request has
+// a deadline: a worker that does not answer in time (a hung kernel) is killed,
+// and one that dies (a crash, a fatal CUDA error) is reaped and described. The
+// tuner process itself never initialises CUDA, so it stays safe to fork and
+// outlives any fault of the kernels it runs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_CUDA_WORKERPROCESS_H
 #define KTUNE_CUDA_WORKERPROCESS_H
 
 #include "ktune/Support/Error.h"
+#include "ktune/Support/Process.h"
 
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -47,17 +49,16 @@ public:
 
   /// SIGKILL and reap (idempotent).
   void kill();
-  bool running() const { return Pid > 0; }
-  pid_t pid() const { return Pid; }
+  bool running() const { return Child && Child->running(); }
+  pid_t pid() const { return Child ? Child->pid() : -1; }
 
 private:
   WorkerProcess() = default;
   /// Waits for the process to end (up to `graceSeconds`, then SIGKILL);
   /// returns how it ended.
   std::string reap(double graceSeconds);
-  pid_t Pid = -1;
-  int Fd = -1;
-  std::string Buffered;
+  std::optional<ChildProcess> Child;
+  std::string Buffered; // read beyond the last reply
 };
 
 /// The ktune-worker executable: $KTUNE_WORKER, else beside the running

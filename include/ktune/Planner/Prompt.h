@@ -39,10 +39,12 @@ Expected<std::string> findPromptTemplate(const PromptOptions &options);
 /// docs/schemas/plan.schema.json (override: KTUNE_PLAN_SCHEMA).
 Expected<std::string> findPlanSchema(const PromptOptions &options);
 
-/// Replaces every `{{name}}` in `templateText` by `values[name]` in one pass:
-/// inserted text is never scanned again, so a kernel source containing
-/// `{{x}}` stays as it is. An unknown placeholder is an error naming it and
-/// its line; `{{` not followed by a name and `}}` is kept literally.
+/// Replaces every `{{name}}` in `templateText` by `values[name]` and keeps
+/// `{{#name}}...{{/name}}` only when `name` is not empty, in one pass
+/// (renderTextTemplate, ktune/Support/TextTemplate.h): inserted text is never
+/// scanned again, so a kernel source containing `{{x}}` stays as it is. An
+/// unknown placeholder is an error naming it and its line ("prompt template
+/// line N"); `{{` not followed by a name and `}}` is kept literally.
 Expected<std::string>
 substitutePlaceholders(std::string_view templateText,
                        const std::map<std::string, std::string> &values);

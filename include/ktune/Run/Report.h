@@ -20,8 +20,10 @@
 
 namespace ktune::run {
 
-/// Fills `templateText`'s {{name}} placeholders; an unknown one is an error
-/// naming it and its line (`origin` names the template file).
+/// Fills `templateText`'s {{name}} placeholders with renderTextTemplate
+/// (ktune/Support/TextTemplate.h); an unknown one is an error naming it and
+/// its line (`origin` names the template file); `{{` that does not form a
+/// tag is text.
 Expected<std::string>
 fillTemplate(const std::string &templateText,
              const std::map<std::string, std::string> &values,

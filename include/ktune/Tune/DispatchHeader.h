@@ -38,8 +38,9 @@ Expected<std::string> renderDispatchHeader(const std::string &templateText,
                                            const std::string &templateOrigin,
                                            const DispatchHeaderInput &input);
 
-/// Replaces each {{name}} by values[name]; an unknown name is an error
-/// naming origin:line.
+/// renderTextTemplate (ktune/Support/TextTemplate.h) with the header's
+/// syntax: strict, since a stray `{{` in C++ output can only be a typo. An
+/// unknown name is an error naming origin:line.
 Expected<std::string>
 fillPlaceholders(const std::string &text, const std::string &origin,
                  const std::map<std::string, std::string> &values);

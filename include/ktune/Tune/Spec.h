@@ -11,6 +11,7 @@
 
 #include "ktune/Plan/Domain.h"
 #include "ktune/Plan/Manifest.h"
+#include "ktune/Support/DType.h"
 #include "ktune/Support/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -25,11 +26,6 @@
 namespace ktune {
 
 inline constexpr const char *SpecVersion = "spec/1";
-
-enum class DType { F32, F16, BF16, F8E4M3, F8E5M2, I8, U8, I32, U32, I64, F64 };
-std::string_view dtypeName(DType t); // "fp32", "fp16", "bf16", "fp8e4m3", ...
-std::optional<DType> parseDType(std::string_view name);
-size_t dtypeSize(DType t);
 
 enum class Role { In, Out, InOut };
 
@@ -52,10 +48,6 @@ struct ScalarArg {
 struct SpecArg {
   std::string name;
   std::variant<BufferArg, ScalarArg> arg;
-};
-
-struct Tolerance {
-  double rtol = 0.0, atol = 0.0;
 };
 
 /// One point of the problem: a value per dimension.

@@ -23,6 +23,9 @@
 
 namespace ktune::worker {
 
+/// Start/stop event pairs: the most launches timed between synchronisations.
+inline constexpr int EventPairs = 64;
+
 struct FunctionAttributes {
   int registers = 0;
   int smemStatic = 0;

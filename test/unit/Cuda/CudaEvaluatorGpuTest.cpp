@@ -4,10 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ktune/Cuda/CudaEvaluator.h"
-#include "ktune/Cuda/DTypeInfo.h"
 #include "ktune/Cuda/NvrtcCompiler.h"
 #include "ktune/Cuda/Occupancy.h"
 #include "ktune/Cuda/WorkerClient.h"
+#include "ktune/Support/DType.h"
 
 #include "CudaTestUtil.h"
 

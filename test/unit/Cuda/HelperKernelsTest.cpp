@@ -1,6 +1,6 @@
 #include "ktune/Cuda/HelperKernels.h"
-#include "ktune/Cuda/DTypeInfo.h"
 #include "ktune/Cuda/NvrtcCompiler.h"
+#include "ktune/Support/DType.h"
 
 #include <gtest/gtest.h>
 

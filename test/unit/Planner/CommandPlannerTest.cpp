@@ -2,9 +2,9 @@
 // scenarios through planWithValidation.
 #include "ktune/Planner/PlanWithValidation.h"
 #include "ktune/Planner/Planner.h"
+#include "ktune/Support/Process.h"
 
 #include "PlannerTestSupport.h"
-#include "Subprocess.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "ktune/Cuda/ThreadPool.h"
+#include "ktune/Support/ThreadPool.h"
 
 namespace ktune {
 

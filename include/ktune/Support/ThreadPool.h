@@ -1,6 +1,6 @@
-//===- ktune/Cuda/ThreadPool.h - Fixed pool of worker threads ---*- C++ -*-===//
-#ifndef KTUNE_CUDA_THREADPOOL_H
-#define KTUNE_CUDA_THREADPOOL_H
+//===- ktune/Support/ThreadPool.h - Fixed pool of threads -------*- C++ -*-===//
+#ifndef KTUNE_SUPPORT_THREADPOOL_H
+#define KTUNE_SUPPORT_THREADPOOL_H
 
 #include <condition_variable>
 #include <deque>

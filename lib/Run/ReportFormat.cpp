@@ -1,0 +1,117 @@
+//===- ReportFormat.cpp - Numbers, labels and cells of report.html --------===//
+#include "ReportInternal.h"
+
+#include "ktune/Run/Report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace ktune::run::report {
+
+std::string fmt(const char *format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string us(double v) {
+  if (v < 10)
+    return fmt("%.2f", v);
+  if (v < 1000)
+    return fmt("%.1f", v);
+  return fmt("%.0f", v);
+}
+
+std::string esc(const std::string &s) { return htmlEscape(s); }
+
+std::string escPlanner(const std::string &text) {
+  size_t at = text.find("command:");
+  if (at == std::string::npos)
+    return esc(text);
+  size_t end = text.rfind(" after round ");
+  if (end == std::string::npos || end < at)
+    end = text.rfind(" (");
+  if (end == std::string::npos || end < at)
+    end = text.size();
+  std::string command = text.substr(at + 8, end - at - 8);
+  if (command.size() <= 48)
+    return esc(text);
+  std::vector<std::string> words;
+  size_t i = 0;
+  while (i < command.size() && words.size() < 2) {
+    size_t j = command.find(' ', i);
+    if (j == std::string::npos)
+      j = command.size();
+    if (j > i) {
+      std::string w = command.substr(i, j - i);
+      if (auto slash = w.rfind('/'); slash != std::string::npos)
+        w = w.substr(slash + 1);
+      words.push_back(w);
+    }
+    i = j + 1;
+  }
+  std::string shortCommand;
+  for (const auto &w : words)
+    shortCommand += (shortCommand.empty() ? "" : " ") + w;
+  return "<span title=\"" + esc(text) + "\">" + esc(text.substr(0, at)) +
+         "command:" + esc(shortCommand) + " &hellip;" + esc(text.substr(end)) +
+         "</span>";
+}
+
+std::string configText(const Configuration &c) {
+  std::string s;
+  for (const auto &[k, v] : c)
+    s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+  return s.empty() ? "(none)" : s;
+}
+
+std::string shapeLabel(const Shape &shape) {
+  std::string s;
+  for (const auto &[k, v] : shape)
+    s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+  return s.empty() ? "(one shape)" : s;
+}
+
+std::string speedupCell(double s) {
+  std::string cls = s >= 1.02   ? "speedup-good"
+                    : s <= 0.98 ? "speedup-bad"
+                                : "speedup-flat";
+  return "<td class=\"num " + cls + "\">" + fmt("%.3f", s) + "x</td>";
+}
+
+std::string bar(std::optional<double> pct, bool tuned) {
+  if (!pct)
+    return "<span class=\"muted\">&ndash;</span>";
+  double w = std::clamp(*pct, 0.0, 100.0);
+  return "<span class=\"bar-wrap\"><span class=\"bar-label\">" +
+         fmt("%.1f", *pct) + "%</span><span class=\"bar\"><span" +
+         (tuned ? " class=\"tuned\"" : "") +
+         " style=\"width:" + fmt("%.1f", w) + "%\"></span></span></span>";
+}
+
+std::string domainText(const Domain &d) {
+  if (d.form == Domain::Form::Range) {
+    if (d.pow2)
+      return "2^k in " + std::to_string(d.min) + ".." + std::to_string(d.max);
+    return std::to_string(d.min) + ".." + std::to_string(d.max) +
+           (d.step != 1 ? " step " + std::to_string(d.step) : "");
+  }
+  std::string s = "{";
+  for (size_t i = 0; i < d.values.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(d.values[i]);
+  return s + "}";
+}
+
+std::string badge(const std::string &action) {
+  return "<span class=\"badge " + esc(action) + "\">" + esc(action) + "</span>";
+}
+
+const RoundRecord *bestRound(const RunRecord &r) {
+  for (const auto &round : r.rounds)
+    if (round.round == r.bestRound)
+      return &round;
+  return r.rounds.empty() ? nullptr : &r.rounds.back();
+}
+
+} // namespace ktune::run::report

@@ -1,0 +1,46 @@
+//===- ReportInternal.h - The sections of report.html -----------*- C++ -*-===//
+//
+// renderReport (Report.cpp) fills templates/report.html.in with sections
+// drawn here: the overview, tables and rounds (ReportSections.cpp), the
+// convergence plots and heat maps (ReportPlots.cpp), from the formatting
+// helpers of ReportFormat.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_LIB_RUN_REPORTINTERNAL_H
+#define KTUNE_LIB_RUN_REPORTINTERNAL_H
+
+#include "ktune/Run/Record.h"
+
+#include <optional>
+#include <string>
+
+namespace ktune::run::report {
+
+// Formatting (ReportFormat.cpp).
+std::string fmt(const char *format, double v);
+/// Times in µs with about four significant digits.
+std::string us(double v);
+std::string esc(const std::string &s);
+/// `text` escaped, with a long `command:` planner's command line cut to its
+/// program and first argument's file names; the whole text is the tooltip.
+std::string escPlanner(const std::string &text);
+std::string configText(const Configuration &c);
+std::string shapeLabel(const Shape &shape);
+std::string speedupCell(double s);
+std::string bar(std::optional<double> pct, bool tuned);
+std::string domainText(const Domain &d);
+std::string badge(const std::string &action);
+const RoundRecord *bestRound(const RunRecord &r);
+
+// Sections, each empty when it has nothing to show.
+std::string overview(const RunRecord &r);       // ReportSections.cpp
+std::string summary(const RunRecord &r);        // ReportSections.cpp
+std::string configurations(const RunRecord &r); // ReportSections.cpp
+std::string roundsSection(const RunRecord &r);  // ReportSections.cpp
+std::string notes(const RunRecord &r);          // ReportSections.cpp
+std::string convergence(const RunRecord &r);    // ReportPlots.cpp
+std::string heatmaps(const RunRecord &r);       // ReportPlots.cpp
+
+} // namespace ktune::run::report
+
+#endif

@@ -892,4 +892,9 @@ Expected<Spec> resolveSpec(Spec spec, const ManifestKernel &kernel) {
   return spec;
 }
 
+std::map<std::string, expr::Value> shapeValues(const Spec &spec,
+                                               const Shape &shape) {
+  return shapeEnv(spec, shape);
+}
+
 } // namespace ktune

@@ -9,6 +9,7 @@
 #ifndef KTUNE_TUNE_SPEC_H
 #define KTUNE_TUNE_SPEC_H
 
+#include "ktune/Expr/Expr.h"
 #include "ktune/Plan/Domain.h"
 #include "ktune/Plan/Manifest.h"
 #include "ktune/Support/Error.h"
@@ -99,6 +100,11 @@ Expected<Spec> resolveSpec(Spec spec, const ManifestKernel &kernel);
 
 /// The spec's launch geometry, else the manifest's (empty when neither).
 LaunchGeometry effectiveLaunch(const Spec &spec, const ManifestKernel &kernel);
+
+/// The names an expression may use at one shape, as validateSpec evaluates
+/// them: the dimensions, then each scalar argument that evaluates.
+std::map<std::string, expr::Value> shapeValues(const Spec &spec,
+                                               const Shape &shape);
 
 } // namespace ktune
 

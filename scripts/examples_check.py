@@ -47,8 +47,13 @@ class CheckError(Exception):
 # --- ktune --------------------------------------------------------------------
 
 def ktune_tune():
+    given = os.environ.get("KTUNE_TUNE")
+    if given:
+        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
+            raise CheckError(f"KTUNE_TUNE={given}: no executable ktune-tune there")
+        return given
     root = pathlib.Path(__file__).resolve().parent.parent
-    for candidate in (os.environ.get("KTUNE_TUNE"), shutil.which("ktune-tune"),
+    for candidate in (shutil.which("ktune-tune"),
                       str(root / "build" / "bin" / "ktune-tune")):
         if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate

@@ -237,68 +237,45 @@ def derive(row, peak_Bps):
         m["derived"] = d
 
 
-def run(a, cfg, kernels, specs, tuned, builds, argv):
-    """Benchmarks every kernel on the GPU; returns the exit status."""
-    report.set_path_names(a)
-    eb.import_torch()
-    if not torch.cuda.is_available():
-        sys.exit("bench.py: error: no CUDA device (use --dry-run or --build-only without a GPU)")
-    props = torch.cuda.get_device_properties(0)
-    tag = a.tag or re.sub(r"[^A-Za-z0-9]+", "_", props.name.replace("NVIDIA ", "")).strip("_").lower()
-    jpath = os.path.join(a.out, f"e2e_{tag}.json")
-    hung_path = os.path.join(a.out, f"e2e_{tag}.hung")
-    os.makedirs(a.out, exist_ok=True)
-    doc = None
-    if a.resume and os.path.exists(jpath):
-        try:
-            with open(jpath) as f:
-                doc = json.load(f)
-        except (OSError, ValueError):
-            doc = None
-    if doc is not None:
-        doc.setdefault("resumed_with", []).append(" ".join(argv))
-    if doc is None:
-        driver = "?"
-        try:
-            driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                                    capture_output=True, text=True, timeout=30).stdout.strip() or "?"
-        except (OSError, subprocess.SubprocessError):
-            pass
-        nvcc_v = "?"
-        try:
-            out = subprocess.run([harness.nvcc_path(), "--version"], capture_output=True, text=True,
-                                 timeout=30).stdout
-            nvcc_v = re.findall(r"release ([\d.]+)", out)[0]
-        except (OSError, subprocess.SubprocessError, IndexError):
-            pass
-        try:
-            import triton  # noqa: PLC0415
-            triton_v = triton.__version__
-        except ImportError:
-            triton_v = None
-        doc = {"ktune": "e2e-bench/1",
-               "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-               "command": " ".join(["python3", "bench/e2e/bench.py"] + argv),
-               "device": {"name": props.name, "sm_count": props.multi_processor_count,
-                          "l2_bytes": props.L2_cache_size, "memory_bytes": props.total_memory,
-                          "driver": driver, "cuda": torch.version.cuda, "torch": torch.__version__,
-                          "triton": triton_v, "nvcc": nvcc_v},
-               "settings": {}, "kernels": {}, "kernel_order": []}
-        if os.environ.get("KTUNE_E2E_COMMAND"):
-            doc["outer_command"] = os.environ["KTUNE_E2E_COMMAND"]
-    l2 = int(doc["device"]["l2_bytes"])
-    doc["settings"] = {"quick": a.quick, "modes": cfg.modes, "cold_l2_multiple": cfg.cold_l2_multiple,
-                       "max_calls_ours": cfg.max_calls_ours, "host_budget_s": cfg.host_budget_s,
-                       "target_replay_us": cfg.target_replay_us, "min_reps": cfg.min_reps,
-                       "max_reps": cfg.max_reps, "compile_kernels": sorted(cfg.compile_kernels & set(kernels)),
-                       "seed": cfg.seed, "nvcc_flags": harness.nvcc_command("<tu>.cu", "<lib>.so")[1:-3]}
-    if "roofline" not in doc:
-        HEART.beat("roofline")
-        doc["roofline"] = timing.copy_roofline(cfg)
-    cfg.peak_Bps = doc["roofline"]["Bps"]
-    print(f"device {props.name}, L2 {l2 / 2**20:.0f} MiB, copy roofline {doc['roofline']['TBps']:.3f} TB/s", flush=True)
+def new_report(props, argv):
+    """The report's document before any kernel: the device, versions, the
+    command."""
+    driver = "?"
+    try:
+        driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                                capture_output=True, text=True, timeout=30).stdout.strip() or "?"
+    except (OSError, subprocess.SubprocessError):
+        pass
+    nvcc_v = "?"
+    try:
+        out = subprocess.run([harness.nvcc_path(), "--version"], capture_output=True, text=True,
+                             timeout=30).stdout
+        nvcc_v = re.findall(r"release ([\d.]+)", out)[0]
+    except (OSError, subprocess.SubprocessError, IndexError):
+        pass
+    try:
+        import triton  # noqa: PLC0415
+        triton_v = triton.__version__
+    except ImportError:
+        triton_v = None
+    doc = {"ktune": "e2e-bench/1",
+           "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+           "command": " ".join(["python3", "bench/e2e/bench.py"] + argv),
+           "device": {"name": props.name, "sm_count": props.multi_processor_count,
+                      "l2_bytes": props.L2_cache_size, "memory_bytes": props.total_memory,
+                      "driver": driver, "cuda": torch.version.cuda, "torch": torch.__version__,
+                      "triton": triton_v, "nvcc": nvcc_v},
+           "settings": {}, "kernels": {}, "kernel_order": []}
+    if os.environ.get("KTUNE_E2E_COMMAND"):
+        doc["outer_command"] = os.environ["KTUNE_E2E_COMMAND"]
+    return doc
 
-    # Watchdog: a hung kernel must not take the other kernels' results with it.
+
+def start_watchdog(a, doc, tag, hung_path):
+    """Ends the process with status 3 when the main thread makes no progress
+    for --watchdog-s (longer where it said so), after writing the report and
+    marking the kernel that hung (`--resume` skips it)."""
+
     def watchdog():
         while True:
             time.sleep(5)
@@ -321,6 +298,44 @@ def run(a, cfg, kernels, specs, tuned, builds, argv):
                     os._exit(3)
 
     threading.Thread(target=watchdog, daemon=True).start()
+
+
+def run(a, cfg, kernels, specs, tuned, builds, argv):
+    """Benchmarks every kernel on the GPU; returns the exit status."""
+    report.set_path_names(a)
+    eb.import_torch()
+    if not torch.cuda.is_available():
+        sys.exit("bench.py: error: no CUDA device (use --dry-run or --build-only without a GPU)")
+    props = torch.cuda.get_device_properties(0)
+    tag = a.tag or re.sub(r"[^A-Za-z0-9]+", "_", props.name.replace("NVIDIA ", "")).strip("_").lower()
+    jpath = os.path.join(a.out, f"e2e_{tag}.json")
+    hung_path = os.path.join(a.out, f"e2e_{tag}.hung")
+    os.makedirs(a.out, exist_ok=True)
+    doc = None
+    if a.resume and os.path.exists(jpath):
+        try:
+            with open(jpath) as f:
+                doc = json.load(f)
+        except (OSError, ValueError):
+            doc = None
+    if doc is not None:
+        doc.setdefault("resumed_with", []).append(" ".join(argv))
+    if doc is None:
+        doc = new_report(props, argv)
+    l2 = int(doc["device"]["l2_bytes"])
+    doc["settings"] = {"quick": a.quick, "modes": cfg.modes, "cold_l2_multiple": cfg.cold_l2_multiple,
+                       "max_calls_ours": cfg.max_calls_ours, "host_budget_s": cfg.host_budget_s,
+                       "target_replay_us": cfg.target_replay_us, "min_reps": cfg.min_reps,
+                       "max_reps": cfg.max_reps, "compile_kernels": sorted(cfg.compile_kernels & set(kernels)),
+                       "seed": cfg.seed, "nvcc_flags": harness.nvcc_command("<tu>.cu", "<lib>.so")[1:-3]}
+    if "roofline" not in doc:
+        HEART.beat("roofline")
+        doc["roofline"] = timing.copy_roofline(cfg)
+    cfg.peak_Bps = doc["roofline"]["Bps"]
+    print(f"device {props.name}, L2 {l2 / 2**20:.0f} MiB, copy roofline {doc['roofline']['TBps']:.3f} TB/s", flush=True)
+
+    # A hung kernel must not take the other kernels' results with it.
+    start_watchdog(a, doc, tag, hung_path)
 
     # Kernels a watchdog ended in an earlier run are not tried again.
     if a.resume and os.path.exists(hung_path):

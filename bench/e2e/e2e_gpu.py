@@ -77,6 +77,15 @@ def check_variant(kernel, spec, shape, lib, dims_arr, gen_seed):
     return o1, before
 
 
+def reference_check(kernel, outputs, ref):
+    """Each output against its float64 reference: {name: ok, rel_l2, note}."""
+    res = {}
+    for n, r in ref.items():
+        ok, err, note = ref_ops.compare_ref(kernel, n, outputs[n], r)
+        res[n] = {"ok": ok, "rel_l2": err, "note": note}
+    return res
+
+
 def run_shape(kernel, spec, shape, libs, cfg, l2_bytes, tuned_info):
     nbytes = int(spec.bytes_moved(shape))
     row = {"shape": shape, "bytes": nbytes, "check": {}, "modes": {}, "errors": []}
@@ -95,11 +104,7 @@ def run_shape(kernel, spec, shape, libs, cfg, l2_bytes, tuned_info):
     for vname in list(libs):
         try:
             o, before = check_variant(kernel, spec, shape, libs[vname], dims_arr, seed)
-            ref = ref_ops.reference(kernel, before, shape)
-            res = {}
-            for n, r in ref.items():
-                ok, err, note = ref_ops.compare_ref(kernel, n, o[n], r)
-                res[n] = {"ok": ok, "rel_l2": err, "note": note}
+            res = reference_check(kernel, o, ref_ops.reference(kernel, before, shape))
             row["check"][vname] = res
             if not all(x["ok"] for x in res.values()):
                 raise AssertionError(f"{vname} differs from the float64 torch reference: {res}")
@@ -151,10 +156,7 @@ def run_shape(kernel, spec, shape, libs, cfg, l2_bytes, tuned_info):
         with torch.no_grad():
             o = f({n: t.clone() for n, t in chk.items()}, shape)
         torch.cuda.synchronize()
-        res = {}
-        for n, r in ref.items():
-            ok, err, note = ref_ops.compare_ref(kernel, n, o[n], r)
-            res[n] = {"ok": ok, "rel_l2": err, "note": note}
+        res = reference_check(kernel, o, ref)
         row["check"][vname] = res
         if not all(x["ok"] for x in res.values()):
             row["errors"].append(f"{vname} differs from the float64 reference: {res}")

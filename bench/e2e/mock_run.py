@@ -109,7 +109,7 @@ def patch_torch():
 
     e2e_timing.capture = capture
     e2e_timing.copy_roofline = lambda cfg: {"Bps": 4e12, "TBps": 4.0, "iqr_TBps": 0.0, "bytes_per_copy": 0,
-                                       "method": "mock"}
+                                            "method": "mock"}
     orig_init = e2e_buffers.BufferSets.__init__
 
     def init(self, *a, **k):

@@ -36,45 +36,15 @@ ordered_json valueJson(const expr::Value &v) {
   return v.isInt() ? ordered_json(v.i) : ordered_json(v.f);
 }
 
-std::string shapeText(const Shape &shape) {
-  std::string out;
-  for (const auto &[name, value] : shape)
-    out += (out.empty() ? "" : ", ") + name + "=" + std::to_string(value);
-  return "{" + out + "}";
-}
-
-Expected<expr::Value> evaluateAt(const std::string &text,
-                                 const std::map<std::string, expr::Value> &env,
-                                 const Shape &shape, const std::string &where) {
-  auto e = expr::Expr::parse(text);
-  if (!e)
-    return makeError("cannot parse '" + text + "': " + e.error().str(), where);
-  auto v = e->evaluate(env);
-  if (!v)
-    return makeError("'" + text + "' does not evaluate at shape " +
-                         shapeText(shape) + ": " + v.error().str(),
-                     where);
-  return *v;
-}
-
+/// An integer expression at one shape, with validateSpec's errors.
 Expected<int64_t> integerAt(const std::string &text,
                             const std::map<std::string, expr::Value> &env,
                             const Shape &shape, const std::string &where,
-                            int64_t atLeast) {
-  auto v = evaluateAt(text, env, shape, where);
+                            int64_t atLeast, const std::string &what) {
+  auto v = evaluateAtShape(text, env, where, shape, atLeast, what);
   if (!v)
     return std::unexpected(v.error());
-  auto e = expr::Expr::parse(text);
-  auto i = e->evaluateInt(env);
-  if (!i)
-    return makeError(
-        "'" + text + "' is not an integer at shape " + shapeText(shape), where);
-  if (*i < atLeast)
-    return makeError("'" + text + "' is " + std::to_string(*i) + " at shape " +
-                         shapeText(shape) +
-                         " (must be >= " + std::to_string(atLeast) + ")",
-                     where);
-  return *i;
+  return v->i;
 }
 
 const SpecArg *findArg(const Spec &spec, const std::string &name) {
@@ -119,16 +89,18 @@ Expected<ordered_json> launchAt(const LaunchGeometry &launch,
     const auto &list = std::string(part) == "grid" ? launch.grid : launch.block;
     ordered_json values = ordered_json::array();
     for (size_t i = 0; i < list.size(); ++i) {
-      auto v = integerAt(
-          list[i], env, shape,
-          "launch." + std::string(part) + "[" + std::to_string(i) + "]", 1);
+      auto v = integerAt(list[i], env, shape,
+                         "launch." + std::string(part) + "[" +
+                             std::to_string(i) + "]",
+                         1, std::string(part) + " extent");
       if (!v)
         return std::unexpected(v.error());
       values.push_back(*v);
     }
     out[part] = std::move(values);
   }
-  auto smem = integerAt(launch.smem, env, shape, "launch.smem", 0);
+  auto smem = integerAt(launch.smem, env, shape, "launch.smem", 0,
+                        "shared memory size");
   if (!smem)
     return std::unexpected(smem.error());
   out["smem"] = *smem;
@@ -227,7 +199,8 @@ Expected<ordered_json> describeSpec(const std::string &specText,
         continue;
       std::string at = origin + ": args." + name;
       if (const auto *sc = std::get_if<ScalarArg>(&a->arg)) {
-        auto v = evaluateAt(sc->value, env, shape, at + ".value");
+        auto v = evaluateAtShape(sc->value, env, at + ".value", shape,
+                                 std::nullopt, "value");
         if (!v)
           return std::unexpected(v.error());
         scalars[name] = valueJson(*v);
@@ -237,8 +210,9 @@ Expected<ordered_json> describeSpec(const std::string &specText,
       std::vector<int64_t> extents;
       int64_t elements = 1;
       for (size_t i = 0; i < b.shape.size(); ++i) {
-        auto v = integerAt(b.shape[i], env, shape,
-                           at + ".shape[" + std::to_string(i) + "]", 1);
+        auto v =
+            integerAt(b.shape[i], env, shape,
+                      at + ".shape[" + std::to_string(i) + "]", 1, "extent");
         if (!v)
           return std::unexpected(v.error());
         extents.push_back(*v);
@@ -253,7 +227,8 @@ Expected<ordered_json> describeSpec(const std::string &specText,
     s["buffers"] = std::move(buffers);
     s["buffer_bytes"] = total;
     if (!spec.bytes.empty()) {
-      auto moved = integerAt(spec.bytes, env, shape, origin + ": bytes", 0);
+      auto moved = integerAt(spec.bytes, env, shape, origin + ": bytes", 0,
+                             "byte count");
       if (!moved)
         return std::unexpected(moved.error());
       s["bytes"] = *moved;

@@ -75,6 +75,17 @@ std::vector<LauncherParam> launcherParams(const ManifestKernel &kernel,
   return params;
 }
 
+Configuration dispatchDefaultConfig(const ManifestKernel &kernel,
+                                    const TuneResults &results) {
+  if (!results.shapes.empty())
+    return results.shapes.front().defaultConfig;
+  Configuration config;
+  for (const auto *p : kernel.tunableParams())
+    if (p->defaultValue)
+      config[p->name] = *p->defaultValue;
+  return config;
+}
+
 std::string dispatchDescriptionPath(const std::string &headerPath) {
   fs::path p(headerPath);
   fs::path json = fs::path(p).replace_extension(".json");
@@ -160,12 +171,7 @@ Expected<ordered_json> describeDispatch(const DispatchHeaderInput &input,
   }
   out["params"] = std::move(params);
 
-  Configuration defaultConfig;
-  for (const auto *p : k.tunableParams())
-    if (p->defaultValue)
-      defaultConfig[p->name] = *p->defaultValue;
-  if (!r.shapes.empty())
-    defaultConfig = r.shapes.front().defaultConfig;
+  Configuration defaultConfig = dispatchDefaultConfig(k, r);
   out["default_config"] = configJson(defaultConfig);
   out["general_config"] =
       configJson(r.general ? r.general->config : defaultConfig);

@@ -306,12 +306,7 @@ struct Generator {
       fields += "  int maxrregcount; // 0 = no cap\n";
     v["config_fields"] = fields;
 
-    Configuration defaultConfig;
-    for (const auto *p : K.tunableParams())
-      if (p->defaultValue)
-        defaultConfig[p->name] = *p->defaultValue;
-    if (!R.shapes.empty())
-      defaultConfig = R.shapes.front().defaultConfig;
+    Configuration defaultConfig = dispatchDefaultConfig(K, R);
     v["default_config"] = configInit(defaultConfig);
     Configuration general = R.general ? R.general->config : defaultConfig;
     v["general_config"] = configInit(general);

@@ -38,6 +38,11 @@ struct LauncherParam {
 std::vector<LauncherParam> launcherParams(const ManifestKernel &kernel,
                                           const Spec &spec);
 
+/// The header's default configuration: the results' (the reference every
+/// speedup was measured against), else the manifest's defaults.
+Configuration dispatchDefaultConfig(const ManifestKernel &kernel,
+                                    const TuneResults &results);
+
 /// Replaces whole identifiers in a C++ type ("const T *" with T -> float).
 std::string
 substituteIdentifiers(const std::string &text,

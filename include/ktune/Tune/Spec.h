@@ -106,6 +106,15 @@ LaunchGeometry effectiveLaunch(const Spec &spec, const ManifestKernel &kernel);
 std::map<std::string, expr::Value> shapeValues(const Spec &spec,
                                                const Shape &shape);
 
+/// Evaluates a spec expression at one shape (`env` from shapeValues) with
+/// validateSpec's errors: `where` is the JSON path, `what` names the value
+/// ("extent"), and `atLeast` requires an integer no smaller.
+Expected<expr::Value>
+evaluateAtShape(const std::string &text,
+                const std::map<std::string, expr::Value> &env,
+                const std::string &where, const Shape &shape,
+                std::optional<int64_t> atLeast, const std::string &what);
+
 } // namespace ktune
 
 #endif

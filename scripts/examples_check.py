@@ -7,24 +7,27 @@
                                          prints a .cu that instantiates every valid
                                          configuration of the manifest's kernels
 
-Expressions (shapes, scalar values, bytes, launch, constraints) are evaluated
-by a small tree walker over Python's ast with a fixed set of node types; the
-text is never executed. `/` and `%` follow C on integers, as in ktune.
+Expressions (buffer extents, scalar values, bytes, constraints) are
+evaluated by ktune itself: `ktune-tune --describe` (docs/schemas.md#describe)
+prints each spec's shapes with everything resolved and each manifest
+kernel's valid configurations. This script adds the examples' own rules on
+top (canonical dtype names, arguments in the kernel's order, bytes no more
+than one pass over the buffers, tolerances for every output). ktune-tune is
+$KTUNE_TUNE, else the one on PATH, else build/bin/ktune-tune.
 """
 
-import ast
 import hashlib
 import itertools
 import json
+import os
 import pathlib
 import re
+import shutil
+import subprocess
 import sys
 
 SPEC_VERSION = "spec/1"
 MANIFEST_VERSION = "manifest/1"
-DTYPES = {"fp32": 4, "fp16": 2, "bf16": 2, "fp8e4m3": 1, "fp8e5m2": 1,
-          "int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8,
-          "fp64": 8}
 ROLES = {"in", "out", "inout"}
 INITS = {"normal", "uniform", "ones", "zeros", "arange"}
 SPEC_KEYS = {"ktune", "kernel", "template_args", "dims", "shapes", "args",
@@ -41,109 +44,36 @@ class CheckError(Exception):
     pass
 
 
-# --- expressions -------------------------------------------------------------
+# --- ktune --------------------------------------------------------------------
 
-def _to_python(text):
-    text = text.replace("&&", " and ").replace("||", " or ")
-    return re.sub(r"!(?!=)", " not ", text)
-
-
-def _cdiv(a, b):
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def _walk(node, env):
-    if isinstance(node, ast.Expression):
-        return _walk(node.body, env)
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
-            and not isinstance(node.value, bool):
-        return node.value
-    if isinstance(node, ast.Name):
-        if node.id not in env:
-            raise CheckError(f"unknown name '{node.id}'")
-        return env[node.id]
-    if isinstance(node, ast.UnaryOp):
-        v = _walk(node.operand, env)
-        if isinstance(node.op, ast.USub):
-            return -v
-        if isinstance(node.op, ast.UAdd):
-            return v
-        if isinstance(node.op, ast.Not):
-            return int(not v)
-    if isinstance(node, ast.BinOp):
-        a, b = _walk(node.left, env), _walk(node.right, env)
-        both_int = isinstance(a, int) and isinstance(b, int)
-        if isinstance(node.op, ast.Add):
-            return a + b
-        if isinstance(node.op, ast.Sub):
-            return a - b
-        if isinstance(node.op, ast.Mult):
-            return a * b
-        if isinstance(node.op, (ast.Div, ast.Mod)):
-            if b == 0:
-                raise CheckError("division by zero")
-            if isinstance(node.op, ast.Div):
-                return _cdiv(a, b) if both_int else a / b
-            if not both_int:
-                raise CheckError("% needs integers")
-            return a - _cdiv(a, b) * b
-    if isinstance(node, ast.BoolOp):
-        values = [_walk(v, env) for v in node.values]
-        if isinstance(node.op, ast.And):
-            return int(all(values))
-        return int(any(values))
-    if isinstance(node, ast.Compare):
-        left = _walk(node.left, env)
-        for op, right_node in zip(node.ops, node.comparators):
-            right = _walk(right_node, env)
-            ok = {ast.Eq: left == right, ast.NotEq: left != right,
-                  ast.Lt: left < right, ast.LtE: left <= right,
-                  ast.Gt: left > right, ast.GtE: left >= right}.get(type(op))
-            if ok is None:
-                break
-            if not ok:
-                return 0
-            left = right
-        else:
-            return 1
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-            and not node.keywords:
-        args = [_walk(a, env) for a in node.args]
-        name = node.func.id
-        if name in ("min", "max") and len(args) >= 2:
-            return min(args) if name == "min" else max(args)
-        if name == "abs" and len(args) == 1:
-            return abs(args[0])
-        if name == "ceil_div" and len(args) == 2:
-            if args[1] == 0:
-                raise CheckError("division by zero")
-            return -(-args[0] // args[1])
-    raise CheckError(f"unsupported expression element {type(node).__name__}")
+def ktune_tune():
+    given = os.environ.get("KTUNE_TUNE")
+    if given:
+        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
+            raise CheckError(f"KTUNE_TUNE={given}: no executable ktune-tune there")
+        return given
+    root = pathlib.Path(__file__).resolve().parent.parent
+    for candidate in (shutil.which("ktune-tune"),
+                      str(root / "build" / "bin" / "ktune-tune")):
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    raise CheckError("no ktune-tune found: build it (cmake --build build "
+                     "--target ktune-tune) or set KTUNE_TUNE")
 
 
-def evaluate(text, env):
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        return text
-    if not isinstance(text, str):
-        raise CheckError(f"expected an expression, got {json.dumps(text)}")
+def describe(option, path):
+    """ktune's describe/1 document for a spec (--spec) or a manifest
+    (--manifest); its errors become CheckErrors."""
+    cmd = [ktune_tune(), "--describe", option, str(path)]
     try:
-        tree = ast.parse(_to_python(text), mode="eval")
-    except SyntaxError as e:
-        raise CheckError(f"cannot parse '{text}': {e.msg}") from None
-    try:
-        return _walk(tree, env)
-    except CheckError as e:
-        raise CheckError(f"'{text}': {e}") from None
-
-
-def names_in(text):
-    if not isinstance(text, str):
-        return set()
-    tree = ast.parse(_to_python(text), mode="eval")
-    calls = {n.func.id for n in ast.walk(tree)
-             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - calls
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise CheckError(f"ktune-tune --describe: {e}") from None
+    if p.returncode != 0:
+        lines = p.stderr.strip().splitlines()
+        raise CheckError((lines[-1] if lines else f"ktune-tune exit status {p.returncode}")
+                         .removeprefix("ktune-tune: error: "))
+    return json.loads(p.stdout)
 
 
 # --- kernel signatures -------------------------------------------------------
@@ -190,7 +120,9 @@ def find_kernel(directory, kernel):
 
 # --- specs -------------------------------------------------------------------
 
-def spec_shapes(spec, where):
+def check_dims(spec, where):
+    """The examples' rules for dims and shapes: every dim a non-empty list of
+    positive integers, a listed shape giving each dim one of its values."""
     dims = spec.get("dims")
     if not isinstance(dims, dict) or not dims:
         raise CheckError(f"{where}: dims must be a non-empty object")
@@ -199,19 +131,13 @@ def spec_shapes(spec, where):
                 not all(isinstance(v, int) and v > 0 for v in values):
             raise CheckError(f"{where}: dims.{name} must be a non-empty list "
                              "of positive integers")
-    if "shapes" in spec:
-        shapes = spec["shapes"]
-        for k, shape in enumerate(shapes):
-            if set(shape) != set(dims):
-                raise CheckError(f"{where}: shapes[{k}] must give every dim")
-            for name, v in shape.items():
-                if v not in dims[name]:
-                    raise CheckError(f"{where}: shapes[{k}].{name} = {v} is "
-                                     f"not among dims.{name}")
-        return shapes
-    names = list(dims)
-    return [dict(zip(names, combo))
-            for combo in itertools.product(*(dims[n] for n in names))]
+    for k, shape in enumerate(spec.get("shapes", [])):
+        if set(shape) != set(dims):
+            raise CheckError(f"{where}: shapes[{k}] must give every dim")
+        for name, v in shape.items():
+            if v not in dims[name]:
+                raise CheckError(f"{where}: shapes[{k}].{name} = {v} is "
+                                 f"not among dims.{name}")
 
 
 def check_spec(path, examples_dir):
@@ -231,86 +157,69 @@ def check_spec(path, examples_dir):
     if list(args) != params:
         raise CheckError(f"{where}: args {list(args)} differ from the "
                          f"parameters of {kernel} in {source.name}: {params}")
-    shapes = spec_shapes(spec, where)
+    check_dims(spec, where)
+    for name, arg in args.items():
+        at = f"{where}: args.{name}"
+        if "buffer" in arg:
+            if set(arg) - BUFFER_KEYS:
+                raise CheckError(f"{at}: unknown fields "
+                                 f"{sorted(set(arg) - BUFFER_KEYS)}")
+            if arg.get("role", "in") not in ROLES:
+                raise CheckError(f"{at}: role must be one of {sorted(ROLES)}")
+            if arg.get("init", "normal") not in INITS:
+                raise CheckError(f"{at}: init must be one of {sorted(INITS)}")
+            if arg.get("role") == "out" and "init" in arg:
+                raise CheckError(f"{at}: outputs are poisoned, not initialised")
+        elif "value" in arg:
+            if set(arg) - SCALAR_KEYS:
+                raise CheckError(f"{at}: unknown fields "
+                                 f"{sorted(set(arg) - SCALAR_KEYS)}")
+        else:
+            raise CheckError(f"{at}: give \"buffer\" or \"value\"")
+
+    # Everything evaluated is ktune's: extents, scalars, bytes per shape.
+    resolved = describe("--spec", path)["spec"]
+    buffers = [a for a in resolved["args"] if a["kind"] == "buffer"]
+    for a in buffers:
+        if args[a["name"]]["buffer"] != a["buffer"]:
+            raise CheckError(f"{where}: args.{a['name']}: unknown dtype "
+                             f"'{args[a['name']]['buffer']}' (write "
+                             f"'{a['buffer']}')")
+    shapes = resolved["shapes"]
     if len(shapes) > 15:
         raise CheckError(f"{where}: {len(shapes)} shapes; keep it <= 15")
-    launch = spec.get("launch")
     largest = 0
     for shape in shapes:
-        env = dict(shape)
-        total = 0  # bytes of all buffers
-        traffic = 0  # each input read once, each output written once
-        for name, arg in args.items():
-            at = f"{where}: args.{name}"
-            if "buffer" in arg:
-                if set(arg) - BUFFER_KEYS:
-                    raise CheckError(f"{at}: unknown fields "
-                                     f"{sorted(set(arg) - BUFFER_KEYS)}")
-                if arg["buffer"] not in DTYPES:
-                    raise CheckError(f"{at}: unknown dtype '{arg['buffer']}'")
-                if arg.get("role", "in") not in ROLES:
-                    raise CheckError(f"{at}: role must be one of {sorted(ROLES)}")
-                if arg.get("init", "normal") not in INITS:
-                    raise CheckError(f"{at}: init must be one of {sorted(INITS)}")
-                if arg.get("role") == "out" and "init" in arg:
-                    raise CheckError(f"{at}: outputs are poisoned, not initialised")
-                count = 1
-                for extent in arg["shape"]:
-                    value = evaluate(extent, env)
-                    if not isinstance(value, int) or value <= 0:
-                        raise CheckError(f"{at}: extent {extent} = {value} at "
-                                         f"{shape}")
-                    count *= value
-                size = count * DTYPES[arg["buffer"]]
-                total += size
-                traffic += size * (2 if arg.get("role") == "inout" else 1)
-            elif "value" in arg:
-                if set(arg) - SCALAR_KEYS:
-                    raise CheckError(f"{at}: unknown fields "
-                                     f"{sorted(set(arg) - SCALAR_KEYS)}")
-                evaluate(arg["value"], env)
-            else:
-                raise CheckError(f"{at}: give \"buffer\" or \"value\"")
-        if "bytes" in spec:
-            moved = evaluate(spec["bytes"], env)
+        # Each input read once, each output written once.
+        traffic = sum(shape["buffers"][a["name"]]["bytes"] *
+                      (2 if a["role"] == "inout" else 1) for a in buffers)
+        if "bytes" in shape:
+            moved = shape["bytes"]
             if moved <= 0 or moved > traffic:
-                raise CheckError(f"{where}: bytes = {moved} at {shape}, more "
-                                 f"than reading and writing every buffer "
-                                 f"once ({traffic})")
-        if launch is not None:
-            for part in ("grid", "block"):
-                for e in launch[part]:
-                    free = names_in(e) - set(env) - set(args)
-                    if not all(re.fullmatch(r"[A-Z_][A-Z0-9_]*", n) for n in free):
-                        raise CheckError(f"{where}: launch.{part} '{e}' names "
-                                         f"{sorted(free)}")
-        largest = max(largest, total)
-    dtypes = {a["buffer"] for a in args.values() if "buffer" in a and
-              a.get("role", "in") != "in"}
-    missing = dtypes - set(spec.get("tolerance", {}))
+                raise CheckError(f"{where}: bytes = {moved} at "
+                                 f"{dict(shape['dims'])}, more than reading "
+                                 f"and writing every buffer once ({traffic})")
+        largest = max(largest, shape["buffer_bytes"])
+    launch = resolved.get("launch")
+    if launch is not None:
+        free = set(launch["names"]) - set(resolved_dims(resolved)) - set(args)
+        if not all(re.fullmatch(r"[A-Z_][A-Z0-9_]*", n) for n in free):
+            raise CheckError(f"{where}: launch names {sorted(free)}: only "
+                             "dims, arguments and template parameters "
+                             "(UPPER_CASE)")
+    dtypes = {a["buffer"] for a in buffers if a["role"] != "in"}
+    missing = dtypes - set(resolved.get("tolerance", {}))
     if missing:
         raise CheckError(f"{where}: no tolerance for output dtypes "
                          f"{sorted(missing)}")
     return len(shapes), largest
 
 
+def resolved_dims(resolved):
+    return [d["name"] for d in resolved["dims"]]
+
+
 # --- manifests ---------------------------------------------------------------
-
-def domain_values(param, where):
-    if "values" in param:
-        return list(param["values"])
-    r = param.get("range")
-    if not r:
-        raise CheckError(f"{where}: give values or range")
-    if r.get("step") == "pow2":
-        out, p = [], 1
-        while p <= r["max"]:
-            if p >= r["min"]:
-                out.append(p)
-            p *= 2
-        return out
-    return list(range(r["min"], r["max"] + 1, r.get("step", 1)))
-
 
 def load_manifest(path):
     manifest = json.loads(path.read_text())
@@ -319,23 +228,19 @@ def load_manifest(path):
     return manifest
 
 
-def configurations(kernel, where):
-    tunables = [p for p in kernel["template_params"] if p.get("tunable")]
-    names = [p["name"] for p in tunables]
-    domains = [domain_values(p, f"{where}.{p['name']}") for p in tunables]
-    for p, values in zip(tunables, domains):
-        if p["default"] not in values:
-            raise CheckError(f"{where}: default of {p['name']} not in its domain")
-    valid = []
-    for combo in itertools.product(*domains):
-        config = dict(zip(names, combo))
-        if all(evaluate(c, config) for c in kernel.get("constraints", [])):
-            valid.append(config)
-    default = {p["name"]: p["default"] for p in tunables}
-    if default not in valid:
-        raise CheckError(f"{where}: the default configuration violates a "
-                         "constraint")
-    return valid, default
+def configurations(path):
+    """Per kernel name: its valid configurations (ktune's enumeration of the
+    domains under the manifest's constraints) and its default."""
+    out = {}
+    for k in describe("--manifest", path)["kernels"]:
+        where = f"{path}: {k['name']}"
+        if "default_error" in k:
+            raise CheckError(f"{where}: {k['default_error']}")
+        if k["truncated"]:
+            raise CheckError(f"{where}: more than {len(k['configurations'])} "
+                             "valid configurations")
+        out[k["name"]] = (k["configurations"], k["default"])
+    return out
 
 
 def check_manifest(path):
@@ -350,24 +255,24 @@ def check_manifest(path):
     if manifest.get("source_sha256") != digest:
         raise CheckError(f"{path}: source_sha256 does not match {source.name} "
                          f"({digest})")
-    counts = []
     for k, kernel in enumerate(manifest["kernels"]):
         where = f"{path}: kernels[{k}]"
         params = kernel_params(text.decode(), kernel["name"])
         if params != [a["name"] for a in kernel["args"]]:
             raise CheckError(f"{where}: args differ from the kernel's "
                              f"parameters {params}")
-        valid, _ = configurations(kernel, where)
-        counts.append((kernel["name"], len(valid)))
-    return counts
+    valid = configurations(path)
+    return [(kernel["name"], len(valid[kernel["name"]][0]))
+            for kernel in manifest["kernels"]]
 
 
 def instantiate(path, types, default_only):
     manifest = load_manifest(path)
     source = (path.parent / manifest["source"]).resolve()
     lines = [f'#include "{source}"', "", "void *ktune_instances[] = {"]
-    for k, kernel in enumerate(manifest["kernels"]):
-        valid, default = configurations(kernel, f"{path}: kernels[{k}]")
+    described = configurations(path)
+    for kernel in manifest["kernels"]:
+        valid, default = described[kernel["name"]]
         type_params = [p["name"] for p in kernel["template_params"]
                        if p["type"] == "typename"]
         choices = [types.get(n, []) for n in type_params]

@@ -21,8 +21,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
+import e2e_buffers  # noqa: E402
+import e2e_harness  # noqa: E402
+import e2e_reference  # noqa: E402
+import e2e_timing  # noqa: E402
 
 REGISTRY = []  # every BufferSets made, to map a pointer back to its tensors
+SPECS = {}  # kernel -> the resolved spec its libraries were "built" for
 
 
 class FakeEvent:
@@ -79,7 +84,7 @@ class Props:
 
 
 def patch_torch():
-    torch = bench.torch
+    torch = e2e_buffers.torch
     cuda = torch.cuda
     cuda.is_available = lambda: True
     cuda.get_device_properties = lambda i=0: Props()
@@ -102,16 +107,16 @@ def patch_torch():
         g.work = lambda: variant.enqueue(n_calls, n_sets, None)
         return g, keep_list, host
 
-    bench.capture = capture
-    bench.copy_roofline = lambda cfg: {"Bps": 4e12, "TBps": 4.0, "iqr_TBps": 0.0, "bytes_per_copy": 0,
-                                       "method": "mock"}
-    orig_init = bench.BufferSets.__init__
+    e2e_timing.capture = capture
+    e2e_timing.copy_roofline = lambda cfg: {"Bps": 4e12, "TBps": 4.0, "iqr_TBps": 0.0, "bytes_per_copy": 0,
+                                            "method": "mock"}
+    orig_init = e2e_buffers.BufferSets.__init__
 
     def init(self, *a, **k):
         orig_init(self, *a, **k)
         REGISTRY.append(self)
 
-    bench.BufferSets.__init__ = init
+    e2e_buffers.BufferSets.__init__ = init
 
 
 class FakeLib:
@@ -121,11 +126,11 @@ class FakeLib:
     def __init__(self, path):
         self.path = path
         _, self.kernel, self.variant = path.split(":")
-        self.spec = bench.load_spec(self.kernel)
+        self.dims = SPECS[self.kernel].dims
 
     def run_many(self, table, n_bufs, n_sets, n_calls, dims, stream):
-        torch = bench.torch
-        shape = dict(zip(self.spec["dims"].keys(), list(dims)))
+        torch = e2e_buffers.torch
+        shape = dict(zip(self.dims, list(dims)))
         first = ctypes.cast(table, ctypes.POINTER(ctypes.c_void_p))[0]
         owner = next(s for s in reversed(REGISTRY)
                      if any(b.data_ptr() <= first < b.data_ptr() + b.numel() * b.element_size() for b in s.bases))
@@ -134,7 +139,7 @@ class FakeLib:
         for i in range(n_calls):
             bufs = owner.get(i % n_sets)
             with torch.no_grad():
-                out = bench.torch_fn(self.kernel)(bufs, shape)
+                out = e2e_reference.torch_fn(self.kernel)(bufs, shape)
             for n, t in out.items():
                 if self.variant == "tuned" and os.environ.get("MOCK_BREAK") == self.kernel:
                     t = t + 1
@@ -142,13 +147,17 @@ class FakeLib:
 
 
 def main():
-    bench.import_torch()
-    bench.DEVICE = "cpu"
+    e2e_buffers.import_torch()
+    e2e_buffers.DEVICE = "cpu"
     patch_torch()
-    bench.import_torch = lambda: None
-    bench.build_one = lambda name, spec, variant, header, build_dir: {
-        "lib": f"fake:{name}:{variant}", "seconds": 0.0, "cached": True}
-    bench.Lib = FakeLib
+    e2e_buffers.import_torch = lambda: None
+
+    def build_one(name, spec, variant, header, build_dir):
+        SPECS[name] = spec
+        return {"lib": f"fake:{name}:{variant}", "seconds": 0.0, "cached": True}
+
+    e2e_harness.build_one = build_one
+    e2e_buffers.Lib = FakeLib
     return bench.main(sys.argv[1:])
 
 

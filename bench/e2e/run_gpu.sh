@@ -67,6 +67,12 @@ export KTUNE_E2E_COMMAND="bench/e2e/run_gpu.sh ${bin#"$root"/} (KERNELS=${KERNEL
 } > "$log/env.txt" 2>&1
 head -3 "$log/env.txt" | sed 's/^/run_gpu: /'
 
+# bench.py takes shapes, buffer sizes and launcher signatures from ktune
+# (ktune-tune --describe, <kernel>.tuned.json): the carried ktune-tune.
+if [ -z "${KTUNE_TUNE:-}" ] && [ -x "$bin/ktune-tune" ]; then
+  export KTUNE_TUNE="$bin/ktune-tune"
+fi
+
 # --- 1. compile the original kernels' libraries while the tuner runs --------
 nice -n 5 "$py" bench/e2e/bench.py --build-only --variants original --kernels "$kernels" \
   --build-dir "$build_dir" > "$log/build-original.log" 2>&1 &

@@ -3,6 +3,7 @@
 
 #include "ktune/Expr/Expr.h"
 #include "ktune/Support/TextTemplate.h"
+#include "ktune/Tune/DispatchDescription.h"
 
 #include <algorithm>
 #include <cctype>
@@ -37,32 +38,6 @@ std::vector<int64_t> bucketBounds(const std::vector<int64_t> &values) {
 
 namespace {
 
-/// Replaces whole identifiers in a C++ type ("const T *" with T -> float).
-std::string
-substituteIdentifiers(const std::string &text,
-                      const std::map<std::string, std::string> &map) {
-  std::string out;
-  size_t i = 0;
-  auto isIdent = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  };
-  while (i < text.size()) {
-    if (isIdent(text[i]) &&
-        !std::isdigit(static_cast<unsigned char>(text[i]))) {
-      size_t j = i;
-      while (j < text.size() && isIdent(text[j]))
-        ++j;
-      std::string word = text.substr(i, j - i);
-      auto it = map.find(word);
-      out += it == map.end() ? word : it->second;
-      i = j;
-    } else {
-      out += text[i++];
-    }
-  }
-  return out;
-}
-
 std::string valueText(const std::string &type, int64_t value) {
   if (type == "bool")
     return value ? "true" : "false";
@@ -87,40 +62,23 @@ struct Generator {
   /// same name means something else).
   std::map<std::string, std::string> DimParam;
   std::vector<std::string> DimOrder;
+  std::vector<LauncherParam> Params;
 
   Generator(const DispatchHeaderInput &in)
       : In(in), K(*in.kernel), Sp(*in.spec), R(*in.results) {}
 
   Status prepareDims() {
-    std::set<std::string> argNames;
-    for (const auto &a : K.args)
-      argNames.insert(a.name);
+    // The launchers' parameters come from one place, which also describes
+    // them in kernel.tuned.json.
+    Params = launcherParams(K, Sp);
     for (const auto &[name, values] : Sp.dims) {
       DimOrder.push_back(name);
-      if (!argNames.count(name)) {
-        DimParam[name] = name;
-        continue;
-      }
-      // An argument of the same name: reuse it when the spec sets it to the
-      // dimension itself, else give the dimension a name of its own.
-      auto it = std::find_if(Sp.args.begin(), Sp.args.end(),
-                             [&](const SpecArg &a) { return a.name == name; });
-      const auto *sc =
-          it == Sp.args.end() ? nullptr : std::get_if<ScalarArg>(&it->arg);
-      bool same = false;
-      if (sc)
-        if (auto e = expr::Expr::parse(sc->value))
-          same = e->names().size() == 1 && e->names()[0] == name &&
-                 e->str() == name;
-      DimParam[name] = same ? name : "dim_" + name;
+      DimParam[name] = name;
     }
+    for (const auto &p : Params)
+      if (p.source == LauncherParam::Source::Dim)
+        DimParam[p.of] = p.name;
     return {};
-  }
-
-  bool dimIsArg(const std::string &dim) const {
-    return DimParam.at(dim) == dim &&
-           std::any_of(K.args.begin(), K.args.end(),
-                       [&](const KernelArg &a) { return a.name == dim; });
   }
 
   /// Translates an expression over parameters, dimensions and arguments to
@@ -141,19 +99,10 @@ struct Generator {
     return subst.empty() ? e->toCpp() : e->substitute(subst).toCpp();
   }
 
-  std::string argType(const KernelArg &a) const {
-    return substituteIdentifiers(a.type, Sp.templateArgs);
-  }
-
   std::string signature(bool defaultStream) const {
     std::string s;
-    for (const auto &a : K.args)
-      s += (s.empty() ? "" : ", ") + argType(a) + " " + a.name;
-    for (const auto &dim : DimOrder)
-      if (!dimIsArg(dim))
-        s += (s.empty() ? "" : ", ") + std::string("int64_t ") +
-             DimParam.at(dim);
-    s += (s.empty() ? "" : ", ") + std::string("cudaStream_t stream");
+    for (const auto &p : Params)
+      s += (s.empty() ? "" : ", ") + p.type + " " + p.name;
     if (defaultStream)
       s += " = 0";
     return s;
@@ -161,12 +110,8 @@ struct Generator {
 
   std::string forwardArgs() const {
     std::string s;
-    for (const auto &a : K.args)
-      s += (s.empty() ? "" : ", ") + a.name;
-    for (const auto &dim : DimOrder)
-      if (!dimIsArg(dim))
-        s += (s.empty() ? "" : ", ") + DimParam.at(dim);
-    s += (s.empty() ? "" : ", ") + std::string("stream");
+    for (const auto &p : Params)
+      s += (s.empty() ? "" : ", ") + p.name;
     return s;
   }
 
@@ -338,12 +283,7 @@ struct Generator {
       fields += "  int maxrregcount; // 0 = no cap\n";
     v["config_fields"] = fields;
 
-    Configuration defaultConfig;
-    for (const auto *p : K.tunableParams())
-      if (p->defaultValue)
-        defaultConfig[p->name] = *p->defaultValue;
-    if (!R.shapes.empty())
-      defaultConfig = R.shapes.front().defaultConfig;
+    Configuration defaultConfig = dispatchDefaultConfig(K, R);
     v["default_config"] = configInit(defaultConfig);
     Configuration general = R.general ? R.general->config : defaultConfig;
     v["general_config"] = configInit(general);

@@ -4,6 +4,7 @@
 #include "ktune/Support/DataPath.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Sha256.h"
+#include "ktune/Tune/DispatchDescription.h"
 #include "ktune/Tune/DispatchHeader.h"
 #include "ktune/Tune/Journal.h"
 #include "ktune/Tune/Simulator.h"
@@ -265,7 +266,14 @@ Status writeHeader(const TuneCommand &cmd, const Prepared &p,
   auto header = renderDispatchHeader(*text, *templateFile, in);
   if (!header)
     return std::unexpected(header.error());
-  return writeFileAtomically(path, *header);
+  if (auto ok = writeFileAtomically(path, *header); !ok)
+    return ok;
+  // Its signature and choices as JSON, for programs that call it.
+  auto description = describeDispatch(in, path);
+  if (!description)
+    return std::unexpected(description.error());
+  return writeFileAtomically(dispatchDescriptionPath(path),
+                             description->dump(2) + "\n");
 }
 
 } // namespace

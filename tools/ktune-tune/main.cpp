@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Tune/Describe.h"
 #include "ktune/Tune/Session.h"
 #include "ktune/Tune/Strategy.h"
 
@@ -71,6 +72,7 @@ int main(int argc, char **argv) {
   uint64_t budget = 0;
   std::string strategyOptions;
   bool quiet = false;
+  bool describe = false;
 
   app.add_option("template", cmd.templatePath,
                  "The template (kernel.tpl.cu); its manifest kernel.tpl.json "
@@ -129,6 +131,10 @@ int main(int argc, char **argv) {
   app.add_option("--simulate-delay-ms", cmd.simulateDelayMs,
                  "Sleep this long per replayed evaluation (testing resume)");
   app.add_flag("-q,--quiet", quiet, "No progress output");
+  app.add_flag("--describe", describe,
+               "Tune nothing: print the spec and manifest as ktune reads "
+               "them, every expression evaluated, as JSON "
+               "(docs/schemas.md#describe)");
 
   try {
     app.parse(argc, argv);
@@ -136,6 +142,16 @@ int main(int argc, char **argv) {
     return app.exit(e);
   }
 
+  if (describe) {
+    auto d = describeInputs(
+        {cmd.templatePath, cmd.manifestPath, cmd.specPath, cmd.kernel});
+    if (!d) {
+      std::fprintf(stderr, "ktune-tune: error: %s\n", d.error().str().c_str());
+      return 1;
+    }
+    std::fputs((d->dump(1) + "\n").c_str(), stdout);
+    return 0;
+  }
   if (budgetOpt->count())
     cmd.budget = budget;
   if (!strategyOptions.empty()) {

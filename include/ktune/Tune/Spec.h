@@ -9,6 +9,7 @@
 #ifndef KTUNE_TUNE_SPEC_H
 #define KTUNE_TUNE_SPEC_H
 
+#include "ktune/Expr/Expr.h"
 #include "ktune/Plan/Domain.h"
 #include "ktune/Plan/Manifest.h"
 #include "ktune/Support/DType.h"
@@ -91,6 +92,20 @@ Expected<Spec> resolveSpec(Spec spec, const ManifestKernel &kernel);
 
 /// The spec's launch geometry, else the manifest's (empty when neither).
 LaunchGeometry effectiveLaunch(const Spec &spec, const ManifestKernel &kernel);
+
+/// The names an expression may use at one shape, as validateSpec evaluates
+/// them: the dimensions, then each scalar argument that evaluates.
+std::map<std::string, expr::Value> shapeValues(const Spec &spec,
+                                               const Shape &shape);
+
+/// Evaluates a spec expression at one shape (`env` from shapeValues) with
+/// validateSpec's errors: `where` is the JSON path, `what` names the value
+/// ("extent"), and `atLeast` requires an integer no smaller.
+Expected<expr::Value>
+evaluateAtShape(const std::string &text,
+                const std::map<std::string, expr::Value> &env,
+                const std::string &where, const Shape &shape,
+                std::optional<int64_t> atLeast, const std::string &what);
 
 } // namespace ktune
 

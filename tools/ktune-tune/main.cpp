@@ -37,22 +37,7 @@ extern "C" void onInterrupt(int) {
 
 Expected<std::unique_ptr<Evaluator>> makeEvaluator(const EvaluatorRequest &r) {
 #ifdef KTUNE_HAVE_CUDA
-  CudaTuneOptions o;
-  o.templatePath = r.templatePath;
-  o.templateSource = r.templateSource;
-  o.manifest = *r.manifest;
-  o.kernel = r.kernel;
-  o.spec = *r.spec;
-  o.cacheDir = r.cacheDir;
-  o.jobs = r.jobs;
-  o.arch = r.arch;
-  if (r.compileOnly)
-    return createCompileOnlyEvaluator(o);
-  if (!cudaDeviceAvailable())
-    return makeError("no usable CUDA device here: run with --compile-only to "
-                     "compile every configuration and report registers, "
-                     "spills and shared memory without a GPU");
-  return createCudaEvaluator(o);
+  return createEvaluator(r);
 #else
   return makeError("this ktune-tune was built without CUDA "
                    "(KTUNE_ENABLE_CUDA=OFF): it can replay recordings "

@@ -37,6 +37,17 @@ Expected<const ManifestKernel *> findKernel(const CudaTuneOptions &o) {
   return k;
 }
 
+/// The manifest kernel bound to the spec's buffers, values and launch.
+Expected<KernelBinding> bindKernel(const CudaTuneOptions &o) {
+  auto kernel = findKernel(o);
+  if (!kernel)
+    return std::unexpected(kernel.error());
+  auto binding = KernelBinding::create(**kernel, o.spec);
+  if (!binding)
+    return std::unexpected(withContext(binding.error(), "spec"));
+  return binding;
+}
+
 Expected<std::string> templateSource(const CudaTuneOptions &o) {
   if (!o.templateSource.empty())
     return o.templateSource;
@@ -164,12 +175,9 @@ bool cudaDeviceAvailable() {
 
 Expected<std::unique_ptr<Evaluator>>
 createCudaEvaluator(const CudaTuneOptions &options) {
-  auto kernel = findKernel(options);
-  if (!kernel)
-    return std::unexpected(kernel.error());
-  auto binding = KernelBinding::create(**kernel, options.spec);
+  auto binding = bindKernel(options);
   if (!binding)
-    return std::unexpected(withContext(binding.error(), "spec"));
+    return std::unexpected(binding.error());
   auto source = templateSource(options);
   if (!source)
     return std::unexpected(source.error());
@@ -203,12 +211,9 @@ createCudaEvaluator(const CudaTuneOptions &options) {
 
 Expected<std::unique_ptr<Evaluator>>
 createCompileOnlyEvaluator(const CudaTuneOptions &options) {
-  auto kernel = findKernel(options);
-  if (!kernel)
-    return std::unexpected(kernel.error());
-  auto binding = KernelBinding::create(**kernel, options.spec);
+  auto binding = bindKernel(options);
   if (!binding)
-    return std::unexpected(withContext(binding.error(), "spec"));
+    return std::unexpected(binding.error());
   auto source = templateSource(options);
   if (!source)
     return std::unexpected(source.error());

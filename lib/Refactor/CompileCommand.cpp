@@ -11,17 +11,6 @@
 
 namespace ktune::refactor {
 
-namespace {
-
-std::string normalised(const std::string &path) {
-  llvm::SmallString<256> p(path);
-  llvm::sys::fs::make_absolute(p);
-  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
-  return std::string(p);
-}
-
-} // namespace
-
 Expected<std::optional<std::vector<std::string>>>
 takeArgsAfterDashDash(int &argc, const char *const *argv) {
   if (std::find_if(argv, argv + argc, [](const char *a) {
@@ -76,7 +65,7 @@ compileCommandFor(const std::string &file, const std::string &buildPath,
   if (commands.empty())
     return makeError("no compile command for " + file +
                      " in the compilation database");
-  std::string absolute = normalised(file);
+  std::string absolute = absolutePath(file);
   if (notes && std::find(files.begin(), files.end(), absolute) == files.end())
     notes->push_back(file + " is not in the compilation database; its flags "
                             "are taken from a similar file's command");

@@ -14,17 +14,6 @@
 
 namespace ktune::refactor {
 
-namespace {
-
-std::string normalised(const std::string &path) {
-  llvm::SmallString<256> p(path);
-  llvm::sys::fs::make_absolute(p);
-  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
-  return std::string(p);
-}
-
-} // namespace
-
 ErrorText errorText(llvm::Error error) {
   ErrorText text;
   llvm::handleAllErrors(
@@ -44,8 +33,15 @@ ErrorText errorText(llvm::Error error) {
   return text;
 }
 
+std::string absolutePath(const std::string &path) {
+  llvm::SmallString<256> p(path);
+  llvm::sys::fs::make_absolute(p);
+  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+  return std::string(p);
+}
+
 bool samePath(const std::string &a, const std::string &b) {
-  return llvm::sys::fs::equivalent(a, b) || normalised(a) == normalised(b);
+  return llvm::sys::fs::equivalent(a, b) || absolutePath(a) == absolutePath(b);
 }
 
 std::string defaultManifestPath(const std::string &output) {

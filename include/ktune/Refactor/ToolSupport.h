@@ -31,6 +31,9 @@ struct ErrorText {
 };
 ErrorText errorText(llvm::Error error);
 
+/// The path made absolute, without `.` and `..` (links are kept).
+std::string absolutePath(const std::string &path);
+
 /// The same file, through links or spelled differently (`a/../b.cu`).
 bool samePath(const std::string &a, const std::string &b);
 

@@ -75,6 +75,16 @@ std::string sourceName(const CudaTuneOptions &o) {
                                 : fs::path(o.templatePath).filename().string();
 }
 
+/// The compiler of the template's instantiations for `arch`.
+Expected<std::unique_ptr<NvrtcCompiler>>
+templateCompiler(const CudaTuneOptions &o, const std::string &arch) {
+  auto source = templateSource(o);
+  if (!source)
+    return std::unexpected(source.error());
+  return NvrtcCompiler::create(*source, sourceName(o),
+                               compilerSettings(o, arch));
+}
+
 /// Compiles the helper kernels into one image and names them for the worker.
 Expected<std::pair<std::unique_ptr<NvrtcCompiler>, json>>
 compileHelpers(const std::string &arch, const std::string &cacheDir) {
@@ -178,9 +188,6 @@ createCudaEvaluator(const CudaTuneOptions &options) {
   auto binding = bindKernel(options);
   if (!binding)
     return std::unexpected(binding.error());
-  auto source = templateSource(options);
-  if (!source)
-    return std::unexpected(source.error());
   auto exe = findWorkerExecutable();
   if (!exe)
     return std::unexpected(exe.error());
@@ -196,8 +203,7 @@ createCudaEvaluator(const CudaTuneOptions &options) {
   auto arch = deviceArch(limits, options.arch);
   if (!arch)
     return std::unexpected(arch.error());
-  auto compiler = NvrtcCompiler::create(*source, sourceName(options),
-                                        compilerSettings(options, *arch));
+  auto compiler = templateCompiler(options, *arch);
   if (!compiler)
     return std::unexpected(compiler.error());
   auto helpers = compileHelpers(*arch, options.cacheDir);
@@ -214,15 +220,11 @@ createCompileOnlyEvaluator(const CudaTuneOptions &options) {
   auto binding = bindKernel(options);
   if (!binding)
     return std::unexpected(binding.error());
-  auto source = templateSource(options);
-  if (!source)
-    return std::unexpected(source.error());
   std::string arch = options.arch.empty() ? "sm_90" : options.arch;
   auto limits = staticDeviceLimits(arch);
   if (!limits)
     return std::unexpected(limits.error());
-  auto compiler = NvrtcCompiler::create(*source, sourceName(options),
-                                        compilerSettings(options, arch));
+  auto compiler = templateCompiler(options, arch);
   if (!compiler)
     return std::unexpected(compiler.error());
   return std::unique_ptr<Evaluator>(new CudaEvaluator(

@@ -17,23 +17,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <unistd.h>
 
 using namespace ktune;
 
 namespace {
-
-std::atomic<bool> StopRequested{false};
-
-extern "C" void onInterrupt(int) {
-  // First Ctrl-C: finish with what was found. Second: stop at once (the
-  // journal keeps everything finished).
-  if (StopRequested.exchange(true))
-    std::_Exit(130);
-}
 
 Expected<std::unique_ptr<Evaluator>> makeEvaluator(const EvaluatorRequest &r) {
 #ifdef KTUNE_HAVE_CUDA
@@ -137,8 +126,7 @@ int main(int argc, char **argv) {
     cmd.progress.tty = ::isatty(::fileno(stderr));
     cmd.progress.every = 10;
   }
-  cmd.stopRequested = &StopRequested;
-  std::signal(SIGINT, onInterrupt);
+  cmd.stopRequested = stopOnInterrupt();
 
   auto report = runTuneSession(cmd, makeEvaluator);
   if (!report) {

@@ -14,23 +14,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <unistd.h>
 
 using namespace ktune;
 
 namespace {
-
-std::atomic<bool> StopRequested{false};
-
-extern "C" void onInterrupt(int) {
-  // First Ctrl-C: finish the round with what was found and write the
-  // outputs. Second: stop at once (the journals keep every evaluation).
-  if (StopRequested.exchange(true))
-    std::_Exit(130);
-}
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "ktune run: error: %s\n", message.c_str());
@@ -176,8 +165,7 @@ int main(int argc, char **argv) {
   } else {
     o.log = nullptr;
   }
-  o.stopRequested = &StopRequested;
-  std::signal(SIGINT, onInterrupt);
+  o.stopRequested = stopOnInterrupt();
 
   auto outcome = run::runKtune(o);
   if (!outcome)

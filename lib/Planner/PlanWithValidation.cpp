@@ -38,6 +38,27 @@ std::string_view outcomeName(PlanningOutcome outcome) {
   return "fallback";
 }
 
+nlohmann::json planningResultToJson(const PlanningResult &r) {
+  nlohmann::json exchanges = nlohmann::json::array();
+  for (const auto &e : r.exchanges) {
+    nlohmann::json reasons = nlohmann::json::array();
+    for (const auto &x : e.reasons)
+      reasons.push_back(x.str());
+    exchanges.push_back({{"exchange", e.number},
+                         {"round", e.round},
+                         {"verdict", e.verdict},
+                         {"reasons", reasons},
+                         {"audit", e.auditPrefix}});
+  }
+  nlohmann::json reasons = nlohmann::json::array();
+  for (const auto &x : r.fallbackReasons)
+    reasons.push_back(x.str());
+  return {{"outcome", outcomeName(r.outcome)},
+          {"planner", r.planner},
+          {"fallback_reasons", reasons},
+          {"exchanges", exchanges}};
+}
+
 Plan sanitizeUntrustedPlan(Plan plan, const std::string &planner) {
   plan.planner = planner;
   for (PlanKernel &k : plan.kernels) {

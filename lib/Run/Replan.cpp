@@ -14,11 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string lastComponent(const std::string &name) {
-  auto pos = name.rfind("::");
-  return pos == std::string::npos ? name : name.substr(pos + 2);
-}
-
 std::string percent(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", v);
@@ -478,12 +473,6 @@ private:
 };
 
 } // namespace
-
-bool sameKernel(const std::string &planKernel, const std::string &name) {
-  return planKernel == name || lastComponent(planKernel) == name ||
-         planKernel == lastComponent(name) ||
-         lastComponent(planKernel) == lastComponent(name);
-}
 
 std::optional<KindLimits> kindLimits(ParamKind kind,
                                      const planner::DeviceFacts &device) {

@@ -13,6 +13,7 @@
 #include "ktune/Tune/T4.h"
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -31,6 +32,19 @@ std::string defaultCacheDir() {
   if (const char *home = std::getenv("HOME"); home && *home)
     return (fs::path(home) / ".cache" / "ktune").string();
   return (fs::temp_directory_path() / "ktune-cache").string();
+}
+
+namespace {
+std::atomic<bool> StopRequested{false};
+extern "C" void onInterrupt(int) {
+  if (StopRequested.exchange(true))
+    std::_Exit(130);
+}
+} // namespace
+
+const std::atomic<bool> *stopOnInterrupt() {
+  std::signal(SIGINT, onInterrupt);
+  return &StopRequested;
 }
 
 namespace {

@@ -3,9 +3,9 @@
 //   ktune-bench-strategies --t1 T1_input.json --t4 A100_T4.json.gz ...
 //       [--strategies random,bayes,wide=bayes]
 //       [--options '{"wide": {"xi": 0.1}}']
-//       [--budget 220] [--seeds 10] [--tolerance 0.03] [--threads N]
-//       [--permuted] [--synthetic] [--baseline kt.md] [--per-seed]
-//       [--output results.md] [--command "how it was run"]
+//       [--budget 220] [--seeds 10] [--first-seed 1] [--tolerance 0.03]
+//       [--threads N] [--permuted] [--synthetic] [--baseline kt.md]
+//       [--per-seed] [--output results.md] [--command "how it was run"]
 //
 // Prints (or writes) markdown tables of the median number of evaluations to
 // reach within the tolerance of each space's optimum.
@@ -15,6 +15,8 @@
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Tune/StrategyBench.h"
 #include "ktune/Tune/T1.h"
+
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -49,113 +51,65 @@ std::vector<std::string> splitComma(const std::string &s) {
   return out;
 }
 
+/// The options; errors (exit status 2) as one line.
 Expected<Args> parseArgs(int argc, char **argv) {
   Args a;
   a.bench.threads = std::max(1u, std::thread::hardware_concurrency());
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> Expected<std::string> {
-      if (i + 1 >= argc)
-        return makeError(arg + " needs a value");
-      return std::string(argv[++i]);
-    };
-    auto number = [&](uint64_t min, uint64_t max) -> Expected<uint64_t> {
-      auto v = value();
-      if (!v)
-        return std::unexpected(v.error());
-      char *end = nullptr;
-      unsigned long long n = std::strtoull(v->c_str(), &end, 10);
-      if (v->empty() || *end || n < min || n > max)
-        return makeError(arg + ": expected an integer in [" +
-                         std::to_string(min) + ", " + std::to_string(max) +
-                         "]");
-      return n;
-    };
-    if (arg == "--t1") {
-      auto v = value();
-      if (!v)
-        return std::unexpected(v.error());
-      a.t1 = *v;
-    } else if (arg == "--t4") {
-      auto v = value();
-      if (!v)
-        return std::unexpected(v.error());
-      a.t4.push_back(*v);
-    } else if (arg == "--strategies") {
-      auto v = value();
-      if (!v)
-        return std::unexpected(v.error());
-      a.strategies = splitComma(*v);
-    } else if (arg == "--options") {
-      auto v = value();
-      if (!v)
-        return std::unexpected(v.error());
-      auto j = parseJson(*v, "--options");
-      if (!j)
-        return std::unexpected(j.error());
-      if (!j->is_object())
-        return makeError("--options: expected an object of strategy options");
-      a.options = *j;
-    } else if (arg == "--budget") {
-      auto n = number(1, 1u << 30);
-      if (!n)
-        return std::unexpected(n.error());
-      a.bench.budget = *n;
-    } else if (arg == "--seeds") {
-      auto n = number(1, 100000);
-      if (!n)
-        return std::unexpected(n.error());
-      a.bench.seeds = static_cast<unsigned>(*n);
-    } else if (arg == "--first-seed") {
-      auto n = number(0, UINT64_MAX);
-      if (!n)
-        return std::unexpected(n.error());
-      a.bench.firstSeed = *n;
-    } else if (arg == "--threads") {
-      auto n = number(1, 1024);
-      if (!n)
-        return std::unexpected(n.error());
-      a.bench.threads = static_cast<unsigned>(*n);
-    } else if (arg == "--tolerance") {
-      auto v = value();
-      if (!v)
-        return std::unexpected(v.error());
-      char *end = nullptr;
-      double t = std::strtod(v->c_str(), &end);
-      if (v->empty() || *end || !(t >= 0 && t < 10))
-        return makeError("--tolerance: expected a number such as 0.03");
-      a.bench.tolerance = t;
-    } else if (arg == "--permuted") {
-      a.permuted = true;
-    } else if (arg == "--synthetic") {
-      a.synthetic = true;
-    } else if (arg == "--per-seed") {
-      a.perSeed = true;
-    } else if (arg == "--baseline") {
-      auto v = value();
-      if (!v)
-        return std::unexpected(v.error());
-      a.baseline = *v;
-    } else if (arg == "--output") {
-      auto v = value();
-      if (!v)
-        return std::unexpected(v.error());
-      a.output = *v;
-    } else if (arg == "--command") {
-      auto v = value();
-      if (!v)
-        return std::unexpected(v.error());
-      a.command = *v;
-    } else if (arg == "--help" || arg == "-h") {
-      return makeError("usage: ktune-bench-strategies --t1 FILE --t4 FILE... "
-                       "[--strategies a,b] [--options JSON] [--budget N] "
-                       "[--seeds N] [--tolerance X] [--threads N] [--permuted] "
-                       "[--synthetic] [--baseline FILE] [--per-seed] "
-                       "[--output FILE] [--command TEXT]");
-    } else {
-      return makeError("unknown option '" + arg + "' (see --help)");
-    }
+  std::string strategies, options;
+  CLI::App app{"ktune-bench-strategies: compare ktune's search strategies "
+               "offline; prints (or writes) markdown tables of the median "
+               "number of evaluations to reach within the tolerance of each "
+               "space's optimum"};
+  app.add_option("--t1", a.t1, "Kernel Tuner T1 input: the space definition");
+  app.add_option("--t4", a.t4,
+                 "A T4 recording of the space (plain or .gz); repeatable")
+      ->allow_extra_args(false);
+  app.add_option("--strategies", strategies,
+                 "Comma-separated strategies; label=name runs strategy name "
+                 "under another label (default: all but brute_force)");
+  app.add_option("--options", options,
+                 "Strategy options as a JSON object keyed by label");
+  app.add_option("--budget", a.bench.budget, "Evaluations per run")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30))
+      ->capture_default_str();
+  app.add_option("--seeds", a.bench.seeds, "Runs per strategy and space")
+      ->check(CLI::Range(1u, 100000u))
+      ->capture_default_str();
+  app.add_option("--first-seed", a.bench.firstSeed, "The first seed")
+      ->capture_default_str();
+  app.add_option("--threads", a.bench.threads, "Worker threads")
+      ->check(CLI::Range(1u, 1024u))
+      ->capture_default_str();
+  auto *tolerance = app.add_option(
+      "--tolerance", a.bench.tolerance,
+      "Reached = within this fraction of the optimum, e.g. 0.03");
+  tolerance->capture_default_str();
+  app.add_flag("--permuted", a.permuted,
+               "Also the same spaces with parameter values shuffled");
+  app.add_flag("--synthetic", a.synthetic, "Also the synthetic spaces");
+  app.add_option("--baseline", a.baseline,
+                 "A markdown table of reference figures to print beside ours");
+  app.add_flag("--per-seed", a.perSeed, "List every seed's result too");
+  app.add_option("--output", a.output, "Write here instead of stdout");
+  app.add_option("--command", a.command, "How it was run, for the record");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    std::exit(app.exit(e));
+  } catch (const CLI::ParseError &e) {
+    return makeError(e.what());
   }
+  if (!(a.bench.tolerance >= 0 && a.bench.tolerance < 10))
+    return makeError("--tolerance: expected a number such as 0.03");
+  if (!options.empty()) {
+    auto j = parseJson(options, "--options");
+    if (!j)
+      return std::unexpected(j.error());
+    if (!j->is_object())
+      return makeError("--options: expected an object of strategy options");
+    a.options = *j;
+  }
+  a.strategies = splitComma(strategies);
   if (!a.t4.empty() && a.t1.empty())
     return makeError("--t4 needs --t1 (the space definition)");
   if (a.t4.empty() && !a.synthetic)

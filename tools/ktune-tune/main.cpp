@@ -18,8 +18,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <unistd.h>
 
@@ -27,33 +25,9 @@ using namespace ktune;
 
 namespace {
 
-std::atomic<bool> StopRequested{false};
-
-extern "C" void onInterrupt(int) {
-  // First Ctrl-C: finish with what was found. Second: stop at once (the
-  // journal keeps everything finished).
-  if (StopRequested.exchange(true))
-    std::_Exit(130);
-}
-
 Expected<std::unique_ptr<Evaluator>> makeEvaluator(const EvaluatorRequest &r) {
 #ifdef KTUNE_HAVE_CUDA
-  CudaTuneOptions o;
-  o.templatePath = r.templatePath;
-  o.templateSource = r.templateSource;
-  o.manifest = *r.manifest;
-  o.kernel = r.kernel;
-  o.spec = *r.spec;
-  o.cacheDir = r.cacheDir;
-  o.jobs = r.jobs;
-  o.arch = r.arch;
-  if (r.compileOnly)
-    return createCompileOnlyEvaluator(o);
-  if (!cudaDeviceAvailable())
-    return makeError("no usable CUDA device here: run with --compile-only to "
-                     "compile every configuration and report registers, "
-                     "spills and shared memory without a GPU");
-  return createCudaEvaluator(o);
+  return createEvaluator(r);
 #else
   return makeError("this ktune-tune was built without CUDA "
                    "(KTUNE_ENABLE_CUDA=OFF): it can replay recordings "
@@ -168,8 +142,7 @@ int main(int argc, char **argv) {
     cmd.progress.tty = ::isatty(::fileno(stderr));
     cmd.progress.every = 10;
   }
-  cmd.stopRequested = &StopRequested;
-  std::signal(SIGINT, onInterrupt);
+  cmd.stopRequested = stopOnInterrupt();
 
   auto report = runTuneSession(cmd, makeEvaluator);
   if (!report) {

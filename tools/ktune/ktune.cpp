@@ -1,39 +1,25 @@
-//===- ktune - Make a CUDA kernel tunable and tune it, in rounds
-//-----------===//
+//===- ktune - Make a CUDA kernel tunable and tune it, in rounds ----------===//
 //
 //   ktune run kernel.cu --spec kernel.spec.json --out-dir tuned/
-//   ktune run kernel.cu --spec s.json --out-dir tuned/ --planner
-//   command:./agent ktune run kernel.cu --spec s.json --out-dir tuned/ -p
-//   build/   (flags from
-//                                                     compile_commands.json)
+//   ktune run kernel.cu --spec s.json --out-dir tuned/ --planner command:./a
+//   ktune run kernel.cu --spec s.json --out-dir tuned/ -p build/
+//       (flags from compile_commands.json)
 //   ktune run kernel.cu --spec s.json --out-dir tuned/ -- -Iinclude -DX=1
 //
 // Parses options and calls ktune::run::runKtune (lib/Run). Guide: docs/run.md.
 //
 //===----------------------------------------------------------------------===//
-#include "ktune/Run/CompileCommand.h"
+#include "ktune/Refactor/CompileCommand.h"
 #include "ktune/Run/Run.h"
 
 #include <CLI/CLI.hpp>
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
-#include <cstring>
 #include <unistd.h>
 
 using namespace ktune;
 
 namespace {
-
-std::atomic<bool> StopRequested{false};
-
-extern "C" void onInterrupt(int) {
-  // First Ctrl-C: finish the round with what was found and write the
-  // outputs. Second: stop at once (the journals keep every evaluation).
-  if (StopRequested.exchange(true))
-    std::_Exit(130);
-}
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "ktune run: error: %s\n", message.c_str());
@@ -43,15 +29,12 @@ int fail(const std::string &message) {
 } // namespace
 
 int main(int argc, char **argv) {
-  // Arguments after `--` are compile flags for parsing the source.
-  std::optional<std::vector<std::string>> extraArgs;
+  // Arguments after `--` are compile flags for parsing the source, as for
+  // ktune-refactor and Clang's tools.
   int ownArgc = argc;
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--") == 0) {
-      extraArgs = std::vector<std::string>(argv + i + 1, argv + argc);
-      ownArgc = i;
-      break;
-    }
+  auto extraArgs = refactor::takeArgsAfterDashDash(ownArgc, argv);
+  if (!extraArgs)
+    return fail(extraArgs.error().str());
   std::string commandLine;
   for (int i = 0; i < argc; ++i)
     commandLine += (i ? " " : "") + std::string(i == 0 ? "ktune" : argv[i]);
@@ -106,10 +89,11 @@ int main(int argc, char **argv) {
       "--budget", budget,
       "Evaluations per shape and round, the default and failures included "
       "(default 100)");
-  runCmd->add_option("--time-limit", o.timeLimitSeconds,
-                     "Seconds for the whole run (0 = none); a round that may be "
-                     "followed by another gets half of the time left, the "
-                     "last round all of it");
+  runCmd->add_option(
+      "--time-limit", o.timeLimitSeconds,
+      "Seconds for the whole run (0 = none); a round that may be "
+      "followed by another gets half of the time left, the "
+      "last round all of it");
   runCmd->add_option("--seed", o.seed, "Random seed")->capture_default_str();
   runCmd->add_flag("--compile-only", o.compileOnly,
                    "Only compile every configuration of round 1 (what "
@@ -160,7 +144,8 @@ int main(int argc, char **argv) {
   }
 
   std::vector<std::string> notes;
-  auto command = run::compileCommandFor(o.source, buildPath, extraArgs, &notes);
+  auto command =
+      refactor::compileCommandFor(o.source, buildPath, *extraArgs, &notes);
   if (!command)
     return fail(command.error().str());
   o.compile = std::move(*command);
@@ -180,8 +165,7 @@ int main(int argc, char **argv) {
   } else {
     o.log = nullptr;
   }
-  o.stopRequested = &StopRequested;
-  std::signal(SIGINT, onInterrupt);
+  o.stopRequested = stopOnInterrupt();
 
   auto outcome = run::runKtune(o);
   if (!outcome)

@@ -20,15 +20,17 @@
 
 namespace ktune {
 
+struct EvaluatorRequest; // ktune/Tune/Session.h
+
 struct CudaTuneOptions {
   std::string templatePath;   // the .tpl.cu file
   std::string templateSource; // its content
   Manifest manifest;
-  std::string kernel;         // manifest kernel name
+  std::string kernel; // manifest kernel name
   Spec spec;
-  std::string cacheDir;       // content-addressed compile cache
-  int jobs = 0;               // compile threads; 0 = all cores
-  std::string arch;           // "sm_90"; empty = the device's (or sm_90 without one)
+  std::string cacheDir; // content-addressed compile cache
+  int jobs = 0;         // compile threads; 0 = all cores
+  std::string arch;     // "sm_90"; empty = the device's (or sm_90 without one)
   double watchdogSeconds = 10.0;
   double maxTimingSecondsPerConfig = 2.0;
   double targetRelativeIqr = 0.02;
@@ -41,11 +43,18 @@ struct CudaTuneOptions {
 bool cudaDeviceAvailable();
 
 /// Evaluator on the GPU.
-Expected<std::unique_ptr<Evaluator>> createCudaEvaluator(const CudaTuneOptions &options);
+Expected<std::unique_ptr<Evaluator>>
+createCudaEvaluator(const CudaTuneOptions &options);
 
 /// Evaluator for --compile-only: compiles and prunes by the architecture's
 /// limits, never launches; Ok results carry resources and no time.
-Expected<std::unique_ptr<Evaluator>> createCompileOnlyEvaluator(const CudaTuneOptions &options);
+Expected<std::unique_ptr<Evaluator>>
+createCompileOnlyEvaluator(const CudaTuneOptions &options);
+
+/// The evaluator ktune-tune and `ktune run` tune with (an EvaluatorFactory):
+/// compile-only when asked, else on the GPU, which must then be usable.
+Expected<std::unique_ptr<Evaluator>>
+createEvaluator(const EvaluatorRequest &request);
 
 } // namespace ktune
 

@@ -76,6 +76,10 @@ Expected<PlanningResult> planWithValidation(Planner &planner,
                                             const PlannerRequest &request,
                                             const PlanningOptions &options);
 
+/// What happened, for ktune-plan --verdict: the outcome, the planner, the
+/// reasons for a fallback and every exchange (its audit file prefix).
+nlohmann::json planningResultToJson(const PlanningResult &result);
+
 /// Makes a validated plan from an untrusted source safe to hand to the
 /// rewriter and to show: drops every `note` (free text that must never
 /// reach emitted source), rewrites constraints in canonical form (only

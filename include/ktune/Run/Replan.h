@@ -21,6 +21,7 @@
 
 #include "ktune/Plan/Candidates.h"
 #include "ktune/Plan/Plan.h"
+#include "ktune/Planner/ChoosePlan.h"
 #include "ktune/Planner/PlanWithValidation.h"
 #include "ktune/Planner/Planner.h"
 #include "ktune/Run/Analysis.h"
@@ -136,9 +137,8 @@ StopDecision gainStop(int round, const std::vector<KernelAnalysis> &previous,
 
 nlohmann::json replanDecisionToJson(const ReplanDecision &decision);
 
-/// True when the plan kernel is `name` (equal, or equal once qualifiers
-/// such as "ops::" are dropped from either).
-bool sameKernel(const std::string &planKernel, const std::string &name);
+/// Kernel names compare as the plan chooser compares them.
+using planner::sameKernel;
 
 } // namespace ktune::run
 

@@ -91,6 +91,12 @@ Expected<SessionReport> runTuneSession(const TuneCommand &command,
 /// $KTUNE_CACHE_DIR, else $XDG_CACHE_HOME/ktune, else ~/.cache/ktune.
 std::string defaultCacheDir();
 
+/// Ctrl-C for a driver: the first sets the flag returned (the session, or
+/// the round, finishes with what was found and writes its outputs); a
+/// second exits at once with status 130 (the journal keeps every
+/// evaluation finished).
+const std::atomic<bool> *stopOnInterrupt();
+
 } // namespace ktune
 
 #endif

@@ -1,4 +1,5 @@
 #include "ktune/Cuda/CudaEvaluator.h"
+#include "ktune/Tune/Session.h"
 
 #include "CudaTestUtil.h"
 
@@ -149,5 +150,31 @@ TEST(CudaDevice, AvailabilityProbeIsSafe) {
     auto e = createCudaEvaluator(siluOptions(""));
     ASSERT_FALSE(e);
     EXPECT_FALSE(e.error().message.empty());
+  }
+}
+
+TEST(CreateEvaluator, TheOneFactoryOfKtuneTuneAndKtuneRun) {
+  CudaTuneOptions o = siluOptions("");
+  EvaluatorRequest r;
+  r.compileOnly = true;
+  r.templatePath = o.templatePath;
+  r.templateSource = o.templateSource;
+  r.manifest = &o.manifest;
+  r.kernel = o.kernel;
+  r.spec = &o.spec;
+  r.jobs = 2;
+  r.arch = "sm_90";
+  auto compileOnly = createEvaluator(r);
+  ASSERT_TRUE(compileOnly) << compileOnly.error().str();
+  EXPECT_EQ((*compileOnly)->arch(), "sm_90");
+  EvalResult result = (*compileOnly)->evaluate(Small, {{"BLOCK_SIZE", 256}});
+  EXPECT_EQ(result.status, EvalStatus::Ok) << result.reason;
+  EXPECT_FALSE(result.time);
+
+  r.compileOnly = false;
+  if (!cudaDeviceAvailable()) {
+    auto gpu = createEvaluator(r);
+    ASSERT_FALSE(gpu);
+    EXPECT_NE(gpu.error().message.find("--compile-only"), std::string::npos);
   }
 }

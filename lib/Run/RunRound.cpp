@@ -1,0 +1,302 @@
+//===- RunRound.cpp - One round of `ktune run`
+//-----------------------------===//
+//
+// A round: its plan -> the template and manifest (host code guarded for
+// NVRTC) -> for each kernel, a spec for this template and a tuning session
+// -> the kernel's analysis. Everything is written to round-N/.
+//
+//===----------------------------------------------------------------------===//
+#include "Runner.h"
+
+#include "ktune/Expr/Expr.h"
+#include "ktune/Refactor/ToolSupport.h"
+#include "ktune/Run/NvrtcGuard.h"
+#include "ktune/Support/FileUtil.h"
+#include "ktune/Support/Sha256.h"
+
+namespace ktune::run {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+/// The spec for a round whose plan leaves some parameters of earlier rounds
+/// fixed: their names in the launch geometry and the constraints become
+/// their default values, and their domain overrides go.
+void fixSpecNames(json &spec,
+                  const std::map<std::string, int64_t> &fixedNames) {
+  if (fixedNames.empty())
+    return;
+  std::map<std::string, expr::Expr> with;
+  for (const auto &[name, value] : fixedNames)
+    with.emplace(name, expr::Expr::integer(value));
+  auto rewrite = [&](json &text) {
+    if (!text.is_string())
+      return;
+    auto e = expr::Expr::parse(text.get<std::string>());
+    if (!e)
+      return; // validateSpec reports it
+    auto names = e->names();
+    bool uses = std::any_of(names.begin(), names.end(), [&](const auto &n) {
+      return fixedNames.count(n) > 0;
+    });
+    if (uses)
+      text = e->substitute(with).str();
+  };
+  if (spec.contains("launch") && spec["launch"].is_object()) {
+    for (const char *key : {"grid", "block"})
+      if (spec["launch"].contains(key) && spec["launch"][key].is_array())
+        for (auto &dim : spec["launch"][key])
+          rewrite(dim);
+    if (spec["launch"].contains("smem"))
+      rewrite(spec["launch"]["smem"]);
+  }
+  if (spec.contains("constraints") && spec["constraints"].is_array())
+    for (auto &c : spec["constraints"])
+      rewrite(c);
+  if (spec.contains("domains") && spec["domains"].is_object())
+    for (const auto &[name, value] : fixedNames)
+      spec["domains"].erase(name);
+}
+
+std::string planSummary(const Plan &plan) {
+  std::string s;
+  for (const auto &k : plan.kernels) {
+    std::vector<std::string> names;
+    for (const auto &p : k.params)
+      names.push_back(p.name);
+    s += (s.empty() ? "" : "; ") + k.kernel + ": " +
+         (names.empty() ? std::string("nothing") : joinNames(names));
+  }
+  return s.empty() ? "no kernel" : s;
+}
+
+} // namespace
+
+Expected<RoundRecord> Runner::tuneRound(int round, const Plan &plan,
+                                        const std::string &planSource,
+                                        double timeLimit) {
+  auto roundStart = std::chrono::steady_clock::now();
+  RoundRecord rec;
+  rec.round = round;
+  rec.plan = plan;
+  rec.planSource = planSource;
+  rec.dir = "round-" + std::to_string(round);
+  std::string dir = out(rec.dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return makeError("cannot create " + dir + ": " + ec.message());
+
+  for (const auto &k : Kernels) {
+    bool lifted = false;
+    for (const auto &pk : plan.kernels)
+      if (sameKernel(pk.kernel, k) && !pk.params.empty())
+        lifted = true;
+    if (!lifted)
+      return makeError("round " + std::to_string(round) +
+                       ": the plan lifts nothing in kernel '" + k + "'");
+  }
+
+  for (const auto &k : plan.kernels)
+    for (const auto &p : k.params)
+      KnownDefaults[p.name] = p.defaultValue;
+  if (auto s = writeFileAtomically((fs::path(dir) / "plan.json").string(),
+                                   planToJson(plan).dump(2) + "\n");
+      !s)
+    return std::unexpected(s.error());
+
+  rec.templateFile = stem() + ".tpl.cu";
+  rec.manifestFile = stem() + ".tpl.json";
+  std::string templatePath = (fs::path(dir) / rec.templateFile).string();
+  std::string manifestPath = (fs::path(dir) / rec.manifestFile).string();
+  auto made =
+      writeTemplate(plan, templatePath, manifestPath, rec.dir + "/plan.json");
+  if (!made)
+    return std::unexpected(made.error());
+  rec.refactorNotes = made->notes;
+  log("round " + std::to_string(round) + ": " + planSummary(plan) + " -> " +
+      templatePath);
+
+  double perKernel =
+      timeLimit > 0 ? timeLimit / static_cast<double>(Kernels.size()) : 0;
+  for (size_t i = 0; i < Kernels.size(); ++i) {
+    KernelRound kr;
+    auto interrupted =
+        tuneKernel(i, rec, *made, templatePath, manifestPath, perKernel, kr);
+    if (!interrupted)
+      return std::unexpected(interrupted.error());
+    rec.kernels.push_back(std::move(kr));
+    if (*interrupted)
+      break;
+  }
+
+  json analysisJson = json::array();
+  for (const auto &k : rec.kernels)
+    analysisJson.push_back(kernelAnalysisToJson(k.analysis));
+  if (auto s = writeFileAtomically(
+          (fs::path(dir) / "analysis.json").string(),
+          json{{"ktune", "analysis/1"},
+               {"round", round},
+               {"roofline",
+                {{"tbps", Record.roofline.tbps ? json(*Record.roofline.tbps)
+                                               : json(nullptr)},
+                 {"source", Record.roofline.source}}},
+               {"kernels", analysisJson}}
+                  .dump(2) +
+              "\n");
+      !s)
+    return std::unexpected(s.error());
+  rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              roundStart)
+                    .count();
+  return rec;
+}
+
+Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
+                                  const refactor::TemplateOutput &made,
+                                  const std::string &templatePath,
+                                  const std::string &manifestPath,
+                                  double timeLimit, KernelRound &kr) {
+  std::string dir = out(rec.dir);
+  // The template lives in the round's directory: headers included from the
+  // original file's directory must still be found; NVRTC gets ktune's
+  // standard-library names (NvrtcGuard.h).
+  std::string includeSource = "--include-path=" + sourceDir();
+  std::string includeCompat =
+      "--include-path=" +
+      (fs::path(refactor::findShareDir()) / "nvrtc-compat").string();
+  const SpecFile &spec = Specs[i];
+  json specText = spec.text;
+  if (const ManifestKernel *mk = made.manifest.findKernel(spec.spec.kernel)) {
+    std::map<std::string, int64_t> fixedNames;
+    for (const auto &[name, value] : KnownDefaults)
+      if (!mk->findParam(name))
+        fixedNames[name] = value;
+    fixSpecNames(specText, fixedNames);
+  }
+  if (!specText.contains("compile_options"))
+    specText["compile_options"] = json::array();
+  specText["compile_options"].push_back(includeSource);
+  specText["compile_options"].push_back(includeCompat);
+  std::string specPath = (fs::path(dir) / (Kernels[i] + ".spec.json")).string();
+  if (auto s = writeFileAtomically(specPath, specText.dump(2) + "\n"); !s)
+    return std::unexpected(s.error());
+
+  TuneCommand cmd;
+  cmd.templatePath = templatePath;
+  cmd.manifestPath = manifestPath;
+  cmd.specPath = specPath;
+  cmd.kernel = spec.spec.kernel;
+  cmd.strategy = O.strategy;
+  cmd.seed = O.seed;
+  cmd.compileOnly = Mode == Backend::CompileOnly;
+  // --budget counts timed evaluations; a compile-only round checks the
+  // whole space (only a time limit cuts it short).
+  if (!cmd.compileOnly)
+    cmd.budget = O.budget;
+  cmd.timeLimitSeconds = timeLimit;
+  cmd.cacheDir = O.cacheDir;
+  cmd.jobs = O.jobs;
+  cmd.arch = O.arch;
+  cmd.outPath = (fs::path(dir) / resultsName(Kernels[i])).string();
+  cmd.journalPath = (fs::path(dir) / "journal.jsonl").string();
+  cmd.headerPath = (fs::path(dir) / headerName(Kernels[i])).string();
+  cmd.progress = O.progress;
+  cmd.stopRequested = O.stopRequested;
+  log("round " + std::to_string(rec.round) + ": " +
+      (cmd.compileOnly ? "compiling" : "tuning") + " " + spec.spec.kernel +
+      (cmd.compileOnly ? " (every configuration)"
+                       : " (strategy " + O.strategy + ", budget " +
+                             (O.budget ? std::to_string(*O.budget) : "100") +
+                             " per shape)"));
+  auto session = runTuneSession(cmd, evaluatorFactory());
+  if (!session)
+    return std::unexpected(session.error());
+
+  kr.kernel = session->results.kernel;
+  kr.results = session->results;
+  kr.resultsPath = rec.dir + "/" + resultsName(Kernels[i]);
+  {
+    auto journal = Journal::open(cmd.journalPath);
+    if (!journal)
+      return std::unexpected(journal.error());
+    for (const auto &e : (*journal)->entries())
+      if (e.key.templateSha256 == kr.results.templateSha256 &&
+          e.key.kernel == kr.results.kernel &&
+          e.key.device == kr.results.device && e.key.arch == kr.results.arch)
+        kr.journal.push_back(e);
+  }
+  const ManifestKernel *mk = made.manifest.findKernel(cmd.kernel);
+  if (!mk)
+    return makeError("the template has no kernel '" + cmd.kernel + "'",
+                     manifestPath);
+  auto roundSpec = specFromJson(specText);
+  if (!roundSpec)
+    return std::unexpected(withContext(roundSpec.error(), specPath));
+  auto resolved = resolveSpec(std::move(*roundSpec), *mk);
+  if (!resolved)
+    return std::unexpected(withContext(resolved.error(), specPath));
+  auto space = spaceFromManifest(*mk, *resolved);
+  if (!space)
+    return std::unexpected(withContext(space.error(), specPath));
+
+  if (Record.device.empty()) {
+    Record.device = kr.results.device;
+    Record.arch = kr.results.arch;
+    if (O.rooflineTBps) {
+      Record.roofline = {O.rooflineTBps, "--roofline-tbps"};
+    } else if (Synthetic && Synthetic->rooflineTBps) {
+      Record.roofline = {Synthetic->rooflineTBps,
+                         "the synthetic model's roofline_tbps"};
+    } else if (auto known = knownCopyBandwidthTBps(Record.device)) {
+      Record.roofline = {known, "ktune's table: " + fixed(*known, 2) +
+                                    " TB/s, a device-to-device copy "
+                                    "measured on this GPU model"};
+    } else {
+      Record.roofline = {std::nullopt, "unknown for " + Record.device};
+    }
+  }
+  KernelRoundInput in;
+  in.results = &kr.results;
+  in.journal = &kr.journal;
+  in.space = &*space;
+  in.spec = &*resolved;
+  in.roofline = Record.roofline;
+  auto analysis = analyzeKernel(in, O.analysis);
+  if (!analysis)
+    return std::unexpected(withContext(analysis.error(), spec.path));
+  kr.analysis = std::move(*analysis);
+  return session->interrupted;
+}
+
+Expected<refactor::TemplateOutput>
+Runner::writeTemplate(const Plan &plan, const std::string &templatePath,
+                      const std::string &manifestPath,
+                      const std::string &origin) {
+  auto made =
+      refactor::makeTemplate(*Source, plan, templatePath, manifestPath, origin);
+  if (!made)
+    return std::unexpected(fromLLVM(made.takeError(), O.log));
+  if (auto s = writeFileAtomically(templatePath, made->text); !s)
+    return std::unexpected(s.error());
+  // Find the template's host functions (a parse of the file just written,
+  // with the original's flags and directory) and guard them for NVRTC.
+  refactor::CompileCommand command = O.compile;
+  command.file = templatePath;
+  command.args.push_back("-I" + sourceDir());
+  refactor::ParserOptions parser = O.parser;
+  parser.cacheDir.clear();
+  auto ranges = hostOnlyRanges(command, parser);
+  if (!ranges)
+    return std::unexpected(fromLLVM(ranges.takeError(), O.log));
+  made->text = guardHostCode(made->text, *ranges);
+  made->manifest.sourceSha256 = sha256Hex(made->text);
+  if (auto s = refactor::writeTemplateFiles(*made, templatePath, manifestPath);
+      !s)
+    return std::unexpected(s.error());
+  return std::move(*made);
+}
+
+} // namespace ktune::run

@@ -1,0 +1,284 @@
+//===- RunSetup.cpp - `ktune run` before round 1
+//---------------------------===//
+//
+// The options checked, the specs read, the planner parsed, the source
+// analysed, the backend chosen (GPU, compile-only or synthetic) and the
+// first plan chosen (planner::choosePlan, as ktune-refactor chooses it).
+//
+//===----------------------------------------------------------------------===//
+#include "Runner.h"
+
+#include "ktune/Refactor/ToolSupport.h"
+#include "ktune/Support/FileUtil.h"
+
+#ifdef KTUNE_HAVE_CUDA
+#include "ktune/Cuda/CudaEvaluator.h"
+#include "ktune/Cuda/DeviceInfo.h"
+#endif
+
+#include <cstdio>
+
+namespace ktune::run {
+
+namespace fs = std::filesystem;
+
+std::string backendName(Backend b) {
+  switch (b) {
+  case Backend::Gpu:
+    return "gpu";
+  case Backend::CompileOnly:
+    return "compile-only";
+  case Backend::Synthetic:
+    return "synthetic";
+  }
+  return "gpu";
+}
+
+Error fromLLVM(llvm::Error error,
+               const std::function<void(const std::string &)> &log) {
+  refactor::ErrorText text = refactor::errorText(std::move(error));
+  auto logLines = [&](const std::string &lines) {
+    for (size_t start = 0; log && start < lines.size();) {
+      size_t end = std::min(lines.find('\n', start), lines.size());
+      log(lines.substr(start, end - start));
+      start = end + 1;
+    }
+  };
+  logLines(text.diagnostics);
+  // Plan errors come one per line: keep the first as the message, log all.
+  std::string summary = text.summary;
+  if (auto nl = summary.find('\n'); nl != std::string::npos) {
+    logLines(summary);
+    summary = summary.substr(0, nl) + " (and more, above)";
+  }
+  return Error{summary, ""};
+}
+
+std::string fileStem(const std::string &path) {
+  std::string name = fs::path(path).filename().string();
+  for (const char *suffix : {".cu", ".cuh", ".cpp", ".cc"}) {
+    std::string s = suffix;
+    if (name.size() > s.size() &&
+        name.compare(name.size() - s.size(), s.size(), s) == 0)
+      return name.substr(0, name.size() - s.size());
+  }
+  return fs::path(name).stem().string();
+}
+
+std::string joinNames(const std::vector<std::string> &names) {
+  std::string s;
+  for (const auto &n : names)
+    s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+Status Runner::readSpecs() {
+  if (O.specs.empty())
+    return makeError("a spec is needed (--spec spec.json): the shapes, "
+                     "buffers and tolerances to tune with",
+                     "--spec");
+  std::vector<SpecFile> all;
+  for (const auto &path : O.specs) {
+    auto j = readJsonFile(path);
+    if (!j)
+      return std::unexpected(j.error());
+    auto spec = specFromJson(*j);
+    if (!spec)
+      return std::unexpected(withContext(spec.error(), path));
+    all.push_back({path, *j, std::move(*spec)});
+  }
+  Kernels = O.kernels;
+  if (Kernels.empty())
+    for (const auto &s : all)
+      Kernels.push_back(s.spec.kernel);
+  for (const auto &k : Kernels) {
+    const SpecFile *found = nullptr;
+    for (const auto &s : all)
+      if (sameKernel(s.spec.kernel, k))
+        found = &s;
+    if (!found)
+      return makeError("no spec names kernel '" + k +
+                           "': give one with --spec for each kernel to tune",
+                       "--kernel");
+    Specs.push_back(*found);
+  }
+  return {};
+}
+
+Status Runner::chooseBackend() {
+  if (!O.syntheticTimes.empty()) {
+    auto j = readJsonFile(O.syntheticTimes);
+    if (!j)
+      return std::unexpected(j.error());
+    auto model = syntheticModelFromJson(*j);
+    if (!model)
+      return std::unexpected(withContext(model.error(), O.syntheticTimes));
+    Synthetic = std::move(*model);
+    Mode = O.compileOnly ? Backend::CompileOnly : Backend::Synthetic;
+    Record.notes.push_back("times are synthetic (--synthetic-times " +
+                           O.syntheticTimes +
+                           "): a testing aid; nothing was compiled or run");
+    return {};
+  }
+#ifdef KTUNE_HAVE_CUDA
+  if (O.compileOnly) {
+    Mode = Backend::CompileOnly;
+  } else if (cudaDeviceAvailable()) {
+    Mode = Backend::Gpu;
+  } else {
+    Mode = Backend::CompileOnly;
+    std::string why =
+        "no usable CUDA device (or no ktune-worker beside ktune / in "
+        "$KTUNE_WORKER): compiling every configuration without running "
+        "anything, then stopping after round 1";
+    log(why);
+    Record.notes.push_back(why);
+  }
+  return {};
+#else
+  return makeError("this ktune was built without CUDA (KTUNE_ENABLE_CUDA="
+                   "OFF): it cannot compile or run kernels; only "
+                   "--synthetic-times works");
+#endif
+}
+
+EvaluatorFactory Runner::evaluatorFactory() const {
+  // Synthetic times stand in for any backend; otherwise the tuner's own
+  // evaluator (the round's TuneCommand says compile-only or not).
+  std::optional<SyntheticModel> synthetic = Synthetic;
+  return
+      [synthetic](
+          const EvaluatorRequest &r) -> Expected<std::unique_ptr<Evaluator>> {
+        if (synthetic)
+          return std::unique_ptr<Evaluator>(
+              std::make_unique<SyntheticEvaluator>(*synthetic));
+#ifdef KTUNE_HAVE_CUDA
+        return createEvaluator(r);
+#else
+        (void)r;
+        return makeError("built without CUDA");
+#endif
+      };
+}
+
+Status Runner::analyseSource() {
+  if (!fs::exists(O.source))
+    return makeError(O.source + ": no such file");
+  auto analysis = refactor::analyzeFile(O.compile, O.parser);
+  if (!analysis)
+    return std::unexpected(fromLLVM(analysis.takeError(), O.log));
+  Source = std::move(*analysis);
+  Sources = {{Source->file, Source->source}};
+  for (const auto &note : Source->facts.notes)
+    log("note: " + note);
+  for (const auto &k : Kernels) {
+    bool any = std::any_of(
+        Source->candidates.candidates.begin(),
+        Source->candidates.candidates.end(),
+        [&](const Candidate &c) { return sameKernel(c.kernel, k); });
+    if (!any) {
+      std::set<std::string> known;
+      for (const auto &c : Source->candidates.candidates)
+        known.insert(c.kernel);
+      return makeError("no tunable constant found in kernel '" + k + "'" +
+                           (known.empty()
+                                ? std::string(" (nothing in this file)")
+                                : " (candidates are in: " +
+                                      joinNames({known.begin(), known.end()}) +
+                                      ")"),
+                       O.source);
+    }
+  }
+  return {};
+}
+
+Expected<planner::ChosenPlan> Runner::firstPlan() {
+  planner::PlannerRequest request;
+  request.file = Source->file;
+  request.sources = Sources;
+  request.candidates = Source->candidates;
+  request.device = Device;
+  planner::PlanChoice choice;
+  choice.planPath = O.planPath;
+  choice.planner = TextPlanner.get();
+  choice.planning.auditDir = out("planner");
+  choice.planning.strict = O.strictPlanner;
+  choice.planning.log = [this](const std::string &line) {
+    log("planner: " + line);
+  };
+  choice.kernels = Kernels;
+  choice.log = [this](const std::string &line) { log(line); };
+  auto chosen = planner::choosePlan(request, choice);
+  if (!chosen) {
+    // One error for the caller's line; the others logged before it.
+    std::vector<Error> &errors = chosen.error();
+    for (size_t i = 1; i < errors.size(); ++i)
+      log(errors[i].str());
+    return std::unexpected(errors.front());
+  }
+  return std::move(*chosen);
+}
+
+Expected<planner::ChosenPlan> Runner::setUp() {
+  Start = std::chrono::steady_clock::now();
+  if (O.outDir.empty())
+    return makeError("give an output directory (--out-dir DIR)", "--out-dir");
+  if (O.rounds < 1)
+    return makeError("must be at least 1", "--rounds");
+  if (!O.planPath.empty() && O.plannerSpec != "heuristic" &&
+      !O.plannerSpec.empty())
+    return makeError("give either --plan or --planner, not both", "--plan");
+  if (!fs::exists(O.source))
+    return makeError(O.source + ": no such file");
+  if (auto s = readSpecs(); !s)
+    return std::unexpected(s.error());
+
+  Record.source = O.source;
+  Record.commandLine = O.commandLine;
+  Record.startedAt = utcTimestamp();
+  Record.strategy = O.strategy;
+  Record.seed = O.seed;
+  Record.budget = O.budget;
+  Record.roundsAsked = O.rounds;
+
+  planner::PlannerFlags flags;
+  flags.spec = O.plannerSpec.empty() ? "heuristic" : O.plannerSpec;
+  flags.model = O.model;
+  auto configured = planner::configurePlanner(flags);
+  if (!configured)
+    return std::unexpected(configured.error());
+  if (configured->planner->isTextPlanner())
+    TextPlanner = std::move(configured->planner);
+
+  if (auto s = analyseSource(); !s)
+    return std::unexpected(s.error());
+  if (auto s = chooseBackend(); !s)
+    return std::unexpected(s.error());
+  Record.backend = backendName(Mode);
+#ifdef KTUNE_HAVE_CUDA
+  if (auto limits = staticDeviceLimits(O.arch.empty() ? "sm_90" : O.arch)) {
+    auto facts = planner::DeviceFacts::fromJson(deviceLimitsToJson(*limits));
+    if (facts)
+      Device = *facts;
+  }
+#endif
+  Record.maxThreadsPerSM = Device.maxThreadsPerSM;
+
+  auto plan = firstPlan();
+  if (!plan)
+    return std::unexpected(plan.error());
+  std::error_code ec;
+  fs::create_directories(O.outDir, ec);
+  if (ec)
+    return makeError("cannot create " + O.outDir + ": " + ec.message(),
+                     "--out-dir");
+  return plan;
+}
+
+} // namespace ktune::run

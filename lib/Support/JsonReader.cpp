@@ -251,10 +251,8 @@ Expected<std::vector<std::string>> JsonReader::strings() const {
     return fail("expected an array of strings");
   std::vector<std::string> out;
   for (const JsonReader &e : elements()) {
-    auto s = e.string();
-    if (!s)
-      return std::unexpected(s.error());
-    out.push_back(std::move(*s));
+    KTUNE_TRY_ASSIGN(auto s, e.string());
+    out.push_back(std::move(s));
   }
   return out;
 }
@@ -265,10 +263,8 @@ JsonReader::integerFields() const {
     return fail("expected an object of integers");
   std::vector<std::pair<std::string, int64_t>> out;
   for (const auto &[name, field] : fields()) {
-    auto v = field.integer();
-    if (!v)
-      return std::unexpected(v.error());
-    out.emplace_back(name, *v);
+    KTUNE_TRY_ASSIGN(auto v, field.integer());
+    out.emplace_back(name, v);
   }
   return out;
 }
@@ -300,24 +296,18 @@ Expected<JsonReader> JsonReader::required(std::string_view key) const {
 }
 
 Expected<std::string> JsonReader::requiredString(std::string_view key) const {
-  auto field = required(key);
-  if (!field)
-    return std::unexpected(field.error());
-  return field->string();
+  KTUNE_TRY_ASSIGN(auto field, required(key));
+  return field.string();
 }
 
 Expected<int64_t> JsonReader::requiredInteger(std::string_view key) const {
-  auto field = required(key);
-  if (!field)
-    return std::unexpected(field.error());
-  return field->integer();
+  KTUNE_TRY_ASSIGN(auto field, required(key));
+  return field.integer();
 }
 
 Expected<double> JsonReader::requiredNumber(std::string_view key) const {
-  auto field = required(key);
-  if (!field)
-    return std::unexpected(field.error());
-  return field->number();
+  KTUNE_TRY_ASSIGN(auto field, required(key));
+  return field.number();
 }
 
 Expected<std::string> JsonReader::optionalString(std::string_view key,

@@ -14,6 +14,7 @@
 #define KTUNE_SUPPORT_JSONREADER_H
 
 #include "ktune/Support/Error.h"
+#include "ktune/Support/Try.h"
 
 #include <nlohmann/json.hpp>
 
@@ -127,10 +128,8 @@ public:
     std::vector<std::string_view> keys;
     for (const auto &n : names)
       keys.push_back(n.first);
-    auto i = choiceOf(keys);
-    if (!i)
-      return std::unexpected(i.error());
-    return (names.begin() + *i)->second;
+    KTUNE_TRY_ASSIGN(size_t i, choiceOf(keys));
+    return (names.begin() + i)->second;
   }
 
   //===--------------------------------------------------------------------===//

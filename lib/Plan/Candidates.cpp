@@ -1,6 +1,7 @@
 #include "ktune/Plan/Candidates.h"
 
-#include "JsonRead.h"
+#include "ktune/Support/JsonReader.h"
+#include "ktune/Support/Try.h"
 
 #include <array>
 #include <limits>
@@ -30,131 +31,103 @@ constexpr std::array<std::pair<Confidence, std::string_view>, 3>
         {Confidence::Low, "low"},
     }};
 
-std::string index(const std::string &where, size_t i) {
-  return where + "[" + std::to_string(i) + "]";
-}
-
-Expected<std::string> optionalString(const json &j, const std::string &key,
-                                     const std::string &where,
-                                     std::string fallback) {
-  if (!j.contains(key))
-    return fallback;
-  if (!j[key].is_string())
-    return makeError("expected a string", json_read::join(where, key));
-  return j[key].get<std::string>();
-}
-
 /// A required non-negative integer that fits an `unsigned`.
-Expected<unsigned> unsignedField(const json &j, const std::string &key,
-                                 const std::string &where, unsigned least) {
-  std::string at = json_read::join(where, key);
-  if (!j.contains(key))
-    return makeError("missing required field", at);
-  const json &v = j[key];
-  if (!v.is_number_integer())
-    return makeError("expected an integer, got " + v.dump(), at);
-  if (v.is_number_unsigned()) {
-    uint64_t u = v.get<uint64_t>();
+Expected<unsigned> unsignedField(const JsonReader &j, std::string_view key,
+                                 unsigned least) {
+  KTUNE_TRY_ASSIGN(JsonReader v, j.required(key));
+  if (!v.isInteger())
+    return v.fail("expected an integer, got " + v.brief());
+  if (v.json().is_number_unsigned()) {
+    uint64_t u = *v.unsignedInteger();
     if (u > std::numeric_limits<unsigned>::max())
-      return makeError("value " + std::to_string(u) + " is too large", at);
+      return v.fail("value " + std::to_string(u) + " is too large");
     if (u < least)
-      return makeError("expected at least " + std::to_string(least), at);
+      return v.fail("expected at least " + std::to_string(least));
     return static_cast<unsigned>(u);
   }
-  int64_t s = v.get<int64_t>();
+  int64_t s = *v.integer();
   if (s < static_cast<int64_t>(least))
-    return makeError("expected at least " + std::to_string(least) + ", got " +
-                         std::to_string(s),
-                     at);
+    return v.fail("expected at least " + std::to_string(least) + ", got " +
+                  std::to_string(s));
   if (s > static_cast<int64_t>(std::numeric_limits<unsigned>::max()))
-    return makeError("value " + std::to_string(s) + " is too large", at);
+    return v.fail("value " + std::to_string(s) + " is too large");
   return static_cast<unsigned>(s);
 }
 
-Expected<SourceSite> readSite(const json &j, const std::string &where,
+Expected<SourceSite> readSite(const JsonReader &j,
                               const std::string &defaultFile) {
-  if (!j.is_object())
-    return makeError("expected a site object", where);
+  if (!j.isObject())
+    return j.fail("expected a site object");
   SourceSite s;
-  KTUNE_TRY_ASSIGN(s.file, optionalString(j, "file", where, defaultFile));
+  KTUNE_TRY_ASSIGN(s.file, j.optionalString("file", defaultFile));
   if (s.file.empty())
-    return makeError("missing required field", json_read::join(where, "file"));
-  KTUNE_TRY_ASSIGN(s.line, unsignedField(j, "line", where, 1));
-  KTUNE_TRY_ASSIGN(s.col, unsignedField(j, "col", where, 1));
-  KTUNE_TRY_ASSIGN(s.offset, unsignedField(j, "offset", where, 0));
-  KTUNE_TRY_ASSIGN(s.text, json_read::string(j, "text", where));
-  if (j.contains("length")) {
-    KTUNE_TRY_ASSIGN(s.length, unsignedField(j, "length", where, 0));
+    return j.failAt("file", "missing required field");
+  KTUNE_TRY_ASSIGN(s.line, unsignedField(j, "line", 1));
+  KTUNE_TRY_ASSIGN(s.col, unsignedField(j, "col", 1));
+  KTUNE_TRY_ASSIGN(s.offset, unsignedField(j, "offset", 0));
+  KTUNE_TRY_ASSIGN(s.text, j.requiredString("text"));
+  if (j.has("length")) {
+    KTUNE_TRY_ASSIGN(s.length, unsignedField(j, "length", 0));
     if (s.length != s.text.size())
-      return makeError("length " + std::to_string(s.length) +
-                           " differs from the size of text \"" + s.text +
-                           "\" (" + std::to_string(s.text.size()) + ")",
-                       json_read::join(where, "length"));
+      return j.failAt("length", "length " + std::to_string(s.length) +
+                                    " differs from the size of text \"" +
+                                    s.text + "\" (" +
+                                    std::to_string(s.text.size()) + ")");
   } else {
     s.length = static_cast<unsigned>(s.text.size());
   }
-  KTUNE_TRY_ASSIGN(s.role, optionalString(j, "role", where, "other"));
-  KTUNE_TRY_ASSIGN(s.replacement,
-                   optionalString(j, "replacement", where, "{P}"));
+  KTUNE_TRY_ASSIGN(s.role, j.optionalString("role", "other"));
+  KTUNE_TRY_ASSIGN(s.replacement, j.optionalString("replacement", "{P}"));
   return s;
 }
 
-Expected<Candidate> readCandidate(const json &j, const std::string &where,
+Expected<Candidate> readCandidate(const JsonReader &j,
                                   const std::string &defaultFile) {
-  if (!j.is_object())
-    return makeError("expected a candidate object", where);
+  if (!j.isObject())
+    return j.fail("expected a candidate object");
   Candidate c;
-  KTUNE_TRY_ASSIGN(c.id, json_read::string(j, "id", where));
+  KTUNE_TRY_ASSIGN(c.id, j.requiredString("id"));
   if (c.id.empty())
-    return makeError("candidate id is empty", json_read::join(where, "id"));
+    return j.failAt("id", "candidate id is empty");
 
-  std::string kind;
-  KTUNE_TRY_ASSIGN(kind, json_read::string(j, "kind", where));
+  KTUNE_TRY_ASSIGN(std::string kind, j.requiredString("kind"));
   auto parsedKind = parseKind(kind);
   if (!parsedKind)
-    return makeError("unknown kind \"" + kind +
-                         "\" (expected block_size, tile_size, unroll, "
-                         "vector_width, items_per_thread, warps_per_block "
-                         "or other)",
-                     json_read::join(where, "kind"));
+    return j.failAt("kind", "unknown kind \"" + kind +
+                                "\" (expected block_size, tile_size, unroll, "
+                                "vector_width, items_per_thread, "
+                                "warps_per_block or other)");
   c.kind = *parsedKind;
 
-  KTUNE_TRY_ASSIGN(c.kernel, json_read::string(j, "kernel", where));
-  KTUNE_TRY_ASSIGN(c.value, json_read::integer(j, "value", where));
-  KTUNE_TRY_ASSIGN(c.spelling, optionalString(j, "spelling", where,
-                                              std::to_string(c.value)));
-  std::string confidence;
-  KTUNE_TRY_ASSIGN(confidence,
-                   optionalString(j, "confidence", where, "medium"));
+  KTUNE_TRY_ASSIGN(c.kernel, j.requiredString("kernel"));
+  KTUNE_TRY_ASSIGN(c.value, j.requiredInteger("value"));
+  KTUNE_TRY_ASSIGN(c.spelling,
+                   j.optionalString("spelling", std::to_string(c.value)));
+  KTUNE_TRY_ASSIGN(std::string confidence,
+                   j.optionalString("confidence", "medium"));
   auto parsedConfidence = parseConfidence(confidence);
   if (!parsedConfidence)
-    return makeError("unknown confidence \"" + confidence +
-                         "\" (expected high, medium or low)",
-                     json_read::join(where, "confidence"));
+    return j.failAt("confidence", "unknown confidence \"" + confidence +
+                                      "\" (expected high, medium or low)");
   c.confidence = *parsedConfidence;
-  KTUNE_TRY_ASSIGN(c.why, optionalString(j, "why", where, ""));
+  KTUNE_TRY_ASSIGN(c.why, j.optionalString("why"));
 
-  std::string sitesAt = json_read::join(where, "sites");
-  if (!j.contains("sites"))
-    return makeError("missing required field", sitesAt);
-  if (!j["sites"].is_array() || j["sites"].empty())
-    return makeError("expected a non-empty array of sites", sitesAt);
-  for (size_t i = 0; i < j["sites"].size(); ++i) {
-    auto site = readSite(j["sites"][i], index(sitesAt, i), defaultFile);
-    if (!site)
-      return std::unexpected(site.error());
-    c.sites.push_back(std::move(*site));
+  KTUNE_TRY_ASSIGN(JsonReader sites, j.required("sites"));
+  if (!sites.isArray() || sites.size() == 0)
+    return sites.fail("expected a non-empty array of sites");
+  for (const JsonReader &site : sites.elements()) {
+    KTUNE_TRY_ASSIGN(auto s, readSite(site, defaultFile));
+    c.sites.push_back(std::move(s));
   }
 
-  if (j.contains("implied_constraints")) {
-    std::string at = json_read::join(where, "implied_constraints");
-    const json &list = j["implied_constraints"];
-    if (!list.is_array())
-      return makeError("expected an array of constraint strings", at);
-    for (size_t i = 0; i < list.size(); ++i) {
-      if (!list[i].is_string())
-        return makeError("expected a constraint string", index(at, i));
-      c.impliedConstraints.push_back(list[i].get<std::string>());
+  if (j.has("implied_constraints")) {
+    JsonReader list = j["implied_constraints"];
+    if (!list.isArray())
+      return list.fail("expected an array of constraint strings");
+    for (const JsonReader &e : list.elements()) {
+      if (!e.isString())
+        return e.fail("expected a constraint string");
+      c.impliedConstraints.push_back(*e.string());
     }
   }
   return c;
@@ -204,33 +177,29 @@ const Candidate *CandidateSet::find(const std::string &id) const {
   return nullptr;
 }
 
-Expected<CandidateSet> candidatesFromJson(const json &j) {
-  if (!j.is_object())
+Expected<CandidateSet> candidatesFromJson(const json &json) {
+  JsonReader j(json);
+  if (!j.isObject())
     return makeError("a candidates file is a JSON object", "$");
-  if (!j.contains("ktune") || !j["ktune"].is_string())
-    return makeError(std::string("missing version field (expected \"") +
-                         CandidatesVersion + "\")",
-                     "ktune");
-  std::string version = j["ktune"].get<std::string>();
+  if (!j["ktune"].isString())
+    return j.failAt("ktune", std::string("missing version field (expected \"") +
+                                 CandidatesVersion + "\")");
+  std::string version = *j["ktune"].string();
   if (version != CandidatesVersion)
-    return makeError("unsupported candidates version \"" + version +
-                         "\" (this ktune reads \"" + CandidatesVersion + "\")",
-                     "ktune");
+    return j.failAt("ktune", "unsupported candidates version \"" + version +
+                                 "\" (this ktune reads \"" + CandidatesVersion +
+                                 "\")");
   CandidateSet set;
-  KTUNE_TRY_ASSIGN(set.file, optionalString(j, "file", "", ""));
-  if (!j.contains("candidates"))
-    return makeError("missing required field", "candidates");
-  if (!j["candidates"].is_array())
-    return makeError("expected an array of candidates", "candidates");
+  KTUNE_TRY_ASSIGN(set.file, j.optionalString("file"));
+  KTUNE_TRY_ASSIGN(JsonReader candidates, j.required("candidates"));
+  if (!candidates.isArray())
+    return candidates.fail("expected an array of candidates");
   std::set<std::string> ids;
-  for (size_t i = 0; i < j["candidates"].size(); ++i) {
-    std::string at = index("candidates", i);
-    auto c = readCandidate(j["candidates"][i], at, set.file);
-    if (!c)
-      return std::unexpected(c.error());
-    if (!ids.insert(c->id).second)
-      return makeError("duplicate candidate id \"" + c->id + "\"", at + ".id");
-    set.candidates.push_back(std::move(*c));
+  for (const JsonReader &candidate : candidates.elements()) {
+    KTUNE_TRY_ASSIGN(auto c, readCandidate(candidate, set.file));
+    if (!ids.insert(c.id).second)
+      return candidate.failAt("id", "duplicate candidate id \"" + c.id + "\"");
+    set.candidates.push_back(std::move(c));
   }
   return set;
 }

@@ -1,5 +1,7 @@
 #include "ktune/Plan/Domain.h"
 
+#include "ktune/Support/Try.h"
+
 #include <algorithm>
 #include <set>
 
@@ -97,6 +99,19 @@ bool Domain::contains(int64_t value) const {
   return indexOf(value).has_value();
 }
 
+std::string Domain::describe() const {
+  if (form == Form::Range) {
+    std::string span = std::to_string(min) + ".." + std::to_string(max);
+    if (pow2)
+      return "powers of two " + span;
+    return step != 1 ? span + " step " + std::to_string(step) : span;
+  }
+  std::string s = "{";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(values[i]);
+  return s + "}";
+}
+
 std::vector<int64_t> Domain::enumerate() const {
   std::vector<int64_t> all;
   uint64_t n = size();
@@ -106,89 +121,66 @@ std::vector<int64_t> Domain::enumerate() const {
   return all;
 }
 
-static Expected<int64_t> readInteger(const nlohmann::json &j,
-                                     const std::string &where) {
-  if (j.is_number_integer())
-    return j.get<int64_t>();
-  if (j.is_number_float()) {
-    double d = j.get<double>();
-    if (d == static_cast<double>(static_cast<int64_t>(d)))
-      return static_cast<int64_t>(d);
-  }
-  return makeError("expected an integer, got " + j.dump(), where);
-}
-
 Expected<Domain> domainFromJson(const nlohmann::json &holder,
                                 const std::string &where) {
-  bool hasValues = holder.contains("values");
-  bool hasRange = holder.contains("range");
+  return domainFromJson(JsonReader(holder, where));
+}
+
+Expected<Domain> domainFromJson(const JsonReader &holder) {
+  bool hasValues = holder.has("values");
+  bool hasRange = holder.has("range");
   if (hasValues == hasRange)
-    return makeError("give exactly one of \"values\" or \"range\"", where);
+    return holder.fail("give exactly one of \"values\" or \"range\"");
   if (hasValues) {
-    const auto &list = holder["values"];
-    std::string at = where + ".values";
-    if (!list.is_array() || list.empty())
-      return makeError("expected a non-empty array of integers", at);
+    JsonReader list = holder["values"];
+    if (!list.isArray() || list.size() == 0)
+      return list.fail("expected a non-empty array of integers");
     if (list.size() > Domain::MaxSize)
-      return makeError("domain has " + std::to_string(list.size()) +
-                           " values; at most " +
-                           std::to_string(Domain::MaxSize) + " are allowed",
-                       at);
+      return list.fail("domain has " + std::to_string(list.size()) +
+                       " values; at most " + std::to_string(Domain::MaxSize) +
+                       " are allowed");
     std::vector<int64_t> values;
     std::set<int64_t> seen;
-    for (size_t i = 0; i < list.size(); ++i) {
-      auto v = readInteger(list[i], at + "[" + std::to_string(i) + "]");
-      if (!v)
-        return std::unexpected(v.error());
-      if (!seen.insert(*v).second)
-        return makeError("duplicate value " + std::to_string(*v),
-                         at + "[" + std::to_string(i) + "]");
-      values.push_back(*v);
+    for (const JsonReader &element : list.elements()) {
+      KTUNE_TRY_ASSIGN(int64_t v, element.integral());
+      if (!seen.insert(v).second)
+        return element.fail("duplicate value " + std::to_string(v));
+      values.push_back(v);
     }
     return Domain::ofValues(std::move(values));
   }
-  const auto &range = holder["range"];
-  std::string at = where + ".range";
-  if (!range.is_object() || !range.contains("min") || !range.contains("max"))
-    return makeError("expected {\"min\": a, \"max\": b, \"step\": s|\"pow2\"}",
-                     at);
-  auto lo = readInteger(range["min"], at + ".min");
-  if (!lo)
-    return std::unexpected(lo.error());
-  auto hi = readInteger(range["max"], at + ".max");
-  if (!hi)
-    return std::unexpected(hi.error());
-  if (*hi < *lo)
-    return makeError("max (" + std::to_string(*hi) + ") is below min (" +
-                         std::to_string(*lo) + ")",
-                     at);
+  JsonReader range = holder["range"];
+  if (!range.isObject() || !range.has("min") || !range.has("max"))
+    return range.fail(
+        "expected {\"min\": a, \"max\": b, \"step\": s|\"pow2\"}");
+  KTUNE_TRY_ASSIGN(int64_t lo, range["min"].integral());
+  KTUNE_TRY_ASSIGN(int64_t hi, range["max"].integral());
+  if (hi < lo)
+    return range.fail("max (" + std::to_string(hi) + ") is below min (" +
+                      std::to_string(lo) + ")");
   Domain d;
-  if (range.contains("step") && range["step"].is_string()) {
-    if (range["step"] != "pow2")
-      return makeError("step must be a positive integer or \"pow2\"",
-                       at + ".step");
-    if (*hi < 1)
-      return makeError("a pow2 range needs max >= 1", at);
-    d = Domain::ofPow2Range(*lo, *hi);
+  JsonReader step = range["step"];
+  if (step.isString()) {
+    if (*step.string() != "pow2")
+      return step.fail("step must be a positive integer or \"pow2\"");
+    if (hi < 1)
+      return range.fail("a pow2 range needs max >= 1");
+    d = Domain::ofPow2Range(lo, hi);
   } else {
-    int64_t step = 1;
-    if (range.contains("step")) {
-      auto s = readInteger(range["step"], at + ".step");
-      if (!s)
-        return std::unexpected(s.error());
-      if (*s <= 0)
-        return makeError("step must be positive", at + ".step");
-      step = *s;
+    int64_t by = 1;
+    if (range.has("step")) {
+      KTUNE_TRY_ASSIGN(by, step.integral());
+      if (by <= 0)
+        return step.fail("step must be positive");
     }
-    d = Domain::ofRange(*lo, *hi, step);
+    d = Domain::ofRange(lo, hi, by);
   }
   if (d.size() == 0)
-    return makeError("range holds no value", at);
+    return range.fail("range holds no value");
   if (d.size() > Domain::MaxSize)
-    return makeError("range holds " + std::to_string(d.size()) +
-                         " values; at most " +
-                         std::to_string(Domain::MaxSize) + " are allowed",
-                     at);
+    return range.fail("range holds " + std::to_string(d.size()) +
+                      " values; at most " + std::to_string(Domain::MaxSize) +
+                      " are allowed");
   return d;
 }
 

@@ -1,6 +1,7 @@
 #include "ktune/Plan/Manifest.h"
 
-#include "JsonRead.h"
+#include "ktune/Support/JsonReader.h"
+#include "ktune/Support/Try.h"
 
 namespace ktune {
 
@@ -28,132 +29,121 @@ const ManifestKernel *Manifest::findKernel(const std::string &n) const {
   return nullptr;
 }
 
-static Expected<std::vector<std::string>>
-readExprList(const json &j, const std::string &where) {
-  if (!j.is_array())
-    return makeError("expected an array of expressions", where);
+/// An expression as a manifest writes it: a string, or an integer.
+static Expected<std::string> readExpr(const JsonReader &j) {
+  if (j.isString())
+    return j.string();
+  if (j.isInteger()) {
+    KTUNE_TRY_ASSIGN(int64_t v, j.integer());
+    return std::to_string(v);
+  }
+  return j.fail("expected an expression string");
+}
+
+static Expected<std::vector<std::string>> readExprList(const JsonReader &j) {
+  if (!j.isArray())
+    return j.fail("expected an array of expressions");
   std::vector<std::string> out;
-  for (size_t i = 0; i < j.size(); ++i) {
-    std::string at = where + "[" + std::to_string(i) + "]";
-    if (j[i].is_string())
-      out.push_back(j[i].get<std::string>());
-    else if (j[i].is_number_integer())
-      out.push_back(std::to_string(j[i].get<int64_t>()));
-    else
-      return makeError("expected an expression string", at);
+  for (const JsonReader &e : j.elements()) {
+    KTUNE_TRY_ASSIGN(auto text, readExpr(e));
+    out.push_back(std::move(text));
   }
   return out;
 }
 
-static Expected<TemplateParam> readParam(const json &j,
-                                         const std::string &where) {
+static Expected<TemplateParam> readParam(const JsonReader &j) {
   TemplateParam p;
-  if (!j.is_object())
-    return makeError("expected an object", where);
-  KTUNE_TRY_ASSIGN(p.name, json_read::string(j, "name", where));
-  KTUNE_TRY_ASSIGN(p.type, json_read::string(j, "type", where));
-  p.tunable = j.value("tunable", false);
+  if (!j.isObject())
+    return j.fail("expected an object");
+  KTUNE_TRY_ASSIGN(p.name, j.requiredString("name"));
+  KTUNE_TRY_ASSIGN(p.type, j.requiredString("type"));
+  KTUNE_TRY_ASSIGN(p.tunable, j.optionalBool("tunable", false));
   if (!p.tunable)
     return p;
-  KTUNE_TRY_ASSIGN(p.kind, json_read::string(j, "kind", where));
-  int64_t def = 0;
-  KTUNE_TRY_ASSIGN(def, json_read::integer(j, "default", where));
+  KTUNE_TRY_ASSIGN(p.kind, j.requiredString("kind"));
+  KTUNE_TRY_ASSIGN(int64_t def, j.requiredInteger("default"));
   p.defaultValue = def;
-  auto domain = domainFromJson(j, where);
-  if (!domain)
-    return std::unexpected(domain.error());
-  if (!domain->contains(def))
-    return makeError("default " + std::to_string(def) +
-                         " is not in the parameter's domain",
-                     where + ".default");
-  p.domain = std::move(*domain);
+  KTUNE_TRY_ASSIGN(Domain domain, domainFromJson(j));
+  if (!domain.contains(def))
+    return j.failAt("default", "default " + std::to_string(def) +
+                                   " is not in the parameter's domain");
+  p.domain = std::move(domain);
   return p;
 }
 
-static Expected<ManifestKernel> readKernel(const json &j,
-                                           const std::string &where) {
+static Expected<LaunchGeometry> readLaunch(const JsonReader &l) {
+  LaunchGeometry g;
+  if (!l.isObject() || !l.has("grid") || !l.has("block"))
+    return l.fail("expected {\"grid\": [...], \"block\": [...]}");
+  KTUNE_TRY_ASSIGN(g.grid, readExprList(l["grid"]));
+  KTUNE_TRY_ASSIGN(g.block, readExprList(l["block"]));
+  if (g.grid.empty() || g.grid.size() > 3)
+    return l.failAt("grid", "grid needs 1 to 3 dimensions");
+  if (g.block.empty() || g.block.size() > 3)
+    return l.failAt("block", "block needs 1 to 3 dimensions");
+  if (l.has("smem")) {
+    KTUNE_TRY_ASSIGN(g.smem, readExpr(l["smem"]));
+  }
+  KTUNE_TRY_ASSIGN(g.from, l.optionalString("from"));
+  return g;
+}
+
+static Expected<ManifestKernel> readKernel(const JsonReader &j) {
   ManifestKernel k;
-  if (!j.is_object())
-    return makeError("expected an object", where);
-  KTUNE_TRY_ASSIGN(k.name, json_read::string(j, "name", where));
-  k.qualifiedName = j.value("qualified_name", k.name);
-  if (j.contains("template_params")) {
-    const auto &ps = j["template_params"];
-    if (!ps.is_array())
-      return makeError("expected an array", where + ".template_params");
-    for (size_t i = 0; i < ps.size(); ++i) {
-      auto p = readParam(ps[i], where + ".template_params[" +
-                                    std::to_string(i) + "]");
-      if (!p)
-        return std::unexpected(p.error());
-      if (k.findParam(p->name))
-        return makeError("duplicate template parameter '" + p->name + "'",
-                         where + ".template_params[" + std::to_string(i) +
-                             "]");
-      k.templateParams.push_back(std::move(*p));
+  if (!j.isObject())
+    return j.fail("expected an object");
+  KTUNE_TRY_ASSIGN(k.name, j.requiredString("name"));
+  KTUNE_TRY_ASSIGN(k.qualifiedName, j.optionalString("qualified_name", k.name));
+  if (j.has("template_params")) {
+    JsonReader ps = j["template_params"];
+    if (!ps.isArray())
+      return ps.fail("expected an array");
+    for (const JsonReader &param : ps.elements()) {
+      KTUNE_TRY_ASSIGN(auto p, readParam(param));
+      if (k.findParam(p.name))
+        return param.fail("duplicate template parameter '" + p.name + "'");
+      k.templateParams.push_back(std::move(p));
     }
   }
-  if (j.contains("args")) {
-    const auto &as = j["args"];
-    if (!as.is_array())
-      return makeError("expected an array", where + ".args");
-    for (size_t i = 0; i < as.size(); ++i) {
-      std::string at = where + ".args[" + std::to_string(i) + "]";
+  if (j.has("args")) {
+    JsonReader as = j["args"];
+    if (!as.isArray())
+      return as.fail("expected an array");
+    for (const JsonReader &arg : as.elements()) {
       KernelArg a;
-      KTUNE_TRY_ASSIGN(a.name, json_read::string(as[i], "name", at));
-      KTUNE_TRY_ASSIGN(a.type, json_read::string(as[i], "type", at));
+      KTUNE_TRY_ASSIGN(a.name, arg.requiredString("name"));
+      KTUNE_TRY_ASSIGN(a.type, arg.requiredString("type"));
       k.args.push_back(std::move(a));
     }
   }
-  if (j.contains("constraints")) {
-    KTUNE_TRY_ASSIGN(k.constraints,
-                     readExprList(j["constraints"], where + ".constraints"));
+  if (j.has("constraints")) {
+    KTUNE_TRY_ASSIGN(k.constraints, readExprList(j["constraints"]));
   }
-  if (j.contains("launch") && !j["launch"].is_null()) {
-    const auto &l = j["launch"];
-    std::string at = where + ".launch";
-    LaunchGeometry g;
-    if (!l.is_object() || !l.contains("grid") || !l.contains("block"))
-      return makeError("expected {\"grid\": [...], \"block\": [...]}", at);
-    KTUNE_TRY_ASSIGN(g.grid, readExprList(l["grid"], at + ".grid"));
-    KTUNE_TRY_ASSIGN(g.block, readExprList(l["block"], at + ".block"));
-    if (g.grid.empty() || g.grid.size() > 3)
-      return makeError("grid needs 1 to 3 dimensions", at + ".grid");
-    if (g.block.empty() || g.block.size() > 3)
-      return makeError("block needs 1 to 3 dimensions", at + ".block");
-    if (l.contains("smem")) {
-      if (l["smem"].is_string())
-        g.smem = l["smem"].get<std::string>();
-      else if (l["smem"].is_number_integer())
-        g.smem = std::to_string(l["smem"].get<int64_t>());
-      else
-        return makeError("expected an expression string", at + ".smem");
-    }
-    g.from = l.value("from", "");
-    k.launch = std::move(g);
+  if (j.hasValue("launch")) {
+    KTUNE_TRY_ASSIGN(k.launch, readLaunch(j["launch"]));
   }
   return k;
 }
 
-Expected<Manifest> manifestFromJson(const json &j) {
-  if (!j.is_object())
+Expected<Manifest> manifestFromJson(const json &json) {
+  JsonReader j(json);
+  if (!j.isObject())
     return makeError("a manifest is a JSON object", "$");
-  auto version = j.value("ktune", "");
+  std::string version = j["ktune"].isString() ? *j["ktune"].string() : "";
   if (version != ManifestVersion)
-    return makeError("unsupported manifest version \"" + version +
-                         "\" (this ktune reads \"" + ManifestVersion + "\")",
-                     "ktune");
+    return j.failAt("ktune", "unsupported manifest version \"" + version +
+                                 "\" (this ktune reads \"" + ManifestVersion +
+                                 "\")");
   Manifest m;
-  KTUNE_TRY_ASSIGN(m.source, json_read::string(j, "source", ""));
-  m.original = j.value("original", "");
-  m.sourceSha256 = j.value("source_sha256", "");
-  if (!j.contains("kernels") || !j["kernels"].is_array())
-    return makeError("expected an array of kernels", "kernels");
-  for (size_t i = 0; i < j["kernels"].size(); ++i) {
-    auto k = readKernel(j["kernels"][i], "kernels[" + std::to_string(i) + "]");
-    if (!k)
-      return std::unexpected(k.error());
-    m.kernels.push_back(std::move(*k));
+  KTUNE_TRY_ASSIGN(m.source, j.requiredString("source"));
+  KTUNE_TRY_ASSIGN(m.original, j.optionalString("original"));
+  KTUNE_TRY_ASSIGN(m.sourceSha256, j.optionalString("source_sha256"));
+  JsonReader kernels = j["kernels"];
+  if (!kernels.isArray())
+    return kernels.fail("expected an array of kernels");
+  for (const JsonReader &kernel : kernels.elements()) {
+    KTUNE_TRY_ASSIGN(auto k, readKernel(kernel));
+    m.kernels.push_back(std::move(k));
   }
   return m;
 }

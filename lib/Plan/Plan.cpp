@@ -1,9 +1,7 @@
 #include "ktune/Plan/Plan.h"
 
-#include "JsonRead.h"
-
-#include <algorithm>
-#include <initializer_list>
+#include "ktune/Support/JsonReader.h"
+#include "ktune/Support/Try.h"
 
 namespace ktune {
 
@@ -11,171 +9,93 @@ using nlohmann::json;
 
 namespace {
 
-std::string index(const std::string &where, size_t i) {
-  return where + "[" + std::to_string(i) + "]";
-}
-
-size_t editDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
-                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-/// Plans are often written by hand or by a model: a misspelt field must be
-/// an error, never silently ignored.
-Status rejectUnknownFields(const json &object, const std::string &where,
-                           std::initializer_list<std::string_view> allowed) {
-  for (const auto &[key, value] : object.items()) {
-    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end())
-      continue;
-    std::string list, nearest;
-    size_t best = 3; // suggest only close spellings
-    for (std::string_view a : allowed) {
-      list += (list.empty() ? "" : ", ") + std::string(a);
-      size_t d = editDistance(key, a);
-      if (d < best) {
-        best = d;
-        nearest = a;
-      }
-    }
-    std::string message = "unknown field \"" + key + "\"";
-    if (!nearest.empty())
-      message += " (did you mean \"" + nearest + "\"?)";
-    message += "; allowed fields: " + list;
-    return makeError(message, json_read::join(where, key));
-  }
-  return {};
-}
-
-Expected<std::vector<std::string>>
-stringList(const json &j, const std::string &at, bool nonEmpty) {
-  if (!j.is_array())
-    return makeError("expected an array of strings", at);
-  if (nonEmpty && j.empty())
-    return makeError("expected a non-empty array of strings", at);
+Expected<std::vector<std::string>> stringList(const JsonReader &list,
+                                              bool nonEmpty) {
+  if (!list.isArray())
+    return list.fail("expected an array of strings");
+  if (nonEmpty && list.size() == 0)
+    return list.fail("expected a non-empty array of strings");
   std::vector<std::string> out;
-  for (size_t i = 0; i < j.size(); ++i) {
-    if (!j[i].is_string())
-      return makeError("expected a string, got " + j[i].dump(), index(at, i));
-    out.push_back(j[i].get<std::string>());
+  for (const JsonReader &e : list.elements()) {
+    if (!e.isString())
+      return e.fail("expected a string, got " + e.brief());
+    out.push_back(*e.string());
   }
   return out;
 }
 
-Expected<PlanParam> readParam(const json &j, const std::string &where) {
-  if (!j.is_object())
-    return makeError("expected a parameter object", where);
-  if (auto s = rejectUnknownFields(j, where,
-                                   {"name", "kind", "candidates", "sites",
-                                    "default", "values", "range", "note"});
-      !s)
-    return std::unexpected(s.error());
+/// Plans are often written by hand or by a model: a misspelt field is an
+/// error (onlyFields), never silently ignored.
+Expected<PlanParam> readParam(const JsonReader &j) {
+  if (!j.isObject())
+    return j.fail("expected a parameter object");
+  KTUNE_TRY(j.onlyFields({"name", "kind", "candidates", "sites", "default",
+                          "values", "range", "note"}));
   PlanParam p;
-  KTUNE_TRY_ASSIGN(p.name, json_read::string(j, "name", where));
-  std::string kind;
-  KTUNE_TRY_ASSIGN(kind, json_read::string(j, "kind", where));
+  KTUNE_TRY_ASSIGN(p.name, j.requiredString("name"));
+  KTUNE_TRY_ASSIGN(std::string kind, j.requiredString("kind"));
   auto parsed = parseKind(kind);
   if (!parsed)
-    return makeError("unknown kind \"" + kind +
-                         "\" (expected block_size, tile_size, unroll, "
-                         "vector_width, items_per_thread, warps_per_block "
-                         "or other)",
-                     where + ".kind");
+    return j.failAt("kind", "unknown kind \"" + kind +
+                                "\" (expected block_size, tile_size, unroll, "
+                                "vector_width, items_per_thread, "
+                                "warps_per_block or other)");
   p.kind = *parsed;
-  if (!j.contains("candidates"))
-    return makeError("missing required field", where + ".candidates");
-  KTUNE_TRY_ASSIGN(p.candidates,
-                   stringList(j["candidates"], where + ".candidates", true));
-  if (j.contains("sites"))
-    KTUNE_TRY_ASSIGN(p.sites, stringList(j["sites"], where + ".sites", false));
-  KTUNE_TRY_ASSIGN(p.defaultValue, json_read::integer(j, "default", where));
-  if (j.contains("range")) {
-    const json &range = j["range"];
-    if (range.is_object())
-      if (auto s = rejectUnknownFields(range, where + ".range",
-                                       {"min", "max", "step"});
-          !s)
-        return std::unexpected(s.error());
+  KTUNE_TRY_ASSIGN(JsonReader candidates, j.required("candidates"));
+  KTUNE_TRY_ASSIGN(p.candidates, stringList(candidates, true));
+  if (j.has("sites")) {
+    KTUNE_TRY_ASSIGN(p.sites, stringList(j["sites"], false));
   }
-  KTUNE_TRY_ASSIGN(p.domain, domainFromJson(j, where));
-  if (j.contains("note")) {
-    if (!j["note"].is_string())
-      return makeError("expected a string", where + ".note");
-    p.note = j["note"].get<std::string>();
-  }
+  KTUNE_TRY_ASSIGN(p.defaultValue, j.requiredInteger("default"));
+  if (j["range"].isObject())
+    KTUNE_TRY(j["range"].onlyFields({"min", "max", "step"}));
+  KTUNE_TRY_ASSIGN(p.domain, domainFromJson(j));
+  KTUNE_TRY_ASSIGN(p.note, j.optionalString("note"));
   return p;
 }
 
-Expected<PlanKernel> readKernel(const json &j, const std::string &where) {
-  if (!j.is_object())
-    return makeError("expected a kernel object", where);
-  if (auto s =
-          rejectUnknownFields(j, where, {"kernel", "params", "constraints"});
-      !s)
-    return std::unexpected(s.error());
+Expected<PlanKernel> readKernel(const JsonReader &j) {
+  if (!j.isObject())
+    return j.fail("expected a kernel object");
+  KTUNE_TRY(j.onlyFields({"kernel", "params", "constraints"}));
   PlanKernel k;
-  KTUNE_TRY_ASSIGN(k.kernel, json_read::string(j, "kernel", where));
-  std::string paramsAt = where + ".params";
-  if (!j.contains("params"))
-    return makeError("missing required field", paramsAt);
-  if (!j["params"].is_array())
-    return makeError("expected an array of parameters", paramsAt);
-  for (size_t i = 0; i < j["params"].size(); ++i) {
-    auto p = readParam(j["params"][i], index(paramsAt, i));
-    if (!p)
-      return std::unexpected(p.error());
-    k.params.push_back(std::move(*p));
+  KTUNE_TRY_ASSIGN(k.kernel, j.requiredString("kernel"));
+  KTUNE_TRY_ASSIGN(JsonReader params, j.required("params"));
+  if (!params.isArray())
+    return params.fail("expected an array of parameters");
+  for (const JsonReader &param : params.elements()) {
+    KTUNE_TRY_ASSIGN(auto p, readParam(param));
+    k.params.push_back(std::move(p));
   }
-  if (j.contains("constraints"))
-    KTUNE_TRY_ASSIGN(k.constraints, stringList(j["constraints"],
-                                               where + ".constraints", false));
+  if (j.has("constraints")) {
+    KTUNE_TRY_ASSIGN(k.constraints, stringList(j["constraints"], false));
+  }
   return k;
 }
 
 } // namespace
 
-Expected<Plan> planFromJson(const json &j) {
-  if (!j.is_object())
+Expected<Plan> planFromJson(const json &json) {
+  JsonReader j(json);
+  if (!j.isObject())
     return makeError("a plan is a JSON object", "$");
-  if (!j.contains("ktune") || !j["ktune"].is_string())
-    return makeError(std::string("missing version field (expected \"") +
-                         PlanVersion + "\")",
-                     "ktune");
-  std::string version = j["ktune"].get<std::string>();
+  if (!j["ktune"].isString())
+    return j.failAt("ktune", std::string("missing version field (expected \"") +
+                                 PlanVersion + "\")");
+  std::string version = *j["ktune"].string();
   if (version != PlanVersion)
-    return makeError("unsupported plan version \"" + version +
-                         "\" (this ktune reads \"" + PlanVersion + "\")",
-                     "ktune");
-  if (auto s = rejectUnknownFields(j, "",
-                                   {"ktune", "$schema", "planner", "kernels"});
-      !s)
-    return std::unexpected(s.error());
+    return j.failAt("ktune", "unsupported plan version \"" + version +
+                                 "\" (this ktune reads \"" + PlanVersion +
+                                 "\")");
+  KTUNE_TRY(j.onlyFields({"ktune", "$schema", "planner", "kernels"}));
   Plan plan;
-  if (j.contains("planner")) {
-    if (!j["planner"].is_string())
-      return makeError("expected a string", "planner");
-    plan.planner = j["planner"].get<std::string>();
-  }
-  if (!j.contains("kernels"))
-    return makeError("missing required field", "kernels");
-  if (!j["kernels"].is_array())
-    return makeError("expected an array of kernels", "kernels");
-  for (size_t i = 0; i < j["kernels"].size(); ++i) {
-    auto k = readKernel(j["kernels"][i], index("kernels", i));
-    if (!k)
-      return std::unexpected(k.error());
-    plan.kernels.push_back(std::move(*k));
+  KTUNE_TRY_ASSIGN(plan.planner, j.optionalString("planner"));
+  KTUNE_TRY_ASSIGN(JsonReader kernels, j.required("kernels"));
+  if (!kernels.isArray())
+    return kernels.fail("expected an array of kernels");
+  for (const JsonReader &kernel : kernels.elements()) {
+    KTUNE_TRY_ASSIGN(auto k, readKernel(kernel));
+    plan.kernels.push_back(std::move(k));
   }
   return plan;
 }

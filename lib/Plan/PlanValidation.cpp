@@ -11,6 +11,7 @@
 #include "SourceScan.h"
 
 #include "ktune/Expr/Expr.h"
+#include "ktune/Support/JsonReader.h"
 
 #include <algorithm>
 #include <cctype>
@@ -22,10 +23,6 @@ namespace ktune {
 namespace {
 
 using source_scan::IdentifierUse;
-
-std::string index(const std::string &where, size_t i) {
-  return where + "[" + std::to_string(i) + "]";
-}
 
 /// Plan text quoted in a message: printable, and short even when an
 /// attacker made it long.
@@ -118,7 +115,7 @@ public:
           KnownKernels.end())
         KnownKernels.push_back(c.kernel);
     for (size_t k = 0; k < ThePlan.kernels.size(); ++k)
-      checkKernel(ThePlan.kernels[k], index("kernels", k));
+      checkKernel(ThePlan.kernels[k], jsonPathIndex("kernels", k));
     checkOverlaps();
     return std::move(Errors);
   }
@@ -185,7 +182,7 @@ private:
     std::map<std::string, int64_t> defaults;  // of well-named params
     for (size_t p = 0; p < kernel.params.size(); ++p) {
       const PlanParam &param = kernel.params[p];
-      std::string paramAt = index(at + ".params", p);
+      std::string paramAt = jsonPathIndex(at + ".params", p);
       if (checkName(param.name, paramAt, files, names))
         defaults.emplace(param.name, param.defaultValue);
       checkCandidates(param, kernel.kernel, known, paramAt);
@@ -248,7 +245,7 @@ private:
     std::set<std::string> seen;
     for (size_t i = 0; i < param.candidates.size(); ++i) {
       const std::string &id = param.candidates[i];
-      std::string at = index(paramAt + ".candidates", i);
+      std::string at = jsonPathIndex(paramAt + ".candidates", i);
       if (!seen.insert(id).second) {
         error(at, "candidate " + quote(id) + " is listed twice");
         continue;
@@ -313,7 +310,7 @@ private:
     }
     std::set<const SourceSite *> chosen;
     for (size_t i = 0; i < param.sites.size(); ++i) {
-      std::string at = index(paramAt + ".sites", i);
+      std::string at = jsonPathIndex(paramAt + ".sites", i);
       auto ref = parseSiteRef(param.sites[i]);
       if (!ref) {
         error(at, "site " + quote(param.sites[i]) +
@@ -397,7 +394,7 @@ private:
       for (size_t i = 0; i < d.values.size(); ++i) {
         int64_t v = d.values[i];
         if (!seen.insert(v).second)
-          error(index(at, i), "duplicate value " + std::to_string(v));
+          error(jsonPathIndex(at, i), "duplicate value " + std::to_string(v));
         if (!plan_rules::allowedValue(param.kind, v))
           bad.push_back(std::to_string(v));
       }
@@ -437,7 +434,7 @@ private:
       env.emplace(name, expr::Value::ofInt(value));
     for (size_t i = 0; i < kernel.constraints.size(); ++i) {
       const std::string &text = kernel.constraints[i];
-      std::string where = index(at + ".constraints", i);
+      std::string where = jsonPathIndex(at + ".constraints", i);
       if (text.size() > plan_rules::MaxConstraintLength) {
         error(where, "constraint is " + std::to_string(text.size()) +
                          " characters long; at most " +

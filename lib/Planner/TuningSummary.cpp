@@ -7,14 +7,16 @@
 //===----------------------------------------------------------------------===//
 #include "ktune/Planner/PlanWithValidation.h"
 
+#include "ktune/Support/JsonReader.h"
+
 namespace ktune::planner {
 
 inline constexpr const char *TuningSummaryVersion = "tuning-summary/1";
 
 namespace {
 
-using nlohmann::json;
-
+/// Collects every error rather than stopping at the first: the writer is
+/// checked, and its report should show all it got wrong at once.
 class Checker {
 public:
   std::vector<Error> Errors;
@@ -24,138 +26,108 @@ public:
   }
 
   /// Checks the field's type when present (or requires it).
-  bool field(const json &holder, const char *key, const std::string &where,
-             json::value_t type, bool required = false) {
-    std::string path = where.empty() ? key : where + "." + key;
-    if (!holder.contains(key)) {
+  bool field(const JsonReader &holder, const char *key, JsonKind kind,
+             bool required = false) {
+    if (!holder.has(key)) {
       if (required)
-        fail(path, "missing required field");
+        fail(holder.pathOf(key), "missing required field");
       return false;
     }
-    const json &v = holder[key];
-    bool ok = false;
-    const char *expected = "";
-    switch (type) {
-    case json::value_t::string:
-      ok = v.is_string();
-      expected = "a string";
-      break;
-    case json::value_t::number_integer:
-      ok = v.is_number_integer();
-      expected = "an integer";
-      break;
-    case json::value_t::number_float:
-      ok = v.is_number();
-      expected = "a number";
-      break;
-    case json::value_t::array:
-      ok = v.is_array();
-      expected = "an array";
-      break;
-    case json::value_t::object:
-      ok = v.is_object();
-      expected = "an object";
-      break;
-    default:
-      break;
+    if (auto ok = holder[key].expect(kind); !ok) {
+      Errors.push_back(ok.error());
+      return false;
     }
-    if (!ok)
-      fail(path, std::string("expected ") + expected);
-    return ok;
+    return true;
   }
 
-  void integerMap(const json &j, const std::string &where) {
-    for (const auto &[name, value] : j.items())
-      if (!value.is_number_integer())
-        fail(where + "." + name, "expected an integer");
+  void integerMap(const JsonReader &j) {
+    for (const auto &[name, value] : j.fields())
+      if (!value.isInteger())
+        fail(value.path(), "expected an integer");
   }
 
-  void kernel(const json &k, const std::string &where) {
-    if (!k.is_object()) {
-      fail(where, "expected an object");
+  void kernel(const JsonReader &k) {
+    if (!k.isObject()) {
+      fail(k.path(), "expected an object");
       return;
     }
-    field(k, "kernel", where, json::value_t::string, true);
-    field(k, "evaluated", where, json::value_t::number_integer);
-    if (field(k, "statuses", where, json::value_t::object))
-      integerMap(k["statuses"], where + ".statuses");
-    if (field(k, "shapes", where, json::value_t::array))
-      for (size_t i = 0; i < k["shapes"].size(); ++i)
-        shape(k["shapes"][i], where + ".shapes[" + std::to_string(i) + "]");
-    if (field(k, "edges_hit", where, json::value_t::array))
-      for (size_t i = 0; i < k["edges_hit"].size(); ++i) {
-        const json &e = k["edges_hit"][i];
-        std::string w = where + ".edges_hit[" + std::to_string(i) + "]";
-        if (!e.is_object()) {
-          fail(w, "expected an object");
+    field(k, "kernel", JsonKind::String, true);
+    field(k, "evaluated", JsonKind::Integer);
+    if (field(k, "statuses", JsonKind::Object))
+      integerMap(k["statuses"]);
+    if (field(k, "shapes", JsonKind::Array))
+      for (const JsonReader &s : k["shapes"].elements())
+        shape(s);
+    if (field(k, "edges_hit", JsonKind::Array))
+      for (const JsonReader &e : k["edges_hit"].elements()) {
+        if (!e.isObject()) {
+          fail(e.path(), "expected an object");
           continue;
         }
-        field(e, "param", w, json::value_t::string, true);
-        if (field(e, "edge", w, json::value_t::string, true) &&
-            e["edge"] != "min" && e["edge"] != "max")
-          fail(w + ".edge", "expected \"min\" or \"max\"");
-        field(e, "value", w, json::value_t::number_integer, true);
-        field(e, "shapes", w, json::value_t::number_integer);
+        field(e, "param", JsonKind::String, true);
+        if (field(e, "edge", JsonKind::String, true) &&
+            *e["edge"].string() != "min" && *e["edge"].string() != "max")
+          fail(e.pathOf("edge"), "expected \"min\" or \"max\"");
+        field(e, "value", JsonKind::Integer, true);
+        field(e, "shapes", JsonKind::Integer);
       }
-    if (field(k, "insensitive_params", where, json::value_t::array))
-      for (size_t i = 0; i < k["insensitive_params"].size(); ++i) {
-        const json &e = k["insensitive_params"][i];
-        std::string w =
-            where + ".insensitive_params[" + std::to_string(i) + "]";
-        if (!e.is_object()) {
-          fail(w, "expected an object");
+    if (field(k, "insensitive_params", JsonKind::Array))
+      for (const JsonReader &e : k["insensitive_params"].elements()) {
+        if (!e.isObject()) {
+          fail(e.path(), "expected an object");
           continue;
         }
-        field(e, "param", w, json::value_t::string, true);
-        field(e, "spread_pct", w, json::value_t::number_float);
+        field(e, "param", JsonKind::String, true);
+        field(e, "spread_pct", JsonKind::Number);
       }
   }
 
-  void shape(const json &s, const std::string &where) {
-    if (!s.is_object()) {
-      fail(where, "expected an object");
+  void shape(const JsonReader &s) {
+    if (!s.isObject()) {
+      fail(s.path(), "expected an object");
       return;
     }
-    if (field(s, "shape", where, json::value_t::object, true))
-      integerMap(s["shape"], where + ".shape");
-    field(s, "default_us", where, json::value_t::number_float);
-    field(s, "speedup", where, json::value_t::number_float);
-    if (field(s, "best", where, json::value_t::object)) {
-      const json &b = s["best"];
-      std::string w = where + ".best";
-      if (field(b, "config", w, json::value_t::object, true))
-        integerMap(b["config"], w + ".config");
-      field(b, "time_us", w, json::value_t::number_float, true);
-      field(b, "roofline_pct", w, json::value_t::number_float);
+    if (field(s, "shape", JsonKind::Object, true))
+      integerMap(s["shape"]);
+    field(s, "default_us", JsonKind::Number);
+    field(s, "speedup", JsonKind::Number);
+    if (field(s, "best", JsonKind::Object)) {
+      JsonReader b = s["best"];
+      if (field(b, "config", JsonKind::Object, true))
+        integerMap(b["config"]);
+      field(b, "time_us", JsonKind::Number, true);
+      field(b, "roofline_pct", JsonKind::Number);
     }
   }
 };
 
 } // namespace
 
-std::vector<Error> checkTuningSummary(const json &summary) {
+std::vector<Error> checkTuningSummary(const nlohmann::json &json) {
   Checker c;
-  if (!summary.is_object()) {
+  JsonReader summary(json);
+  if (!summary.isObject()) {
     c.fail("", "a tuning summary is a JSON object");
     return c.Errors;
   }
-  if (c.field(summary, "ktune", "", json::value_t::string, true) &&
-      summary["ktune"] != TuningSummaryVersion)
+  if (c.field(summary, "ktune", JsonKind::String, true) &&
+      *summary["ktune"].string() != TuningSummaryVersion)
     c.fail("ktune", "expected \"" + std::string(TuningSummaryVersion) +
-                        "\", got \"" + summary["ktune"].get<std::string>() +
-                        "\"");
-  if (c.field(summary, "round", "", json::value_t::number_integer) &&
-      summary["round"].get<int64_t>() < 1)
-    c.fail("round", "expected a round number >= 1");
-  c.field(summary, "device", "", json::value_t::string);
-  c.field(summary, "arch", "", json::value_t::string);
-  if (c.field(summary, "kernels", "", json::value_t::array, true))
-    for (size_t i = 0; i < summary["kernels"].size(); ++i)
-      c.kernel(summary["kernels"][i], "kernels[" + std::to_string(i) + "]");
-  if (c.field(summary, "notes", "", json::value_t::array))
-    for (size_t i = 0; i < summary["notes"].size(); ++i)
-      if (!summary["notes"][i].is_string())
-        c.fail("notes[" + std::to_string(i) + "]", "expected a string");
+                        "\", got \"" + *summary["ktune"].string() + "\"");
+  if (c.field(summary, "round", JsonKind::Integer)) {
+    auto round = summary["round"].integer();
+    if (!round || *round < 1)
+      c.fail("round", "expected a round number >= 1");
+  }
+  c.field(summary, "device", JsonKind::String);
+  c.field(summary, "arch", JsonKind::String);
+  if (c.field(summary, "kernels", JsonKind::Array, true))
+    for (const JsonReader &k : summary["kernels"].elements())
+      c.kernel(k);
+  if (c.field(summary, "notes", JsonKind::Array))
+    for (const JsonReader &note : summary["notes"].elements())
+      if (!note.isString())
+        c.fail(note.path(), "expected a string");
   return c.Errors;
 }
 

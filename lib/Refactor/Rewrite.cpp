@@ -357,14 +357,12 @@ ManifestKernel Rewriter::manifestFor(const FunctionFacts &kernel,
   }
   mk.args = kernel.args;
 
-  std::map<std::string, expr::Expr> rename;
+  std::map<std::string, std::string> rename;
   for (const Param &p : params)
-    if (p.kernelName != p.name)
-      if (auto e = expr::Expr::parse(p.kernelName))
-        rename.emplace(p.name, *e);
+    rename.emplace(p.name, p.kernelName);
   for (const auto &c : pk.constraints) {
     auto e = expr::Expr::parse(c);
-    mk.constraints.push_back(e ? e->substitute(rename).str() : c);
+    mk.constraints.push_back(e ? e->rename(rename).str() : c);
   }
 
   // Launch geometry from the first launch that can be expressed.
@@ -677,11 +675,9 @@ llvm::Expected<RewriteResult> Rewriter::run() {
   for (auto &w : Work) {
     if (w.plan->constraints.empty())
       continue;
-    std::map<std::string, expr::Expr> rename;
+    std::map<std::string, std::string> rename;
     for (const auto &p : w.params)
-      if (p.kernelName != p.name)
-        if (auto e = expr::Expr::parse(p.kernelName))
-          rename.emplace(p.name, *e);
+      rename.emplace(p.name, p.kernelName);
     std::string indent = "  ";
     if (!w.kernel->declarations.empty())
       indent = w.kernel->declarations.back().indent + "  ";
@@ -691,7 +687,7 @@ llvm::Expected<RewriteResult> Rewriter::run() {
       auto e = expr::Expr::parse(w.plan->constraints[i]);
       if (!e)
         return toLLVMError(error(cpath, e.error().str()));
-      expr::Expr renamed = e->substitute(rename);
+      expr::Expr renamed = e->rename(rename);
       std::string quoted;
       for (char c : w.plan->constraints[i]) {
         if (c == '"' || c == '\\')

@@ -2,6 +2,7 @@
 #include "ktune/Run/Analysis.h"
 
 #include "ktune/Expr/Expr.h"
+#include "ktune/Support/Try.h"
 
 #include <algorithm>
 #include <cmath>
@@ -127,22 +128,6 @@ json optionalNumber(const std::optional<double> &v) {
   return v ? json(*v) : json(nullptr);
 }
 
-json resourcesJson(const Resources &r) {
-  json j = json::object();
-  if (r.registers >= 0)
-    j["registers"] = r.registers;
-  j["spill_stores"] = r.spillStores;
-  j["spill_loads"] = r.spillLoads;
-  if (r.smemStatic >= 0)
-    j["smem_static"] = r.smemStatic;
-  j["smem_dynamic"] = r.smemDynamic;
-  if (r.threadsPerBlock > 0)
-    j["threads_per_block"] = r.threadsPerBlock;
-  if (r.blocksPerSM >= 0)
-    j["blocks_per_sm"] = r.blocksPerSM;
-  return j;
-}
-
 } // namespace
 
 Expected<KernelAnalysis> analyzeKernel(const KernelRoundInput &in,
@@ -226,23 +211,21 @@ Expected<KernelAnalysis> analyzeKernel(const KernelRoundInput &in,
       noises.push_back(sa.noise);
 
     // Roofline.
-    auto bytes = bytesAtShape(*in.spec, sr.shape);
-    if (!bytes)
-      return std::unexpected(bytes.error());
-    sa.bytes = bytes->bytes;
-    sa.bytesFromExpression = bytes->fromExpression;
-    if (peak > 0 && bytes->bytes > 0) {
-      sa.idealUs = bytes->bytes / (peak * 1e12) * 1e6;
+    KTUNE_TRY_ASSIGN(ShapeBytes bytes, bytesAtShape(*in.spec, sr.shape));
+    sa.bytes = bytes.bytes;
+    sa.bytesFromExpression = bytes.fromExpression;
+    if (peak > 0 && bytes.bytes > 0) {
+      sa.idealUs = bytes.bytes / (peak * 1e12) * 1e6;
       sa.bandwidthRelevant = *sa.idealUs >= options.minIdealUs;
       if (sa.bestUs && *sa.bestUs > 0) {
-        sa.bestTBps = bytes->bytes / (*sa.bestUs * 1e-6) / 1e12;
+        sa.bestTBps = bytes.bytes / (*sa.bestUs * 1e-6) / 1e12;
         sa.rooflinePct = 100.0 * *sa.bestTBps / peak;
       }
       if (sa.defaultUs && *sa.defaultUs > 0)
         sa.defaultRooflinePct =
-            100.0 * (bytes->bytes / (*sa.defaultUs * 1e-6) / 1e12) / peak;
-    } else if (sa.bestUs && *sa.bestUs > 0 && bytes->bytes > 0) {
-      sa.bestTBps = bytes->bytes / (*sa.bestUs * 1e-6) / 1e12;
+            100.0 * (bytes.bytes / (*sa.defaultUs * 1e-6) / 1e12) / peak;
+    } else if (sa.bestUs && *sa.bestUs > 0 && bytes.bytes > 0) {
+      sa.bestTBps = bytes.bytes / (*sa.bestUs * 1e-6) / 1e12;
     }
 
     // Placement and influence of every parameter.
@@ -364,7 +347,8 @@ json shapeAnalysisToJson(const ShapeAnalysis &s) {
           {{"config", configJson(s.bestConfig)},
            {"time_us", optionalNumber(s.bestUs)},
            {"iqr_us", s.bestIqrUs},
-           {"resources", resourcesJson(s.bestResources)}}},
+           {"resources",
+            resourcesToJson(s.bestResources, {.zeroSmemDynamic = true})}}},
          {"speedup", s.speedup},
          {"spread_us",
           {{"fastest", optionalNumber(s.fastestUs)},

@@ -20,20 +20,6 @@ std::string percent(double v) {
   return buf;
 }
 
-std::string domainText(const Domain &d) {
-  if (d.form == Domain::Form::Range) {
-    if (d.pow2)
-      return "powers of two " + std::to_string(d.min) + ".." +
-             std::to_string(d.max);
-    return std::to_string(d.min) + ".." + std::to_string(d.max) +
-           (d.step != 1 ? " step " + std::to_string(d.step) : "");
-  }
-  std::string s = "{";
-  for (size_t i = 0; i < d.values.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(d.values[i]);
-  return s + "}";
-}
-
 bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 const KernelAnalysis *analysisFor(const std::vector<KernelAnalysis> &all,
@@ -51,21 +37,6 @@ bool selected(const ReplanContext &ctx, const std::string &planKernel) {
     if (sameKernel(planKernel, k))
       return true;
   return false;
-}
-
-/// Renames parameters inside constraint texts.
-std::string renameIn(const std::string &constraint,
-                     const std::map<std::string, std::string> &renames) {
-  if (renames.empty())
-    return constraint;
-  auto parsed = expr::Expr::parse(constraint);
-  if (!parsed)
-    return constraint;
-  std::map<std::string, expr::Expr> with;
-  for (const auto &[from, to] : renames)
-    if (auto e = expr::Expr::parse(to))
-      with.emplace(from, *e);
-  return parsed->substitute(with).str();
 }
 
 class RuleReplanner : public Replanner {
@@ -158,8 +129,8 @@ private:
           continue;
         }
         reason(p.name, "widen",
-               where + ": domain " + domainText(p.domain) + " -> " +
-                   domainText(widened));
+               where + ": domain " + p.domain.describe() + " -> " +
+                   widened.describe());
         p.domain = widened;
         continue;
       }
@@ -298,7 +269,7 @@ private:
         std::set<std::string> names = taken;
         names.insert(param.name);
         for (const auto &c : wk->constraints) {
-          std::string text = renameIn(c, renames);
+          std::string text = expr::renameIdentifiers(c, renames);
           auto parsed = expr::Expr::parse(text);
           if (!parsed)
             continue;
@@ -339,7 +310,7 @@ private:
         lifted.insert(param.candidates.begin(), param.candidates.end());
         reason(param.name, "lift",
                at + ", below 80%: lifting " + ids + " as " + param.name +
-                   " with domain " + domainText(param.domain));
+                   " with domain " + param.domain.describe());
       }
     for (const Candidate *c : free)
       if (!lifted.count(c->id) &&
@@ -372,17 +343,17 @@ void describeChanges(const PlanKernel *before, const PlanKernel &after,
         ids += (ids.empty() ? "" : ", ") + c;
       out.push_back({after.kernel, p.name, "lift",
                      "the planner lifts " + ids + " as " + p.name +
-                         " with domain " + domainText(p.domain)});
+                         " with domain " + p.domain.describe()});
       continue;
     }
     if (it->second->domain.enumerate() != p.domain.enumerate())
       out.push_back({after.kernel, p.name, "widen",
                      "the planner changes the domain " +
-                         domainText(it->second->domain) + " -> " +
-                         domainText(p.domain)});
+                         it->second->domain.describe() + " -> " +
+                         p.domain.describe()});
     else
       out.push_back({after.kernel, p.name, "keep",
-                     "the planner keeps it: " + domainText(p.domain)});
+                     "the planner keeps it: " + p.domain.describe()});
     old.erase(it);
   }
   for (const auto &[name, p] : old)

@@ -90,19 +90,6 @@ std::string bar(std::optional<double> pct, bool tuned) {
          " style=\"width:" + fmt("%.1f", w) + "%\"></span></span></span>";
 }
 
-std::string domainText(const Domain &d) {
-  if (d.form == Domain::Form::Range) {
-    if (d.pow2)
-      return "2^k in " + std::to_string(d.min) + ".." + std::to_string(d.max);
-    return std::to_string(d.min) + ".." + std::to_string(d.max) +
-           (d.step != 1 ? " step " + std::to_string(d.step) : "");
-  }
-  std::string s = "{";
-  for (size_t i = 0; i < d.values.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(d.values[i]);
-  return s + "}";
-}
-
 std::string badge(const std::string &action) {
   return "<span class=\"badge " + esc(action) + "\">" + esc(action) + "</span>";
 }

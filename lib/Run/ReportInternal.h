@@ -28,7 +28,6 @@ std::string configText(const Configuration &c);
 std::string shapeLabel(const Shape &shape);
 std::string speedupCell(double s);
 std::string bar(std::optional<double> pct, bool tuned);
-std::string domainText(const Domain &d);
 std::string badge(const std::string &action);
 const RoundRecord *bestRound(const RunRecord &r);
 

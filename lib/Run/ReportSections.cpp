@@ -282,7 +282,7 @@ std::string roundsSection(const RunRecord &r) {
              esc(std::string(kindName(p.kind))) + "</td><td class=\"mono\">" +
              esc(cands) + "</td><td class=\"num\">" +
              std::to_string(p.defaultValue) + "</td><td class=\"mono\">" +
-             esc(domainText(p.domain)) + "</td><td class=\"mono\">" +
+             esc(p.domain.describe()) + "</td><td class=\"mono\">" +
              bestValues + "</td><td class=\"num\">" + effect + "</td></tr>\n";
       }
       s += "</table>\n";

@@ -32,17 +32,8 @@ void fixSpecNames(json &spec,
   for (const auto &[name, value] : fixedNames)
     with.emplace(name, expr::Expr::integer(value));
   auto rewrite = [&](json &text) {
-    if (!text.is_string())
-      return;
-    auto e = expr::Expr::parse(text.get<std::string>());
-    if (!e)
-      return; // validateSpec reports it
-    auto names = e->names();
-    bool uses = std::any_of(names.begin(), names.end(), [&](const auto &n) {
-      return fixedNames.count(n) > 0;
-    });
-    if (uses)
-      text = e->substitute(with).str();
+    if (text.is_string()) // validateSpec reports what does not parse
+      text = expr::substituteNames(text.get<std::string>(), with);
   };
   if (spec.contains("launch") && spec["launch"].is_object()) {
     for (const char *key : {"grid", "block"})

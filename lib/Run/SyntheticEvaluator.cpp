@@ -1,6 +1,9 @@
 //===- SyntheticEvaluator.cpp - Times from a formula (testing aid) --------===//
 #include "ktune/Run/SyntheticEvaluator.h"
 
+#include "ktune/Support/JsonReader.h"
+#include "ktune/Support/Try.h"
+
 #include <cmath>
 
 namespace ktune::run {
@@ -9,61 +12,45 @@ using nlohmann::json;
 
 namespace {
 
-Expected<expr::Expr> expressionField(const json &j, const char *key) {
-  const json &v = j[key];
-  if (v.is_number())
-    return expr::Expr::parse(v.dump());
-  if (!v.is_string())
-    return makeError("expected an expression (a string or a number)", key);
-  auto e = expr::Expr::parse(v.get<std::string>());
+Expected<expr::Expr> expressionField(const JsonReader &v) {
+  if (v.isNumber())
+    return expr::Expr::parse(v.json().dump());
+  if (!v.isString())
+    return v.fail("expected an expression (a string or a number)");
+  auto e = expr::Expr::parse(*v.string());
   if (!e)
-    return makeError(e.error().message, key);
+    return v.fail(e.error().message);
   return e;
 }
 
 } // namespace
 
-Expected<SyntheticModel> syntheticModelFromJson(const json &j) {
-  if (!j.is_object())
+Expected<SyntheticModel> syntheticModelFromJson(const json &json) {
+  JsonReader j(json);
+  if (!j.isObject())
     return makeError("expected an object");
-  if (!j.contains("ktune") || j["ktune"] != "synthetic/1")
-    return makeError("expected \"synthetic/1\"", "ktune");
-  static const char *known[] = {"ktune",         "device",
-                                "arch",          "roofline_tbps",
-                                "time_us",       "iqr_pct",
-                                "fail",          "registers",
-                                "smem",          "threads_per_block",
-                                "blocks_per_sm", "defaults",
-                                "comment"};
-  for (const auto &[key, value] : j.items())
-    if (std::find(std::begin(known), std::end(known), key) == std::end(known))
-      return makeError("unknown field", key);
+  if (!j["ktune"].isString() || *j["ktune"].string() != "synthetic/1")
+    return j.failAt("ktune", "expected \"synthetic/1\"");
+  KTUNE_TRY(
+      j.onlyFields({"ktune", "device", "arch", "roofline_tbps", "time_us",
+                    "iqr_pct", "fail", "registers", "smem", "threads_per_block",
+                    "blocks_per_sm", "defaults", "comment"}));
   SyntheticModel m;
-  if (j.contains("device")) {
-    if (!j["device"].is_string())
-      return makeError("expected a string", "device");
-    m.device = j["device"];
+  KTUNE_TRY_ASSIGN(m.device, j.optionalString("device", m.device));
+  KTUNE_TRY_ASSIGN(m.arch, j.optionalString("arch", m.arch));
+  if (j.has("roofline_tbps")) {
+    JsonReader roofline = j["roofline_tbps"];
+    if (!roofline.isNumber() || *roofline.number() <= 0)
+      return roofline.fail("expected a positive number");
+    m.rooflineTBps = *roofline.number();
   }
-  if (j.contains("arch")) {
-    if (!j["arch"].is_string())
-      return makeError("expected a string", "arch");
-    m.arch = j["arch"];
-  }
-  if (j.contains("roofline_tbps")) {
-    if (!j["roofline_tbps"].is_number() || j["roofline_tbps"] <= 0)
-      return makeError("expected a positive number", "roofline_tbps");
-    m.rooflineTBps = j["roofline_tbps"].get<double>();
-  }
-  if (!j.contains("time_us"))
-    return makeError("missing required field", "time_us");
-  auto time = expressionField(j, "time_us");
-  if (!time)
-    return std::unexpected(time.error());
-  m.timeUs = *time;
-  if (j.contains("iqr_pct")) {
-    if (!j["iqr_pct"].is_number() || j["iqr_pct"] < 0)
-      return makeError("expected a number >= 0", "iqr_pct");
-    m.iqrPct = j["iqr_pct"];
+  KTUNE_TRY_ASSIGN(JsonReader time, j.required("time_us"));
+  KTUNE_TRY_ASSIGN(m.timeUs, expressionField(time));
+  if (j.has("iqr_pct")) {
+    JsonReader iqr = j["iqr_pct"];
+    if (!iqr.isNumber() || *iqr.number() < 0)
+      return iqr.fail("expected a number >= 0");
+    m.iqrPct = *iqr.number();
   }
   for (auto [key, slot] :
        {std::pair<const char *, std::optional<expr::Expr> *>{"fail", &m.fail},
@@ -71,20 +58,15 @@ Expected<SyntheticModel> syntheticModelFromJson(const json &j) {
         {"smem", &m.smem},
         {"threads_per_block", &m.threadsPerBlock},
         {"blocks_per_sm", &m.blocksPerSM}})
-    if (j.contains(key)) {
-      auto e = expressionField(j, key);
-      if (!e)
-        return std::unexpected(e.error());
-      *slot = *e;
+    if (j.has(key)) {
+      KTUNE_TRY_ASSIGN(*slot, expressionField(j[key]));
     }
-  if (j.contains("defaults")) {
-    if (!j["defaults"].is_object())
-      return makeError("expected an object", "defaults");
-    for (const auto &[name, value] : j["defaults"].items()) {
-      if (!value.is_number_integer())
-        return makeError("expected an integer", "defaults." + name);
-      m.defaults[name] = value;
-    }
+  if (j.has("defaults")) {
+    JsonReader defaults = j["defaults"];
+    if (!defaults.isObject())
+      return defaults.fail("expected an object");
+    KTUNE_TRY_ASSIGN(auto values, defaults.integerFields());
+    m.defaults.insert(values.begin(), values.end());
   }
   return m;
 }

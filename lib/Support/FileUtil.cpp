@@ -1,4 +1,5 @@
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Support/Try.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -96,10 +97,8 @@ Expected<nlohmann::json> parseJson(const std::string &text,
 }
 
 Expected<nlohmann::json> readJsonFile(const std::string &path) {
-  auto text = readMaybeGzipFile(path);
-  if (!text)
-    return std::unexpected(text.error());
-  return parseJson(*text, path);
+  KTUNE_TRY_ASSIGN(auto text, readMaybeGzipFile(path));
+  return parseJson(text, path);
 }
 
 Expected<std::string> readMaybeGzipFile(const std::string &path) {

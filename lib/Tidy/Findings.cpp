@@ -107,12 +107,7 @@ std::vector<std::string> constraintsOf(const PlanKernel &kernel,
         !std::all_of(names.begin(), names.end(),
                      [&](const std::string &n) { return n == name; }))
       continue;
-    if (newName == name)
-      out.push_back(text);
-    else
-      out.push_back(
-          parsed->substitute({{name, expr::Expr::parse(newName).value()}})
-              .str());
+    out.push_back(expr::renameIdentifiers(text, {{name, newName}}));
   }
   return out;
 }
@@ -306,15 +301,7 @@ Plan restrictPlan(const Plan &plan,
             return renames.count(n) != 0;
           }))
         continue;
-      std::map<std::string, expr::Expr> substitutions;
-      bool renamed = false;
-      for (const auto &[from, to] : renames)
-        if (from != to) {
-          substitutions.emplace(from, expr::Expr::parse(to).value());
-          renamed = true;
-        }
-      pk.constraints.push_back(renamed ? parsed->substitute(substitutions).str()
-                                       : text);
+      pk.constraints.push_back(expr::renameIdentifiers(text, renames));
     }
     out.kernels.push_back(std::move(pk));
   }

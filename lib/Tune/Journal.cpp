@@ -2,9 +2,11 @@
 #include "ktune/Tune/Journal.h"
 
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Support/Try.h"
 
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <ctime>
@@ -85,24 +87,8 @@ json journalEntryToJson(const JournalEntry &e) {
                     {"graph_batched", t.graphBatched},
                     {"cold_l2", t.coldL2}};
   }
-  const Resources &r = e.result.resources;
-  json res = json::object();
-  if (r.registers >= 0)
-    res["registers"] = r.registers;
-  if (r.spillStores || r.spillLoads) {
-    res["spill_stores"] = r.spillStores;
-    res["spill_loads"] = r.spillLoads;
-  }
-  if (r.stackFrame)
-    res["stack_frame"] = r.stackFrame;
-  if (r.smemStatic >= 0)
-    res["smem_static"] = r.smemStatic;
-  if (r.smemDynamic)
-    res["smem_dynamic"] = r.smemDynamic;
-  if (r.threadsPerBlock)
-    res["threads_per_block"] = r.threadsPerBlock;
-  if (r.blocksPerSM >= 0)
-    res["blocks_per_sm"] = r.blocksPerSM;
+  json res = resourcesToJson(e.result.resources,
+                             {.zeroSpills = false, .stackFrame = true});
   if (!res.empty())
     j["resources"] = std::move(res);
   j["compile_ms"] = roundMs(e.result.compileMs);
@@ -116,96 +102,67 @@ json journalEntryToJson(const JournalEntry &e) {
 
 namespace {
 
-Expected<std::map<std::string, int64_t>> readIntMap(const json &j,
-                                                    const std::string &where) {
-  if (!j.is_object())
-    return makeError("expected an object of integers", where);
-  std::map<std::string, int64_t> out;
-  for (const auto &[name, value] : j.items()) {
-    if (!value.is_number_integer())
-      return makeError("expected an integer", where + "." + name);
-    out[name] = value.get<int64_t>();
+Expected<JournalEntry> readEntry(const JsonReader &j) {
+  JournalEntry e;
+  JsonReader k = j["key"];
+  KTUNE_TRY_ASSIGN(e.key.templateSha256, k["template"].string());
+  KTUNE_TRY_ASSIGN(e.key.kernel, k["kernel"].string());
+  KTUNE_TRY_ASSIGN(e.key.device, k["device"].string());
+  KTUNE_TRY_ASSIGN(e.key.arch, k["arch"].string());
+  if (k.has("shape")) {
+    KTUNE_TRY_ASSIGN(auto shape, k["shape"].integerFields());
+    e.key.shape = Shape(shape.begin(), shape.end());
   }
-  return out;
-}
+  if (k.has("config")) {
+    KTUNE_TRY_ASSIGN(auto config, k["config"].integerFields());
+    e.key.config = Configuration(config.begin(), config.end());
+  }
 
-int intOr(const json &j, const char *key, int fallback) {
-  return j.contains(key) && j[key].is_number_integer() ? j[key].get<int>()
-                                                       : fallback;
-}
-double numberOr(const json &j, const char *key, double fallback) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>()
-                                               : fallback;
+  KTUNE_TRY_ASSIGN(std::string status, j["status"].string());
+  auto parsed = parseStatus(status);
+  if (!parsed)
+    return j.failAt("status", "unknown status \"" + status + "\"");
+  e.result.status = *parsed;
+  KTUNE_TRY_ASSIGN(e.result.reason, j.optionalString("reason"));
+  KTUNE_TRY_ASSIGN(std::string phaseText, j.optionalString("phase", "search"));
+  auto phase = parsePhase(phaseText);
+  if (!phase)
+    return j.failAt("phase", "unknown phase");
+  e.phase = *phase;
+  if (JsonReader t = j["time_us"]; t.isObject()) {
+    Timing timing;
+    KTUNE_TRY_ASSIGN(timing.medianUs, t.requiredNumber("median"));
+    KTUNE_TRY_ASSIGN(timing.iqrUs, t.optionalNumber("iqr", 0.0));
+    KTUNE_TRY_ASSIGN(timing.reps, t.optionalInteger("reps", 0, 0, INT_MAX));
+    KTUNE_TRY_ASSIGN(timing.graphBatched,
+                     t.optionalBool("graph_batched", false));
+    KTUNE_TRY_ASSIGN(timing.coldL2, t.optionalBool("cold_l2", true));
+    e.result.time = timing;
+  }
+  if (j["resources"].isObject()) {
+    KTUNE_TRY_ASSIGN(e.result.resources, resourcesFromJson(j["resources"]));
+  }
+  KTUNE_TRY_ASSIGN(e.result.compileMs, j.optionalNumber("compile_ms", 0.0));
+  KTUNE_TRY_ASSIGN(e.evalMs, j.optionalNumber("eval_ms", 0.0));
+  KTUNE_TRY_ASSIGN(e.searchMs, j.optionalNumber("search_ms", 0.0));
+  KTUNE_TRY_ASSIGN(e.retimeBatch, j.optionalString("retime_batch"));
+  KTUNE_TRY_ASSIGN(e.at, j.optionalString("at"));
+  return e;
 }
 
 } // namespace
 
 Expected<JournalEntry> journalEntryFromJson(const json &j,
                                             const std::string &where) {
-  if (!j.is_object() || !j.contains("key") || !j["key"].is_object())
+  JsonReader entry(j);
+  if (!entry.isObject() || !entry["key"].isObject())
     return makeError("expected a journal entry {\"key\": ..., \"status\": ...}",
                      where);
-  JournalEntry e;
-  const json &k = j["key"];
-  for (const char *field : {"template", "kernel", "device", "arch"})
-    if (!k.contains(field) || !k[field].is_string())
-      return makeError(std::string("key.") + field + ": expected a string",
-                       where);
-  e.key.templateSha256 = k["template"];
-  e.key.kernel = k["kernel"];
-  e.key.device = k["device"];
-  e.key.arch = k["arch"];
-  auto shape = readIntMap(k.value("shape", json::object()), "key.shape");
-  if (!shape)
-    return makeError(shape.error().str(), where);
-  e.key.shape = std::move(*shape);
-  auto config = readIntMap(k.value("config", json::object()), "key.config");
-  if (!config)
-    return makeError(config.error().str(), where);
-  e.key.config = std::move(*config);
-
-  if (!j.contains("status") || !j["status"].is_string())
-    return makeError("status: expected a string", where);
-  auto status = parseStatus(j["status"].get<std::string>());
-  if (!status)
-    return makeError("status: unknown status \"" +
-                         j["status"].get<std::string>() + "\"",
-                     where);
-  e.result.status = *status;
-  e.result.reason = j.value("reason", "");
-  auto phase = parsePhase(j.value("phase", "search"));
-  if (!phase)
-    return makeError("phase: unknown phase", where);
-  e.phase = *phase;
-  if (j.contains("time_us") && j["time_us"].is_object()) {
-    const json &t = j["time_us"];
-    if (!t.contains("median") || !t["median"].is_number())
-      return makeError("time_us.median: expected a number", where);
-    Timing timing;
-    timing.medianUs = t["median"].get<double>();
-    timing.iqrUs = numberOr(t, "iqr", 0.0);
-    timing.reps = intOr(t, "reps", 0);
-    timing.graphBatched = t.value("graph_batched", false);
-    timing.coldL2 = t.value("cold_l2", true);
-    e.result.time = timing;
-  }
-  if (j.contains("resources") && j["resources"].is_object()) {
-    const json &r = j["resources"];
-    Resources &res = e.result.resources;
-    res.registers = intOr(r, "registers", -1);
-    res.spillStores = intOr(r, "spill_stores", 0);
-    res.spillLoads = intOr(r, "spill_loads", 0);
-    res.stackFrame = intOr(r, "stack_frame", 0);
-    res.smemStatic = intOr(r, "smem_static", -1);
-    res.smemDynamic = intOr(r, "smem_dynamic", 0);
-    res.threadsPerBlock = intOr(r, "threads_per_block", 0);
-    res.blocksPerSM = intOr(r, "blocks_per_sm", -1);
-  }
-  e.result.compileMs = numberOr(j, "compile_ms", 0.0);
-  e.evalMs = numberOr(j, "eval_ms", 0.0);
-  e.searchMs = numberOr(j, "search_ms", 0.0);
-  e.retimeBatch = j.value("retime_batch", "");
-  e.at = j.value("at", "");
+  // The line is the location; the field goes into the message
+  // ("x.jsonl:3: status: expected a string").
+  auto e = readEntry(entry);
+  if (!e)
+    return makeError(e.error().str(), where);
   return e;
 }
 
@@ -216,10 +173,7 @@ Expected<std::unique_ptr<Journal>> Journal::open(const std::string &path) {
   std::string text;
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) {
-    auto content = readFile(path);
-    if (!content)
-      return std::unexpected(content.error());
-    text = std::move(*content);
+    KTUNE_TRY_ASSIGN(text, readFile(path));
   }
 
   // Parse complete lines; the last one may be cut short by a kill.
@@ -255,12 +209,10 @@ Expected<std::unique_ptr<Journal>> Journal::open(const std::string &path) {
                        "remove the line or the file to go on)",
                        where);
     }
-    auto entry = journalEntryFromJson(j, where);
-    if (!entry)
-      return std::unexpected(entry.error());
-    if (entry->phase != JournalPhase::Retime)
-      journal->Index[entry->key.canonical()] = journal->Entries.size();
-    journal->Entries.push_back(std::move(*entry));
+    KTUNE_TRY_ASSIGN(JournalEntry entry, journalEntryFromJson(j, where));
+    if (entry.phase != JournalPhase::Retime)
+      journal->Index[entry.key.canonical()] = journal->Entries.size();
+    journal->Entries.push_back(std::move(entry));
     pos = next;
     goodEnd = next;
   }

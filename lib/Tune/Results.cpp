@@ -1,7 +1,10 @@
 //===- Results.cpp - Per-shape bests, the general configuration, JSON -----===//
 #include "ktune/Tune/Results.h"
 
+#include "ktune/Support/Try.h"
+
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -90,60 +93,85 @@ json timingToJson(const Timing &t) {
   return {{"median", t.medianUs}, {"iqr", t.iqrUs}, {"reps", t.reps}};
 }
 
-json resourcesToJson(const Resources &r) {
-  json j = json::object();
-  if (r.registers >= 0)
-    j["registers"] = r.registers;
-  j["spill_stores"] = r.spillStores;
-  j["spill_loads"] = r.spillLoads;
-  if (r.smemStatic >= 0)
-    j["smem_static"] = r.smemStatic;
-  if (r.smemDynamic)
-    j["smem_dynamic"] = r.smemDynamic;
-  if (r.threadsPerBlock)
-    j["threads_per_block"] = r.threadsPerBlock;
-  if (r.blocksPerSM >= 0)
-    j["blocks_per_sm"] = r.blocksPerSM;
-  return j;
-}
-
-std::string join(const std::string &where, const std::string &key) {
-  return where.empty() ? key : where + "." + key;
-}
-
-Expected<std::map<std::string, int64_t>> readIntMap(const json &j,
-                                                    const std::string &where) {
-  if (!j.is_object())
-    return makeError("expected an object of integers", where);
-  std::map<std::string, int64_t> out;
-  for (const auto &[name, value] : j.items()) {
-    if (!value.is_number_integer())
-      return makeError("expected an integer", join(where, name));
-    out[name] = value.get<int64_t>();
-  }
-  return out;
-}
-
-Expected<std::optional<Timing>> readTiming(const json &holder,
-                                           const std::string &where) {
-  if (!holder.contains("time_us") || holder["time_us"].is_null())
+Expected<std::optional<Timing>> readTiming(const JsonReader &holder) {
+  if (!holder.hasValue("time_us"))
     return std::optional<Timing>();
-  const json &t = holder["time_us"];
-  std::string at = join(where, "time_us");
-  if (!t.is_object() || !t.contains("median") || !t["median"].is_number())
-    return makeError("expected {\"median\": us, \"iqr\": us, \"reps\": n}", at);
+  JsonReader t = holder["time_us"];
+  if (!t.isObject() || !t["median"].isNumber())
+    return t.fail("expected {\"median\": us, \"iqr\": us, \"reps\": n}");
   Timing timing;
-  timing.medianUs = t["median"].get<double>();
-  timing.iqrUs = t.value("iqr", 0.0);
-  timing.reps = t.value("reps", 0);
+  timing.medianUs = *t["median"].number();
+  KTUNE_TRY_ASSIGN(timing.iqrUs, t.optionalNumber("iqr", 0.0));
+  KTUNE_TRY_ASSIGN(timing.reps, t.optionalInteger("reps", 0, 0, INT_MAX));
   return std::optional<Timing>(timing);
 }
 
-Expected<Configuration> readConfig(const json &holder,
-                                   const std::string &where) {
-  if (!holder.is_object() || !holder.contains("config"))
-    return makeError("missing required field", join(where, "config"));
-  return readIntMap(holder["config"], join(where, "config"));
+Expected<Configuration> readConfig(const JsonReader &holder) {
+  KTUNE_TRY_ASSIGN(JsonReader config, holder.required("config"));
+  KTUNE_TRY_ASSIGN(auto fields, config.integerFields());
+  return Configuration(fields.begin(), fields.end());
+}
+
+Expected<ShapeResult> readShape(const JsonReader &js) {
+  if (!js.isObject())
+    return js.fail("expected an object");
+  ShapeResult s;
+  if (js.has("shape")) {
+    KTUNE_TRY_ASSIGN(auto shape, js["shape"].integerFields());
+    s.shape = Shape(shape.begin(), shape.end());
+  }
+  for (const char *which : {"default", "best"}) {
+    KTUNE_TRY_ASSIGN(JsonReader w, js.required(which));
+    KTUNE_TRY_ASSIGN(auto config, readConfig(w));
+    KTUNE_TRY_ASSIGN(auto time, readTiming(w));
+    if (std::string(which) == "default") {
+      s.defaultConfig = std::move(config);
+      s.defaultTime = time;
+    } else {
+      s.bestConfig = std::move(config);
+      s.bestTime = time;
+    }
+  }
+  KTUNE_TRY_ASSIGN(s.speedup, js.optionalNumber("speedup", 1.0));
+  KTUNE_TRY_ASSIGN(s.retimed, js.optionalBool("retimed", false));
+  KTUNE_TRY_ASSIGN(s.adoptedGeneral, js.optionalBool("adopted_general", false));
+  KTUNE_TRY_ASSIGN(s.evaluations, js.optionalUnsigned("evaluations", 0));
+  KTUNE_TRY_ASSIGN(s.stopReason, js.optionalString("stop_reason"));
+  for (const auto &[name, n] : js["status_counts"].fields())
+    if (auto count = n.unsignedInteger())
+      s.statusCounts[name] = *count;
+  for (const JsonReader &jf : js["finalists"].elements()) {
+    Measured m;
+    KTUNE_TRY_ASSIGN(m.config, readConfig(jf));
+    KTUNE_TRY_ASSIGN(std::string status, jf.optionalString("status", "ok"));
+    auto parsed = parseStatus(status);
+    if (!parsed)
+      return jf.failAt("status", "unknown status");
+    m.result.status = *parsed;
+    KTUNE_TRY_ASSIGN(m.result.reason, jf.optionalString("reason"));
+    KTUNE_TRY_ASSIGN(m.result.time, readTiming(jf));
+    if (jf["resources"].isObject()) {
+      KTUNE_TRY_ASSIGN(m.result.resources, resourcesFromJson(jf["resources"]));
+    }
+    s.finalists.push_back(std::move(m));
+  }
+  return s;
+}
+
+Expected<GeneralResult> readGeneral(const JsonReader &g) {
+  GeneralResult gr;
+  KTUNE_TRY_ASSIGN(gr.config, readConfig(g));
+  KTUNE_TRY_ASSIGN(gr.geomeanSpeedup, g.optionalNumber("geomean_speedup", 1.0));
+  KTUNE_TRY_ASSIGN(gr.candidates, g.optionalUnsigned("candidates", 0));
+  for (const JsonReader &p : g["per_shape"].elements()) {
+    if (!p.isObject())
+      return p.fail("expected an object");
+    GeneralShapeTime st;
+    KTUNE_TRY_ASSIGN(st.speedup, p.optionalNumber("speedup", 1.0));
+    KTUNE_TRY_ASSIGN(st.medianUs, p.optionalNumber("median_us", 0.0));
+    gr.perShape.push_back(st);
+  }
+  return gr;
 }
 
 } // namespace
@@ -198,117 +226,36 @@ json resultsToJson(const TuneResults &r) {
   return j;
 }
 
-Expected<TuneResults> resultsFromJson(const json &j) {
-  if (!j.is_object())
+Expected<TuneResults> resultsFromJson(const json &json) {
+  JsonReader j(json);
+  if (!j.isObject())
     return makeError("a results file is a JSON object", "$");
-  if (j.value("ktune", "") != ResultsVersion)
-    return makeError("unsupported results version \"" + j.value("ktune", "") +
-                         "\" (this ktune reads \"" + ResultsVersion + "\")",
-                     "ktune");
+  std::string version = j["ktune"].isString() ? *j["ktune"].string() : "";
+  if (version != ResultsVersion)
+    return j.failAt("ktune", "unsupported results version \"" + version +
+                                 "\" (this ktune reads \"" + ResultsVersion +
+                                 "\")");
   TuneResults r;
-  for (const char *key : {"kernel", "device", "arch"})
-    if (!j.contains(key) || !j[key].is_string())
-      return makeError("expected a string", key);
-  r.kernel = j["kernel"];
-  r.device = j["device"];
-  r.arch = j["arch"];
-  r.templatePath = j.value("template", "");
-  r.templateSha256 = j.value("template_sha256", "");
-  r.strategy = j.value("strategy", "");
-  r.seed = j.value("seed", uint64_t{0});
-  r.budget = j.value("budget", uint64_t{0});
-  r.compileOnly = j.value("compile_only", false);
-  if (j.contains("params") && j["params"].is_array())
-    for (const auto &p : j["params"])
-      if (p.is_string())
-        r.params.push_back(p.get<std::string>());
-  if (!j.contains("shapes") || !j["shapes"].is_array())
-    return makeError("expected an array", "shapes");
-  for (size_t i = 0; i < j["shapes"].size(); ++i) {
-    const json &js = j["shapes"][i];
-    std::string at = "shapes[" + std::to_string(i) + "]";
-    if (!js.is_object())
-      return makeError("expected an object", at);
-    ShapeResult s;
-    auto shape =
-        readIntMap(js.value("shape", json::object()), join(at, "shape"));
-    if (!shape)
-      return std::unexpected(shape.error());
-    s.shape = std::move(*shape);
-    for (const char *which : {"default", "best"}) {
-      std::string w = join(at, which);
-      if (!js.contains(which))
-        return makeError("missing required field", w);
-      auto config = readConfig(js[which], w);
-      if (!config)
-        return std::unexpected(config.error());
-      auto time = readTiming(js[which], w);
-      if (!time)
-        return std::unexpected(time.error());
-      if (std::string(which) == "default") {
-        s.defaultConfig = std::move(*config);
-        s.defaultTime = *time;
-      } else {
-        s.bestConfig = std::move(*config);
-        s.bestTime = *time;
-      }
-    }
-    s.speedup = js.value("speedup", 1.0);
-    s.retimed = js.value("retimed", false);
-    s.adoptedGeneral = js.value("adopted_general", false);
-    s.evaluations = js.value("evaluations", uint64_t{0});
-    s.stopReason = js.value("stop_reason", "");
-    if (js.contains("status_counts") && js["status_counts"].is_object())
-      for (const auto &[name, n] : js["status_counts"].items())
-        if (n.is_number_unsigned())
-          s.statusCounts[name] = n.get<uint64_t>();
-    if (js.contains("finalists") && js["finalists"].is_array())
-      for (size_t f = 0; f < js["finalists"].size(); ++f) {
-        const json &jf = js["finalists"][f];
-        std::string fat = join(at, "finalists[" + std::to_string(f) + "]");
-        Measured m;
-        auto config = readConfig(jf, fat);
-        if (!config)
-          return std::unexpected(config.error());
-        m.config = std::move(*config);
-        auto status = parseStatus(jf.value("status", "ok"));
-        if (!status)
-          return makeError("unknown status", join(fat, "status"));
-        m.result.status = *status;
-        m.result.reason = jf.value("reason", "");
-        auto time = readTiming(jf, fat);
-        if (!time)
-          return std::unexpected(time.error());
-        m.result.time = *time;
-        if (jf.contains("resources") && jf["resources"].is_object()) {
-          const json &r = jf["resources"];
-          Resources &res = m.result.resources;
-          res.registers = r.value("registers", -1);
-          res.spillStores = r.value("spill_stores", 0);
-          res.spillLoads = r.value("spill_loads", 0);
-          res.smemStatic = r.value("smem_static", -1);
-          res.smemDynamic = r.value("smem_dynamic", 0);
-          res.threadsPerBlock = r.value("threads_per_block", 0);
-          res.blocksPerSM = r.value("blocks_per_sm", -1);
-        }
-        s.finalists.push_back(std::move(m));
-      }
+  KTUNE_TRY_ASSIGN(r.kernel, j["kernel"].string());
+  KTUNE_TRY_ASSIGN(r.device, j["device"].string());
+  KTUNE_TRY_ASSIGN(r.arch, j["arch"].string());
+  KTUNE_TRY_ASSIGN(r.templatePath, j.optionalString("template"));
+  KTUNE_TRY_ASSIGN(r.templateSha256, j.optionalString("template_sha256"));
+  KTUNE_TRY_ASSIGN(r.strategy, j.optionalString("strategy"));
+  KTUNE_TRY_ASSIGN(r.seed, j.optionalUnsigned("seed", 0));
+  KTUNE_TRY_ASSIGN(r.budget, j.optionalUnsigned("budget", 0));
+  KTUNE_TRY_ASSIGN(r.compileOnly, j.optionalBool("compile_only", false));
+  for (const JsonReader &p : j["params"].elements())
+    if (p.isString())
+      r.params.push_back(*p.string());
+  if (!j["shapes"].isArray())
+    return j.failAt("shapes", "expected an array");
+  for (const JsonReader &js : j["shapes"].elements()) {
+    KTUNE_TRY_ASSIGN(auto s, readShape(js));
     r.shapes.push_back(std::move(s));
   }
-  if (j.contains("general") && !j["general"].is_null()) {
-    const json &g = j["general"];
-    GeneralResult gr;
-    auto config = readConfig(g, "general");
-    if (!config)
-      return std::unexpected(config.error());
-    gr.config = std::move(*config);
-    gr.geomeanSpeedup = g.value("geomean_speedup", 1.0);
-    gr.candidates = g.value("candidates", size_t{0});
-    if (g.contains("per_shape") && g["per_shape"].is_array())
-      for (const auto &p : g["per_shape"])
-        gr.perShape.push_back(
-            {p.value("speedup", 1.0), p.value("median_us", 0.0)});
-    r.general = std::move(gr);
+  if (j.hasValue("general")) {
+    KTUNE_TRY_ASSIGN(r.general, readGeneral(j["general"]));
   }
   return r;
 }

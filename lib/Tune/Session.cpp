@@ -4,6 +4,7 @@
 #include "ktune/Support/DataPath.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Sha256.h"
+#include "ktune/Support/Try.h"
 #include "ktune/Tune/DispatchDescription.h"
 #include "ktune/Tune/DispatchHeader.h"
 #include "ktune/Tune/Journal.h"
@@ -100,12 +101,10 @@ std::string withoutJsonSuffix(const std::string &path) {
 
 /// The T1 hook: a Kernel Tuner T1 input file as the space.
 Expected<SpaceDefinition> spaceFromT1(const std::string &path) {
-  auto t1 = readT1File(path);
-  if (!t1)
-    return std::unexpected(t1.error());
+  KTUNE_TRY_ASSIGN(auto t1, readT1File(path));
   SpaceDefinition def;
-  def.params = t1->params;
-  def.constraints = t1->conditions;
+  def.params = t1.params;
+  def.constraints = t1.conditions;
   def.dialect = expr::Dialect::Python;
   return def;
 }
@@ -123,26 +122,19 @@ struct Prepared {
 
 Expected<Prepared> prepareSimulation(const TuneCommand &cmd) {
   Prepared p;
-  auto text = readMaybeGzipFile(cmd.simulatePath);
-  if (!text)
-    return std::unexpected(text.error());
-  p.templateSha256 = sha256Hex(*text);
-  auto t4 = parseJson(*text, cmd.simulatePath);
-  if (!t4)
-    return std::unexpected(t4.error());
+  KTUNE_TRY_ASSIGN(auto text, readMaybeGzipFile(cmd.simulatePath));
+  p.templateSha256 = sha256Hex(text);
+  KTUNE_TRY_ASSIGN(auto t4, parseJson(text, cmd.simulatePath));
   std::string device = stemOf(cmd.simulatePath);
   if (auto pos = device.find("_T4"); pos != std::string::npos && pos > 0)
     device = device.substr(0, pos);
-  auto replay = ReplayEvaluator::fromT4(*t4, device);
+  auto replay = ReplayEvaluator::fromT4(t4, device);
   if (!replay)
     return std::unexpected(withContext(replay.error(), cmd.simulatePath));
   p.templatePath = cmd.simulatePath;
 
   if (!cmd.spacePath.empty()) {
-    auto def = spaceFromT1(cmd.spacePath);
-    if (!def)
-      return std::unexpected(def.error());
-    p.space = std::move(*def);
+    KTUNE_TRY_ASSIGN(p.space, spaceFromT1(cmd.spacePath));
     auto t1 = readT1File(cmd.spacePath);
     p.kernel = t1 && !t1->kernelName.empty() ? t1->kernelName : "";
   } else {
@@ -156,7 +148,7 @@ Expected<Prepared> prepareSimulation(const TuneCommand &cmd) {
 
   // A recording names no default: the first configuration it lists is the
   // reference, unless the T1 file gave defaults.
-  const json &results = (*t4)["results"];
+  const json &results = t4["results"];
   if (!results.empty() && results[0].contains("configuration")) {
     const json &first = results[0]["configuration"];
     for (auto &param : p.space.params)
@@ -179,10 +171,7 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
                                    bool needEvaluator, std::string &source) {
   Prepared p;
   p.templatePath = cmd.templatePath;
-  auto text = readFile(cmd.templatePath);
-  if (!text)
-    return std::unexpected(text.error());
-  source = std::move(*text);
+  KTUNE_TRY_ASSIGN(source, readFile(cmd.templatePath));
   p.templateSha256 = sha256Hex(source);
 
   std::string manifestPath = cmd.manifestPath;
@@ -203,10 +192,8 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
   if (cmd.specPath.empty())
     return makeError("a spec is needed (--spec spec.json): the shapes, "
                      "buffers and tolerances to tune with");
-  auto sj = readJsonFile(cmd.specPath);
-  if (!sj)
-    return std::unexpected(sj.error());
-  auto spec = specFromJson(*sj);
+  KTUNE_TRY_ASSIGN(auto sj, readJsonFile(cmd.specPath));
+  auto spec = specFromJson(sj);
   if (!spec)
     return std::unexpected(withContext(spec.error(), cmd.specPath));
 
@@ -228,10 +215,7 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
   p.kernel = p.manifestKernel->name;
 
   if (!cmd.spacePath.empty()) {
-    auto def = spaceFromT1(cmd.spacePath);
-    if (!def)
-      return std::unexpected(def.error());
-    p.space = std::move(*def);
+    KTUNE_TRY_ASSIGN(p.space, spaceFromT1(cmd.spacePath));
   } else {
     auto def = spaceFromManifest(*p.manifestKernel, *p.spec);
     if (!def)
@@ -251,22 +235,16 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
     req.cacheDir = cmd.cacheDir.empty() ? defaultCacheDir() : cmd.cacheDir;
     req.jobs = cmd.jobs;
     req.arch = cmd.arch;
-    auto eval = makeEvaluator(req);
-    if (!eval)
-      return std::unexpected(eval.error());
-    p.evaluator = std::move(*eval);
+    KTUNE_TRY_ASSIGN(p.evaluator, makeEvaluator(req));
   }
   return p;
 }
 
 Status writeHeader(const TuneCommand &cmd, const Prepared &p,
                    const TuneResults &results, const std::string &path) {
-  auto templateFile = findDataFile("templates/dispatch_header.h.in");
-  if (!templateFile)
-    return std::unexpected(templateFile.error());
-  auto text = readFile(*templateFile);
-  if (!text)
-    return std::unexpected(text.error());
+  KTUNE_TRY_ASSIGN(auto templateFile,
+                   findDataFile("templates/dispatch_header.h.in"));
+  KTUNE_TRY_ASSIGN(auto text, readFile(templateFile));
   DispatchHeaderInput in;
   in.kernel = p.manifestKernel;
   in.spec = &*p.spec;
@@ -277,17 +255,13 @@ Status writeHeader(const TuneCommand &cmd, const Prepared &p,
   in.templateInclude =
       fs::absolute(cmd.templatePath).lexically_relative(headerDir).string();
   in.templateFile = fs::path(cmd.templatePath).filename().string();
-  auto header = renderDispatchHeader(*text, *templateFile, in);
-  if (!header)
-    return std::unexpected(header.error());
-  if (auto ok = writeFileAtomically(path, *header); !ok)
-    return ok;
+  KTUNE_TRY_ASSIGN(auto header, renderDispatchHeader(text, templateFile, in));
+  KTUNE_TRY(writeFileAtomically(path, header));
   // Its signature and choices as JSON, for programs that call it.
-  auto description = describeDispatch(in, path);
-  if (!description)
-    return std::unexpected(description.error());
+  KTUNE_TRY_ASSIGN(auto description, describeDispatch(in, path));
   return writeFileAtomically(dispatchDescriptionPath(path),
-                             description->dump(2) + "\n");
+                             description.dump(2) + "
+");
 }
 
 } // namespace
@@ -312,12 +286,10 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
   SessionReport report;
   std::string source;
   bool fromResults = !cmd.fromResults.empty();
-  Expected<Prepared> prepared =
-      simulate ? prepareSimulation(cmd)
-               : prepareTemplate(cmd, makeEvaluator, !fromResults, source);
-  if (!prepared)
-    return std::unexpected(prepared.error());
-  Prepared &p = *prepared;
+  KTUNE_TRY_ASSIGN(Prepared p, simulate
+                                   ? prepareSimulation(cmd)
+                                   : prepareTemplate(cmd, makeEvaluator,
+                                                     !fromResults, source));
 
   std::string stem = stemOf(simulate ? cmd.simulatePath : cmd.templatePath);
   report.resultsPath = !cmd.outPath.empty() ? cmd.outPath
@@ -331,18 +303,15 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
 
   if (fromResults) {
     // Regenerate the header from results written earlier (or by hand).
-    auto rj = readJsonFile(cmd.fromResults);
-    if (!rj)
-      return std::unexpected(rj.error());
-    auto results = resultsFromJson(*rj);
+    KTUNE_TRY_ASSIGN(auto rj, readJsonFile(cmd.fromResults));
+    auto results = resultsFromJson(rj);
     if (!results)
       return std::unexpected(withContext(results.error(), cmd.fromResults));
     if (results->kernel != p.kernel)
       return makeError("results are for kernel '" + results->kernel +
                            "', the spec for '" + p.kernel + "'",
                        cmd.fromResults + ": kernel");
-    if (auto ok = writeHeader(cmd, p, *results, report.headerPath); !ok)
-      return std::unexpected(ok.error());
+    KTUNE_TRY(writeHeader(cmd, p, *results, report.headerPath));
     report.results = std::move(*results);
     report.resultsPath.clear();
     return report;
@@ -352,10 +321,8 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
       !cmd.journalPath.empty()
           ? cmd.journalPath
           : withoutJsonSuffix(report.resultsPath) + ".journal.jsonl";
-  auto journal = Journal::open(report.journalPath);
-  if (!journal)
-    return std::unexpected(journal.error());
-  report.journalEntriesRead = (*journal)->entries().size();
+  KTUNE_TRY_ASSIGN(auto journal, Journal::open(report.journalPath));
+  report.journalEntriesRead = journal->entries().size();
 
   TuneOptions options;
   options.templatePath = p.templatePath;
@@ -381,38 +348,31 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
   options.progress = cmd.progress;
   options.stopRequested = cmd.stopRequested;
 
-  Tuner tuner(p.space, p.shapes, *p.evaluator, **journal, options);
-  auto results = tuner.run();
-  if (!results)
-    return std::unexpected(results.error());
+  Tuner tuner(p.space, p.shapes, *p.evaluator, *journal, options);
+  KTUNE_TRY_ASSIGN(auto results, tuner.run());
   report.interrupted = cmd.stopRequested && cmd.stopRequested->load();
 
-  if (auto ok = writeFileAtomically(report.resultsPath,
-                                    resultsToJson(*results).dump(2) + "\n");
-      !ok)
-    return std::unexpected(ok.error());
+  KTUNE_TRY(writeFileAtomically(report.resultsPath,
+                                resultsToJson(results).dump(2) + "\n"));
 
   if (!cmd.t4Path.empty()) {
     std::vector<JournalEntry> ours;
-    for (const auto &e : (*journal)->entries())
+    for (const auto &e : journal->entries())
       if (e.key.templateSha256 == p.templateSha256 &&
-          e.key.kernel == p.kernel && e.key.device == results->device &&
-          e.key.arch == results->arch)
+          e.key.kernel == p.kernel && e.key.device == results.device &&
+          e.key.arch == results.arch)
         ours.push_back(e);
     report.t4Path = cmd.t4Path;
-    if (auto ok =
-            writeFileAtomically(cmd.t4Path, journalToT4(ours).dump(1) + "\n");
-        !ok)
-      return std::unexpected(ok.error());
+    KTUNE_TRY(
+        writeFileAtomically(cmd.t4Path, journalToT4(ours).dump(1) + "\n"));
   }
 
   if (!simulate && !cmd.compileOnly) {
-    if (auto ok = writeHeader(cmd, p, *results, report.headerPath); !ok)
-      return std::unexpected(ok.error());
+    KTUNE_TRY(writeHeader(cmd, p, results, report.headerPath));
   } else {
     report.headerPath.clear();
   }
-  report.results = std::move(*results);
+  report.results = std::move(results);
   return report;
 }
 

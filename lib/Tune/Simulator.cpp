@@ -4,9 +4,11 @@
 
 #include "Strategies/StrategySupport.h"
 #include "ktune/Support/FileUtil.h"
-#include "JsonInteger.h"
+#include "ktune/Support/JsonReader.h"
+#include "ktune/Support/Try.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -15,29 +17,26 @@ namespace ktune {
 
 namespace {
 
-Expected<Configuration> configurationFrom(const nlohmann::json &object,
-                                          const std::string &where) {
-  if (!object.is_object())
-    return makeError("expected an object of parameter values", where);
+Expected<Configuration> configurationFrom(const JsonReader &object) {
+  if (!object.isObject())
+    return object.fail("expected an object of parameter values");
   Configuration config;
-  for (const auto &[name, value] : object.items()) {
-    auto i = jsonInteger(value);
+  for (const auto &[name, value] : object.fields()) {
+    auto i = value.integralOrBoolean();
     if (!i)
-      return makeError("value " + value.dump() +
-                           " is not an integer (only integer parameters are "
-                           "supported)",
-                       where + "." + name);
+      return value.fail("value " + value.brief() +
+                        " is not an integer (only integer parameters are "
+                        "supported)");
     config[name] = *i;
   }
   return config;
 }
 
 /// Microseconds per unit of a T4 file's metadata.timeunit.
-Expected<double> microsecondsPer(const nlohmann::json &t4) {
+Expected<double> microsecondsPer(const JsonReader &t4) {
   std::string unit = "milliseconds";
-  if (auto m = t4.find("metadata"); m != t4.end() && m->is_object())
-    if (auto u = m->find("timeunit"); u != m->end() && u->is_string())
-      unit = u->get<std::string>();
+  if (JsonReader u = t4["metadata"]["timeunit"]; u.isString())
+    unit = *u.string();
   std::string lower;
   for (char c : unit)
     lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -139,83 +138,116 @@ private:
 
 } // namespace
 
-Expected<ReplayEvaluator> ReplayEvaluator::fromT4(const nlohmann::json &t4,
+Expected<ReplayEvaluator> ReplayEvaluator::fromT4(const nlohmann::json &json,
                                                   std::string device) {
-  if (!t4.is_object())
+  JsonReader t4(json);
+  if (!t4.isObject())
     return makeError("a T4 file is a JSON object");
-  auto unit = microsecondsPer(t4);
-  if (!unit)
-    return std::unexpected(unit.error());
-  auto results = t4.find("results");
-  if (results == t4.end() || !results->is_array())
-    return makeError("missing array", "results");
+  KTUNE_TRY_ASSIGN(double unit, microsecondsPer(t4));
+  JsonReader results = t4["results"];
+  if (!results.isArray())
+    return results.fail("missing array");
   ReplayEvaluator replay;
   replay.Device = device.empty() ? "simulated" : "simulated " + device;
   replay.Arch = "recorded";
   auto &table = replay.Tables[Shape{}];
-  for (size_t k = 0; k < results->size(); ++k) {
-    const auto &r = (*results)[k];
-    std::string where = "results[" + std::to_string(k) + "]";
-    if (!r.is_object())
-      return makeError("expected an object", where);
-    auto cfg = r.find("configuration");
-    if (cfg == r.end())
-      return makeError("missing", where + ".configuration");
-    auto config = configurationFrom(*cfg, where + ".configuration");
-    if (!config)
-      return std::unexpected(config.error());
+  for (const JsonReader &r : results.elements()) {
+    if (!r.isObject())
+      return r.fail("expected an object");
+    if (!r.has("configuration"))
+      return r.failAt("configuration", "missing");
+    KTUNE_TRY_ASSIGN(Configuration config,
+                     configurationFrom(r["configuration"]));
     std::string invalidity = "correct";
-    if (auto inv = r.find("invalidity"); inv != r.end() && inv->is_string())
-      invalidity = inv->get<std::string>();
+    if (JsonReader inv = r["invalidity"]; inv.isString())
+      invalidity = *inv.string();
     EvalResult result;
     if (invalidity != "correct") {
       result.status = statusOfInvalidity(invalidity);
       result.reason = "recorded as '" + invalidity + "'";
-      table[*config] = result;
+      table[config] = result;
       continue;
     }
     std::optional<double> time;
-    if (auto ms = r.find("measurements"); ms != r.end() && ms->is_array())
-      for (const auto &m : *ms)
-        if (m.is_object() && m.value("name", "") == "time" &&
-            m.contains("value") && m["value"].is_number())
-          time = m["value"].get<double>();
+    for (const JsonReader &m : r["measurements"].elements())
+      if (JsonReader name = m["name"];
+          name.isString() && *name.string() == "time" && m["value"].isNumber())
+        time = *m["value"].number();
     if (!time || !std::isfinite(*time) || *time < 0)
-      return makeError("a correct configuration without a numeric time",
-                       where + ".measurements");
+      return r.failAt("measurements",
+                      "a correct configuration without a numeric time");
     Timing timing;
-    timing.medianUs = *time * *unit;
-    if (auto times = r.find("times"); times != r.end() && times->is_object())
-      if (auto runs = times->find("runtimes");
-          runs != times->end() && runs->is_array() && !runs->empty()) {
-        std::vector<double> v;
-        for (const auto &x : *runs)
-          if (x.is_number())
-            v.push_back(x.get<double>() * *unit);
-        if (!v.empty()) {
-          timing.iqrUs = medianAndIqr(v).second;
-          timing.reps = static_cast<int>(v.size());
-        }
-      }
+    timing.medianUs = *time * unit;
+    std::vector<double> runs;
+    for (const JsonReader &x : r["times"]["runtimes"].elements())
+      if (x.isNumber())
+        runs.push_back(*x.number() * unit);
+    if (!runs.empty()) {
+      timing.iqrUs = medianAndIqr(runs).second;
+      timing.reps = static_cast<int>(runs.size());
+    }
     result.time = timing;
-    table[*config] = result;
+    table[config] = result;
   }
   return replay;
 }
 
 Expected<ReplayEvaluator> ReplayEvaluator::readT4File(const std::string &path,
                                                       std::string device) {
-  auto text = readMaybeGzipFile(path);
-  if (!text)
-    return std::unexpected(text.error());
-  auto json = parseJson(*text, path);
-  if (!json)
-    return std::unexpected(json.error());
-  auto replay = fromT4(*json, device.empty() ? stemBeforeT4(path) : device);
+  KTUNE_TRY_ASSIGN(std::string text, readMaybeGzipFile(path));
+  KTUNE_TRY_ASSIGN(nlohmann::json json, parseJson(text, path));
+  auto replay = fromT4(json, device.empty() ? stemBeforeT4(path) : device);
   if (!replay)
     return std::unexpected(withContext(replay.error(), path));
   return replay;
 }
+
+namespace {
+
+/// One record of a ktune journal, as far as a replay needs it.
+struct ReplayRecord {
+  std::string kernel, device, arch;
+  Shape shape;
+  Configuration config;
+  EvalResult result;
+};
+
+Expected<ReplayRecord> readReplayRecord(const JsonReader &j) {
+  ReplayRecord rec;
+  JsonReader key = j["key"];
+  KTUNE_TRY_ASSIGN(rec.kernel, key.optionalString("kernel"));
+  KTUNE_TRY_ASSIGN(rec.device, key.optionalString("device"));
+  KTUNE_TRY_ASSIGN(rec.arch, key.optionalString("arch"));
+  if (!key.has("config"))
+    return makeError("missing 'key.config'");
+  KTUNE_TRY_ASSIGN(rec.config, configurationFrom(key["config"]));
+  if (key.hasValue("shape")) {
+    KTUNE_TRY_ASSIGN(rec.shape, configurationFrom(key["shape"]));
+  }
+  if (!j["status"].isString())
+    return makeError("missing string 'status'");
+  std::string statusText = *j["status"].string();
+  auto status = parseStatus(statusText);
+  if (!status)
+    return makeError("unknown status '" + statusText + "'");
+  rec.result.status = *status;
+  KTUNE_TRY_ASSIGN(rec.result.reason, j.optionalString("reason"));
+  if (*status == EvalStatus::Ok) {
+    JsonReader t = j["time_us"];
+    if (!t["median"].isNumber())
+      return makeError("status 'ok' without 'time_us.median'");
+    Timing timing;
+    timing.medianUs = *t["median"].number();
+    if (t["iqr"].isNumber())
+      timing.iqrUs = *t["iqr"].number();
+    if (auto reps = t["reps"].integer(0, INT_MAX))
+      timing.reps = static_cast<int>(*reps);
+    rec.result.time = timing;
+  }
+  return rec;
+}
+
+} // namespace
 
 Expected<ReplayEvaluator>
 ReplayEvaluator::fromJournal(std::string_view text, const std::string &origin,
@@ -237,54 +269,25 @@ ReplayEvaluator::fromJournal(std::string_view text, const std::string &origin,
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object())
       return makeError("not a JSON object", where);
-    auto key = j.find("key");
-    if (key == j.end() || !key->is_object())
+    JsonReader entry(j);
+    if (!entry["key"].isObject())
       return makeError("missing object 'key'", where);
-    std::string k = key->value("kernel", "");
-    if (!kernel.empty() && k != kernel)
+    // The line is the location; the field goes into the message.
+    auto name = entry["key"].optionalString("kernel");
+    if (!name)
+      return makeError(name.error().str(), where);
+    if (!kernel.empty() && *name != kernel)
       continue;
-    kernels.insert(k);
+    auto rec = readReplayRecord(entry);
+    if (!rec)
+      return makeError(rec.error().str(), where);
+    kernels.insert(rec->kernel);
     if (device.empty()) {
-      device = key->value("device", "");
-      arch = key->value("arch", "");
+      device = rec->device;
+      arch = rec->arch;
     }
-    auto cfg = key->find("config");
-    if (cfg == key->end())
-      return makeError("missing 'key.config'", where);
-    auto config = configurationFrom(*cfg, "key.config");
-    if (!config)
-      return makeError(config.error().str(), where);
-    Shape shape;
-    if (auto s = key->find("shape"); s != key->end() && !s->is_null()) {
-      auto parsed = configurationFrom(*s, "key.shape");
-      if (!parsed)
-        return makeError(parsed.error().str(), where);
-      shape = std::move(*parsed);
-    }
-    auto statusText = j.find("status");
-    if (statusText == j.end() || !statusText->is_string())
-      return makeError("missing string 'status'", where);
-    auto status = parseStatus(statusText->get<std::string>());
-    if (!status)
-      return makeError(
-          "unknown status '" + statusText->get<std::string>() + "'", where);
-    EvalResult result;
-    result.status = *status;
-    result.reason = j.value("reason", "");
-    if (*status == EvalStatus::Ok) {
-      auto t = j.find("time_us");
-      if (t == j.end() || !t->is_object() || !t->contains("median") ||
-          !(*t)["median"].is_number())
-        return makeError("status 'ok' without 'time_us.median'", where);
-      Timing timing;
-      timing.medianUs = (*t)["median"].get<double>();
-      if (t->contains("iqr") && (*t)["iqr"].is_number())
-        timing.iqrUs = (*t)["iqr"].get<double>();
-      if (t->contains("reps") && (*t)["reps"].is_number_integer())
-        timing.reps = (*t)["reps"].get<int>();
-      result.time = timing;
-    }
-    replay.Tables[shape][*config] = std::move(result); // last line wins
+    replay.Tables[rec->shape][rec->config] =
+        std::move(rec->result); // last line wins
   }
   if (kernels.size() > 1) {
     std::string list;
@@ -306,10 +309,8 @@ ReplayEvaluator::fromJournal(std::string_view text, const std::string &origin,
 Expected<ReplayEvaluator>
 ReplayEvaluator::readJournalFile(const std::string &path,
                                  const std::string &kernel) {
-  auto text = readMaybeGzipFile(path);
-  if (!text)
-    return std::unexpected(text.error());
-  return fromJournal(*text, path, kernel);
+  KTUNE_TRY_ASSIGN(std::string text, readMaybeGzipFile(path));
+  return fromJournal(text, path, kernel);
 }
 
 std::string ReplayEvaluator::device() const { return Device; }

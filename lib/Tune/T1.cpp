@@ -3,7 +3,8 @@
 #include "ktune/Tune/T1.h"
 
 #include "ktune/Support/FileUtil.h"
-#include "JsonInteger.h"
+#include "ktune/Support/JsonReader.h"
+#include "ktune/Support/Try.h"
 
 #include <cctype>
 #include <charconv>
@@ -101,125 +102,96 @@ Expected<std::vector<int64_t>> parsePythonIntList(std::string_view text) {
 }
 
 Expected<T1Space> t1FromJson(const nlohmann::json &json) {
-  if (!json.is_object())
+  JsonReader j(json);
+  if (!j.isObject())
     return makeError("a T1 file is a JSON object", "");
   T1Space t1;
-  if (auto g = json.find("General"); g != json.end() && g->is_object()) {
-    if (auto n = g->find("BenchmarkName"); n != g->end() && n->is_string())
-      t1.benchmarkName = n->get<std::string>();
-  }
-  if (auto k = json.find("KernelSpecification");
-      k != json.end() && k->is_object()) {
-    if (auto n = k->find("KernelName"); n != k->end() && n->is_string())
-      t1.kernelName = n->get<std::string>();
-  }
-  auto space = json.find("ConfigurationSpace");
-  if (space == json.end() || !space->is_object())
-    return makeError("missing object", "ConfigurationSpace");
-  auto params = space->find("TuningParameters");
-  if (params == space->end() || !params->is_array())
-    return makeError("missing array", "ConfigurationSpace.TuningParameters");
-  for (size_t k = 0; k < params->size(); ++k) {
-    const auto &p = (*params)[k];
-    std::string where =
-        "ConfigurationSpace.TuningParameters[" + std::to_string(k) + "]";
-    if (!p.is_object())
-      return makeError("expected an object", where);
-    auto name = p.find("Name");
-    if (name == p.end() || !name->is_string() ||
-        name->get<std::string>().empty())
-      return makeError("missing string", where + ".Name");
+  if (JsonReader n = j["General"]["BenchmarkName"]; n.isString())
+    t1.benchmarkName = *n.string();
+  if (JsonReader n = j["KernelSpecification"]["KernelName"]; n.isString())
+    t1.kernelName = *n.string();
+  JsonReader space = j["ConfigurationSpace"];
+  if (!space.isObject())
+    return space.fail("missing object");
+  JsonReader params = space["TuningParameters"];
+  if (!params.isArray())
+    return params.fail("missing array");
+  for (const JsonReader &p : params.elements()) {
+    if (!p.isObject())
+      return p.fail("expected an object");
+    JsonReader name = p["Name"];
+    if (!name.isString() || name.string()->empty())
+      return name.fail("missing string");
     SpaceParam param;
-    param.name = name->get<std::string>();
+    param.name = *name.string();
     if (!expr::isValidIdentifier(param.name))
-      return makeError("'" + param.name + "' is not a valid parameter name",
-                       where + ".Name");
-    if (auto type = p.find("Type"); type != p.end()) {
-      std::string t = type->is_string() ? type->get<std::string>() : "";
+      return name.fail("'" + param.name + "' is not a valid parameter name");
+    if (p.has("Type")) {
+      JsonReader type = p["Type"];
+      std::string t = type.isString() ? *type.string() : "";
       if (t != "int" && t != "bool")
-        return makeError("parameter '" + param.name + "' has type '" +
-                             (type->is_string() ? t : type->dump()) +
-                             "'; only int and bool parameters are supported",
-                         where + ".Type");
+        return type.fail("parameter '" + param.name + "' has type '" +
+                         (type.isString() ? t : type.brief()) +
+                         "'; only int and bool parameters are supported");
     }
-    auto values = p.find("Values");
-    if (values == p.end())
-      return makeError("missing", where + ".Values");
+    KTUNE_TRY_ASSIGN(JsonReader values, p.required("Values"));
     std::vector<int64_t> list;
-    if (values->is_string()) {
-      auto parsed = parsePythonIntList(values->get<std::string>());
+    if (values.isString()) {
+      auto parsed = parsePythonIntList(*values.string());
       if (!parsed)
-        return makeError(parsed.error().message, where + ".Values");
+        return values.fail(parsed.error().message);
       list = std::move(*parsed);
-    } else if (values->is_array()) {
-      for (size_t v = 0; v < values->size(); ++v) {
-        auto i = jsonInteger((*values)[v]);
+    } else if (values.isArray()) {
+      for (const JsonReader &v : values.elements()) {
+        auto i = v.integralOrBoolean();
         if (!i)
-          return makeError("not an integer (only integer and boolean "
-                           "parameters are supported)",
-                           where + ".Values[" + std::to_string(v) + "]");
+          return v.fail("not an integer (only integer and boolean "
+                        "parameters are supported)");
         list.push_back(*i);
       }
     } else {
-      return makeError("expected a list (a string such as \"[1, 2]\" or an "
-                       "array)",
-                       where + ".Values");
+      return values.fail("expected a list (a string such as \"[1, 2]\" or "
+                         "an array)");
     }
     if (list.empty())
-      return makeError("parameter '" + param.name + "' has no values",
-                       where + ".Values");
+      return values.fail("parameter '" + param.name + "' has no values");
     for (size_t a = 0; a < list.size(); ++a)
       for (size_t b = 0; b < a; ++b)
         if (list[a] == list[b])
-          return makeError("value " + std::to_string(list[a]) +
-                               " appears twice",
-                           where + ".Values");
+          return values.fail("value " + std::to_string(list[a]) +
+                             " appears twice");
     param.domain = Domain::ofValues(std::move(list));
-    if (auto d = p.find("Default"); d != p.end() && !d->is_null()) {
-      auto i = jsonInteger(*d);
+    if (p.hasValue("Default")) {
+      auto i = p["Default"].integralOrBoolean();
       if (!i)
-        return makeError("not an integer", where + ".Default");
+        return p.failAt("Default", "not an integer");
       param.defaultValue = *i;
     }
     t1.params.push_back(std::move(param));
   }
-  if (auto conditions = space->find("Conditions"); conditions != space->end()) {
-    if (!conditions->is_array())
-      return makeError("expected an array", "ConfigurationSpace.Conditions");
-    for (size_t c = 0; c < conditions->size(); ++c) {
-      const auto &cond = (*conditions)[c];
-      std::string where =
-          "ConfigurationSpace.Conditions[" + std::to_string(c) + "]";
-      const nlohmann::json *text = &cond;
-      if (cond.is_object()) {
-        auto e = cond.find("Expression");
-        if (e == cond.end())
-          return makeError("missing", where + ".Expression");
-        text = &*e;
-        where += ".Expression";
+  if (space.has("Conditions")) {
+    JsonReader conditions = space["Conditions"];
+    if (!conditions.isArray())
+      return conditions.fail("expected an array");
+    for (const JsonReader &cond : conditions.elements()) {
+      JsonReader text = cond;
+      if (cond.isObject()) {
+        KTUNE_TRY_ASSIGN(text, cond.required("Expression"));
       }
-      if (!text->is_string())
-        return makeError("expected a string", where);
-      auto parsed =
-          expr::Expr::parse(text->get<std::string>(), expr::Dialect::Python);
+      KTUNE_TRY_ASSIGN(std::string condition, text.string());
+      auto parsed = expr::Expr::parse(condition, expr::Dialect::Python);
       if (!parsed)
-        return makeError("'" + text->get<std::string>() +
-                             "': " + parsed.error().message,
-                         where);
-      t1.conditions.push_back(text->get<std::string>());
+        return text.fail("'" + condition + "': " + parsed.error().message);
+      t1.conditions.push_back(condition);
     }
   }
   return t1;
 }
 
 Expected<T1Space> readT1File(const std::string &path) {
-  auto text = readMaybeGzipFile(path);
-  if (!text)
-    return std::unexpected(text.error());
-  auto json = parseJson(*text, path);
-  if (!json)
-    return std::unexpected(json.error());
-  auto t1 = t1FromJson(*json);
+  KTUNE_TRY_ASSIGN(std::string text, readMaybeGzipFile(path));
+  KTUNE_TRY_ASSIGN(nlohmann::json json, parseJson(text, path));
+  auto t1 = t1FromJson(json);
   if (!t1)
     return std::unexpected(withContext(t1.error(), path));
   return t1;

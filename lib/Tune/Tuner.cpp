@@ -1,7 +1,11 @@
 //===- Tuner.cpp - The tuning loop: default, search, re-time, choose ------===//
 #include "ktune/Tune/Tuner.h"
 
+#include "ShapeObjective.h"
+#include "TunerProgress.h"
+
 #include "ktune/Support/Sha256.h"
+#include "ktune/Support/Try.h"
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +15,13 @@
 #include <set>
 
 namespace ktune {
+
+using tuner::Clock;
+using tuner::outcomeOf;
+using tuner::Progress;
+using tuner::ProgressLine;
+using tuner::secondsSince;
+using tuner::ShapeObjective;
 
 //===----------------------------------------------------------------------===//
 // The space from the manifest and the spec
@@ -55,104 +66,6 @@ Expected<SpaceDefinition> spaceFromManifest(const ManifestKernel &kernel,
 }
 
 //===----------------------------------------------------------------------===//
-// Progress
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::string durationText(double seconds) {
-  if (!std::isfinite(seconds) || seconds < 0)
-    return "?";
-  long s = std::lround(seconds);
-  char buf[32];
-  if (s >= 3600)
-    std::snprintf(buf, sizeof(buf), "%ldh%02ldm", s / 3600, (s % 3600) / 60);
-  else if (s >= 60)
-    std::snprintf(buf, sizeof(buf), "%ldm%02lds", s / 60, s % 60);
-  else
-    std::snprintf(buf, sizeof(buf), "%lds", s);
-  return buf;
-}
-
-struct ProgressLine {
-  size_t shapeIndex = 0, shapeCount = 0;
-  std::string shape;
-  uint64_t spent = 0, budget = 0;
-  std::optional<double> bestUs, defaultUs;
-  double etaSeconds = NAN;
-  bool timed = true; // false in compile-only runs: no "best"
-};
-
-class Progress {
-public:
-  explicit Progress(ProgressOptions o) : O(o) {}
-  void update(const ProgressLine &p, bool force = false) {
-    if (!O.out)
-      return;
-    ++Updates;
-    if (!O.tty && !force && (O.every == 0 || p.spent % O.every != 0))
-      return;
-    char best[96] = "best -";
-    if (p.bestUs) {
-      if (p.defaultUs && *p.bestUs > 0)
-        std::snprintf(best, sizeof(best), "best %.3f us (%.2fx default)",
-                      *p.bestUs, *p.defaultUs / *p.bestUs);
-      else
-        std::snprintf(best, sizeof(best), "best %.3f us", *p.bestUs);
-    }
-    char line[512];
-    std::snprintf(line, sizeof(line),
-                  "[shape %zu/%zu %s] %llu/%llu evaluations, %s%sETA %s",
-                  p.shapeIndex + 1, p.shapeCount, p.shape.c_str(),
-                  static_cast<unsigned long long>(p.spent),
-                  static_cast<unsigned long long>(p.budget),
-                  p.timed ? best : "", p.timed ? ", " : "",
-                  durationText(p.etaSeconds).c_str());
-    if (O.tty) {
-      std::fprintf(O.out, "\r\033[K%s", line);
-      Dirty = true;
-    } else {
-      std::fprintf(O.out, "%s\n", line);
-    }
-    std::fflush(O.out);
-  }
-  /// Ends an in-place line before other output.
-  void endLine() {
-    if (O.out && O.tty && Dirty) {
-      std::fputc('\n', O.out);
-      std::fflush(O.out);
-      Dirty = false;
-    }
-  }
-  void note(const std::string &text) {
-    if (!O.out)
-      return;
-    endLine();
-    std::fprintf(O.out, "%s\n", text.c_str());
-    std::fflush(O.out);
-  }
-
-private:
-  ProgressOptions O;
-  uint64_t Updates = 0;
-  bool Dirty = false;
-};
-
-std::optional<double> outcomeOf(const EvalResult &r) {
-  if (r.status == EvalStatus::Ok && r.time && r.time->medianUs > 0)
-    return r.time->medianUs;
-  return std::nullopt;
-}
-
-} // namespace
-
-//===----------------------------------------------------------------------===//
 // Shared state of a run
 //===----------------------------------------------------------------------===//
 
@@ -166,167 +79,6 @@ struct Tuner::State {
 };
 
 namespace {
-
-/// The Objective of one shape: journal-backed, budgeted.
-class ShapeObjective : public Objective {
-public:
-  struct Context {
-    const SearchSpace &space;
-    const Shape &shape;
-    Evaluator &eval;
-    Journal &journal;
-    JournalKey keyBase; // shape and config filled per evaluation
-    uint64_t budget;
-    Clock::time_point deadline;
-    bool hasDeadline;
-    const std::atomic<bool> *stop;
-    std::function<void(const ShapeObjective &)> onEvaluation;
-  };
-
-  explicit ShapeObjective(Context c) : C(std::move(c)) {
-    LastEnd = Clock::now();
-    // Everything the journal knows at this shape, latest entry first wins.
-    for (const auto &e : C.journal.entries()) {
-      if (e.phase == JournalPhase::Retime || !sameRun(e.key))
-        continue;
-      auto p = C.space.fromConfig(e.key.config);
-      if (!p || p->size() != C.space.dims() ||
-          e.key.config.size() != C.space.dims())
-        continue;
-      Known[*p] = outcomeOf(e.result);
-      Results[*p] = e.result;
-      if (e.phase == JournalPhase::Default || e.phase == JournalPhase::Search)
-        if (Budgeted.insert(*p).second) {
-          ++Spent;
-          Order.push_back(*p);
-        }
-    }
-    Resumed = Spent;
-  }
-
-  std::optional<double> evaluate(const Point &p) override {
-    if (auto it = Known.find(p); it != Known.end()) {
-      // From the journal (budgeted already when it was made) or asked
-      // before in this run: free.
-      Asked.insert(p);
-      return it->second;
-    }
-    if (exhausted())
-      return std::nullopt;
-    Asked.insert(p);
-    return run(p, JournalPhase::Search);
-  }
-
-  /// Evaluates the reference whatever the budget says.
-  std::optional<double> evaluateDefault(const Point &p) {
-    Asked.insert(p);
-    if (auto it = Known.find(p); it != Known.end())
-      return it->second;
-    return run(p, JournalPhase::Default);
-  }
-
-  /// Points asked for in this run. Journal points become seen when asked
-  /// (for free), so a deterministic strategy resumed after a kill makes the
-  /// very choices an uninterrupted run makes.
-  bool seen(const Point &p) const override { return Asked.count(p) != 0; }
-  std::optional<double> cached(const Point &p) const override {
-    auto it = Known.find(p);
-    return it == Known.end() ? std::nullopt : it->second;
-  }
-  bool exhausted() const override {
-    return Spent >= C.budget || timeUp() || stopped();
-  }
-  void prefetch(const std::vector<Point> &upcoming) override {
-    std::vector<Configuration> configs;
-    for (const auto &p : upcoming)
-      if (!Known.count(p) && C.space.isValid(p))
-        configs.push_back(C.space.toConfig(p));
-    if (!configs.empty())
-      C.eval.prepare(configs);
-  }
-
-  bool timeUp() const { return C.hasDeadline && Clock::now() >= C.deadline; }
-  bool stopped() const { return C.stop && C.stop->load(); }
-
-  uint64_t spent() const { return Spent; }
-  uint64_t resumed() const { return Resumed; }
-  Status status() const { return JournalStatus; }
-  const std::optional<EvalResult> result(const Point &p) const {
-    auto it = Results.find(p);
-    if (it == Results.end())
-      return std::nullopt;
-    return it->second;
-  }
-  /// Budgeted points in the order they were first evaluated.
-  const std::vector<Point> &order() const { return Order; }
-  /// Every point with a known outcome.
-  const std::map<Point, EvalResult> &results() const { return Results; }
-  std::optional<double> bestUs() const {
-    std::optional<double> best;
-    for (const auto &[p, t] : Known)
-      if (t && (!best || *t < *best))
-        best = t;
-    return best;
-  }
-  uint64_t newEvaluations() const { return New; }
-  double newSeconds() const { return NewSeconds; }
-
-private:
-  bool sameRun(const JournalKey &k) const {
-    return k.templateSha256 == C.keyBase.templateSha256 &&
-           k.kernel == C.keyBase.kernel && k.device == C.keyBase.device &&
-           k.arch == C.keyBase.arch && k.shape == C.shape;
-  }
-
-  std::optional<double> run(const Point &p, JournalPhase phase) {
-    auto begin = Clock::now();
-    double searchMs =
-        std::chrono::duration<double, std::milli>(begin - LastEnd).count();
-    JournalEntry e;
-    e.key = C.keyBase;
-    e.key.shape = C.shape;
-    e.key.config = C.space.toConfig(p);
-    e.phase = phase;
-    if (phase == JournalPhase::Search && !C.space.isValid(p)) {
-      // Strategies should only ask for valid points; answer without
-      // launching anything, and record why.
-      e.result.status = EvalStatus::Pruned;
-      e.result.reason =
-          "constraint violated: " + C.space.violatedConstraint(p).value_or("?");
-    } else {
-      e.result = C.eval.evaluate(C.shape, e.key.config);
-    }
-    LastEnd = Clock::now();
-    e.evalMs =
-        std::chrono::duration<double, std::milli>(LastEnd - begin).count();
-    e.searchMs = searchMs;
-    e.at = utcTimestamp();
-    if (auto ok = C.journal.append(e); !ok && JournalStatus)
-      JournalStatus = std::unexpected(ok.error());
-    auto outcome = outcomeOf(e.result);
-    Known[p] = outcome;
-    Results[p] = e.result;
-    Budgeted.insert(p);
-    Order.push_back(p);
-    ++Spent;
-    ++New;
-    NewSeconds += (e.evalMs + searchMs) / 1000.0;
-    if (C.onEvaluation)
-      C.onEvaluation(*this);
-    return outcome;
-  }
-
-  Context C;
-  std::map<Point, std::optional<double>> Known;
-  std::set<Point> Asked;
-  std::map<Point, EvalResult> Results;
-  std::set<Point> Budgeted;
-  std::vector<Point> Order;
-  uint64_t Spent = 0, Resumed = 0, New = 0;
-  double NewSeconds = 0;
-  Clock::time_point LastEnd;
-  Status JournalStatus;
-};
 
 std::string retimeBatchPrefix(const std::vector<Configuration> &configs) {
   std::string text;
@@ -377,10 +129,9 @@ Expected<TuneResults> Tuner::run() {
       deadline = secondsSince(S->start) +
                  std::max(0.0, left) / static_cast<double>(Shapes.size() - i);
     }
-    auto shape = Options.compileOnly ? compileShape(i) : tuneShape(i, deadline);
-    if (!shape)
-      return std::unexpected(shape.error());
-    out.shapes.push_back(std::move(*shape));
+    KTUNE_TRY_ASSIGN(auto shape, Options.compileOnly ? compileShape(i)
+                                                     : tuneShape(i, deadline));
+    out.shapes.push_back(std::move(shape));
   }
   S->progress.endLine();
   if (Options.compileOnly || out.shapes.empty())
@@ -459,15 +210,12 @@ Expected<TuneResults> Tuner::run() {
   };
   out.general = chooseGeneralConfiguration(
       tunedShapes, out.shapes[0].defaultConfig, candidates, measure);
-  if (!journalError)
-    return std::unexpected(journalError.error());
+  KTUNE_TRY(journalError);
   if (out.general && !stopped)
     for (size_t i = 0; i < out.shapes.size() && i < out.general->perShape.size();
          ++i)
-      if (auto ok = adoptGeneralWhereFaster(out.shapes[i], out.general->config,
-                                            out.general->perShape[i].medianUs);
-          !ok)
-        return std::unexpected(ok.error());
+      KTUNE_TRY(adoptGeneralWhereFaster(out.shapes[i], out.general->config,
+                                        out.general->perShape[i].medianUs));
   return out;
 }
 
@@ -542,14 +290,11 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
   defaultUs = objective.evaluateDefault(*defaultPoint);
 
   if (!objective.exhausted()) {
-    auto strategy = Options.makeStrategy();
-    if (!strategy)
-      return std::unexpected(strategy.error());
+    KTUNE_TRY_ASSIGN(auto strategy, Options.makeStrategy());
     std::mt19937_64 rng(Options.seed + 0x9E3779B97F4A7C15ull * index);
-    (*strategy)->run(*space, objective, rng);
+    strategy->run(*space, objective, rng);
   }
-  if (auto ok = objective.status(); !ok)
-    return std::unexpected(ok.error());
+  KTUNE_TRY(objective.status());
   result.stopReason = objective.stopped()                   ? "interrupted"
                       : objective.spent() >= Options.budget ? "budget"
                       : objective.timeUp()                  ? "time limit"
@@ -574,10 +319,7 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
 
   std::vector<EvalResult> retimed;
   if (finalists.size() > 1 && !objective.stopped()) {
-    auto r = retimeInterleaved(shape, finalists);
-    if (!r)
-      return std::unexpected(r.error());
-    retimed = std::move(*r);
+    KTUNE_TRY_ASSIGN(retimed, retimeInterleaved(shape, finalists));
   }
 
   // The winner: from the interleaved re-timing when it measured the default
@@ -660,8 +402,7 @@ Tuner::retimeInterleaved(const Shape &shape,
     e.phase = JournalPhase::Retime;
     e.retimeBatch = batch;
     e.at = utcTimestamp();
-    if (auto ok = Log.append(e); !ok)
-      return std::unexpected(ok.error());
+    KTUNE_TRY(Log.append(e));
   }
   return retimed;
 }
@@ -686,26 +427,23 @@ Status Tuner::adoptGeneralWhereFaster(ShapeResult &shape,
   if (shape.bestConfig != shape.defaultConfig)
     configs.push_back(shape.bestConfig);
   configs.push_back(general);
-  auto retimed = retimeInterleaved(shape.shape, configs);
-  if (!retimed)
-    return std::unexpected(retimed.error());
-  if (retimed->size() != configs.size() || !outcomeOf((*retimed)[0]))
+  KTUNE_TRY_ASSIGN(auto retimed, retimeInterleaved(shape.shape, configs));
+  if (retimed.size() != configs.size() || !outcomeOf(retimed[0]))
     return {};
   size_t best = 0;
-  for (size_t k = 1; k < retimed->size(); ++k)
-    if (auto t = outcomeOf((*retimed)[k]);
-        t && *t < *outcomeOf((*retimed)[best]))
+  for (size_t k = 1; k < retimed.size(); ++k)
+    if (auto t = outcomeOf(retimed[k]); t && *t < *outcomeOf(retimed[best]))
       best = k;
   if (configs[best] != general)
     return {};
   shape.retimed = true;
-  shape.defaultTime = (*retimed)[0].time;
+  shape.defaultTime = retimed[0].time;
   shape.bestConfig = general;
-  shape.bestTime = (*retimed)[best].time;
+  shape.bestTime = retimed[best].time;
   shape.speedup = shape.defaultTime->medianUs / shape.bestTime->medianUs;
   Measured m;
   m.config = general;
-  m.result = (*retimed)[best];
+  m.result = retimed[best];
   shape.finalists.push_back(std::move(m));
   shape.adoptedGeneral = true;
   return {};
@@ -793,8 +531,7 @@ Expected<ShapeResult> Tuner::compileShape(size_t index) {
         objective.evaluate(p);
     }
   }
-  if (auto ok = objective.status(); !ok)
-    return std::unexpected(ok.error());
+  KTUNE_TRY(objective.status());
   if (objective.stopped())
     result.stopReason = "interrupted";
   result.evaluations = objective.spent();

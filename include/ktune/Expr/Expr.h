@@ -78,8 +78,10 @@ public:
   /// accepted).
   Expected<int64_t> evaluateInt(const std::map<std::string, Value> &env) const;
 
-  /// Replaces names by other expressions (used to rename parameters).
+  /// Replaces names by other expressions (parameters held at a value).
   Expr substitute(const std::map<std::string, Expr> &replacements) const;
+  /// Renames names (old -> new; parameters renamed by a plan or a fix).
+  Expr rename(const std::map<std::string, std::string> &renames) const;
 
   /// Resolves names to positions in `slots` once, for fast repeated
   /// evaluation; an error names the first name not in `slots`.
@@ -115,6 +117,17 @@ private:
 /// Parses a list of constraint texts; errors name the index ("[2]: col 5: ...").
 Expected<std::vector<Expr>> parseAll(const std::vector<std::string> &texts,
                                      Dialect dialect = Dialect::Ktune);
+
+/// Expression text with parameters renamed (old -> new name). Text that
+/// does not parse, or that mentions none of the renamed names, comes back
+/// as it was (the caller's validation reports what does not parse);
+/// otherwise the renamed expression's canonical text (Expr::str).
+std::string
+renameIdentifiers(std::string_view text,
+                  const std::map<std::string, std::string> &renames);
+/// The same for names replaced by expressions (parameters held at values).
+std::string substituteNames(std::string_view text,
+                            const std::map<std::string, Expr> &replacements);
 
 /// True when `name` is a valid C++ identifier and not a C++ keyword or a
 /// reserved name (leading underscore + capital, double underscore).

@@ -3,6 +3,7 @@
 #define KTUNE_PLAN_DOMAIN_H
 
 #include "ktune/Support/Error.h"
+#include "ktune/Support/JsonReader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,9 @@ struct Domain {
   bool contains(int64_t value) const;
   std::optional<uint64_t> indexOf(int64_t value) const;
   std::vector<int64_t> enumerate() const;
+  /// For people: "{1, 2, 4}", "32..1024", "32..1024 step 32",
+  /// "powers of two 32..1024".
+  std::string describe() const;
 
   /// Most values a domain may hold; larger domains are rejected as input.
   static constexpr uint64_t MaxSize = 1u << 20;
@@ -43,6 +47,7 @@ struct Domain {
 /// parameter). `where` is the JSON path for errors.
 Expected<Domain> domainFromJson(const nlohmann::json &holder,
                                 const std::string &where);
+Expected<Domain> domainFromJson(const JsonReader &holder);
 /// Writes "values" or "range" into `holder`.
 void domainToJson(const Domain &domain, nlohmann::json &holder);
 

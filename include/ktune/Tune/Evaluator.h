@@ -9,6 +9,7 @@
 #ifndef KTUNE_TUNE_EVALUATOR_H
 #define KTUNE_TUNE_EVALUATOR_H
 
+#include "ktune/Support/JsonReader.h"
 #include "ktune/Tune/Spec.h"
 
 #include <cstdint>
@@ -43,6 +44,25 @@ struct Resources {
   int threadsPerBlock = 0;
   int blocksPerSM = -1; // occupancy, when known
 };
+
+/// What resourcesToJson writes beyond the known values. Unknown values (-1)
+/// and a thread count of 0 are always left out; each file ktune writes keeps
+/// its own spelling of the rest.
+struct ResourcesJsonOptions {
+  /// spill_stores and spill_loads even when both are 0 (results, analysis).
+  bool zeroSpills = true;
+  /// smem_dynamic even when it is 0 (analysis).
+  bool zeroSmemDynamic = false;
+  /// stack_frame when it is not 0 (the journal).
+  bool stackFrame = false;
+};
+
+/// {"registers": 40, "spill_stores": 0, ...}: the one spelling of Resources.
+nlohmann::json resourcesToJson(const Resources &r,
+                               const ResourcesJsonOptions &options = {});
+/// Reads what resourcesToJson wrote (any options): what is not there is
+/// unknown (-1) or 0.
+Expected<Resources> resourcesFromJson(const JsonReader &json);
 
 struct Timing {
   double medianUs = 0, iqrUs = 0;

@@ -13,6 +13,8 @@
 
 #include "StrategySupport.h"
 
+#include "ktune/Support/Try.h"
+
 #include <cmath>
 
 namespace ktune {
@@ -102,23 +104,18 @@ private:
 Expected<std::unique_ptr<Strategy>> makeAnnealing(const nlohmann::json &o) {
   OptionReader r(o, "annealing");
   AnnealingOptions opts;
-  auto t0 = r.number("initial_temperature", opts.initialTemperature, 1e-6, 100);
-  auto t1 = r.number("final_temperature", opts.finalTemperature, 1e-9, 100);
-  auto cooling = r.number("cooling", opts.cooling, 0.5, 0.99999);
-  if (!t0)
-    return std::unexpected(t0.error());
-  if (!t1)
-    return std::unexpected(t1.error());
-  if (!cooling)
-    return std::unexpected(cooling.error());
-  if (auto s = r.finish(); !s)
-    return std::unexpected(s.error());
-  if (*t1 >= *t0)
+  KTUNE_TRY_ASSIGN(
+      opts.initialTemperature,
+      r.number("initial_temperature", opts.initialTemperature, 1e-6, 100));
+  KTUNE_TRY_ASSIGN(
+      opts.finalTemperature,
+      r.number("final_temperature", opts.finalTemperature, 1e-9, 100));
+  KTUNE_TRY_ASSIGN(opts.cooling,
+                   r.number("cooling", opts.cooling, 0.5, 0.99999));
+  KTUNE_TRY(r.finish());
+  if (opts.finalTemperature >= opts.initialTemperature)
     return makeError("must be below initial_temperature",
                      "annealing.final_temperature");
-  opts.initialTemperature = *t0;
-  opts.finalTemperature = *t1;
-  opts.cooling = *cooling;
   return std::make_unique<Annealing>(opts);
 }
 

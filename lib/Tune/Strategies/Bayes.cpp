@@ -16,7 +16,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "GaussianProcess.h"
+
 #include "StrategySupport.h"
+#include "ktune/Support/Try.h"
 
 #include <algorithm>
 #include <cmath>
@@ -406,39 +408,22 @@ Expected<std::unique_ptr<Strategy>> makeBayes(const nlohmann::json &o) {
   auto steps = r.integer("fit_steps", opts.fitSteps, 1, 10000);
   auto restart = r.integer("restart_every", opts.restartEvery, 0, 100000);
   auto def = r.boolean("start_from_default", opts.startFromDefault);
-  auto enc = r.choice("encoding", opts.encoding,
-                      {"index", "index+odd", "log", "log+odd"});
-  if (!enc)
-    return std::unexpected(enc.error());
-  opts.encoding = *enc;
-  auto noisy = r.boolean("observation_noise", opts.observationNoise);
-  if (!noisy)
-    return std::unexpected(noisy.error());
-  opts.observationNoise = *noisy;
-  auto output = r.choice("output", opts.output, {"rank", "log"});
-  if (!output)
-    return std::unexpected(output.error());
-  opts.output = *output;
-  auto acq = r.choice("acquisition", opts.acquisition, {"ei", "lcb"});
-  if (!acq)
-    return std::unexpected(acq.error());
-  opts.acquisition = *acq;
-  auto kappa = r.number("kappa", opts.kappa, 0.0, 100.0);
-  if (!kappa)
-    return std::unexpected(kappa.error());
-  opts.kappa = *kappa;
-  auto kernel = r.choice("kernel", opts.kernel, {"matern", "additive+matern"});
-  if (!kernel)
-    return std::unexpected(kernel.error());
-  opts.kernel = *kernel;
-  auto localEvery = r.integer("local_every", opts.localEvery, 0, 1000000);
-  if (!localEvery)
-    return std::unexpected(localEvery.error());
-  opts.localEvery = *localEvery;
-  auto localRadius = r.integer("local_radius", opts.localRadius, 1, 1000);
-  if (!localRadius)
-    return std::unexpected(localRadius.error());
-  opts.localRadius = *localRadius;
+  KTUNE_TRY_ASSIGN(opts.encoding,
+                   r.choice("encoding", opts.encoding,
+                            {"index", "index+odd", "log", "log+odd"}));
+  KTUNE_TRY_ASSIGN(opts.observationNoise,
+                   r.boolean("observation_noise", opts.observationNoise));
+  KTUNE_TRY_ASSIGN(opts.output,
+                   r.choice("output", opts.output, {"rank", "log"}));
+  KTUNE_TRY_ASSIGN(opts.acquisition,
+                   r.choice("acquisition", opts.acquisition, {"ei", "lcb"}));
+  KTUNE_TRY_ASSIGN(opts.kappa, r.number("kappa", opts.kappa, 0.0, 100.0));
+  KTUNE_TRY_ASSIGN(opts.kernel, r.choice("kernel", opts.kernel,
+                                         {"matern", "additive+matern"}));
+  KTUNE_TRY_ASSIGN(opts.localEvery,
+                   r.integer("local_every", opts.localEvery, 0, 1000000));
+  KTUNE_TRY_ASSIGN(opts.localRadius,
+                   r.integer("local_radius", opts.localRadius, 1, 1000));
   for (const Error *e :
        {init ? nullptr : &init.error(), xi ? nullptr : &xi.error(),
         cand ? nullptr : &cand.error(), exh ? nullptr : &exh.error(),
@@ -446,8 +431,7 @@ Expected<std::unique_ptr<Strategy>> makeBayes(const nlohmann::json &o) {
         def ? nullptr : &def.error()})
     if (e)
       return std::unexpected(*e);
-  if (auto s = r.finish(); !s)
-    return std::unexpected(s.error());
+  KTUNE_TRY(r.finish());
   opts.initialSamples = *init;
   opts.xi = *xi;
   opts.candidates = *cand;

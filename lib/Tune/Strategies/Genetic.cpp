@@ -13,6 +13,8 @@
 
 #include "StrategySupport.h"
 
+#include "ktune/Support/Try.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -165,24 +167,15 @@ private:
 Expected<std::unique_ptr<Strategy>> makeGenetic(const nlohmann::json &o) {
   OptionReader r(o, "genetic");
   GeneticOptions opts;
-  auto pop = r.integer("population", opts.population, 2, 100000);
-  auto tour = r.integer("tournament", opts.tournament, 1, 100);
-  auto mut = r.number("mutation_rate", opts.mutationRate, 0.0, 1.0);
-  auto cross = r.number("crossover_rate", opts.crossoverRate, 0.0, 1.0);
-  if (!pop)
-    return std::unexpected(pop.error());
-  if (!tour)
-    return std::unexpected(tour.error());
-  if (!mut)
-    return std::unexpected(mut.error());
-  if (!cross)
-    return std::unexpected(cross.error());
-  if (auto s = r.finish(); !s)
-    return std::unexpected(s.error());
-  opts.population = *pop;
-  opts.tournament = *tour;
-  opts.mutationRate = *mut;
-  opts.crossoverRate = *cross;
+  KTUNE_TRY_ASSIGN(opts.population,
+                   r.integer("population", opts.population, 2, 100000));
+  KTUNE_TRY_ASSIGN(opts.tournament,
+                   r.integer("tournament", opts.tournament, 1, 100));
+  KTUNE_TRY_ASSIGN(opts.mutationRate,
+                   r.number("mutation_rate", opts.mutationRate, 0.0, 1.0));
+  KTUNE_TRY_ASSIGN(opts.crossoverRate,
+                   r.number("crossover_rate", opts.crossoverRate, 0.0, 1.0));
+  KTUNE_TRY(r.finish());
   return std::make_unique<Genetic>(opts);
 }
 

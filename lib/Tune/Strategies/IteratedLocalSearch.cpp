@@ -11,6 +11,8 @@
 
 #include "StrategySupport.h"
 
+#include "ktune/Support/Try.h"
+
 #include <algorithm>
 
 namespace ktune {
@@ -129,20 +131,13 @@ Expected<std::unique_ptr<Strategy>>
 makeIteratedLocalSearch(const nlohmann::json &o) {
   OptionReader r(o, "ils");
   IlsOptions opts;
-  auto kick = r.integer("kick_moves", opts.kickMoves, 1, 100);
-  auto restart = r.integer("restart_after", opts.restartAfter, 1, 1000000);
-  auto adjacent = r.boolean("adjacent_first", opts.adjacentFirst);
-  if (!kick)
-    return std::unexpected(kick.error());
-  if (!restart)
-    return std::unexpected(restart.error());
-  if (!adjacent)
-    return std::unexpected(adjacent.error());
-  if (auto s = r.finish(); !s)
-    return std::unexpected(s.error());
-  opts.kickMoves = *kick;
-  opts.restartAfter = *restart;
-  opts.adjacentFirst = *adjacent;
+  KTUNE_TRY_ASSIGN(opts.kickMoves,
+                   r.integer("kick_moves", opts.kickMoves, 1, 100));
+  KTUNE_TRY_ASSIGN(opts.restartAfter,
+                   r.integer("restart_after", opts.restartAfter, 1, 1000000));
+  KTUNE_TRY_ASSIGN(opts.adjacentFirst,
+                   r.boolean("adjacent_first", opts.adjacentFirst));
+  KTUNE_TRY(r.finish());
   return std::make_unique<IteratedLocalSearch>(opts);
 }
 

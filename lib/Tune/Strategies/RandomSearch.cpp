@@ -2,6 +2,8 @@
 
 #include "StrategySupport.h"
 
+#include "ktune/Support/Try.h"
+
 namespace ktune {
 
 namespace {
@@ -25,8 +27,7 @@ public:
 
 Expected<std::unique_ptr<Strategy>> makeRandomSearch(const nlohmann::json &o) {
   OptionReader reader(o, "random");
-  if (auto s = reader.finish(); !s)
-    return std::unexpected(s.error());
+  KTUNE_TRY(reader.finish());
   return std::make_unique<RandomSearch>();
 }
 

@@ -2,6 +2,9 @@
 
 #include "StrategySupport.h"
 
+#include "ktune/Support/JsonReader.h"
+#include "ktune/Support/Try.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -83,16 +86,13 @@ std::optional<double> evaluateOnce(Objective &objective, const Point &p) {
 Expected<double> OptionReader::number(const std::string &key, double fallback,
                                       double min, double max) {
   Known.push_back(key);
-  if (!Options.is_object() || !Options.contains(key))
+  JsonReader options(Options, Strategy);
+  if (!options.has(key))
     return fallback;
-  const auto &v = Options.at(key);
-  if (!v.is_number())
-    return makeError("expected a number", Strategy + "." + key);
-  double d = v.get<double>();
+  KTUNE_TRY_ASSIGN(double d, options[key].number());
   if (!(d >= min && d <= max))
-    return makeError("must be between " + std::to_string(min) + " and " +
-                         std::to_string(max),
-                     Strategy + "." + key);
+    return options.failAt(key, "must be between " + std::to_string(min) +
+                                   " and " + std::to_string(max));
   return d;
 }
 
@@ -100,44 +100,36 @@ Expected<int64_t> OptionReader::integer(const std::string &key,
                                         int64_t fallback, int64_t min,
                                         int64_t max) {
   Known.push_back(key);
-  if (!Options.is_object() || !Options.contains(key))
+  JsonReader options(Options, Strategy);
+  if (!options.has(key))
     return fallback;
-  const auto &v = Options.at(key);
-  if (!v.is_number_integer())
-    return makeError("expected an integer", Strategy + "." + key);
-  int64_t i = v.get<int64_t>();
+  KTUNE_TRY_ASSIGN(int64_t i, options[key].integer());
   if (i < min || i > max)
-    return makeError("must be between " + std::to_string(min) + " and " +
-                         std::to_string(max),
-                     Strategy + "." + key);
+    return options.failAt(key, "must be between " + std::to_string(min) +
+                                   " and " + std::to_string(max));
   return i;
 }
 
 Expected<bool> OptionReader::boolean(const std::string &key, bool fallback) {
   Known.push_back(key);
-  if (!Options.is_object() || !Options.contains(key))
-    return fallback;
-  const auto &v = Options.at(key);
-  if (!v.is_boolean())
-    return makeError("expected true or false", Strategy + "." + key);
-  return v.get<bool>();
+  return JsonReader(Options, Strategy).optionalBool(key, fallback);
 }
 
 Expected<std::string>
 OptionReader::choice(const std::string &key, std::string fallback,
                      const std::vector<std::string> &allowed) {
   Known.push_back(key);
-  if (!Options.is_object() || !Options.contains(key))
+  JsonReader options(Options, Strategy);
+  if (!options.has(key))
     return fallback;
-  const auto &v = Options.at(key);
-  std::string s = v.is_string() ? v.get<std::string>() : "";
-  if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
-    std::string list;
-    for (const auto &a : allowed)
-      list += (list.empty() ? "" : ", ") + a;
-    return makeError("expected one of: " + list, Strategy + "." + key);
-  }
-  return s;
+  JsonReader v = options[key];
+  if (v.isString() &&
+      std::find(allowed.begin(), allowed.end(), *v.string()) != allowed.end())
+    return v.string();
+  std::string list;
+  for (const auto &a : allowed)
+    list += (list.empty() ? "" : ", ") + a;
+  return v.fail("expected one of: " + list);
 }
 
 Status OptionReader::finish() const {
@@ -210,8 +202,7 @@ Expected<std::unique_ptr<Strategy>>
 makeStrategy(const std::string &name, const nlohmann::json &options) {
   if (name == "brute_force") {
     OptionReader reader(options, name);
-    if (auto s = reader.finish(); !s)
-      return std::unexpected(s.error());
+    KTUNE_TRY(reader.finish());
     return makeBruteForce();
   }
   if (name == "random")

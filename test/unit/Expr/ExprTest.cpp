@@ -145,6 +145,53 @@ TEST(Expr, SubstituteRenames) {
   EXPECT_EQ(e->substitute({{"B", *b}}).str(), "(n + BLOCK_SIZE - 1) / BLOCK_SIZE");
 }
 
+TEST(Expr, RenameChangesNamesOnly) {
+  auto e = Expr::parse("B * n <= 1024 && B % 32 == 0");
+  ASSERT_TRUE(e);
+  Expr renamed = e->rename({{"B", "BLOCK_SIZE"}, {"unused", "X"}});
+  EXPECT_EQ(renamed.str(), "BLOCK_SIZE * n <= 1024 && BLOCK_SIZE % 32 == 0");
+  EXPECT_EQ(renamed.text(), renamed.str());
+  EXPECT_EQ(renamed.names(), (std::vector<std::string>{"BLOCK_SIZE", "n"}));
+  EXPECT_EQ(renamed.toCpp(),
+            "((BLOCK_SIZE * n) <= 1024) && ((BLOCK_SIZE % 32) == 0)");
+  // Renaming to a name already used merges them; evaluation sees the new one.
+  EXPECT_EQ(*e->rename({{"B", "n"}}).evaluateInt({{"n", Value::ofInt(32)}}), 1);
+  // The original is unchanged (trees are shared, never modified).
+  EXPECT_EQ(e->str(), "B * n <= 1024 && B % 32 == 0");
+  // Python dialect semantics survive a rename.
+  auto py = Expr::parse("a / b", Dialect::Python);
+  ASSERT_TRUE(py);
+  EXPECT_EQ(py->rename({{"a", "x"}}).toCpp(), "(double(x) / double(b))");
+}
+
+TEST(Expr, RenameIdentifiersInText) {
+  std::map<std::string, std::string> renames{{"B", "BLOCK_SIZE"}};
+  EXPECT_EQ(renameIdentifiers("B*n<=1024", renames), "BLOCK_SIZE * n <= 1024");
+  // Untouched when nothing renamed is mentioned, or nothing changes, or the
+  // text does not parse: the text as written, not a canonical copy.
+  EXPECT_EQ(renameIdentifiers("n*2<=1024", renames), "n*2<=1024");
+  EXPECT_EQ(renameIdentifiers("B*n<=1024", {{"B", "B"}}), "B*n<=1024");
+  EXPECT_EQ(renameIdentifiers("B*n<=1024", {}), "B*n<=1024");
+  EXPECT_EQ(renameIdentifiers("B * <=", renames), "B * <=");
+  // Swapping two names at once.
+  EXPECT_EQ(renameIdentifiers("A - B", {{"A", "B"}, {"B", "A"}}), "B - A");
+}
+
+TEST(Expr, SubstituteNamesInText) {
+  std::map<std::string, Expr> held{{"VEC", Expr::integer(4)},
+                                   {"NEG", Expr::integer(-2)}};
+  EXPECT_EQ(substituteNames("VEC*BLOCK<=1024", held), "4 * BLOCK <= 1024");
+  EXPECT_EQ(substituteNames("BLOCK*2", held), "BLOCK*2");
+  EXPECT_EQ(substituteNames("VEC * (", held), "VEC * (");
+  std::string negated = substituteNames("BLOCK * NEG", held);
+  EXPECT_EQ(*Expr::parse(negated)->evaluateInt({{"BLOCK", Value::ofInt(3)}}),
+            -6);
+  auto b = Expr::parse("BLOCK_SIZE");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(substituteNames("ceil_div(n, B)", {{"B", *b}}),
+            "ceil_div(n, BLOCK_SIZE)");
+}
+
 TEST(Expr, BoundEvaluationMatchesTreeWalk) {
   auto e = Expr::parse("use_padding==0 or block_size_x % 32 != 0", Dialect::Python);
   ASSERT_TRUE(e);

@@ -62,3 +62,32 @@ TEST(Domain, HugeRangesNeitherOverflowNorHang) {
       "p");
   EXPECT_FALSE(tooMany);
 }
+
+TEST(Domain, DescribeForPeople) {
+  EXPECT_EQ(Domain::ofValues({1, 2, 4, 8, 16}).describe(), "{1, 2, 4, 8, 16}");
+  EXPECT_EQ(Domain::ofValues({7}).describe(), "{7}");
+  EXPECT_EQ(Domain::ofRange(1, 16).describe(), "1..16");
+  EXPECT_EQ(Domain::ofRange(32, 1024, 32).describe(), "32..1024 step 32");
+  EXPECT_EQ(Domain::ofRange(-8, 8, 4).describe(), "-8..8 step 4");
+  EXPECT_EQ(Domain::ofPow2Range(32, 1024).describe(), "powers of two 32..1024");
+  auto read = domainFromJson(
+      json::parse(R"({"range": {"min": 1, "max": 64, "step": "pow2"}})"), "p");
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->describe(), "powers of two 1..64");
+}
+
+TEST(Domain, ReadsThroughAJsonReader) {
+  json j = json::parse(R"({"params": [{"values": [1, 2.0, 1]}]})");
+  auto dup = domainFromJson(JsonReader(j)["params"][0]);
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().where, "params[0].values[2]");
+  EXPECT_EQ(dup.error().message, "duplicate value 1");
+  // Numbers too large for int64 are refused before any conversion.
+  auto huge = domainFromJson(json::parse(R"({"values": [1e30]})"), "p");
+  ASSERT_FALSE(huge);
+  EXPECT_EQ(huge.error().where, "p.values[0]");
+  auto wrongStep = domainFromJson(
+      json::parse(R"({"range": {"min": 1, "max": 8, "step": "pow3"}})"), "p");
+  ASSERT_FALSE(wrongStep);
+  EXPECT_EQ(wrongStep.error().where, "p.range.step");
+}

@@ -51,3 +51,32 @@ TEST(Manifest, ErrorsNameTheJsonPath) {
   ASSERT_FALSE(m);
   EXPECT_EQ(m.error().where, "kernels[0].launch.grid");
 }
+
+// Fields of the wrong type are errors naming their path, never exceptions.
+TEST(Manifest, WrongTypesAreErrorsNotExceptions) {
+  auto withKernelField = [](const char *key, json value) {
+    auto j = json::parse(Example);
+    j["kernels"][0][key] = std::move(value);
+    return j;
+  };
+  auto m = manifestFromJson(withKernelField("qualified_name", json::array()));
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().where, "kernels[0].qualified_name");
+  auto j = json::parse(Example);
+  j["kernels"][0]["template_params"][0]["tunable"] = 0;
+  m = manifestFromJson(j);
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().str(),
+            "kernels[0].template_params[0].tunable: expected true or false");
+  j = json::parse(Example);
+  j["kernels"][0]["launch"]["from"] = 51;
+  m = manifestFromJson(j);
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().where, "kernels[0].launch.from");
+  j = json::parse(Example);
+  j["ktune"] = 1;
+  EXPECT_EQ(manifestFromJson(j).error().where, "ktune");
+  j = json::parse(Example);
+  j["original"] = nullptr;
+  EXPECT_EQ(manifestFromJson(j).error().where, "original");
+}

@@ -176,3 +176,29 @@ TEST(Journal, RetimesAreNotFoundAsEvaluations) {
   EXPECT_EQ((*j)->find(e.key), nullptr);
   EXPECT_EQ((*j)->entries().size(), 1u);
 }
+
+// Fields of the wrong type are errors at the line, never exceptions.
+TEST(Journal, WrongTypesAreErrorsNotExceptions) {
+  auto withField = [](const std::string &path, nlohmann::json value) {
+    auto j = journalEntryToJson(entry(256, 1));
+    j[nlohmann::json::json_pointer(path)] = std::move(value);
+    return journalEntryFromJson(j, "x:4");
+  };
+  auto phase = withField("/phase", 1);
+  ASSERT_FALSE(phase);
+  EXPECT_EQ(phase.error().str(), "x:4: phase: expected a string");
+  auto cold = withField("/time_us/cold_l2", 0);
+  ASSERT_FALSE(cold);
+  EXPECT_EQ(cold.error().str(), "x:4: time_us.cold_l2: expected true or false");
+  auto regs = withField("/resources/registers", "32");
+  ASSERT_FALSE(regs);
+  EXPECT_EQ(regs.error().str(),
+            "x:4: resources.registers: expected an integer");
+  auto shape = withField("/key/shape", nlohmann::json::array());
+  ASSERT_FALSE(shape);
+  EXPECT_EQ(shape.error().str(),
+            "x:4: key.shape: expected an object of integers");
+  auto kernel = withField("/key/kernel", 3);
+  ASSERT_FALSE(kernel);
+  EXPECT_EQ(kernel.error().str(), "x:4: key.kernel: expected a string");
+}

@@ -171,3 +171,39 @@ TEST(Results, CompileOnlyTableListsResources) {
   EXPECT_EQ(back->shapes[0].finalists[0].result.resources.registers, 40);
   EXPECT_EQ(back->shapes[0].finalists[0].result.resources.blocksPerSM, 8);
 }
+
+// Fields of the wrong type are errors naming their path, never exceptions.
+TEST(Results, WrongTypesAreErrorsNotExceptions) {
+  TuneResults r;
+  r.kernel = "k";
+  r.device = "d";
+  r.arch = "sm_90";
+  ShapeResult s;
+  s.defaultConfig = Default;
+  s.bestConfig = A;
+  s.finalists = {{A, EvalResult{EvalStatus::Ok, "", Timing{10.0, 0.05, 200}}}};
+  r.shapes.push_back(s);
+  r.general = GeneralResult{A, 1.25, {{1.25, 10.0}}, 2};
+  nlohmann::json good = resultsToJson(r);
+  ASSERT_TRUE(resultsFromJson(good));
+  for (auto [pointer, value, where] :
+       {std::tuple<const char *, nlohmann::json, const char *>{"/seed", "7",
+                                                               "seed"},
+        {"/template", 1, "template"},
+        {"/compile_only", "yes", "compile_only"},
+        {"/shapes/0/speedup", "fast", "shapes[0].speedup"},
+        {"/shapes/0/stop_reason", 3, "shapes[0].stop_reason"},
+        {"/shapes/0/finalists/0/status", 2, "shapes[0].finalists[0].status"},
+        {"/shapes/0/finalists/0/time_us/reps", "x",
+         "shapes[0].finalists[0].time_us.reps"},
+        {"/shapes/0/finalists/0/resources/registers", 1.5,
+         "shapes[0].finalists[0].resources.registers"},
+        {"/general/candidates", -1, "general.candidates"},
+        {"/general/per_shape/0", 3, "general.per_shape[0]"}}) {
+    nlohmann::json j = good;
+    j[nlohmann::json::json_pointer(pointer)] = value;
+    auto back = resultsFromJson(j);
+    ASSERT_FALSE(back) << pointer;
+    EXPECT_EQ(back.error().where, where) << back.error().str();
+  }
+}

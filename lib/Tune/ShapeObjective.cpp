@@ -1,0 +1,70 @@
+//===- ShapeObjective.cpp - The objective of one shape --------------------===//
+#include "ShapeObjective.h"
+
+namespace ktune::tuner {
+
+std::optional<double> outcomeOf(const EvalResult &r) {
+  if (r.status == EvalStatus::Ok && r.time && r.time->medianUs > 0)
+    return r.time->medianUs;
+  return std::nullopt;
+}
+
+ShapeObjective::ShapeObjective(Context c) : C(std::move(c)) {
+  LastEnd = Clock::now();
+  // Everything the journal knows at this shape, latest entry first wins.
+  for (const auto &e : C.journal.entries()) {
+    if (e.phase == JournalPhase::Retime || !sameRun(e.key))
+      continue;
+    auto p = C.space.fromConfig(e.key.config);
+    if (!p || p->size() != C.space.dims() ||
+        e.key.config.size() != C.space.dims())
+      continue;
+    Known[*p] = outcomeOf(e.result);
+    Results[*p] = e.result;
+    if (e.phase == JournalPhase::Default || e.phase == JournalPhase::Search)
+      if (Budgeted.insert(*p).second) {
+        ++Spent;
+        Order.push_back(*p);
+      }
+  }
+  Resumed = Spent;
+}
+
+std::optional<double> ShapeObjective::run(const Point &p, JournalPhase phase) {
+  auto begin = Clock::now();
+  double searchMs =
+      std::chrono::duration<double, std::milli>(begin - LastEnd).count();
+  JournalEntry e;
+  e.key = C.keyBase;
+  e.key.shape = C.shape;
+  e.key.config = C.space.toConfig(p);
+  e.phase = phase;
+  if (phase == JournalPhase::Search && !C.space.isValid(p)) {
+    // Strategies should only ask for valid points; answer without
+    // launching anything, and record why.
+    e.result.status = EvalStatus::Pruned;
+    e.result.reason =
+        "constraint violated: " + C.space.violatedConstraint(p).value_or("?");
+  } else {
+    e.result = C.eval.evaluate(C.shape, e.key.config);
+  }
+  LastEnd = Clock::now();
+  e.evalMs = std::chrono::duration<double, std::milli>(LastEnd - begin).count();
+  e.searchMs = searchMs;
+  e.at = utcTimestamp();
+  if (auto ok = C.journal.append(e); !ok && JournalStatus)
+    JournalStatus = std::unexpected(ok.error());
+  auto outcome = outcomeOf(e.result);
+  Known[p] = outcome;
+  Results[p] = e.result;
+  Budgeted.insert(p);
+  Order.push_back(p);
+  ++Spent;
+  ++New;
+  NewSeconds += (e.evalMs + searchMs) / 1000.0;
+  if (C.onEvaluation)
+    C.onEvaluation(*this);
+  return outcome;
+}
+
+} // namespace ktune::tuner

@@ -1,0 +1,258 @@
+//===- SpecCheck.cpp - Checking a spec against the manifest ---------------===//
+//
+// Every kernel argument needs an entry of the right kind, and every
+// expression (extents, scalars, launch geometry, byte counts) must evaluate
+// at every shape. Errors name the JSON path of the offending value.
+//
+//===----------------------------------------------------------------------===//
+#include "ktune/Tune/Spec.h"
+
+#include "ktune/Expr/Expr.h"
+#include "ktune/Support/JsonReader.h"
+#include "ktune/Support/Try.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ktune {
+
+//===----------------------------------------------------------------------===//
+// Checking against the manifest
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string shapeText(const Shape &shape) {
+  std::string out;
+  for (const auto &[name, value] : shape)
+    out += (out.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+  return "{" + out + "}";
+}
+
+bool isPointerType(const std::string &type) {
+  return type.find('*') != std::string::npos ||
+         type.find('[') != std::string::npos;
+}
+
+/// Names an expression may use for one shape: the dimensions, the scalar
+/// arguments that evaluate, and (for launch geometry) template parameters.
+std::map<std::string, expr::Value> shapeEnv(const Spec &spec,
+                                            const Shape &shape) {
+  std::map<std::string, expr::Value> env;
+  for (const auto &[name, value] : shape)
+    env[name] = expr::Value::ofInt(value);
+  for (const auto &a : spec.args)
+    if (const auto *sc = std::get_if<ScalarArg>(&a.arg)) {
+      auto e = expr::Expr::parse(sc->value);
+      if (!e)
+        continue;
+      auto v = e->evaluate(env);
+      if (v && !env.count(a.name))
+        env[a.name] = *v;
+    }
+  return env;
+}
+
+Status checkExpr(const std::string &text,
+                 const std::map<std::string, expr::Value> &env,
+                 const std::string &where, const Shape &shape,
+                 std::optional<int64_t> atLeast, const std::string &what) {
+  auto e = expr::Expr::parse(text);
+  if (!e)
+    return makeError("cannot parse '" + text + "': " + e.error().str(), where);
+  auto v = e->evaluate(env);
+  if (!v)
+    return makeError("'" + text + "' does not evaluate at shape " +
+                         shapeText(shape) + ": " + v.error().str(),
+                     where);
+  if (atLeast) {
+    auto i = e->evaluateInt(env);
+    if (!i)
+      return makeError(what + " '" + text + "' is not an integer at shape " +
+                           shapeText(shape),
+                       where);
+    if (*i < *atLeast)
+      return makeError(what + " '" + text + "' is " + std::to_string(*i) +
+                           " at shape " + shapeText(shape) +
+                           " (must be >= " + std::to_string(*atLeast) + ")",
+                       where);
+  }
+  return {};
+}
+
+} // namespace
+
+LaunchGeometry effectiveLaunch(const Spec &spec, const ManifestKernel &kernel) {
+  if (spec.launch)
+    return *spec.launch;
+  return kernel.launch.value_or(LaunchGeometry{});
+}
+
+Status validateSpec(const Spec &spec, const ManifestKernel &kernel) {
+  if (spec.kernel != kernel.name && spec.kernel != kernel.qualifiedName)
+    return makeError("spec is for kernel '" + spec.kernel +
+                         "' but the manifest kernel is '" + kernel.name + "'",
+                     "kernel");
+
+  // Template arguments: exactly the non-tunable parameters.
+  for (const auto &[name, value] : spec.templateArgs) {
+    const TemplateParam *p = kernel.findParam(name);
+    if (!p)
+      return makeError("kernel '" + kernel.name +
+                           "' has no template parameter '" + name + "'",
+                       jsonPathKey("template_args", name));
+    if (p->tunable)
+      return makeError("'" + name +
+                           "' is tunable: restrict it with \"domains\" instead",
+                       jsonPathKey("template_args", name));
+  }
+  for (const auto &p : kernel.templateParams)
+    if (!p.tunable && !spec.templateArgs.count(p.name))
+      return makeError("missing: template parameter '" + p.name + "' (" +
+                           p.type + ") is not tunable and needs a value",
+                       jsonPathKey("template_args", p.name));
+
+  // Dimensions must not shadow parameter names.
+  for (const auto &[name, values] : spec.dims) {
+    if (kernel.findParam(name))
+      return makeError("dimension '" + name +
+                           "' has the name of a template parameter",
+                       jsonPathKey("dims", name));
+    if (name == "maxrregcount")
+      return makeError("'maxrregcount' is reserved for the register cap",
+                       jsonPathKey("dims", name));
+  }
+
+  // Arguments: one entry per kernel argument, kinds matching the types.
+  std::set<std::string> kernelArgs;
+  for (const auto &ka : kernel.args) {
+    kernelArgs.insert(ka.name);
+    auto it = std::find_if(spec.args.begin(), spec.args.end(),
+                           [&](const SpecArg &a) { return a.name == ka.name; });
+    if (it == spec.args.end())
+      return makeError("missing: kernel argument '" + ka.name + "' (" +
+                           ka.type + ") has no entry",
+                       jsonPathKey("args", ka.name));
+    bool pointer = isPointerType(ka.type);
+    bool buffer = std::holds_alternative<BufferArg>(it->arg);
+    if (pointer && !buffer)
+      return makeError("kernel argument '" + ka.name + "' is a pointer (" +
+                           ka.type + "): give {\"buffer\": dtype, ...}",
+                       jsonPathKey("args", ka.name));
+    if (!pointer && buffer)
+      return makeError("kernel argument '" + ka.name + "' is not a pointer (" +
+                           ka.type + "): give {\"value\": ...}",
+                       jsonPathKey("args", ka.name));
+  }
+  for (const auto &a : spec.args)
+    if (!kernelArgs.count(a.name))
+      return makeError("kernel '" + kernel.name + "' has no argument '" +
+                           a.name + "'",
+                       jsonPathKey("args", a.name));
+
+  LaunchGeometry launch = effectiveLaunch(spec, kernel);
+  bool launchFromSpec = spec.launch.has_value();
+  if (launch.grid.empty() || launch.block.empty())
+    return makeError("the manifest has no launch geometry for kernel '" +
+                         kernel.name +
+                         "': give \"launch\": {\"grid\": [...], \"block\": "
+                         "[...], \"smem\": ...}",
+                     "launch");
+  auto launchWhere = [&](const std::string &field) {
+    return launchFromSpec ? "launch." + field
+                          : "launch." + field + " (from the manifest)";
+  };
+
+  // Tunable parameters, with the spec's domain overrides.
+  std::map<std::string, expr::Value> defaults;
+  std::set<std::string> tunable;
+  for (const auto *p : kernel.tunableParams()) {
+    tunable.insert(p->name);
+    if (p->defaultValue)
+      defaults[p->name] = expr::Value::ofInt(*p->defaultValue);
+  }
+  for (const auto &[name, domain] : spec.domains) {
+    const TemplateParam *p = kernel.findParam(name);
+    if (!p || !p->tunable)
+      return makeError("'" + name + "' is not a tunable parameter of kernel '" +
+                           kernel.name + "'",
+                       jsonPathKey("domains", name));
+    if (p->defaultValue && !domain.contains(*p->defaultValue))
+      return makeError("the domain must contain the default " +
+                           std::to_string(*p->defaultValue) +
+                           " (the reference configuration)",
+                       jsonPathKey("domains", name));
+  }
+  for (const auto &[name, value] : spec.templateArgs)
+    if (auto e = expr::Expr::parse(value); e)
+      if (auto lit = e->asIntegerLiteral())
+        defaults[name] = expr::Value::ofInt(*lit);
+
+  std::set<std::string> dimSet;
+  for (const auto &[name, values] : spec.dims)
+    dimSet.insert(name);
+  for (size_t i = 0; i < spec.constraints.size(); ++i) {
+    std::string at = jsonPathIndex("constraints", i);
+    auto e = expr::Expr::parse(spec.constraints[i]);
+    if (!e)
+      return makeError(
+          "cannot parse '" + spec.constraints[i] + "': " + e.error().str(), at);
+    for (const auto &n : e->names())
+      if (!tunable.count(n) && !dimSet.count(n) && n != "maxrregcount")
+        return makeError(
+            "'" + n + "' is neither a tunable parameter nor a dimension", at);
+  }
+
+  std::vector<Shape> shapes = spec.allShapes();
+  for (const auto &shape : shapes) {
+    auto env = shapeEnv(spec, shape);
+    for (const auto &a : spec.args) {
+      std::string at = jsonPathKey("args", a.name);
+      if (const auto *b = std::get_if<BufferArg>(&a.arg)) {
+        for (size_t i = 0; i < b->shape.size(); ++i)
+          KTUNE_TRY(checkExpr(b->shape[i], env,
+                              jsonPathIndex(jsonPathKey(at, "shape"), i), shape,
+                              1, "extent"));
+      } else {
+        const auto &sc = std::get<ScalarArg>(a.arg);
+        KTUNE_TRY(checkExpr(sc.value, env, jsonPathKey(at, "value"), shape,
+                            std::nullopt, "value"));
+      }
+    }
+    auto launchEnv = env;
+    for (const auto &[name, value] : defaults)
+      launchEnv[name] = value;
+    for (size_t i = 0; i < launch.grid.size(); ++i)
+      KTUNE_TRY(checkExpr(launch.grid[i], launchEnv,
+                          launchWhere(jsonPathIndex("grid", i)), shape, 1,
+                          "grid extent"));
+    for (size_t i = 0; i < launch.block.size(); ++i)
+      KTUNE_TRY(checkExpr(launch.block[i], launchEnv,
+                          launchWhere(jsonPathIndex("block", i)), shape, 1,
+                          "block extent"));
+    KTUNE_TRY(checkExpr(launch.smem, launchEnv, launchWhere("smem"), shape, 0,
+                        "shared memory size"));
+    if (!spec.bytes.empty())
+      KTUNE_TRY(checkExpr(spec.bytes, env, "bytes", shape, 0, "byte count"));
+  }
+  return {};
+}
+
+Expected<Spec> resolveSpec(Spec spec, const ManifestKernel &kernel) {
+  KTUNE_TRY(validateSpec(spec, kernel));
+  std::vector<SpecArg> ordered;
+  for (const auto &ka : kernel.args) {
+    auto it = std::find_if(spec.args.begin(), spec.args.end(),
+                           [&](const SpecArg &a) { return a.name == ka.name; });
+    SpecArg a = *it;
+    if (auto *sc = std::get_if<ScalarArg>(&a.arg); sc && sc->ctype.empty())
+      sc->ctype = ka.type;
+    ordered.push_back(std::move(a));
+  }
+  spec.args = std::move(ordered);
+  if (!spec.launch)
+    spec.launch = kernel.launch;
+  return spec;
+}
+
+} // namespace ktune

@@ -260,8 +260,7 @@ Status writeHeader(const TuneCommand &cmd, const Prepared &p,
   // Its signature and choices as JSON, for programs that call it.
   KTUNE_TRY_ASSIGN(auto description, describeDispatch(in, path));
   return writeFileAtomically(dispatchDescriptionPath(path),
-                             description.dump(2) + "
-");
+                             description.dump(2) + "\n");
 }
 
 } // namespace

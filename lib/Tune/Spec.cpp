@@ -401,22 +401,4 @@ Expected<Spec> specFromJson(const json &json) {
   return s;
 }
 
-std::map<std::string, expr::Value> shapeValues(const Spec &spec,
-                                               const Shape &shape) {
-  return shapeEnv(spec, shape);
-}
-
-Expected<expr::Value>
-evaluateAtShape(const std::string &text,
-                const std::map<std::string, expr::Value> &env,
-                const std::string &where, const Shape &shape,
-                std::optional<int64_t> atLeast, const std::string &what) {
-  if (auto ok = checkExpr(text, env, where, shape, atLeast, what); !ok)
-    return std::unexpected(ok.error());
-  auto e = expr::Expr::parse(text);
-  if (atLeast)
-    return expr::Value::ofInt(*e->evaluateInt(env));
-  return *e->evaluate(env);
-}
-
 } // namespace ktune

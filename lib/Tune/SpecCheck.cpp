@@ -255,4 +255,21 @@ Expected<Spec> resolveSpec(Spec spec, const ManifestKernel &kernel) {
   return spec;
 }
 
+std::map<std::string, expr::Value> shapeValues(const Spec &spec,
+                                               const Shape &shape) {
+  return shapeEnv(spec, shape);
+}
+
+Expected<expr::Value>
+evaluateAtShape(const std::string &text,
+                const std::map<std::string, expr::Value> &env,
+                const std::string &where, const Shape &shape,
+                std::optional<int64_t> atLeast, const std::string &what) {
+  KTUNE_TRY(checkExpr(text, env, where, shape, atLeast, what));
+  auto e = expr::Expr::parse(text);
+  if (atLeast)
+    return expr::Value::ofInt(*e->evaluateInt(env));
+  return *e->evaluate(env);
+}
+
 } // namespace ktune

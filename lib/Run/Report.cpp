@@ -205,7 +205,7 @@ std::string overview(const RunRecord &r) {
       const auto &a = k.analysis;
       if (a.compileOnly) {
         uint64_t ok = 0;
-        auto it = a.statusCounts.find("ok");
+        auto it = a.statusCounts.find(EvalStatus::Ok);
         if (it != a.statusCounts.end())
           ok = it->second;
         card(std::to_string(a.evaluated),

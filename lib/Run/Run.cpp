@@ -848,7 +848,7 @@ Expected<RunOutcome> Runner::run() {
       for (const auto &k : done.kernels)
         for (const auto &s : k.results.shapes) {
           configs += s.evaluations;
-          auto it = s.statusCounts.find("ok");
+          auto it = s.statusCounts.find(EvalStatus::Ok);
           ok += it == s.statusCounts.end() ? 0 : it->second;
           // A time limit (or Ctrl-C) leaves shapes partly compiled.
           if (s.stopReason != "compile only") {

@@ -1,4 +1,4 @@
-//===- Evaluator.cpp - Status names -----------------------------------===//
+//===- Evaluator.cpp - Status names and counts ---------------------------===//
 
 #include "ktune/Tune/Evaluator.h"
 
@@ -30,6 +30,12 @@ std::optional<EvalStatus> parseStatus(std::string_view name) {
     if (text == name)
       return status;
   return std::nullopt;
+}
+
+void to_json(nlohmann::json &j, const StatusCounts &counts) {
+  j = nlohmann::json::object();
+  for (const auto &[status, n] : counts)
+    j[std::string(statusName(status))] = n;
 }
 
 } // namespace ktune

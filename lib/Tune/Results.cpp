@@ -260,8 +260,8 @@ Expected<TuneResults> resultsFromJson(const json &j) {
     s.stopReason = js.value("stop_reason", "");
     if (js.contains("status_counts") && js["status_counts"].is_object())
       for (const auto &[name, n] : js["status_counts"].items())
-        if (n.is_number_unsigned())
-          s.statusCounts[name] = n.get<uint64_t>();
+        if (auto status = parseStatus(name); status && n.is_number_unsigned())
+          s.statusCounts[*status] = n.get<uint64_t>();
     if (js.contains("finalists") && js["finalists"].is_array())
       for (size_t f = 0; f < js["finalists"].size(); ++f) {
         const json &jf = js["finalists"][f];
@@ -346,8 +346,9 @@ std::string formatResultsTable(const TuneResults &r) {
     out << pad("shape", 28) << pad("evaluations", 13) << "status counts\n";
     for (const auto &s : r.shapes) {
       std::string counts;
-      for (const auto &[name, n] : s.statusCounts)
-        counts += (counts.empty() ? "" : ", ") + name + " " + std::to_string(n);
+      for (const auto &[status, n] : s.statusCounts)
+        counts += (counts.empty() ? "" : ", ") +
+                  std::string(statusName(status)) + " " + std::to_string(n);
       out << pad(shapeText(s.shape), 28)
           << pad(std::to_string(s.evaluations), 13) << counts << "\n";
     }

@@ -93,7 +93,13 @@ Expected<SourceSite> readSite(const json &j, const std::string &where,
   } else {
     s.length = static_cast<unsigned>(s.text.size());
   }
-  KTUNE_TRY_ASSIGN(s.role, optionalString(j, "role", where, "other"));
+  std::string role;
+  KTUNE_TRY_ASSIGN(role, optionalString(j, "role", where, "other"));
+  auto parsedRole = parseSiteRole(role);
+  if (!parsedRole)
+    return makeError("unknown role \"" + role + "\"",
+                     json_read::join(where, "role"));
+  s.role = *parsedRole;
   KTUNE_TRY_ASSIGN(s.replacement,
                    optionalString(j, "replacement", where, "{P}"));
   return s;
@@ -161,10 +167,11 @@ Expected<Candidate> readCandidate(const json &j, const std::string &where,
 }
 
 json siteToJson(const SourceSite &s) {
+  std::string_view role = siteRoleName(s.role);
   return {{"file", s.file},     {"line", s.line},
           {"col", s.col},       {"offset", s.offset},
           {"length", s.length}, {"text", s.text},
-          {"role", s.role},     {"replacement", s.replacement}};
+          {"role", role},       {"replacement", s.replacement}};
 }
 
 } // namespace

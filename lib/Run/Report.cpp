@@ -702,7 +702,8 @@ std::string roundsSection(const RunRecord &r) {
                                           : ", " + esc(round.replan->outcome)) +
            "):</p>\n<ul class=\"reasons\">";
       for (const auto &reason : round.replan->reasons)
-        s += "<li>" + badge(reason.action) + " " +
+        s += "<li>" + badge(std::string(replanActionName(reason.action))) +
+             " " +
              (reason.param.empty()
                   ? std::string()
                   : "<code>" + esc(reason.param) + "</code>: ") +

@@ -912,7 +912,8 @@ Expected<RunOutcome> Runner::run() {
     decision->plan = restrictPlan(std::move(decision->plan), Kernels);
     for (const auto &r : decision->reasons)
       log("round " + std::to_string(round) + ": re-plan (" +
-          (TextPlanner ? "planner" : "rules") + "): " + r.action +
+          (TextPlanner ? "planner" : "rules") +
+          "): " + std::string(replanActionName(r.action)) +
           (r.param.empty() ? "" : " " + r.param) + ": " + r.message);
     // Candidates no longer lifted are not lifted again by the rules.
     std::set<std::string> before, after;

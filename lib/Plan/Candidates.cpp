@@ -76,7 +76,11 @@ Expected<SourceSite> readSite(const JsonReader &j,
   } else {
     s.length = static_cast<unsigned>(s.text.size());
   }
-  KTUNE_TRY_ASSIGN(s.role, j.optionalString("role", "other"));
+  KTUNE_TRY_ASSIGN(std::string role, j.optionalString("role", "other"));
+  auto parsedRole = parseSiteRole(role);
+  if (!parsedRole)
+    return j["role"].fail("unknown role \"" + role + "\"");
+  s.role = *parsedRole;
   KTUNE_TRY_ASSIGN(s.replacement, j.optionalString("replacement", "{P}"));
   return s;
 }
@@ -134,10 +138,11 @@ Expected<Candidate> readCandidate(const JsonReader &j,
 }
 
 json siteToJson(const SourceSite &s) {
+  std::string_view role = siteRoleName(s.role);
   return {{"file", s.file},     {"line", s.line},
           {"col", s.col},       {"offset", s.offset},
           {"length", s.length}, {"text", s.text},
-          {"role", s.role},     {"replacement", s.replacement}};
+          {"role", role},       {"replacement", s.replacement}};
 }
 
 } // namespace

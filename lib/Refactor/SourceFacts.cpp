@@ -1,6 +1,7 @@
 #include "ktune/Refactor/SourceFacts.h"
 
 #include <algorithm>
+#include <ostream>
 #include <set>
 #include <tuple>
 
@@ -63,7 +64,7 @@ void mergeFacts(SourceFacts &into, const SourceFacts &other) {
   auto occKey = [](const Occurrence &o) {
     return std::make_tuple(o.offset, o.kernel, o.function, o.role);
   };
-  std::set<std::tuple<unsigned, std::string, std::string, std::string>> occs;
+  std::set<std::tuple<unsigned, std::string, std::string, SiteRole>> occs;
   for (const auto &o : into.occurrences)
     occs.insert(occKey(o));
   for (const auto &o : other.occurrences)
@@ -136,12 +137,12 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
          {"text", o.text},
          {"function", o.function},
          {"kernel", o.kernel},
-         {"role", o.role},
-         {"use_role", o.useRole},
+         {"role", std::string(siteRoleName(o.role))},
+         {"use_role", o.useRole ? std::string(siteRoleName(*o.useRole)) : ""},
          {"value", o.value},
          {"spelling", spellings[static_cast<int>(o.spelling)]},
          {"constant", o.constant},
-         {"family", o.family},
+         {"family", o.family.str()},
          {"dim", o.dim},
          {"top", o.top},
          {"bound_param", o.boundParam},
@@ -155,6 +156,36 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
     out["launch_bounds"][k] = v;
   out["notes"] = facts.notes;
   return out;
+}
+
+std::string Family::str() const {
+  switch (kind) {
+  case Kind::None:
+    return "";
+  case Kind::Block:
+    return "block";
+  case Kind::Unlinked:
+    return "unlinked";
+  case Kind::ItemsPerThread:
+    return "ipt";
+  case Kind::VectorBytes:
+    return "vecbytes";
+  case Kind::Unroll:
+    return "unroll@" + std::to_string(at);
+  case Kind::Items:
+    return "items@" + std::to_string(at);
+  case Kind::MinBlocks:
+    return "minblocks@" + std::to_string(at);
+  case Kind::VectorType:
+    return "vectype:" + typeName;
+  case Kind::TemplateArg:
+    return "targ@" + std::to_string(at);
+  }
+  return "";
+}
+
+std::ostream &operator<<(std::ostream &os, const Family &family) {
+  return os << family.str();
 }
 
 std::string marker(unsigned offset) {

@@ -169,7 +169,7 @@ Expected<KernelAnalysis> analyzeKernel(const KernelRoundInput &in,
     sa.statusCounts = sr.statusCounts;
     for (const auto &[status, n] : sr.statusCounts) {
       out.statusCounts[status] += n;
-      if (status == "ok")
+      if (status == EvalStatus::Ok)
         sa.ok = n;
     }
     out.evaluated += sr.evaluations;

@@ -19,7 +19,7 @@ std::string overview(const RunRecord &r) {
       const auto &a = k.analysis;
       if (a.compileOnly) {
         uint64_t ok = 0;
-        auto it = a.statusCounts.find("ok");
+        auto it = a.statusCounts.find(EvalStatus::Ok);
         if (it != a.statusCounts.end())
           ok = it->second;
         card(std::to_string(a.evaluated),
@@ -324,7 +324,8 @@ std::string roundsSection(const RunRecord &r) {
                                           : ", " + esc(round.replan->outcome)) +
            "):</p>\n<ul class=\"reasons\">";
       for (const auto &reason : round.replan->reasons)
-        s += "<li>" + badge(reason.action) + " " +
+        s += "<li>" + badge(std::string(replanActionName(reason.action))) +
+             " " +
              (reason.param.empty()
                   ? std::string()
                   : "<code>" + esc(reason.param) + "</code>: ") +

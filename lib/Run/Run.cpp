@@ -40,7 +40,7 @@ std::string compileOnlyStopReason(const RoundRecord &done) {
   for (const auto &k : done.kernels)
     for (const auto &s : k.results.shapes) {
       configs += s.evaluations;
-      auto it = s.statusCounts.find("ok");
+      auto it = s.statusCounts.find(EvalStatus::Ok);
       ok += it == s.statusCounts.end() ? 0 : it->second;
       // A time limit (or Ctrl-C) leaves shapes partly compiled.
       if (s.stopReason != "compile only") {
@@ -182,7 +182,8 @@ Expected<bool> Runner::replanAfter(int round, Plan &next,
   decision->plan = planner::restrictPlan(std::move(decision->plan), Kernels);
   for (const auto &r : decision->reasons)
     log("round " + std::to_string(round) + ": re-plan (" +
-        (TextPlanner ? "planner" : "rules") + "): " + r.action +
+        (TextPlanner ? "planner" : "rules") +
+        "): " + std::string(replanActionName(r.action)) +
         (r.param.empty() ? "" : " " + r.param) + ": " + r.message);
   // Candidates no longer lifted are not lifted again by the rules.
   std::set<std::string> before, after;

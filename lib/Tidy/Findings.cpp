@@ -43,29 +43,48 @@ constexpr KindInfo Kinds[] = {
 };
 
 /// What a site does, for the note at a coupled site.
-std::string rolePhrase(const std::string &role) {
-  static const std::map<std::string, std::string> phrases = {
-      {"definition", "its definition"},
-      {"launch_block", "launch block dimension"},
-      {"launch_grid", "launch grid arithmetic"},
-      {"launch_smem", "launch shared-memory size"},
-      {"launch_bounds", "__launch_bounds__"},
-      {"launch_bounds_min_blocks", "__launch_bounds__ minimum blocks"},
-      {"cub_block_size", "cub block size"},
-      {"cub_items_per_thread", "cub items per thread"},
-      {"template_arg", "template argument"},
-      {"template_default", "template default"},
-      {"loop_stride", "loop stride"},
-      {"loop_bound", "loop bound"},
-      {"shared_extent", "__shared__ array extent"},
-      {"register_array", "register array extent"},
-      {"unroll_pragma", "#pragma unroll"},
-      {"vector_bytes", "vector access width"},
-      {"vector_type", "vector type"},
-      {"index_arith", "index arithmetic"},
-  };
-  auto it = phrases.find(role);
-  return it == phrases.end() ? "use" : it->second;
+std::string rolePhrase(SiteRole role) {
+  switch (role) {
+  case SiteRole::Definition:
+    return "its definition";
+  case SiteRole::LaunchBlock:
+    return "launch block dimension";
+  case SiteRole::LaunchGrid:
+    return "launch grid arithmetic";
+  case SiteRole::LaunchSmem:
+    return "launch shared-memory size";
+  case SiteRole::LaunchBounds:
+    return "__launch_bounds__";
+  case SiteRole::LaunchBoundsMinBlocks:
+    return "__launch_bounds__ minimum blocks";
+  case SiteRole::CubBlockSize:
+    return "cub block size";
+  case SiteRole::CubItemsPerThread:
+    return "cub items per thread";
+  case SiteRole::TemplateArg:
+    return "template argument";
+  case SiteRole::TemplateDefault:
+    return "template default";
+  case SiteRole::LoopStride:
+    return "loop stride";
+  case SiteRole::LoopBound:
+    return "loop bound";
+  case SiteRole::SharedExtent:
+    return "__shared__ array extent";
+  case SiteRole::RegisterArray:
+    return "register array extent";
+  case SiteRole::UnrollPragma:
+    return "#pragma unroll";
+  case SiteRole::VectorBytes:
+    return "vector access width";
+  case SiteRole::VectorType:
+    return "vector type";
+  case SiteRole::IndexArith:
+    return "index arithmetic";
+  case SiteRole::Other:
+    break;
+  }
+  return "use";
 }
 
 /// Identifiers spelled in `source` (a name is free when it is not one).
@@ -215,7 +234,7 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
       // nothing hardcoded is left to lift.
       if (f.sites.empty() ||
           std::all_of(f.sites.begin(), f.sites.end(), [](const SourceSite &s) {
-            return s.role == "template_default";
+            return s.role == SiteRole::TemplateDefault;
           }))
         continue;
       std::sort(f.sites.begin(), f.sites.end(),

@@ -1,4 +1,4 @@
-//===- Evaluator.cpp - Status names, resources as JSON --------------------===//
+//===- Evaluator.cpp - Status names and counts, resources as JSON --------===//
 
 #include "ktune/Tune/Evaluator.h"
 
@@ -75,6 +75,12 @@ Expected<Resources> resourcesFromJson(const JsonReader &j) {
   KTUNE_TRY(field("threads_per_block", r.threadsPerBlock));
   KTUNE_TRY(field("blocks_per_sm", r.blocksPerSM));
   return r;
+}
+
+void to_json(nlohmann::json &j, const StatusCounts &counts) {
+  j = nlohmann::json::object();
+  for (const auto &[status, n] : counts)
+    j[std::string(statusName(status))] = n;
 }
 
 } // namespace ktune

@@ -138,8 +138,9 @@ Expected<ShapeResult> readShape(const JsonReader &js) {
   KTUNE_TRY_ASSIGN(s.evaluations, js.optionalUnsigned("evaluations", 0));
   KTUNE_TRY_ASSIGN(s.stopReason, js.optionalString("stop_reason"));
   for (const auto &[name, n] : js["status_counts"].fields())
-    if (auto count = n.unsignedInteger())
-      s.statusCounts[name] = *count;
+    if (auto status = parseStatus(name); status)
+      if (auto count = n.unsignedInteger())
+        s.statusCounts[*status] = *count;
   for (const JsonReader &jf : js["finalists"].elements()) {
     Measured m;
     KTUNE_TRY_ASSIGN(m.config, readConfig(jf));
@@ -293,8 +294,9 @@ std::string formatResultsTable(const TuneResults &r) {
     out << pad("shape", 28) << pad("evaluations", 13) << "status counts\n";
     for (const auto &s : r.shapes) {
       std::string counts;
-      for (const auto &[name, n] : s.statusCounts)
-        counts += (counts.empty() ? "" : ", ") + name + " " + std::to_string(n);
+      for (const auto &[status, n] : s.statusCounts)
+        counts += (counts.empty() ? "" : ", ") +
+                  std::string(statusName(status)) + " " + std::to_string(n);
       out << pad(shapeText(s.shape), 28)
           << pad(std::to_string(s.evaluations), 13) << counts << "\n";
     }

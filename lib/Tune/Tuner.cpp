@@ -302,7 +302,7 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
   result.evaluations = objective.spent();
   for (const auto &p : objective.order())
     if (auto r = objective.result(p))
-      ++result.statusCounts[std::string(statusName(r->status))];
+      ++result.statusCounts[r->status];
 
   // Finalists: the best few by search time, re-timed with the default.
   // Only budgeted evaluations compete: what the general-configuration phase
@@ -537,7 +537,7 @@ Expected<ShapeResult> Tuner::compileShape(size_t index) {
   result.evaluations = objective.spent();
   for (const auto &p : objective.order())
     if (auto r = objective.result(p)) {
-      ++result.statusCounts[std::string(statusName(r->status))];
+      ++result.statusCounts[r->status];
       result.finalists.push_back({space->toConfig(p), *r});
     }
   return result;

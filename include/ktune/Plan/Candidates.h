@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,37 @@ enum class Confidence { High, Medium, Low };
 std::string_view confidenceName(Confidence c);
 std::optional<Confidence> parseConfidence(std::string_view name);
 
+/// What a site does in the kernel or at its launch. Spelled in JSON as the
+/// snake_case name ("launch_block"); siteRoleName and parseSiteRole are the
+/// only translation. The enumerators are declared in the order of their
+/// names, so sorting by role sorts as the names always have.
+enum class SiteRole {
+  CubBlockSize,          // cub_block_size: cub::BlockReduce<T, N>'s N
+  CubItemsPerThread,     // cub_items_per_thread: cub::BlockLoad<.., N, I>'s I
+  Definition,            // definition: where a named constant's value is
+  IndexArith,            // index_arith: blockIdx.x * N
+  LaunchBlock,           // launch_block: <<<g, N>>>
+  LaunchBounds,          // launch_bounds: __launch_bounds__(N)
+  LaunchBoundsMinBlocks, // launch_bounds_min_blocks: __launch_bounds__(.., N)
+  LaunchGrid,            // launch_grid: <<<(n + N - 1) / N, ...>>>
+  LaunchSmem,            // launch_smem: <<<g, b, N>>>
+  LoopBound,             // loop_bound: for (...; i < N; ...)
+  LoopStride,            // loop_stride: for (...; i += N)
+  Other,                 // other: a use in no recognised role
+  RegisterArray,         // register_array: float r[N] (a local array)
+  SharedExtent,          // shared_extent: __shared__ float t[N]
+  TemplateArg,           // template_arg: k<N><<<...>>>
+  TemplateDefault,       // template_default: template <int B = N>
+  UnrollPragma,          // unroll_pragma: #pragma unroll N
+  VectorBytes,           // vector_bytes: N / sizeof(T)
+  VectorType,            // vector_type: float4 and the like
+};
+
+/// "launch_block", ...
+std::string_view siteRoleName(SiteRole role);
+std::optional<SiteRole> parseSiteRole(std::string_view name);
+std::ostream &operator<<(std::ostream &os, SiteRole role);
+
 /// One place in the source that changes with the parameter.
 struct SourceSite {
   std::string file; // as given on the command line / in compile_commands
@@ -48,10 +80,7 @@ struct SourceSite {
   unsigned offset = 0;        // byte offset in the file
   unsigned length = 0;        // bytes replaced
   std::string text;           // the source text [offset, offset+length)
-  /// definition | launch_block | launch_grid | launch_bounds |
-  /// cub_block_size | template_arg | loop_stride | shared_extent |
-  /// unroll_pragma | vector_type | index_arith | other
-  std::string role;
+  SiteRole role = SiteRole::Other;
   /// How the site is rewritten, "{P}" standing for the parameter's name:
   /// "{P}", "{P} + 1" (a tile's padded extent), "{P} - 1" (the 255 in
   /// `(n + 255) / 256`). A vector_type site may name a type expression.

@@ -17,12 +17,14 @@
 #ifndef KTUNE_REFACTOR_SOURCEFACTS_H
 #define KTUNE_REFACTOR_SOURCEFACTS_H
 
+#include "ktune/Plan/Candidates.h"
 #include "ktune/Plan/Manifest.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
@@ -119,6 +121,57 @@ struct CallFacts {
 
 enum class Spelling { Literal, Macro, Variable, Enumerator };
 
+/// How a literal groups with the other literals of its kernel (named
+/// constants group by name and have no family). str() is the spelling of
+/// --dump-facts ("block", "targ@1") and orders one-group-per-key families.
+struct Family {
+  enum class Kind {
+    None,           // "": a named constant
+    Block,          // "block": block/tile literals, grouped by value
+    Unlinked,       // "unlinked": a literal in no recognised role
+    ItemsPerThread, // "ipt": cub items per thread, register arrays
+    VectorBytes,    // "vecbytes": the N of N / sizeof(T)
+    Unroll,         // "unroll@<offset>": one #pragma unroll
+    Items,          // "items@<offset>": one register array's extent
+    MinBlocks,      // "minblocks@<offset>": __launch_bounds__' min blocks
+    VectorType,     // "vectype:<name>": a vector type (reported only)
+    TemplateArg,    // "targ@<index>": a launch's kernel template argument
+  };
+  Kind kind = Kind::None;
+  /// Unroll, Items, MinBlocks: the offset of the site; TemplateArg: the
+  /// index of the kernel template parameter.
+  unsigned at = 0;
+  std::string typeName; // VectorType
+
+  Family() = default;
+  Family(Kind kind, unsigned at = 0, std::string typeName = {})
+      : kind(kind), at(at), typeName(std::move(typeName)) {}
+
+  static Family block() { return {Kind::Block}; }
+  static Family unlinked() { return {Kind::Unlinked}; }
+  static Family itemsPerThread() { return {Kind::ItemsPerThread}; }
+  static Family vectorBytes() { return {Kind::VectorBytes}; }
+  static Family unroll(unsigned offset) { return {Kind::Unroll, offset}; }
+  static Family items(unsigned offset) { return {Kind::Items, offset}; }
+  static Family minBlocks(unsigned offset) { return {Kind::MinBlocks, offset}; }
+  static Family vectorType(std::string name) {
+    return {Kind::VectorType, 0, std::move(name)};
+  }
+  static Family templateArg(unsigned index) {
+    return {Kind::TemplateArg, index};
+  }
+
+  /// One group per family key rather than per value: unroll, items,
+  /// min blocks and vector types.
+  bool isSingle() const {
+    return kind == Kind::Unroll || kind == Kind::Items ||
+           kind == Kind::MinBlocks || kind == Kind::VectorType;
+  }
+  std::string str() const;
+  bool operator==(const Family &) const = default;
+};
+std::ostream &operator<<(std::ostream &os, const Family &family);
+
 /// One spelled constant that may be a tuning knob, in one role, attributed
 /// to one kernel (a helper's constants are attributed to every kernel that
 /// calls it).
@@ -128,14 +181,9 @@ struct Occurrence {
   std::string text;     // source text of [offset, offset+length)
   std::string function; // id of the function the site is in
   std::string kernel;   // id of the kernel it belongs to
-  /// SourceSite role: definition, launch_block, launch_grid, launch_smem,
-  /// launch_bounds, launch_bounds_min_blocks, cub_block_size,
-  /// cub_items_per_thread, template_arg, template_default, loop_stride,
-  /// loop_bound, shared_extent, register_array, unroll_pragma,
-  /// vector_bytes, vector_type, index_arith, other.
-  std::string role;
+  SiteRole role = SiteRole::Other;
   /// For `definition` sites: the role of the use that made it interesting.
-  std::string useRole;
+  std::optional<SiteRole> useRole;
   std::string replacement = "{P}";
   int64_t value = 0;     // what the site spells
   int64_t baseValue = 0; // the parameter's value ("{P} + 1" sites: value - 1)
@@ -143,10 +191,8 @@ struct Occurrence {
   /// Named constants: "macro:NAME", "var:<offset>", "enum:<offset>".
   std::string constant;
   std::string constantName;
-  /// Literal grouping hint: "block" (block/tile family, by value),
-  /// "unroll@N", "items@N", "minblocks@N", "vecbytes@N", "vectype:NAME",
-  /// "targ@N" (launch template argument for kernel parameter N).
-  std::string family;
+  /// Literals: how they group (named constants: Kind::None).
+  Family family;
   int dim = -1; // launch dims: 0, 1, 2
   /// The constant is the whole role expression (or a min/max bound of it),
   /// not an operand inside it.
@@ -176,6 +222,13 @@ struct SourceFacts {
   /// "name@line" when overloads share that name.
   std::string kernelPlanName(const FunctionFacts &kernel) const;
 };
+
+/// The role that makes a site interesting: a definition's use role, else
+/// its own (nullopt for a definition without one).
+inline std::optional<SiteRole> effectiveRole(const Occurrence &o) {
+  return o.role == SiteRole::Definition ? o.useRole
+                                        : std::optional<SiteRole>(o.role);
+}
 
 /// Merges the facts of a second compilation side into `into`, de-duplicating
 /// by offset (code under #ifdef __CUDA_ARCH__ is only seen by one side).

@@ -82,7 +82,7 @@ struct ShapeAnalysis {
   /// measurements, as a fraction.
   double noise = 0;
   size_t evaluated = 0, ok = 0;
-  std::map<std::string, uint64_t> statusCounts;
+  StatusCounts statusCounts;
 
   std::optional<double> bytes;
   bool bytesFromExpression = false;
@@ -143,7 +143,7 @@ struct KernelAnalysis {
   std::optional<double> geomeanBestUs;
   double geomeanSpeedup = 1.0;
   std::optional<GeneralResult> general;
-  std::map<std::string, uint64_t> statusCounts; // all shapes
+  StatusCounts statusCounts; // all shapes
   uint64_t evaluated = 0;
   std::vector<std::string> notes;
 };

@@ -28,19 +28,35 @@
 
 #include <nlohmann/json.hpp>
 
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ktune::run {
 
+/// What a re-plan decided about a parameter, or says about the round.
+enum class ReplanAction {
+  Widen,   // "widen": the domain grows past an edge its best values hit
+  Drop,    // "drop": fixed to its default (it made no difference)
+  Lift,    // "lift": candidates the plan left fixed become a parameter
+  Keep,    // "keep": unchanged, with the reason why
+  Planner, // "planner": what the planner did (or that it gave no plan)
+  Note,    // "note": anything else worth saying
+};
+/// "widen", "drop", ...: the spelling in replan JSON and in the report.
+std::string_view replanActionName(ReplanAction action);
+std::optional<ReplanAction> parseReplanAction(std::string_view name);
+std::ostream &operator<<(std::ostream &os, ReplanAction action);
+
 /// One decision about one parameter (or the whole kernel).
 struct ReplanReason {
   std::string kernel;
-  std::string param;  // empty for kernel-wide reasons
-  std::string action; // "widen" "drop" "lift" "keep" "planner" "note"
+  std::string param; // empty for kernel-wide reasons
+  ReplanAction action = ReplanAction::Note;
   std::string message;
 };
 

@@ -35,6 +35,18 @@ enum class EvalStatus {
 std::string_view statusName(EvalStatus s); // "ok", "pruned", "compile_error", ...
 std::optional<EvalStatus> parseStatus(std::string_view name);
 
+/// Orders statuses by name: counts print and serialise in the order they
+/// had when they were keyed by name.
+struct StatusNameOrder {
+  bool operator()(EvalStatus a, EvalStatus b) const {
+    return statusName(a) < statusName(b);
+  }
+};
+/// Evaluations by status. In JSON an object keyed by statusName:
+/// {"compile_error": 3, "ok": 45}.
+using StatusCounts = std::map<EvalStatus, uint64_t, StatusNameOrder>;
+void to_json(nlohmann::json &j, const StatusCounts &counts);
+
 struct Resources {
   int registers = -1;
   int spillStores = 0, spillLoads = 0;

@@ -44,7 +44,7 @@ struct ShapeResult {
   bool retimed = false;
   /// Budgeted evaluations at this shape (journal included), by status.
   uint64_t evaluations = 0;
-  std::map<std::string, uint64_t> statusCounts;
+  StatusCounts statusCounts;
   /// "budget", "time limit", "space exhausted", "interrupted", "compile only"
   std::string stopReason;
   /// True when the general configuration beat this shape's own winner in a

@@ -44,7 +44,7 @@ TEST(Candidates, ReadsEveryField) {
   EXPECT_EQ(c3->sites[2].offset, 1600u);
   EXPECT_EQ(c3->sites[2].length, 3u);
   EXPECT_EQ(c3->sites[2].text, "255");
-  EXPECT_EQ(c3->sites[2].role, "index_arith");
+  EXPECT_EQ(c3->sites[2].role, SiteRole::IndexArith);
   EXPECT_EQ(c3->sites[2].replacement, "{P} - 1");
   EXPECT_EQ(c3->impliedConstraints,
             (std::vector<std::string>{"{c3} % 32 == 0", "{c3} <= 1024"}));

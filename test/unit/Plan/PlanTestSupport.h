@@ -17,7 +17,7 @@ namespace ktune::test {
 /// with offset, line and column computed from the text.
 inline SourceSite siteOf(const std::string &file, const std::string &text,
                          const std::string &needle, unsigned occurrence = 0,
-                         std::string role = "other",
+                         SiteRole role = SiteRole::Other,
                          std::string replacement = "{P}") {
   size_t at = text.find(needle);
   for (unsigned i = 0; i < occurrence && at != std::string::npos; ++i)
@@ -39,7 +39,7 @@ inline SourceSite siteOf(const std::string &file, const std::string &text,
       ++s.col;
     }
   }
-  s.role = std::move(role);
+  s.role = role;
   s.replacement = std::move(replacement);
   return s;
 }
@@ -72,11 +72,11 @@ struct Fixture {
     c.value = value;
     c.spelling = name;
     c.confidence = confidence;
-    c.sites.push_back(site(decl, literal, "definition"));
+    c.sites.push_back(site(decl, literal, SiteRole::Definition));
     for (int i = 0; i < uses; ++i) {
       std::string line = "use(" + name + ");";
       Source += line + "\n";
-      c.sites.push_back(site(line, name, "other"));
+      c.sites.push_back(site(line, name, SiteRole::Other));
     }
     Set.candidates.push_back(c);
     return Set.candidates.back();
@@ -84,7 +84,7 @@ struct Fixture {
 
   /// The site of `needle` inside the line just appended.
   SourceSite site(const std::string &line, const std::string &needle,
-                  const std::string &role) {
+                  SiteRole role) {
     size_t lineStart = Source.size() - line.size() - 1;
     size_t before = 0;
     for (size_t at = Source.find(needle); at < lineStart;

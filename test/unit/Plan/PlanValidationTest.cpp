@@ -47,12 +47,12 @@ CandidateSet makeCandidates() {
   c1.value = 256;
   c1.spelling = "kBlockSize";
   c1.confidence = Confidence::High;
-  c1.sites = {siteOf(File, Source, "256", 0, "definition"),
-              siteOf(File, Source, "kBlockSize", 1, "shared_extent"),
-              siteOf(File, Source, "kBlockSize", 2, "loop_stride"),
-              siteOf(File, Source, "255", 0, "launch_grid", "{P} - 1"),
-              siteOf(File, Source, "256", 1, "launch_grid"),
-              siteOf(File, Source, "kBlockSize", 3, "launch_block")};
+  c1.sites = {siteOf(File, Source, "256", 0, SiteRole::Definition),
+              siteOf(File, Source, "kBlockSize", 1, SiteRole::SharedExtent),
+              siteOf(File, Source, "kBlockSize", 2, SiteRole::LoopStride),
+              siteOf(File, Source, "255", 0, SiteRole::LaunchGrid, "{P} - 1"),
+              siteOf(File, Source, "256", 1, SiteRole::LaunchGrid),
+              siteOf(File, Source, "kBlockSize", 3, SiteRole::LaunchBlock)};
   c1.impliedConstraints = {"{c1} % 32 == 0"};
   Candidate c2;
   c2.id = "c2";
@@ -60,7 +60,7 @@ CandidateSet makeCandidates() {
   c2.kernel = "rmsnorm";
   c2.value = 4;
   c2.spelling = "4";
-  c2.sites = {siteOf(File, Source, "4", 0, "unroll_pragma")};
+  c2.sites = {siteOf(File, Source, "4", 0, SiteRole::UnrollPragma)};
   Candidate c3;
   c3.id = "c3";
   c3.kind = ParamKind::Other;
@@ -75,7 +75,7 @@ CandidateSet makeCandidates() {
   c4.value = 256;
   c4.spelling = "256";
   c4.confidence = Confidence::Low;
-  c4.sites = {siteOf(File, Source, "256", 0, "definition")};
+  c4.sites = {siteOf(File, Source, "256", 0, SiteRole::Definition)};
   set.candidates = {c1, c2, c3, c4};
   return set;
 }

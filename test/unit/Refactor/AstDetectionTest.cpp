@@ -53,9 +53,9 @@ void go(float *x, int n) { k<<<(n + 255) / 256, 256>>>(x, n); }
     EXPECT_EQ(c.value, 256);
     // launch_bounds, stride, 255 (as P - 1), grid 256, block 256.
     ASSERT_EQ(c.sites.size(), 5u);
-    EXPECT_EQ(c.sites[0].role, "launch_bounds");
+    EXPECT_EQ(c.sites[0].role, SiteRole::LaunchBounds);
     EXPECT_EQ(c.sites[2].replacement, "{P} - 1");
-    EXPECT_EQ(c.sites[4].role, "launch_block");
+    EXPECT_EQ(c.sites[4].role, SiteRole::LaunchBlock);
   }
 }
 

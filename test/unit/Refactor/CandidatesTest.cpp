@@ -18,9 +18,9 @@ FunctionFacts kernel(const std::string &id, const std::string &name,
   return f;
 }
 
-Occurrence literal(unsigned offset, int64_t value, const std::string &role,
+Occurrence literal(unsigned offset, int64_t value, SiteRole role,
                    const std::string &kernel,
-                   const std::string &family = "block") {
+                   const Family &family = Family::block()) {
   Occurrence o;
   o.offset = offset;
   o.length = static_cast<unsigned>(std::to_string(value).size());
@@ -56,11 +56,11 @@ const Candidate *only(const CandidateSet &set, ParamKind kind) {
 
 TEST(Candidates, SameLiteralInLinkedRolesIsOneCandidate) {
   SourceFacts f = oneKernel();
-  f.occurrences = {literal(10, 256, "launch_bounds", "fn@1"),
-                   literal(20, 256, "cub_block_size", "fn@1"),
-                   literal(30, 256, "loop_stride", "fn@1"),
-                   literal(40, 255, "launch_grid", "fn@1"),
-                   literal(50, 256, "launch_block", "fn@1")};
+  f.occurrences = {literal(10, 256, SiteRole::LaunchBounds, "fn@1"),
+                   literal(20, 256, SiteRole::CubBlockSize, "fn@1"),
+                   literal(30, 256, SiteRole::LoopStride, "fn@1"),
+                   literal(40, 255, SiteRole::LaunchGrid, "fn@1"),
+                   literal(50, 256, SiteRole::LaunchBlock, "fn@1")};
   f.occurrences[3].top = false;
   CandidateSet set = buildCandidates(f);
   ASSERT_EQ(set.candidates.size(), 1u);
@@ -75,15 +75,15 @@ TEST(Candidates, SameLiteralInLinkedRolesIsOneCandidate) {
 
 TEST(Candidates, WeakLiteralWithoutAStrongPartnerIsNoSite) {
   SourceFacts f = oneKernel();
-  f.occurrences = {literal(10, 128, "loop_stride", "fn@1"),
-                   literal(20, 64, "index_arith", "fn@1")};
+  f.occurrences = {literal(10, 128, SiteRole::LoopStride, "fn@1"),
+                   literal(20, 64, SiteRole::IndexArith, "fn@1")};
   EXPECT_TRUE(buildCandidates(f).candidates.empty());
 }
 
 TEST(Candidates, PaddedTileExtentJoinsTheTile) {
   SourceFacts f = oneKernel();
-  f.occurrences = {literal(10, 32, "shared_extent", "fn@1"),
-                   literal(14, 33, "shared_extent", "fn@1")};
+  f.occurrences = {literal(10, 32, SiteRole::SharedExtent, "fn@1"),
+                   literal(14, 33, SiteRole::SharedExtent, "fn@1")};
   CandidateSet set = buildCandidates(f);
   ASSERT_EQ(set.candidates.size(), 1u);
   EXPECT_EQ(set.candidates[0].kind, ParamKind::TileSize);
@@ -94,8 +94,10 @@ TEST(Candidates, PaddedTileExtentJoinsTheTile) {
 TEST(Candidates, LaunchTemplateArgumentsThatDisagreeAreADispatch) {
   SourceFacts f = oneKernel();
   f.functions["fn@1"].templateParams = {{"N", "int", {}, false}};
-  Occurrence a = literal(10, 8, "template_arg", "fn@1", "targ@0");
-  Occurrence b = literal(20, 2, "template_arg", "fn@1", "targ@0");
+  Occurrence a =
+      literal(10, 8, SiteRole::TemplateArg, "fn@1", Family::templateArg(0));
+  Occurrence b =
+      literal(20, 2, SiteRole::TemplateArg, "fn@1", Family::templateArg(0));
   a.boundParam = b.boundParam = 0;
   f.occurrences = {a, b};
   EXPECT_TRUE(buildCandidates(f).candidates.empty());
@@ -108,7 +110,7 @@ TEST(Candidates, LaunchTemplateArgumentsThatDisagreeAreADispatch) {
 
 TEST(Candidates, NamedConstantNeedsARoleOrATellingName) {
   SourceFacts f = oneKernel();
-  Occurrence scale = literal(10, 3, "other", "fn@1", "");
+  Occurrence scale = literal(10, 3, SiteRole::Other, "fn@1", Family());
   scale.spelling = Spelling::Macro;
   scale.constant = "macro:SCALE";
   scale.constantName = scale.text = "SCALE";
@@ -126,7 +128,7 @@ TEST(Candidates, NamedConstantNeedsARoleOrATellingName) {
 
 TEST(Candidates, IdsDoNotDependOnLineNumbers) {
   SourceFacts f = oneKernel();
-  f.occurrences = {literal(10, 256, "launch_block", "fn@1")};
+  f.occurrences = {literal(10, 256, SiteRole::LaunchBlock, "fn@1")};
   std::string before = buildCandidates(f).candidates.at(0).id;
   f.occurrences[0].line += 7;
   f.occurrences[0].offset += 100;
@@ -136,9 +138,9 @@ TEST(Candidates, IdsDoNotDependOnLineNumbers) {
 TEST(Candidates, SharedMemoryAndBlockConstraints) {
   SourceFacts f = oneKernel();
   f.functions["fn@1"].usesWarpLevelOps = true;
-  f.occurrences = {literal(10, 32, "shared_extent", "fn@1"),
-                   literal(14, 33, "shared_extent", "fn@1"),
-                   literal(30, 128, "launch_block", "fn@1")};
+  f.occurrences = {literal(10, 32, SiteRole::SharedExtent, "fn@1"),
+                   literal(14, 33, SiteRole::SharedExtent, "fn@1"),
+                   literal(30, 128, SiteRole::LaunchBlock, "fn@1")};
   SharedArrayFacts arr;
   arr.function = "fn@1";
   arr.elementSize = 4;
@@ -176,15 +178,15 @@ TEST(SourceFacts, ResolveMarkers) {
 
 TEST(SourceFacts, MergeDeduplicatesByOffsetAndHelpersAreAttributed) {
   SourceFacts host = oneKernel(), device = oneKernel();
-  host.occurrences = {literal(10, 256, "launch_block", "fn@1")};
-  device.occurrences = {literal(10, 256, "launch_block", "fn@1"),
-                        literal(20, 256, "loop_stride", "fn@1")};
+  host.occurrences = {literal(10, 256, SiteRole::LaunchBlock, "fn@1")};
+  device.occurrences = {literal(10, 256, SiteRole::LaunchBlock, "fn@1"),
+                        literal(20, 256, SiteRole::LoopStride, "fn@1")};
   FunctionFacts helper;
   helper.id = "fn@5";
   helper.role = FunctionRole::DeviceHelper;
   device.functions["fn@5"] = helper;
   device.functions["fn@1"].callees = {"fn@5"};
-  Occurrence inHelper = literal(30, 256, "loop_stride", "fn@5");
+  Occurrence inHelper = literal(30, 256, SiteRole::LoopStride, "fn@5");
   inHelper.kernel.clear();
   device.occurrences.push_back(inHelper);
   mergeFacts(host, device);

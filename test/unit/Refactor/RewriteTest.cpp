@@ -60,9 +60,9 @@ SourceFacts facts() {
   o.text = "256";
   o.function = go.id;
   o.kernel = k.id;
-  o.role = "launch_block";
+  o.role = SiteRole::LaunchBlock;
   o.value = o.baseValue = 256;
-  o.family = "block";
+  o.family = Family::block();
   f.occurrences = {o};
   return f;
 }

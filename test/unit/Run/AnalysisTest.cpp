@@ -236,7 +236,7 @@ TEST(Analysis, BestSoFarTraceStartsAtTheDefaultAndNeverRises) {
   for (size_t i = 1; i < trace.size(); ++i)
     EXPECT_LE(*trace[i], *trace[i - 1]);
   EXPECT_DOUBLE_EQ(*trace.back(), 8.0); // 64 / 8
-  EXPECT_EQ(a.shapes[0].statusCounts.at("compile_error"), 4u);
+  EXPECT_EQ(a.shapes[0].statusCounts.at(EvalStatus::CompileError), 4u);
 }
 
 TEST(Analysis, OtherTemplatesAndRetimesAreIgnored) {

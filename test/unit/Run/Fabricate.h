@@ -69,11 +69,11 @@ inline FabricatedRound fabricate(SpaceDefinition space,
         }
         if (i == 0)
           sr.defaultTime = e.result.time;
-        ++sr.statusCounts["ok"];
+        ++sr.statusCounts[EvalStatus::Ok];
       } else {
         e.result.status = EvalStatus::CompileError;
         e.result.reason = "fabricated failure";
-        ++sr.statusCounts["compile_error"];
+        ++sr.statusCounts[EvalStatus::CompileError];
       }
       r.journal.push_back(e);
     }

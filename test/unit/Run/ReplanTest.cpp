@@ -79,7 +79,7 @@ const PlanParam *param(const Plan &plan, const std::string &name) {
   return nullptr;
 }
 
-bool hasReason(const ReplanDecision &d, const std::string &action,
+bool hasReason(const ReplanDecision &d, ReplanAction action,
                const std::string &param) {
   for (const auto &r : d.reasons)
     if (r.action == action && r.param == param)
@@ -169,13 +169,13 @@ TEST(RuleReplanner, WidensADomainWhoseBestSitsOnItsEdge) {
   auto d = makeRuleReplanner()->replan(context(r, r.plan, all));
   ASSERT_TRUE(d) << d.error().str();
   EXPECT_TRUE(d->changed);
-  EXPECT_TRUE(hasReason(*d, "widen", r.items));
+  EXPECT_TRUE(hasReason(*d, ReplanAction::Widen, r.items));
   const PlanParam *widened = param(d->plan, r.items);
   ASSERT_NE(widened, nullptr);
   EXPECT_GT(widened->domain.enumerate().back(), top);
   EXPECT_LE(widened->domain.enumerate().back(), 64);
   EXPECT_TRUE(widened->domain.contains(widened->defaultValue));
-  EXPECT_TRUE(hasReason(*d, "keep", r.block));
+  EXPECT_TRUE(hasReason(*d, ReplanAction::Keep, r.block));
   EXPECT_TRUE(validatePlan(d->plan, r.candidates, r.sources).empty());
 }
 
@@ -188,7 +188,7 @@ TEST(RuleReplanner, DropsAParameterWithinTheNoise) {
   std::vector<KernelAnalysis> all{a};
   auto d = makeRuleReplanner()->replan(context(r, r.plan, all));
   ASSERT_TRUE(d) << d.error().str();
-  EXPECT_TRUE(hasReason(*d, "drop", r.items));
+  EXPECT_TRUE(hasReason(*d, ReplanAction::Drop, r.items));
   EXPECT_EQ(param(d->plan, r.items), nullptr);
   EXPECT_NE(param(d->plan, r.block), nullptr);
   auto errors = validatePlan(d->plan, r.candidates, r.sources);
@@ -212,8 +212,8 @@ TEST(RuleReplanner, NeverDropsTheLastParameter) {
   std::vector<KernelAnalysis> all{analyse(f)};
   auto dec = makeRuleReplanner()->replan(context(r, one, all));
   ASSERT_TRUE(dec);
-  EXPECT_FALSE(hasReason(*dec, "drop", r.items));
-  EXPECT_TRUE(hasReason(*dec, "keep", r.items));
+  EXPECT_FALSE(hasReason(*dec, ReplanAction::Drop, r.items));
+  EXPECT_TRUE(hasReason(*dec, ReplanAction::Keep, r.items));
   EXPECT_FALSE(dec->changed);
 }
 
@@ -239,7 +239,7 @@ TEST(RuleReplanner, LiftsACandidateWhenFarFromTheRoofline) {
   ASSERT_NE(lifted, nullptr);
   EXPECT_EQ(lifted->candidates, std::vector<std::string>{"c_ur_41a1"});
   EXPECT_EQ(lifted->defaultValue, 4);
-  EXPECT_TRUE(hasReason(*d, "lift", lifted->name));
+  EXPECT_TRUE(hasReason(*d, ReplanAction::Lift, lifted->name));
   EXPECT_TRUE(validatePlan(d->plan, r.candidates, r.sources).empty());
 
   // A retired candidate (dropped before) is not lifted again.
@@ -278,7 +278,7 @@ TEST(RuleReplanner, TheSpecsDomainsAreLeftAlone) {
   ctx.specDomains = {r.items};
   auto d = makeRuleReplanner()->replan(ctx);
   ASSERT_TRUE(d);
-  EXPECT_FALSE(hasReason(*d, "widen", r.items));
+  EXPECT_FALSE(hasReason(*d, ReplanAction::Widen, r.items));
   EXPECT_EQ(param(d->plan, r.items)->domain.enumerate(),
             param(r.plan, r.items)->domain.enumerate());
 }

@@ -78,7 +78,7 @@ RunRecord record() {
       dec.changed = true;
       dec.plan = rr.plan;
       dec.reasons.push_back(
-          {"k", "VEC", "widen", "best value 8 at the <high> edge"});
+          {"k", "VEC", ReplanAction::Widen, "best value 8 at the <high> edge"});
       rr.replan = dec;
     } else {
       rr.stop = StopDecision{true, "round 2 gained nothing"};

@@ -105,7 +105,7 @@ TEST(Results, JsonRoundTripAndTable) {
   s.speedup = 1.25;
   s.retimed = true;
   s.evaluations = 50;
-  s.statusCounts = {{"ok", 45}, {"pruned", 5}};
+  s.statusCounts = {{EvalStatus::Ok, 45}, {EvalStatus::Pruned, 5}};
   s.stopReason = "budget";
   s.finalists = {
       {Default, EvalResult{EvalStatus::Ok, "", Timing{12.5, 0.1, 200}}},
@@ -144,7 +144,7 @@ TEST(Results, CompileOnlyTableListsResources) {
   ShapeResult s;
   s.shape = {{"n", 16}};
   s.evaluations = 2;
-  s.statusCounts = {{"ok", 1}, {"pruned", 1}};
+  s.statusCounts = {{EvalStatus::Ok, 1}, {EvalStatus::Pruned, 1}};
   s.stopReason = "compile only";
   EvalResult ok;
   ok.resources.registers = 40;

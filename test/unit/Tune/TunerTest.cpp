@@ -155,8 +155,8 @@ TEST(Tuner, FindsTheOptimumWhenTheBudgetCoversTheSpace) {
             (Configuration{{"BLOCK", 128}, {"VEC", 8}}));
   // 6 block sizes x 4 widths, less 1024 x 8 (over BLOCK * VEC <= 4096).
   EXPECT_EQ(r->shapes[0].evaluations, 23u);
-  EXPECT_EQ(r->shapes[0].statusCounts.at("compile_error"), 1u);
-  EXPECT_EQ(r->shapes[0].statusCounts.at("ok"), 22u);
+  EXPECT_EQ(r->shapes[0].statusCounts.at(EvalStatus::CompileError), 1u);
+  EXPECT_EQ(r->shapes[0].statusCounts.at(EvalStatus::Ok), 22u);
 }
 
 TEST(Tuner, WinnerComesFromTheInterleavedRetiming) {
@@ -391,7 +391,7 @@ TEST(Tuner, CompileOnlyWalksTheValidSpaceDefaultFirst) {
   ASSERT_TRUE(r) << r.error().str();
   EXPECT_TRUE(r->compileOnly);
   EXPECT_EQ(r->shapes[0].evaluations, 23u);
-  EXPECT_EQ(r->shapes[0].statusCounts.at("compile_error"), 3u);
+  EXPECT_EQ(r->shapes[0].statusCounts.at(EvalStatus::CompileError), 3u);
   EXPECT_EQ(eval.Calls.front().second,
             (Configuration{{"BLOCK", 256}, {"VEC", 4}}));
   EXPECT_EQ(eval.Prepared.size(), 23u);

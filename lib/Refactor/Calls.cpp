@@ -1,0 +1,66 @@
+//===- Calls.cpp - How a call names its callee ----------------------------===//
+//
+// A call of a kernel or helper that gains template parameters must name
+// them: where its template argument list is (or goes), which arguments it
+// spells, and those it leaves to deduction or defaults, spelled so they are
+// valid at the call (LaunchTemplateArgs.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CollectInternal.h"
+#include "LaunchTemplateArgs.h"
+
+#include "clang/Lex/Lexer.h"
+
+namespace ktune::refactor {
+
+using namespace clang;
+
+void describeCallee(Collector &c, const CallExpr *call, const Expr *calleeExpr,
+                    const FunctionDecl *def, CallFacts &cf) {
+  SourceLocation nameLoc;
+  SourceLocation rAngle;
+  unsigned explicitCount = 0;
+  std::vector<std::string> explicitArgs;
+  auto collectExplicit = [&](llvm::ArrayRef<TemplateArgumentLoc> args) {
+    for (const auto &a : args)
+      explicitArgs.push_back(c.textOf(a.getSourceRange()));
+  };
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(calleeExpr)) {
+    nameLoc = ref->getLocation();
+    if (ref->hasExplicitTemplateArgs()) {
+      rAngle = ref->getRAngleLoc();
+      explicitCount = ref->getNumTemplateArgs();
+      collectExplicit(ref->template_arguments());
+    }
+  } else if (const auto *ule =
+                 llvm::dyn_cast<UnresolvedLookupExpr>(calleeExpr)) {
+    nameLoc = ule->getNameLoc();
+    if (ule->hasExplicitTemplateArgs()) {
+      rAngle = ule->getRAngleLoc();
+      explicitCount = ule->getNumTemplateArgs();
+      collectExplicit(ule->template_arguments());
+    }
+  }
+  auto nameOff = c.offsetOf(nameLoc);
+  cf.offset = nameOff.value_or(0);
+  auto [l, col] = c.lineCol(cf.offset);
+  cf.line = l;
+  cf.col = col;
+  cf.explicitArgCount = explicitCount;
+  cf.explicitArgs = explicitArgs;
+  if (rAngle.isValid()) {
+    cf.hasExplicitArgs = true;
+    cf.insertOffset = c.offsetOf(rAngle).value_or(0);
+  } else if (nameOff) {
+    cf.insertOffset = *nameOff + Lexer::MeasureTokenLength(
+                                     c.SM.getFileLoc(nameLoc), c.SM, c.LO);
+  }
+  if (!nameOff || (rAngle.isValid() && !c.offsetOf(rAngle)))
+    cf.implicitArgsError = "the call is not spelled in this file";
+  if (const FunctionTemplateDecl *t = def->getDescribedFunctionTemplate())
+    spellImplicitTemplateArgs(call, t, explicitCount, c.Ctx, cf.implicitArgs,
+                              cf.implicitArgsError);
+}
+
+} // namespace ktune::refactor

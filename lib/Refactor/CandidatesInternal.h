@@ -1,0 +1,139 @@
+//===- CandidatesInternal.h - The steps of buildCandidates ------*- C++ -*-===//
+//
+// buildCandidates (Candidates.cpp) groups occurrences into candidates in
+// steps, each separately callable:
+//
+//   Grouping.cpp           per kernel: drop dispatch arguments, sort the
+//                          occurrences into families, merge the families
+//                          into groups (padded extents, weak sites, launch
+//                          template arguments, named constants)
+//   CandidateRules.cpp     what a group is: its kind, its confidence, why
+//   ImpliedConstraints.cpp the constraints the code implies, over ids
+//
+// Nothing here is part of ktune's public API.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_LIB_REFACTOR_CANDIDATESINTERNAL_H
+#define KTUNE_LIB_REFACTOR_CANDIDATESINTERNAL_H
+
+#include "ktune/Refactor/Detection.h"
+
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ktune::refactor {
+
+/// The sites that will become one candidate.
+struct CandidateGroup {
+  std::string kernel; // kernel id
+  std::vector<Occurrence> sites;
+  std::string constantName; // named groups
+  bool named = false;
+  int64_t value = 0;
+  int boundParam = -1;
+  std::string boundName;      // name of the kernel template parameter it sets
+  bool informational = false; // vector types: not rewritable
+  /// Lines where a literal of the group's value appears in no known role.
+  std::vector<unsigned> unlinkedLines;
+
+  /// A site plays one of `roles` (a definition: through its use).
+  bool hasRole(std::initializer_list<SiteRole> roles) const;
+  unsigned firstOffset() const;
+};
+
+// --- what a group is (CandidateRules.cpp) ------------------------------------
+
+/// A role that makes a literal a knob by itself (the launch's block dims,
+/// __launch_bounds__, cub, an unroll count, an array extent).
+bool isStrongRole(const Occurrence &o);
+/// Evidence for a named constant: any role except plain uses.
+bool isEvidenceRole(const Occurrence &o);
+/// What an engineer's name says about a constant ("kThreadsPerBlock").
+std::optional<ParamKind> kindFromName(const std::string &name);
+ParamKind inferKind(const CandidateGroup &g);
+/// "launch block dim x", "loop stride", ... ("other use" for none).
+std::string roleDescription(std::optional<SiteRole> role, int dim);
+/// The candidate's `why`: its spelling, roles and lines, and what to check.
+std::string whyOf(const CandidateGroup &g, ParamKind kind);
+Confidence confidenceOf(const CandidateGroup &g);
+/// Replacements outside constant contexts keep the literal's type with a
+/// static_cast ("static_cast<unsigned>({P})").
+void finishReplacement(Occurrence &o);
+
+// --- grouping one kernel (Grouping.cpp) --------------------------------------
+
+/// One kernel's occurrences sorted into families, before they are merged.
+struct KernelGroups {
+  std::map<std::string, CandidateGroup> named;  // by constant
+  std::map<int64_t, CandidateGroup> block;      // block family, by value
+  std::map<int64_t, CandidateGroup> ipt;        // items per thread, by value
+  std::map<int64_t, CandidateGroup> vecbytes;   // vector bytes, by value
+  std::map<std::string, CandidateGroup> single; // one group per family key
+  std::map<std::string, std::map<int64_t, CandidateGroup>> targs; // by param
+  std::vector<Occurrence> weak; // block-family literals in no strong role
+  std::map<int64_t, std::vector<unsigned>> unlinked; // value -> lines
+};
+
+/// Kernel template parameters that launches spell differently
+/// (dequant<QK8_0> and dequant<QK4_0>): a dispatch, never a knob.
+std::set<int> dispatchParams(const SourceFacts &facts,
+                             const FunctionFacts &kernel);
+/// The kernel's occurrences without dispatch arguments and the constants
+/// passed to them.
+std::vector<Occurrence> kernelOccurrences(const SourceFacts &facts,
+                                          const FunctionFacts &kernel,
+                                          const std::set<int> &dispatch);
+KernelGroups sortIntoFamilies(const std::vector<Occurrence> &occs,
+                              const std::string &kernelId);
+/// tile[32][33]: the 33 is the 32 tile padded by one.
+void mergePaddedExtents(KernelGroups &g);
+/// Weak literal sites join a group of their value; in grid arithmetic a
+/// value one below a group is that group minus one ((n + 255) / 256).
+void joinWeakSites(KernelGroups &g);
+/// Launch template arguments: consistent across launches, else dropped.
+void foldTemplateArgs(KernelGroups &g);
+/// Named constants with role evidence or a telling name.
+std::vector<CandidateGroup> qualifiedNamedGroups(const KernelGroups &g);
+/// A named block/tile constant absorbs literal block groups of its value.
+void absorbLiteralBlocks(std::vector<CandidateGroup> &named, KernelGroups &g);
+/// Two named block sizes of equal value, one only on the host launch and
+/// one only in the kernel, are the same knob.
+void mergeHostAndKernelConstants(std::vector<CandidateGroup> &named,
+                                 const std::string &kernelId);
+/// Every group of one kernel, in the order candidates are made.
+std::vector<CandidateGroup> groupKernel(const SourceFacts &facts,
+                                        const FunctionFacts &kernel);
+
+// --- implied constraints (ImpliedConstraints.cpp) ----------------------------
+
+/// Canonical text of a constraint over "{id}" placeholders.
+std::optional<std::string> canonicalConstraint(const std::string &text);
+/// True when the constraint holds at the candidates' values.
+bool holdsAtDefaults(const std::string &text,
+                     const std::map<std::string, int64_t> &values);
+
+/// What the constraints are written from: the candidates made so far, and
+/// which group and named constant each id came from.
+struct ConstraintInputs {
+  const SourceFacts &facts;
+  const std::vector<CandidateGroup> &groups;
+  const std::map<const CandidateGroup *, std::string> &ids;
+  /// (kernel id, constant key) -> candidate id.
+  const std::map<std::pair<std::string, std::string>, std::string>
+      &idOfConstant;
+  const std::map<std::string, int64_t> &values; // candidate id -> value
+  const CandidateIndex &index;
+};
+/// Fills each candidate's impliedConstraints: block dims and
+/// __launch_bounds__ <= 1024 (and % 32 for warp-level code), static shared
+/// memory <= 48 KiB, derived constants, unroll >= 1.
+void addImpliedConstraints(const ConstraintInputs &in, CandidateSet &set);
+
+} // namespace ktune::refactor
+
+#endif

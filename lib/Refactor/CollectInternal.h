@@ -1,0 +1,257 @@
+//===- CollectInternal.h - The steps of collectFacts ------------*- C++ -*-===//
+//
+// collectFacts reads one AST in steps, each in its own file:
+//
+//   ConstantAtoms.cpp   what a spelled constant is (literal, macro, constant,
+//                       enumerator; derived from others; effectively const)
+//   RoleExpressions.cpp recording the constants of a role expression and
+//                       translating it into the expression language
+//   FunctionFacts.cpp   kernels, helpers and hosts: names, template lists,
+//                       declarations, why one cannot become a template
+//   DeviceScanner.cpp   the roles constants play inside device code
+//   DeviceLoops.cpp     loop bounds that size register arrays or tiles
+//   Calls.cpp           how a call names its callee (template arguments)
+//   LaunchScan.cpp      a <<<>>> launch: its kernel, arguments and geometry
+//   CollectFacts.cpp    the traversal of the main file that drives them
+//
+// A Collector holds what one traversal knows; the steps are its members or
+// free functions over it. Nothing here is part of ktune's public API.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_LIB_REFACTOR_COLLECTINTERNAL_H
+#define KTUNE_LIB_REFACTOR_COLLECTINTERNAL_H
+
+#include "ktune/Refactor/Detection.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace ktune::refactor {
+
+// --- spelling ----------------------------------------------------------------
+
+bool isIdentifier(llvm::StringRef s);
+/// `256`, `0x100`, `1'024`, `256u`: an integer literal's spelling.
+bool isIntegerLiteralText(llvm::StringRef s);
+/// Names that are never tuning knobs: the warp size is fixed by hardware.
+bool isFixedByHardware(llvm::StringRef name);
+/// CUDA's vector types (float4, __half2, ...) and their lane counts.
+bool isVectorTypeName(llvm::StringRef name);
+int vectorLanes(llvm::StringRef name);
+
+// --- constants and roles -----------------------------------------------------
+
+/// One spelled constant.
+struct Atom {
+  Spelling spelling = Spelling::Literal;
+  unsigned offset = 0, length = 0;
+  std::string text;
+  int64_t value = 0;
+  std::string constant, constantName;
+  const clang::VarDecl *localVar = nullptr; // a local constant: follow its init
+  std::string castType;
+  /// A constant defined from other constants (`kThreads = kWarps * 32`):
+  /// with one base, the use is a site of the base spelled by `replacement`;
+  /// with several, `derivedExpr` relates them ("§key=value§" placeholders).
+  int derivedBases = 0;
+  std::string baseConstant, baseName, replacement, derivedExpr;
+  int64_t baseValue = 0;
+};
+
+/// How a role expression is read: the role of the sites found in it, and
+/// what names mean when it is translated into an expression.
+struct RoleCtx {
+  SiteRole role = SiteRole::Other;
+  Family family;
+  int dim = -1;
+  int boundParam = -1;
+  bool top = true;
+  bool recordLiterals = true;
+  /// Translation only: record nothing, name constants as "§key=value§".
+  bool placeholders = false;
+  const clang::FunctionDecl *fn = nullptr;
+  std::string fnId;
+  std::string kernelId; // empty for helpers: attributed later
+  /// Launch translation: host variables and expressions that are kernel
+  /// arguments, host template parameters passed as kernel template args.
+  const std::map<const clang::ValueDecl *, std::string> *varToParam = nullptr;
+  const std::map<std::string, std::string> *textToParam = nullptr;
+};
+
+/// True when a use of a variable can change it: assigned, incremented, its
+/// address taken, bound to a non-const reference, or a member of it
+/// assigned. Capturing it by reference in a lambda is not a change by
+/// itself (the lambda's body is checked like any other code).
+bool mutates(clang::ASTContext &ctx, const clang::DeclRefExpr *ref);
+
+/// A kernel template parameter that selects behaviour rather than sizing
+/// work: an enum or bool, or one the kernel compares for (in)equality or
+/// switches on. Launch arguments for it are a dispatch, never a knob.
+bool selectsBehaviour(const clang::NamedDecl *param,
+                      const clang::FunctionDecl *kernel);
+
+/// True when the expression mentions one of CUDA's built-in index variables.
+bool mentionsBuiltin(const clang::Expr *e, llvm::StringRef name);
+
+// --- the traversal -----------------------------------------------------------
+
+class Collector {
+public:
+  Collector(clang::ASTContext &ctx, std::string file, SourceFacts &out);
+
+  void run();
+
+  // Locations (CollectFacts.cpp).
+  bool inMainFile(clang::SourceLocation loc) const;
+  /// [offset, length) in the main file of the tokens of `range`.
+  std::optional<std::pair<unsigned, unsigned>>
+  fileRange(clang::SourceRange range);
+  std::optional<unsigned> offsetOf(clang::SourceLocation loc);
+  std::pair<unsigned, unsigned> lineCol(unsigned offset);
+  std::string text(unsigned offset, unsigned length);
+  std::string textOf(clang::SourceRange range);
+  /// "file:line:col: message" at `loc`.
+  std::string note(clang::SourceLocation loc, const std::string &message);
+
+  // Functions (FunctionFacts.cpp).
+  const clang::FunctionDecl *definitionOf(const clang::FunctionDecl *fd);
+  std::string idOf(const clang::FunctionDecl *def);
+  bool isKernel(const clang::FunctionDecl *fd);
+  bool isDeviceHelper(const clang::FunctionDecl *fd);
+  FunctionFacts &functionFacts(const clang::FunctionDecl *def,
+                               FunctionRole role);
+  std::string whyCannotTemplate(const clang::FunctionDecl *def);
+  void readTemplateParams(const clang::FunctionTemplateDecl *tmpl,
+                          FunctionFacts &f);
+  void readDeclarations(const clang::FunctionDecl *def, FunctionFacts &f);
+  void readForwarder(const clang::FunctionDecl *def, FunctionFacts &f);
+  void readArgs(const clang::FunctionDecl *def, FunctionFacts &f);
+
+  // Constants (ConstantAtoms.cpp).
+  std::optional<Atom> classify(const clang::Expr *e,
+                               const clang::FunctionDecl *fn);
+  bool isEffectivelyConst(const clang::VarDecl *var,
+                          const clang::FunctionDecl *fn);
+  void describeDerived(const clang::VarDecl *var, Atom &a);
+  /// Named constants inside an initialiser, outermost first.
+  void namedAtomsIn(const clang::Expr *e,
+                    std::vector<std::pair<const clang::Expr *, Atom>> &out);
+
+  // Role expressions (RoleExpressions.cpp).
+  std::optional<std::string> walk(const clang::Expr *e, RoleCtx ctx);
+  std::optional<std::string> walkAtom(const Atom &atom, const RoleCtx &ctx);
+  std::optional<std::string> walkName(const clang::DeclRefExpr *ref,
+                                      const RoleCtx &ctx);
+  std::optional<std::string> walkUnary(const clang::UnaryOperator *u,
+                                       const RoleCtx &ctx);
+  std::optional<std::string> walkBinary(const clang::BinaryOperator *b,
+                                        const RoleCtx &ctx);
+  std::optional<std::string>
+  walkConditional(const clang::ConditionalOperator *c, const RoleCtx &ctx);
+  std::optional<std::string> walkCall(const clang::CallExpr *call,
+                                      const RoleCtx &ctx);
+  void record(const Atom &a, const RoleCtx &ctx, SiteRole role,
+              std::optional<SiteRole> useRole);
+  /// Adds an occurrence built elsewhere (vector types) under its key.
+  void addOccurrence(Occurrence o);
+
+  // Device code (DeviceScanner.cpp) and launches (LaunchScan.cpp).
+  void scanDeviceFunction(const clang::FunctionDecl *def);
+  void scanLaunch(const clang::CUDAKernelCallExpr *call,
+                  const clang::FunctionDecl *host);
+  void collectDims(const clang::Expr *e, const clang::FunctionDecl *fn,
+                   std::vector<const clang::Expr *> &dims, bool &ok);
+  void findKernelsNamedNotLaunched();
+
+  clang::ASTContext &Ctx;
+  clang::SourceManager &SM;
+  const clang::LangOptions &LO;
+  clang::FileID Main;
+  std::string File;
+  SourceFacts &Out;
+  llvm::StringRef Buffer;
+  /// One occurrence per (offset, function id, kernel id): the most
+  /// specific role wins.
+  std::map<std::tuple<unsigned, std::string, std::string>, Occurrence> Occs;
+  std::map<std::pair<const clang::FunctionDecl *, const clang::VarDecl *>, bool>
+      ConstCache;
+  std::set<const clang::FunctionDecl *> ScannedDevice;
+  /// Kernels that are not templates, named other than as a launch's callee
+  /// (cudaLaunchKernel((void *)k, ...), helper(k, ...)), with the line.
+  std::map<const clang::FunctionDecl *, unsigned> NamedNotLaunched;
+};
+
+/// How specific a role is: a site recorded in two roles keeps the more
+/// specific one (other < grid and index arithmetic < the rest < vector
+/// bytes).
+int roleRank(SiteRole role, std::optional<SiteRole> useRole);
+
+/// Where a call names its callee and which template arguments it spells
+/// (Calls.cpp): the offsets, explicit arguments and implicit ones.
+void describeCallee(Collector &c, const clang::CallExpr *call,
+                    const clang::Expr *calleeExpr,
+                    const clang::FunctionDecl *def, CallFacts &cf);
+
+/// The roles constants play in one device function (a kernel or a helper).
+class DeviceScanner : public clang::RecursiveASTVisitor<DeviceScanner> {
+public:
+  DeviceScanner(Collector &c, const clang::FunctionDecl *fn,
+                FunctionFacts &facts, std::string kernelId);
+
+  RoleCtx ctx(SiteRole role, Family family = Family::block());
+
+  /// Named constants anywhere in the function (role "other" unless a more
+  /// specific role claims them); literals only in roles.
+  bool TraverseStmt(clang::Stmt *s);
+  bool VisitVarDecl(clang::VarDecl *var);
+  bool VisitForStmt(clang::ForStmt *loop);
+  bool VisitAttributedStmt(clang::AttributedStmt *s);
+  bool VisitBinaryOperator(clang::BinaryOperator *b);
+  bool VisitDeclRefExpr(clang::DeclRefExpr *ref);
+  bool VisitCallExpr(clang::CallExpr *call);
+  bool
+  VisitTemplateSpecializationTypeLoc(clang::TemplateSpecializationTypeLoc tl);
+  bool VisitTypedefTypeLoc(clang::TypedefTypeLoc tl);
+  bool VisitRecordTypeLoc(clang::RecordTypeLoc tl);
+
+  /// After the walk: loop bounds of loops that index register arrays or
+  /// tiles (DeviceLoops.cpp).
+  void finish();
+
+  Collector &C;
+  const clang::FunctionDecl *Fn;
+  FunctionFacts &Facts;
+  std::string KernelId;
+  std::vector<const clang::ForStmt *> Loops;
+  std::map<const clang::VarDecl *, std::vector<int64_t>> RegisterArrays;
+  std::vector<const clang::FunctionDecl *> Helpers;
+  std::set<unsigned> VectorTypeSites;
+
+private:
+  void sharedArray(clang::VarDecl *var);
+  void registerArrays(clang::VarDecl *var);
+  void vectorType(clang::TypeLoc tl, llvm::StringRef name);
+  bool mentionsThreadIndex(const clang::Expr *e);
+  bool hasConstantStride(const clang::ForStmt *loop);
+};
+
+/// The loop variable appears in a subscript of a __shared__ array.
+bool indexesShared(const clang::Stmt *s, const clang::ValueDecl *iv);
+/// `arr[iv]` appears in `s`.
+bool indexes(const clang::Stmt *s, const clang::VarDecl *arr,
+             const clang::ValueDecl *iv);
+
+} // namespace ktune::refactor
+
+#endif

@@ -1,0 +1,293 @@
+//===- ConstantAtoms.cpp - What a spelled constant is ---------------------===//
+//
+// A constant in a role is an *atom*: a literal, a macro, a const variable or
+// an enumerator, with its value and, for a constant defined from others,
+// how it relates to them. Local variables count as constants when nothing
+// in their function can change them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CollectInternal.h"
+
+#include "clang/AST/ParentMapContext.h"
+
+namespace ktune::refactor {
+
+using namespace clang;
+
+bool isIdentifier(llvm::StringRef s) {
+  if (s.empty() || !(isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
+    return false;
+  for (char c : s)
+    if (!(isalnum(static_cast<unsigned char>(c)) || c == '_'))
+      return false;
+  return true;
+}
+
+bool isIntegerLiteralText(llvm::StringRef s) {
+  if (s.empty() || !isdigit(static_cast<unsigned char>(s[0])))
+    return false;
+  for (char c : s)
+    if (!(isalnum(static_cast<unsigned char>(c)) || c == '\''))
+      return false;
+  return true;
+}
+
+/// Names that are never tuning knobs: the warp size is fixed by hardware.
+bool isFixedByHardware(llvm::StringRef name) {
+  std::string n;
+  for (char c : name.lower())
+    if (c != '_')
+      n += c;
+  for (const char *fixed : {"warpsize", "threadsperwarp", "warpthreads",
+                            "lanesperwarp", "warplanes"})
+    if (n.find(fixed) != std::string::npos)
+      return true;
+  return false;
+}
+
+namespace {
+const char *const VectorTypes[] = {
+    "float2",  "float4",         "double2",   "int2",       "int4",   "uint2",
+    "uint4",   "short2",         "short4",    "char4",      "uchar4", "half2",
+    "__half2", "__nv_bfloat162", "longlong2", "ulonglong2", "double4"};
+} // namespace
+
+bool isVectorTypeName(llvm::StringRef name) {
+  bool known = false;
+  for (const char *v : VectorTypes)
+    known |= name == v;
+  return known;
+}
+
+int vectorLanes(llvm::StringRef name) {
+  if (name == "__half2" || name == "half2" || name == "__nv_bfloat162")
+    return 2;
+  return name.back() - '0';
+}
+
+std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
+  if (!e || e->isValueDependent() || e->isTypeDependent())
+    return std::nullopt;
+  const Expr *s = e->IgnoreParenImpCasts();
+  QualType type = s->getType();
+  if (type.isNull() || !type->isIntegralOrUnscopedEnumerationType() ||
+      type->isBooleanType() || type->isAnyCharacterType())
+    return std::nullopt;
+  auto range = fileRange(s->getSourceRange());
+  if (!range)
+    return std::nullopt;
+  Expr::EvalResult result;
+  if (!s->EvaluateAsInt(result, Ctx))
+    return std::nullopt;
+  Atom a;
+  a.offset = range->first;
+  a.length = range->second;
+  a.text = text(a.offset, a.length);
+  a.value = result.Val.getInt().getExtValue();
+
+  auto castFor = [&](QualType t) -> std::string {
+    t = t.getUnqualifiedType();
+    if (t->isEnumeralType() || Ctx.hasSameType(t.getCanonicalType(), Ctx.IntTy))
+      return {};
+    clang::PrintingPolicy p(LO);
+    p.SuppressTagKeyword = true;
+    return t.getAsString(p);
+  };
+
+  if (isIntegerLiteralText(a.text)) {
+    a.spelling = Spelling::Literal;
+    a.castType = castFor(type);
+    return a;
+  }
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s)) {
+    const ValueDecl *d = ref->getDecl();
+    llvm::StringRef name = d->getName();
+    if (!llvm::StringRef(a.text).ends_with(name)) {
+      // A macro whose body names the constant: the macro is what is spelled.
+      if (!isIdentifier(a.text))
+        return std::nullopt;
+      a.spelling = Spelling::Macro;
+      a.constant = "macro:" + a.text;
+      a.constantName = a.text;
+      a.castType = castFor(type);
+      return a;
+    }
+    if (const auto *ec = llvm::dyn_cast<EnumConstantDecl>(d)) {
+      const auto *en = llvm::dyn_cast<EnumDecl>(ec->getDeclContext());
+      if (en && en->isScoped())
+        return std::nullopt;
+      if (SM.isInSystemHeader(SM.getExpansionLoc(ec->getLocation())))
+        return std::nullopt;
+      a.spelling = Spelling::Enumerator;
+      auto off = SM.getDecomposedExpansionLoc(ec->getLocation());
+      a.constant = "enum:" + std::to_string(off.second) + ":" +
+                   ec->getQualifiedNameAsString();
+      a.constantName = ec->getNameAsString();
+      return a;
+    }
+    if (const auto *var = llvm::dyn_cast<VarDecl>(d)) {
+      if (llvm::isa<ParmVarDecl>(var) ||
+          SM.isInSystemHeader(SM.getExpansionLoc(var->getLocation())))
+        return std::nullopt;
+      if (!var->getType().isConstQualified() && !var->isConstexpr() &&
+          !(var->isLocalVarDecl() && fn && isEffectivelyConst(var, fn)))
+        return std::nullopt;
+      a.spelling = Spelling::Variable;
+      a.constant = "var:" + var->getQualifiedNameAsString() + "@" +
+                   std::to_string(
+                       SM.getDecomposedExpansionLoc(var->getLocation()).second);
+      a.constantName = var->getNameAsString();
+      a.castType = castFor(var->getType());
+      if (var->isLocalVarDecl() && var->getInit())
+        a.localVar = var;
+      else if (var->getInit())
+        describeDerived(var, a);
+      return a;
+    }
+    return std::nullopt;
+  }
+  // A whole expansion of an object-like macro: `BLOCK`, `(128 * 2)`.
+  if (isIdentifier(a.text) && s->getBeginLoc().isMacroID()) {
+    SourceLocation spelled = SM.getSpellingLoc(s->getBeginLoc());
+    if (SM.isInSystemHeader(spelled) || SM.isWrittenInBuiltinFile(spelled))
+      return std::nullopt;
+    a.spelling = Spelling::Macro;
+    a.constant = "macro:" + a.text;
+    a.constantName = a.text;
+    a.castType = castFor(type);
+    return a;
+  }
+  return std::nullopt;
+}
+
+void Collector::namedAtomsIn(const Expr *e,
+                             std::vector<std::pair<const Expr *, Atom>> &out) {
+  if (!e)
+    return;
+  if (auto atom = classify(e, nullptr)) {
+    if (atom->spelling != Spelling::Literal)
+      out.emplace_back(e, *atom);
+    return;
+  }
+  for (const Stmt *child : e->IgnoreParenImpCasts()->children())
+    if (const auto *ce = llvm::dyn_cast_or_null<Expr>(child))
+      namedAtomsIn(ce, out);
+}
+
+void Collector::describeDerived(const VarDecl *var, Atom &a) {
+  const Expr *init = var->getInit();
+  auto initRange = fileRange(init->IgnoreParenImpCasts()->getSourceRange());
+  if (!initRange ||
+      isIntegerLiteralText(text(initRange->first, initRange->second)))
+    return;
+  std::vector<std::pair<const Expr *, Atom>> bases;
+  namedAtomsIn(init, bases);
+  std::set<std::string> keys;
+  for (auto &[e, b] : bases)
+    keys.insert(b.constant);
+  if (keys.empty())
+    return;
+  if (keys.size() == 1) {
+    // Every appearance of the base inside the initialiser becomes {P}.
+    std::string t = text(initRange->first, initRange->second);
+    std::string out;
+    unsigned pos = initRange->first;
+    for (auto &[e, b] : bases) {
+      if (b.offset < pos)
+        continue;
+      out += Buffer.substr(pos, b.offset - pos).str() + "{P}";
+      pos = b.offset + b.length;
+    }
+    out += Buffer.substr(pos, initRange->first + initRange->second - pos).str();
+    a.derivedBases = 1;
+    a.baseConstant = bases.front().second.constant;
+    a.baseName = bases.front().second.constantName;
+    a.baseValue = bases.front().second.value;
+    a.replacement = out;
+    return;
+  }
+  RoleCtx r;
+  r.placeholders = true;
+  if (auto t = walk(init, r)) {
+    a.derivedBases = static_cast<int>(keys.size());
+    a.derivedExpr = *t;
+  }
+}
+
+bool mutates(ASTContext &ctx, const DeclRefExpr *ref) {
+  const Expr *child = ref;
+  for (int depth = 0; depth < 8; ++depth) {
+    auto parents = ctx.getParents(*child);
+    if (parents.empty())
+      return false;
+    if (const auto *b = parents[0].get<BinaryOperator>()) {
+      if (b->isAssignmentOp() && b->getLHS()->IgnoreParenImpCasts() == child)
+        return true;
+      return false;
+    }
+    if (const auto *u = parents[0].get<UnaryOperator>())
+      return u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf;
+    if (const auto *m = parents[0].get<MemberExpr>()) {
+      child = m; // `block.x = 1`: keep climbing from the member access
+      continue;
+    }
+    if (const auto *call = parents[0].get<CallExpr>()) {
+      const FunctionDecl *callee = call->getDirectCallee();
+      if (!callee)
+        return !child->getType().isConstQualified() &&
+               child->isLValue(); // unknown callee: assume the worst
+      for (unsigned i = 0; i < call->getNumArgs() && i < callee->getNumParams();
+           ++i)
+        if (call->getArg(i)->IgnoreParenImpCasts() == child) {
+          QualType t = callee->getParamDecl(i)->getType();
+          return t->isReferenceType() &&
+                 !t->getPointeeType().isConstQualified();
+        }
+      return false;
+    }
+    if (const auto *cast = parents[0].get<ImplicitCastExpr>()) {
+      if (cast->getCastKind() == CK_LValueToRValue)
+        return false;
+      child = cast;
+      continue;
+    }
+    if (const auto *paren = parents[0].get<ParenExpr>()) {
+      child = paren;
+      continue;
+    }
+    return false;
+  }
+  return false;
+}
+
+bool Collector::isEffectivelyConst(const VarDecl *var, const FunctionDecl *fn) {
+  if (var->getType().isConstQualified() || var->isConstexpr())
+    return true;
+  if (!fn || !fn->getBody() || !var->getInit())
+    return false;
+  auto key = std::make_pair(fn, var);
+  if (auto it = ConstCache.find(key); it != ConstCache.end())
+    return it->second;
+  struct Uses : RecursiveASTVisitor<Uses> {
+    const VarDecl *Var;
+    std::vector<const DeclRefExpr *> Refs;
+    bool VisitDeclRefExpr(DeclRefExpr *r) {
+      if (r->getDecl() == Var)
+        Refs.push_back(r);
+      return true;
+    }
+  } uses;
+  uses.Var = var;
+  uses.TraverseStmt(fn->getBody());
+  bool constant = true;
+  for (const DeclRefExpr *r : uses.Refs)
+    if (mutates(Ctx, r)) {
+      constant = false;
+      break;
+    }
+  ConstCache[key] = constant;
+  return constant;
+}
+
+} // namespace ktune::refactor

@@ -1,0 +1,242 @@
+//===- FunctionFacts.cpp - Kernels, helpers and hosts ---------------------===//
+//
+// What rewriting needs to know about a function of the main file: its
+// names, its template parameters, where each declaration starts (to add a
+// template parameter list), and why it cannot become a template when it
+// cannot.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CollectInternal.h"
+
+#include <algorithm>
+
+namespace ktune::refactor {
+
+using namespace clang;
+
+const FunctionDecl *Collector::definitionOf(const FunctionDecl *fd) {
+  if (!fd)
+    return nullptr;
+  if (const FunctionDecl *p = fd->getTemplateInstantiationPattern())
+    fd = p;
+  if (const FunctionTemplateDecl *t = fd->getPrimaryTemplate())
+    fd = t->getTemplatedDecl();
+  const FunctionDecl *def = nullptr;
+  if (!fd->hasBody(def) || !def)
+    return nullptr;
+  if (const FunctionDecl *p = def->getTemplateInstantiationPattern())
+    def = p;
+  return def;
+}
+
+std::string Collector::idOf(const FunctionDecl *def) {
+  auto off = offsetOf(def->getLocation());
+  return off ? "fn@" + std::to_string(*off) : std::string();
+}
+
+bool Collector::isKernel(const FunctionDecl *fd) {
+  return fd->hasAttr<CUDAGlobalAttr>();
+}
+
+bool Collector::isDeviceHelper(const FunctionDecl *fd) {
+  return !isKernel(fd) && fd->hasAttr<CUDADeviceAttr>();
+}
+
+std::string Collector::whyCannotTemplate(const FunctionDecl *def) {
+  if (def->isMain())
+    return "it is main";
+  if (auto it = NamedNotLaunched.find(def->getCanonicalDecl());
+      it != NamedNotLaunched.end())
+    return "it is named on line " + std::to_string(it->second) +
+           " other than in a launch, where a template's name would not "
+           "name one function";
+  if (def->isExternC() || def->isInExternCContext())
+    return "it has C linkage (extern \"C\")";
+  if (const auto *md = llvm::dyn_cast<CXXMethodDecl>(def)) {
+    if (md->isVirtual())
+      return "it is a virtual member function";
+    if (md->getParent()->isLambda())
+      return "it is a lambda";
+    if (md->getParent()->isLocalClass())
+      return "it is a member of a local class";
+    if (llvm::isa<CXXConstructorDecl>(md) || llvm::isa<CXXDestructorDecl>(md) ||
+        llvm::isa<CXXConversionDecl>(md))
+      return "it is a constructor, destructor or conversion (they take no "
+             "explicit template arguments)";
+  }
+  if (def->isOverloadedOperator())
+    return "it is an operator (operators take no explicit template "
+           "arguments)";
+  if (def->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
+    return "it is an explicit specialisation";
+  const FunctionTemplateDecl *t = def->getDescribedFunctionTemplate();
+  if (t)
+    for (const NamedDecl *p : *t->getTemplateParameters())
+      if (p->isTemplateParameterPack())
+        return "its template ends in a parameter pack";
+  for (const FunctionDecl *r : def->redecls()) {
+    if (!inMainFile(r->getLocation()))
+      return note(r->getLocation(), "").empty()
+                 ? "it is declared outside this file"
+                 : "it is declared outside this file (" +
+                       SM.getFilename(SM.getExpansionLoc(r->getLocation()))
+                           .str() +
+                       ")";
+    if (r->getBeginLoc().isMacroID() &&
+        !SM.isMacroBodyExpansion(r->getBeginLoc()) &&
+        !SM.isMacroArgExpansion(r->getBeginLoc()))
+      return "it is declared inside a macro";
+  }
+  return {};
+}
+
+void Collector::readTemplateParams(const FunctionTemplateDecl *tmpl,
+                                   FunctionFacts &f) {
+  for (const NamedDecl *p : *tmpl->getTemplateParameters()) {
+    TemplateParamFacts tp;
+    tp.name = p->getNameAsString();
+    tp.isPack = p->isTemplateParameterPack();
+    if (const auto *t = llvm::dyn_cast<TemplateTypeParmDecl>(p)) {
+      tp.type = "typename";
+      if (t->hasDefaultArgument())
+        tp.defaultText = textOf(t->getDefaultArgument().getSourceRange());
+    } else if (const auto *n = llvm::dyn_cast<NonTypeTemplateParmDecl>(p)) {
+      std::string spelled =
+          textOf(n->getTypeSourceInfo()->getTypeLoc().getSourceRange());
+      tp.type = spelled.empty() ? n->getType().getAsString() : spelled;
+      if (n->hasDefaultArgument())
+        tp.defaultText = textOf(n->getDefaultArgument().getSourceRange());
+    } else {
+      tp.type = "template";
+    }
+    f.templateParams.push_back(std::move(tp));
+  }
+}
+
+/// Declarations in source order: where a template parameter list goes, and
+/// the indentation of its line.
+void Collector::readDeclarations(const FunctionDecl *def, FunctionFacts &f) {
+  std::vector<const FunctionDecl *> decls(def->redecls_begin(),
+                                          def->redecls_end());
+  std::sort(decls.begin(), decls.end(), [&](auto *a, auto *b) {
+    return SM.isBeforeInTranslationUnit(a->getLocation(), b->getLocation());
+  });
+  for (const FunctionDecl *d : decls) {
+    DeclarationFacts df;
+    df.isDefinition = d->doesThisDeclarationHaveABody();
+    const FunctionTemplateDecl *dt = d->getDescribedFunctionTemplate();
+    std::optional<unsigned> off;
+    if (dt) {
+      df.hasTemplateList = true;
+      df.emptyTemplateList = dt->getTemplateParameters()->size() == 0;
+      off = offsetOf(dt->getTemplateParameters()->getRAngleLoc());
+    } else {
+      off = offsetOf(SM.getExpansionLoc(d->getOuterLocStart()));
+    }
+    if (!off) {
+      if (f.cannotTemplate.empty())
+        f.cannotTemplate = "a declaration of it starts outside this file";
+      continue;
+    }
+    df.insertOffset = *off;
+    unsigned lineStart = df.insertOffset;
+    while (lineStart > 0 && Buffer[lineStart - 1] != '\n')
+      --lineStart;
+    unsigned i = lineStart;
+    while (i < Buffer.size() && (Buffer[i] == ' ' || Buffer[i] == '\t'))
+      ++i;
+    df.indent = Buffer.substr(lineStart, i - lineStart).str();
+    f.declarations.push_back(df);
+  }
+}
+
+/// A non-template free host function visible to other files keeps its
+/// symbol through a forwarding overload once it becomes a template.
+void Collector::readForwarder(const FunctionDecl *def, FunctionFacts &f) {
+  if (f.role != FunctionRole::Host || f.isTemplate ||
+      !def->isExternallyVisible() || llvm::isa<CXXMethodDecl>(def) ||
+      f.bodyBegin == 0 || def->isVariadic())
+    return;
+  bool named =
+      std::all_of(def->param_begin(), def->param_end(),
+                  [](const ParmVarDecl *p) { return !p->getName().empty(); });
+  for (const auto &d : f.declarations)
+    if (d.isDefinition && named && !def->getReturnType()->isUndeducedType())
+      f.forwarderSignature =
+          llvm::StringRef(
+              text(d.insertOffset, f.bodyBegin - 1 - d.insertOffset))
+              .rtrim()
+              .str();
+  f.returnType = def->getReturnType().getAsString();
+}
+
+/// The parameters with their types as spelled.
+void Collector::readArgs(const FunctionDecl *def, FunctionFacts &f) {
+  for (const ParmVarDecl *p : def->parameters()) {
+    KernelArg a;
+    a.name = p->getNameAsString();
+    std::string spelled;
+    if (!a.name.empty()) {
+      auto begin = offsetOf(p->getBeginLoc());
+      auto name = offsetOf(p->getLocation());
+      if (begin && name && *name > *begin && !p->getBeginLoc().isMacroID() &&
+          !p->getLocation().isMacroID())
+        spelled = llvm::StringRef(text(*begin, *name - *begin)).trim().str();
+    }
+    PrintingPolicy pp(LO);
+    pp.SuppressTagKeyword = true;
+    a.type = spelled.empty() ? p->getType().getAsString(pp) : spelled;
+    f.args.push_back(std::move(a));
+  }
+}
+
+FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
+                                        FunctionRole role) {
+  std::string id = idOf(def);
+  auto it = Out.functions.find(id);
+  if (it != Out.functions.end()) {
+    if (role == FunctionRole::Kernel)
+      it->second.role = role;
+    return it->second;
+  }
+  FunctionFacts f;
+  f.id = id;
+  f.role = role;
+  f.name = def->getNameAsString();
+  {
+    std::string q;
+    llvm::raw_string_ostream os(q);
+    PrintingPolicy p(LO);
+    p.SuppressUnwrittenScope = true;
+    p.SuppressInlineNamespace = true;
+    def->printQualifiedName(os, p);
+    f.qualifiedName = os.str();
+  }
+  f.offset = *offsetOf(def->getLocation());
+  f.line = lineCol(f.offset).first;
+  const FunctionTemplateDecl *tmpl = def->getDescribedFunctionTemplate();
+  f.isTemplate = tmpl != nullptr;
+  if (tmpl)
+    readTemplateParams(tmpl, f);
+  f.cannotTemplate = whyCannotTemplate(def);
+  readDeclarations(def, f);
+  if (const auto *body = llvm::dyn_cast_or_null<CompoundStmt>(def->getBody())) {
+    if (auto off = offsetOf(body->getLBracLoc()))
+      f.bodyBegin = *off + 1;
+    if (auto off = offsetOf(body->getRBracLoc()))
+      f.rangeEnd = *off + 1;
+  }
+  readForwarder(def, f);
+  f.rangeBegin = f.offset;
+  for (const auto &d : f.declarations)
+    if (d.isDefinition && !d.hasTemplateList)
+      f.rangeBegin = std::min(f.rangeBegin, d.insertOffset);
+  if (tmpl)
+    if (auto off = offsetOf(tmpl->getTemplateParameters()->getTemplateLoc()))
+      f.rangeBegin = std::min(f.rangeBegin, *off);
+  readArgs(def, f);
+  return Out.functions.emplace(id, std::move(f)).first->second;
+}
+
+} // namespace ktune::refactor

@@ -1,0 +1,165 @@
+//===- RewriteInternal.h - The steps of planRewrite -------------*- C++ -*-===//
+//
+// planRewrite (Rewrite.cpp) turns a plan into edits in steps:
+//
+//   RewritePlan.cpp     the plan's kernels and parameters resolved to
+//                       functions and sites, names checked
+//   Rewrite.cpp         which functions receive which parameters, then the
+//                       edits: template lists, forwarders, sites, calls,
+//                       static_asserts; merged into Replacements
+//   RewriteManifest.cpp the manifest entry of a rewritten kernel
+//   RewriteText.cpp     reading the source text (identifiers, macros) and
+//                       spelling a site's replacement
+//   LineMarks.cpp       `#line` directives that keep the original lines
+//
+// Nothing here is part of ktune's public API.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_LIB_REFACTOR_REWRITEINTERNAL_H
+#define KTUNE_LIB_REFACTOR_REWRITEINTERNAL_H
+
+#include "ktune/Expr/Expr.h"
+#include "ktune/Refactor/Rewrite.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace ktune::refactor {
+
+/// A plan parameter as the rewrite sees it.
+struct ParamWork {
+  std::string name;       // plan name: the template parameter on the host
+  std::string kernelName; // name inside the kernel (an existing parameter's
+                          // name when the plan sets one)
+  const PlanParam *plan = nullptr;
+  std::string path; // JSON path of the plan parameter
+  int boundParam = -1;
+  int64_t defaultValue = 0;
+  std::vector<const SourceSite *> sites;
+  std::set<std::string> functions; // ids of functions holding sites
+};
+
+/// A planned kernel and its parameters.
+struct KernelWork {
+  const FunctionFacts *kernel = nullptr;
+  const PlanKernel *plan = nullptr;
+  std::string path;
+  std::vector<ParamWork> params;
+};
+
+/// One edit and the plan field it came from.
+struct Edit {
+  unsigned offset = 0, length = 0;
+  std::string text;
+  std::string path;
+  int order = 0; // insertions at one offset: lower first
+};
+
+// --- source text (RewriteText.cpp) -------------------------------------------
+
+/// Identifiers of the source, outside comments and literals, with offsets.
+std::vector<std::pair<unsigned, std::string>> identifiers(llvm::StringRef src);
+/// Names of the macros the source #defines.
+std::set<std::string> definedMacros(llvm::StringRef src);
+/// "file:line" or "file:line:col".
+std::string location(const SourceFacts &facts, unsigned line, unsigned col = 0);
+/// Replacement text of a site for parameter `name`: its "{P}" pattern, in
+/// parentheses where a compound form would not be delimited.
+std::string substitute(const SourceSite &site, const std::string &name);
+
+// --- the manifest (RewriteManifest.cpp) --------------------------------------
+
+/// Kernel-side names of the parameters that set an existing template
+/// parameter (plan name -> the kernel's name), for the plan's constraints.
+std::map<std::string, std::string>
+constraintRenames(const std::vector<ParamWork> &params);
+
+/// The manifest entry of `kernel` once rewritten: its template parameters,
+/// arguments, constraints and the first launch geometry that can be
+/// expressed in them.
+ManifestKernel manifestFor(const SourceFacts &facts,
+                           const FunctionFacts &kernel, const PlanKernel &pk,
+                           const std::vector<ParamWork> &params);
+
+// --- the rewrite
+// ---------------------------------------------------------------
+
+class Rewriter {
+public:
+  Rewriter(const SourceFacts &facts, const CandidateSet &candidates,
+           const CandidateIndex &index, const Plan &plan, llvm::StringRef src);
+
+  llvm::Expected<RewriteResult> run();
+
+  // The steps, in the order run() takes them; each may fail with an error
+  // at a plan path.
+  std::optional<ktune::Error> prepareKernels();
+  std::optional<ktune::Error> prepareKernel(const PlanKernel &pk,
+                                            const std::string &path);
+  void nameHostParameters();
+  std::optional<ktune::Error> assignFunctionParams();
+  std::optional<ktune::Error> templateListEdits();
+  void siteEdits();
+  std::optional<ktune::Error> callEdits();
+  std::optional<ktune::Error> constraintEdits();
+  llvm::Expected<clang::tooling::Replacements> mergedReplacements();
+
+  const std::vector<KernelWork> &work() const { return Work; }
+  const std::vector<Edit> &edits() const { return Edits; }
+
+private:
+  ktune::Error error(const std::string &path, const std::string &message) {
+    return ktune::Error{message, path};
+  }
+  ktune::Expected<const FunctionFacts *> findKernel(const PlanKernel &pk,
+                                                    const std::string &path);
+  std::optional<ktune::Error> checkParamName(const PlanParam &pp,
+                                             const FunctionFacts &kernel,
+                                             std::set<std::string> &names,
+                                             const std::string &ppath);
+  std::optional<ktune::Error> addCandidateSites(const PlanParam &pp,
+                                                const FunctionFacts &kernel,
+                                                ParamWork &p);
+  std::optional<ktune::Error> checkListedSites(const PlanParam &pp,
+                                               const ParamWork &p);
+  std::string occurrenceFunction(unsigned offset, const std::string &kernel);
+  std::optional<ktune::Error> checkName(const ParamWork &p,
+                                        const FunctionFacts &f);
+  std::optional<ktune::Error> addFnParam(const std::string &fn,
+                                         const ParamWork &p,
+                                         const std::string &name);
+  std::optional<ktune::Error> assignKernelParams(const KernelWork &w);
+  void forwarderEdit(const FunctionFacts &f,
+                     const std::vector<std::pair<std::string, int64_t>> &list,
+                     const std::string &path);
+  /// The name parameter `p` of kernel `w` has inside function `fn`.
+  std::string nameIn(const std::string &fn, const KernelWork &w,
+                     const ParamWork &p) const;
+
+  const SourceFacts &Facts;
+  const CandidateSet &Candidates;
+  const CandidateIndex &Index;
+  const Plan &ThePlan;
+  llvm::StringRef Source;
+  std::set<std::string> Macros;
+  std::vector<std::pair<unsigned, std::string>> Idents;
+
+  std::vector<KernelWork> Work;
+  /// Template parameters each function receives: name -> (default, path).
+  std::map<std::string, std::vector<std::pair<std::string, int64_t>>> FnParams;
+  std::map<std::string, std::string> FnParamPath; // fn id + name -> path
+  std::vector<Edit> Edits;
+  std::vector<std::string> Notes;
+  std::set<std::string> HostsLeftAlone;
+  std::map<std::tuple<std::string, std::string, std::string>, std::string>
+      HostNames;
+};
+
+} // namespace ktune::refactor
+
+#endif

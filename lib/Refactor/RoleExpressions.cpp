@@ -1,0 +1,292 @@
+//===- RoleExpressions.cpp - Constants in a role, and its expression ------===//
+//
+// An expression in a role (a launch's block dims, a loop stride, a shared
+// array's extent) is walked once: every constant in it is recorded as a site
+// of that role, and the expression is translated into ktune's expression
+// language with "@offset@" markers for the recorded sites, so the launch
+// geometry and the implied constraints can be written in terms of
+// candidates later.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CollectInternal.h"
+
+#include <algorithm>
+
+namespace ktune::refactor {
+
+using namespace clang;
+
+int roleRank(SiteRole role, std::optional<SiteRole> useRole) {
+  std::optional<SiteRole> r = role == SiteRole::Definition ? useRole : role;
+  if (!r || *r == SiteRole::Other)
+    return 0;
+  if (*r == SiteRole::IndexArith || *r == SiteRole::LaunchGrid ||
+      *r == SiteRole::LaunchSmem || *r == SiteRole::LoopBound)
+    return 1;
+  if (*r == SiteRole::VectorBytes)
+    return 3;
+  return 2;
+}
+
+void Collector::addOccurrence(Occurrence o) {
+  auto key = std::make_tuple(o.offset, o.function, o.kernel);
+  Occs.emplace(key, std::move(o));
+}
+
+void Collector::record(const Atom &a, const RoleCtx &ctx, SiteRole role,
+                       std::optional<SiteRole> useRole) {
+  if (ctx.placeholders)
+    return;
+  if (a.spelling != Spelling::Literal && isFixedByHardware(a.constantName))
+    return;
+  if (a.spelling == Spelling::Literal && a.constant.empty() &&
+      (!ctx.recordLiterals || a.value < 2))
+    return;
+  if (a.value <= 0)
+    return;
+  auto key = std::make_tuple(a.offset, ctx.fnId, ctx.kernelId);
+  auto it = Occs.find(key);
+  if (it != Occs.end() &&
+      roleRank(role, useRole) <= roleRank(it->second.role, it->second.useRole))
+    return;
+  if (it != Occs.end())
+    Occs.erase(it); // a more specific role wins
+  Occurrence o;
+  o.offset = a.offset;
+  o.length = a.length;
+  auto [l, c] = lineCol(a.offset);
+  o.line = l;
+  o.col = c;
+  o.text = a.text;
+  o.function = ctx.fnId;
+  o.kernel = ctx.kernelId;
+  o.role = role;
+  o.useRole = useRole;
+  o.value = o.baseValue = a.value;
+  o.spelling = a.spelling;
+  o.constant = a.constant;
+  o.constantName = a.constantName;
+  o.family = a.spelling == Spelling::Literal && a.constant.empty() ? ctx.family
+                                                                   : Family();
+  o.dim = ctx.dim;
+  o.top = ctx.top;
+  o.boundParam = ctx.boundParam;
+  o.castType = a.castType;
+  if (a.derivedBases == 1) {
+    o.constant = a.baseConstant;
+    o.constantName = a.baseName;
+    o.replacement = a.replacement;
+    o.baseValue = a.baseValue;
+    o.castType.clear();
+  } else if (a.derivedBases > 1) {
+    o.derivedExpr = a.derivedExpr;
+  }
+  Occs.emplace(key, std::move(o));
+}
+
+/// A constant: recorded (a local constant at its definition), and named by
+/// its marker, or by its value where it is no site.
+std::optional<std::string> Collector::walkAtom(const Atom &atom,
+                                               const RoleCtx &ctx) {
+  if (atom.localVar) {
+    const Expr *init = atom.localVar->getInit();
+    auto inner = classify(init, ctx.fn);
+    if (inner && inner->spelling == Spelling::Literal &&
+        isIntegerLiteralText(inner->text)) {
+      // `constexpr int kTile = 32;`: the definition is the site.
+      inner->spelling = Spelling::Variable;
+      inner->constant = atom.constant;
+      inner->constantName = atom.constantName;
+      inner->castType.clear();
+      record(*inner, ctx, SiteRole::Definition, ctx.role);
+      if (isFixedByHardware(atom.constantName))
+        return std::to_string(inner->value);
+      return marker(inner->offset);
+    }
+    auto t = walk(init, ctx);
+    if (!t)
+      return std::nullopt;
+    return "(" + *t + ")";
+  }
+  if (ctx.placeholders) {
+    if (atom.spelling == Spelling::Literal)
+      return std::to_string(atom.value);
+    return "\xC2\xA7" + atom.constant + "=" + std::to_string(atom.value) +
+           "\xC2\xA7";
+  }
+  record(atom, ctx, ctx.role, std::nullopt);
+  if (atom.spelling == Spelling::Literal && atom.constant.empty() &&
+      (!ctx.recordLiterals || atom.value < 2))
+    return std::to_string(atom.value);
+  if (atom.spelling != Spelling::Literal &&
+      isFixedByHardware(atom.constantName))
+    return std::to_string(atom.value);
+  return marker(atom.offset);
+}
+
+/// Kernel arguments: the expression the host passes for a parameter.
+static std::optional<std::string> kernelArgument(Collector &c, const Expr *e,
+                                                 const RoleCtx &ctx) {
+  if (!ctx.textToParam)
+    return std::nullopt;
+  const Expr *s = e->IgnoreParenImpCasts();
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s))
+    if (auto it = ctx.varToParam->find(ref->getDecl());
+        it != ctx.varToParam->end())
+      return it->second;
+  std::string t = c.textOf(s->getSourceRange());
+  if (!t.empty())
+    if (auto it = ctx.textToParam->find(t); it != ctx.textToParam->end())
+      return it->second;
+  return std::nullopt;
+}
+
+std::optional<std::string> Collector::walkName(const DeclRefExpr *ref,
+                                               const RoleCtx &ctx) {
+  if (const auto *nt = llvm::dyn_cast<NonTypeTemplateParmDecl>(ref->getDecl()))
+    return nt->getNameAsString();
+  if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
+      var && var->isLocalVarDecl() && var->getInit() && ctx.fn &&
+      !llvm::isa<ParmVarDecl>(var) && isEffectivelyConst(var, ctx.fn) &&
+      var->getType()->isIntegralOrEnumerationType()) {
+    // A local computed at run time (`int blocks = (n + 255) / 256;`).
+    auto t = walk(var->getInit(), ctx);
+    if (!t)
+      return std::nullopt;
+    return "(" + *t + ")";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Collector::walkUnary(const UnaryOperator *u,
+                                                const RoleCtx &ctx) {
+  RoleCtx inner = ctx;
+  inner.top = false;
+  auto t = walk(u->getSubExpr(), inner);
+  if (!t)
+    return std::nullopt;
+  switch (u->getOpcode()) {
+  case UO_Minus:
+    return "(-" + *t + ")";
+  case UO_Plus:
+    return *t;
+  case UO_LNot:
+    return "(!" + *t + ")";
+  default:
+    return std::nullopt;
+  }
+}
+
+std::optional<std::string> Collector::walkBinary(const BinaryOperator *b,
+                                                 const RoleCtx &ctx) {
+  RoleCtx inner = ctx;
+  inner.top = false;
+  // `16 / sizeof(T)`: a vector width in bytes, wherever it is computed.
+  if (b->getOpcode() == BO_Div &&
+      llvm::isa<UnaryExprOrTypeTraitExpr>(b->getRHS()->IgnoreParenImpCasts()))
+    if (auto atom = classify(b->getLHS(), ctx.fn);
+        atom && atom->spelling == Spelling::Literal) {
+      RoleCtx bytes = ctx;
+      bytes.role = SiteRole::VectorBytes;
+      bytes.family = Family::vectorBytes();
+      bytes.top = true;
+      walk(b->getLHS(), bytes);
+    }
+  auto l = walk(b->getLHS(), inner);
+  auto r = walk(b->getRHS(), inner);
+  if (!l || !r)
+    return std::nullopt;
+  llvm::StringRef op = b->getOpcodeStr();
+  static const std::set<std::string> ops = {
+      "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
+  if (!ops.count(op.str()))
+    return std::nullopt;
+  return "(" + *l + " " + op.str() + " " + *r + ")";
+}
+
+std::optional<std::string>
+Collector::walkConditional(const ConditionalOperator *c, const RoleCtx &ctx) {
+  RoleCtx inner = ctx;
+  inner.top = false;
+  auto cond = walk(c->getCond(), inner);
+  auto t = walk(c->getTrueExpr(), inner);
+  auto f = walk(c->getFalseExpr(), inner);
+  if (!cond || !t || !f)
+    return std::nullopt;
+  return "(" + *cond + " ? " + *t + " : " + *f + ")";
+}
+
+std::optional<std::string> Collector::walkCall(const CallExpr *call,
+                                               const RoleCtx &ctx) {
+  // std::min / std::max / min / max: the bounds stay in the role (caps).
+  std::string name;
+  if (const FunctionDecl *fd = call->getDirectCallee())
+    name = fd->getNameAsString();
+  else if (const auto *ule = llvm::dyn_cast<UnresolvedLookupExpr>(
+               call->getCallee()->IgnoreParenImpCasts()))
+    name = ule->getName().getAsString();
+  if ((name == "min" || name == "max" || name == "fminf" || name == "fmaxf") &&
+      call->getNumArgs() == 2) {
+    std::string fn = name == "fminf" ? "min" : name == "fmaxf" ? "max" : name;
+    auto a = walk(call->getArg(0), ctx);
+    auto b = walk(call->getArg(1), ctx);
+    if (!a || !b)
+      return std::nullopt;
+    return fn + "(" + *a + ", " + *b + ")";
+  }
+  // Still record the constants among the arguments (no translation).
+  RoleCtx inner = ctx;
+  inner.top = false;
+  for (const Expr *arg : call->arguments())
+    walk(arg, inner);
+  return std::nullopt;
+}
+
+/// Records the constants in a role expression and translates it into the
+/// expression language (markers for recorded sites). Local constants are
+/// followed into their initialisers, as if written inline.
+std::optional<std::string> Collector::walk(const Expr *e, RoleCtx ctx) {
+  if (!e)
+    return std::nullopt;
+  if (auto atom = classify(e, ctx.fn))
+    return walkAtom(*atom, ctx);
+  if (auto param = kernelArgument(*this, e, ctx))
+    return param;
+
+  const Expr *s = e->IgnoreParenImpCasts();
+  if (const auto *p = llvm::dyn_cast<ParenExpr>(s)) // not stripped: keep top
+    return walk(p->getSubExpr(), ctx);
+  if (const auto *c = llvm::dyn_cast<ExplicitCastExpr>(s)) {
+    if (!c->getType()->isIntegralOrEnumerationType())
+      return std::nullopt;
+    return walk(c->getSubExpr(), ctx);
+  }
+  if (const auto *lit = llvm::dyn_cast<IntegerLiteral>(s))
+    return std::to_string(lit->getValue().getSExtValue());
+  if (const auto *sz = llvm::dyn_cast<UnaryExprOrTypeTraitExpr>(s)) {
+    Expr::EvalResult r;
+    if (!sz->isValueDependent() && sz->EvaluateAsInt(r, Ctx))
+      return std::to_string(r.Val.getInt().getExtValue());
+    return std::nullopt;
+  }
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s))
+    return walkName(ref, ctx);
+  if (const auto *u = llvm::dyn_cast<UnaryOperator>(s))
+    return walkUnary(u, ctx);
+  if (const auto *b = llvm::dyn_cast<BinaryOperator>(s))
+    return walkBinary(b, ctx);
+  if (const auto *c = llvm::dyn_cast<ConditionalOperator>(s))
+    return walkConditional(c, ctx);
+  if (const auto *call = llvm::dyn_cast<CallExpr>(s))
+    return walkCall(call, ctx);
+  // Anything else: record what is inside, no translation.
+  RoleCtx inner = ctx;
+  inner.top = false;
+  for (const Stmt *child : s->children())
+    if (const auto *ce = llvm::dyn_cast_or_null<Expr>(child))
+      walk(ce, inner);
+  return std::nullopt;
+}
+
+} // namespace ktune::refactor

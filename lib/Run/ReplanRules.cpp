@@ -1,0 +1,342 @@
+//===- ReplanRules.cpp - The deterministic re-plan rules ------------------===//
+//
+// Per tuned kernel, one decision per parameter: widen a domain whose best
+// value sits on its edge (within the hardware's limits for its kind), drop
+// a parameter that made no difference beyond the noise, keep the rest with
+// a reason; then, far from the roofline, lift candidates the plan left
+// fixed. Rules: docs/run.md#re-planning.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ReplanInternal.h"
+
+#include "ktune/Expr/Expr.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ktune::run::replan {
+
+namespace {
+
+void addReason(ReplanDecision &decision, const PlanKernel &kernel,
+               const std::string &param, ReplanAction action,
+               std::string message) {
+  decision.reasons.push_back(
+      {kernel.kernel, param, action, std::move(message)});
+}
+
+const InfluenceSummary *influenceOf(const KernelAnalysis &a,
+                                    const std::string &param) {
+  const InfluenceSummary *inf = nullptr;
+  for (const auto &i : a.influence)
+    if (i.param == param)
+      inf = &i;
+  return inf;
+}
+
+} // namespace
+
+Expected<ReplanDecision> RuleReplanner::replan(const ReplanContext &ctx) {
+  ReplanDecision decision;
+  decision.replanner = "rules";
+  decision.plan = *ctx.plan;
+  decision.plan.planner =
+      "ktune run rules after round " + std::to_string(ctx.round);
+  for (auto &kernel : decision.plan.kernels) {
+    if (!selected(ctx, kernel.kernel))
+      continue;
+    const KernelAnalysis *a = analysisFor(*ctx.analyses, kernel.kernel);
+    if (!a) {
+      decision.reasons.push_back({kernel.kernel, "", ReplanAction::Note,
+                                  "not tuned this round: kept as it is"});
+      continue;
+    }
+    replanKernel(ctx, *a, kernel, decision);
+  }
+  decision.changed =
+      planToJson(decision.plan)["kernels"] != planToJson(*ctx.plan)["kernels"];
+  if (!decision.changed)
+    decision.reasons.push_back(
+        {"", "", ReplanAction::Note, "no rule changes the plan"});
+  return decision;
+}
+
+void RuleReplanner::replanKernel(const ReplanContext &ctx,
+                                 const KernelAnalysis &a, PlanKernel &kernel,
+                                 ReplanDecision &decision) {
+  std::vector<std::string> toDrop;
+  for (auto &p : kernel.params)
+    if (decideParam(ctx, a, kernel, p, decision))
+      toDrop.push_back(p.name);
+  dropInsensitive(a, kernel, toDrop, decision);
+  liftIfFar(ctx, a, kernel, decision, toDrop);
+}
+
+bool RuleReplanner::decideParam(const ReplanContext &ctx,
+                                const KernelAnalysis &a,
+                                const PlanKernel &kernel, PlanParam &p,
+                                ReplanDecision &decision) {
+  if (ctx.specDomains.count(p.name)) {
+    addReason(decision, kernel, p.name, ReplanAction::Keep,
+              "the spec's `domains` set this parameter's values; change "
+              "them there");
+    return false;
+  }
+  std::vector<const EdgeHit *> edges;
+  for (const auto &e : a.edges)
+    if (e.param == p.name && e.mattered > 0)
+      edges.push_back(&e);
+  const InfluenceSummary *inf = influenceOf(a, p.name);
+
+  if (!edges.empty()) {
+    widenAtEdges(ctx, a, kernel, p, edges, decision);
+    return false;
+  }
+  if (inf && inf->insensitive)
+    return true;
+  if (!inf || inf->shapesMeasured == 0) {
+    addReason(decision, kernel, p.name, ReplanAction::Keep,
+              "fewer than two of its values were measured at any shape: "
+              "its influence is unknown");
+    return false;
+  }
+  addReason(decision, kernel, p.name, ReplanAction::Keep,
+            "best values inside the domain; it moves the best time by up "
+            "to " +
+                percent(inf->maxSpreadPct) + " (noise threshold " +
+                percent(inf->noisePct) + ")");
+  return false;
+}
+
+void RuleReplanner::widenAtEdges(const ReplanContext &ctx,
+                                 const KernelAnalysis &a,
+                                 const PlanKernel &kernel, PlanParam &p,
+                                 const std::vector<const EdgeHit *> &edges,
+                                 ReplanDecision &decision) {
+  size_t shapes = a.shapes.size();
+  auto limits = kindLimits(p.kind, ctx.device);
+  std::string where;
+  for (const EdgeHit *e : edges)
+    where += (where.empty() ? "" : "; ") + std::string("best value ") +
+             std::to_string(e->value) + " at the " +
+             (e->edge == "min" ? "low" : "high") + " edge in " +
+             std::to_string(e->shapes) + " of " + std::to_string(shapes) +
+             " shape" + (shapes == 1 ? "" : "s");
+  if (!limits) {
+    addReason(decision, kernel, p.name, ReplanAction::Keep,
+              where + ", but a parameter of kind 'other' has no known "
+                      "safe range to widen into");
+    return;
+  }
+  Domain widened = p.domain;
+  for (const EdgeHit *e : edges) {
+    KindLimits l = *limits;
+    auto values = widened.enumerate();
+    l.min = std::min(l.min, *std::min_element(values.begin(), values.end()));
+    if (auto w = widenDomain(widened, e->edge, l))
+      widened = *w;
+  }
+  if (widened.enumerate() == p.domain.enumerate()) {
+    addReason(decision, kernel, p.name, ReplanAction::Keep,
+              where + ", already at the limit for " +
+                  std::string(kindName(p.kind)) + " (" +
+                  std::to_string(limits->min) + ".." +
+                  std::to_string(limits->max) + ")");
+    return;
+  }
+  addReason(decision, kernel, p.name, ReplanAction::Widen,
+            where + ": domain " + p.domain.describe() + " -> " +
+                widened.describe());
+  p.domain = widened;
+}
+
+void RuleReplanner::dropInsensitive(const KernelAnalysis &a, PlanKernel &kernel,
+                                    const std::vector<std::string> &toDrop,
+                                    ReplanDecision &decision) {
+  for (const auto &name : toDrop) {
+    const InfluenceSummary *inf = influenceOf(a, name);
+    auto it = std::find_if(kernel.params.begin(), kernel.params.end(),
+                           [&](const PlanParam &p) { return p.name == name; });
+    std::string why =
+        "its largest effect on the best time, " + percent(inf->maxSpreadPct) +
+        " over " + std::to_string(inf->shapesMeasured) +
+        " shape(s), is within the noise threshold " + percent(inf->noisePct);
+    if (Options.keepLastParameter && kernel.params.size() == 1) {
+      addReason(decision, kernel, name, ReplanAction::Keep,
+                why + "; kept as the kernel's last parameter");
+      continue;
+    }
+    int64_t value = it->defaultValue;
+    std::string ids;
+    for (const auto &c : it->candidates)
+      ids += (ids.empty() ? "" : ", ") + c;
+    addReason(decision, kernel, name, ReplanAction::Drop,
+              why + ": fixed to its default " + std::to_string(value) +
+                  " (candidate" + (it->candidates.size() == 1 ? " " : "s ") +
+                  ids + " no longer lifted)");
+    fixParameter(kernel, name, value);
+  }
+}
+
+std::vector<const Candidate *>
+freeCandidates(const ReplanContext &ctx, const PlanKernel &kernel,
+               const std::vector<std::string> &droppedNow) {
+  std::set<std::string> inPlan;
+  for (const auto &p : kernel.params)
+    inPlan.insert(p.candidates.begin(), p.candidates.end());
+  std::set<std::string> dropped = ctx.retiredCandidates;
+  for (const auto &p : ctx.plan->kernels)
+    if (sameKernel(p.kernel, kernel.kernel))
+      for (const auto &param : p.params)
+        if (std::find(droppedNow.begin(), droppedNow.end(), param.name) !=
+            droppedNow.end())
+          dropped.insert(param.candidates.begin(), param.candidates.end());
+  std::vector<const Candidate *> free;
+  for (const auto &c : ctx.candidates->candidates)
+    if (sameKernel(c.kernel, kernel.kernel) && !inPlan.count(c.id) &&
+        !dropped.count(c.id) && ctx.candidates->find(c.id) == &c)
+      free.push_back(&c);
+  return free;
+}
+
+PlanKernel withLiftedParam(const PlanKernel &kernel, const PlanKernel &wide,
+                           PlanParam &param) {
+  PlanKernel attempt = kernel;
+  std::map<std::string, std::string> renames;
+  std::set<std::string> taken;
+  for (const auto &p : attempt.params)
+    taken.insert(p.name);
+  if (taken.count(param.name)) {
+    std::string base = param.name;
+    for (int n = 2; taken.count(param.name); ++n)
+      param.name = base + "_" + std::to_string(n);
+    renames[base] = param.name;
+  }
+  attempt.params.push_back(param);
+  std::set<std::string> names = taken;
+  names.insert(param.name);
+  for (const auto &c : wide.constraints) {
+    std::string text = expr::renameIdentifiers(c, renames);
+    auto parsed = expr::Expr::parse(text);
+    if (!parsed)
+      continue;
+    auto used = parsed->names();
+    bool mentionsNew =
+        std::find(used.begin(), used.end(), param.name) != used.end();
+    bool known =
+        std::all_of(used.begin(), used.end(),
+                    [&](const std::string &n) { return names.count(n) > 0; });
+    if (mentionsNew && known &&
+        std::find(attempt.constraints.begin(), attempt.constraints.end(),
+                  text) == attempt.constraints.end())
+      attempt.constraints.push_back(text);
+  }
+  return attempt;
+}
+
+void RuleReplanner::liftIfFar(const ReplanContext &ctx, const KernelAnalysis &a,
+                              PlanKernel &kernel, ReplanDecision &decision,
+                              const std::vector<std::string> &droppedNow) {
+  auto reason = [&](const std::string &param, ReplanAction action,
+                    std::string message) {
+    addReason(decision, kernel, param, action, std::move(message));
+  };
+  if (!a.rooflinePct) {
+    if (!a.notes.empty())
+      reason("", ReplanAction::Note, a.notes.front());
+    return;
+  }
+  std::string at = "the best configurations reach " + percent(*a.rooflinePct) +
+                   " of the roofline" +
+                   (a.anyBandwidthRelevant ? " on bandwidth-bound shapes" : "");
+  if (!a.farFromRoofline) {
+    reason("", ReplanAction::Note,
+           at + (a.anyBandwidthRelevant ? ": no candidate lifted"
+                                        : " (every shape latency-bound): "
+                                          "no candidate lifted"));
+    return;
+  }
+
+  std::vector<const Candidate *> free = freeCandidates(ctx, kernel, droppedNow);
+  if (free.empty()) {
+    reason("", ReplanAction::Note,
+           at + ", below 80%, but every candidate is lifted "
+                "or was dropped as making no difference");
+    return;
+  }
+
+  HeuristicOptions ho;
+  ho.minConfidence = Confidence::Low;
+  ho.sources = ctx.sources;
+  Plan wide = heuristicPlan(*ctx.candidates, ho);
+  const PlanKernel *wk = nullptr;
+  for (const auto &k : wide.kernels)
+    if (sameKernel(k.kernel, kernel.kernel))
+      wk = &k;
+
+  std::set<std::string> freeIds;
+  for (const Candidate *c : free)
+    freeIds.insert(c->id);
+  std::set<std::string> lifted;
+  if (wk)
+    for (const auto &hp : wk->params) {
+      bool allFree = std::all_of(
+          hp.candidates.begin(), hp.candidates.end(),
+          [&](const std::string &id) { return freeIds.count(id) > 0; });
+      if (!allFree)
+        continue;
+      PlanParam param = hp;
+      param.note.clear();
+      PlanKernel attempt = withLiftedParam(kernel, *wk, param);
+      Plan trial = decision.plan;
+      for (auto &k : trial.kernels)
+        if (k.kernel == kernel.kernel)
+          k = attempt;
+      auto errors = validatePlan(trial, *ctx.candidates, *ctx.sources);
+      std::string ids;
+      for (const auto &id : param.candidates) {
+        const Candidate *c = ctx.candidates->find(id);
+        ids += (ids.empty() ? "" : ", ") + id + " (" +
+               std::string(kindName(c->kind)) + ", " +
+               std::string(confidenceName(c->confidence)) + " confidence, '" +
+               c->spelling + "')";
+      }
+      if (!errors.empty()) {
+        reason(param.name, ReplanAction::Note,
+               "cannot lift " + ids + ": " + errors.front().str());
+        continue;
+      }
+      kernel = attempt;
+      for (auto &k : decision.plan.kernels)
+        if (k.kernel == kernel.kernel)
+          k = kernel;
+      lifted.insert(param.candidates.begin(), param.candidates.end());
+      reason(param.name, ReplanAction::Lift,
+             at + ", below 80%: lifting " + ids + " as " + param.name +
+                 " with domain " + param.domain.describe());
+    }
+  for (const Candidate *c : free)
+    if (!lifted.count(c->id) &&
+        !(wk && std::any_of(wk->params.begin(), wk->params.end(),
+                            [&](const PlanParam &p) {
+                              return std::find(p.candidates.begin(),
+                                               p.candidates.end(),
+                                               c->id) != p.candidates.end();
+                            })))
+      reason("", ReplanAction::Note,
+             "candidate " + c->id + " (" + std::string(kindName(c->kind)) +
+                 ", '" + c->spelling +
+                 "') is not lifted: the heuristic planner finds no safe "
+                 "plan for it");
+}
+
+} // namespace ktune::run::replan
+
+namespace ktune::run {
+
+std::unique_ptr<Replanner> makeRuleReplanner(RuleOptions options) {
+  return std::make_unique<replan::RuleReplanner>(options);
+}
+
+} // namespace ktune::run

@@ -1,0 +1,176 @@
+//===- KtuneCheck.cpp - What every ktune-* check does ---------------------===//
+
+#include "KtuneCheck.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/YAMLParser.h"
+
+#include <algorithm>
+
+using namespace clang;
+using namespace clang::tidy;
+using namespace clang::ast_matchers;
+
+namespace clang::tidy {
+
+ArrayRef<std::pair<ktune::Confidence, StringRef>>
+OptionEnumMapping<ktune::Confidence>::getEnumMapping() {
+  static constexpr std::pair<ktune::Confidence, StringRef> Mapping[] = {
+      {ktune::Confidence::High, "high"},
+      {ktune::Confidence::Medium, "medium"},
+      {ktune::Confidence::Low, "low"}};
+  return Mapping;
+}
+
+ArrayRef<std::pair<ktune::tidy::NamingStyle, StringRef>>
+OptionEnumMapping<ktune::tidy::NamingStyle>::getEnumMapping() {
+  static constexpr std::pair<ktune::tidy::NamingStyle, StringRef> Mapping[] = {
+      {ktune::tidy::NamingStyle::UpperCase, "UPPER_CASE"},
+      {ktune::tidy::NamingStyle::CamelCase, "CamelCase"},
+      {ktune::tidy::NamingStyle::KCamelCase, "kCamelCase"}};
+  return Mapping;
+}
+
+} // namespace clang::tidy
+
+namespace ktune::tidy {
+
+KtuneCheck::KtuneCheck(StringRef name, ClangTidyContext *context,
+                       ParamKind kind, std::shared_ptr<UnitAnalysis> unit)
+    : ClangTidyCheck(name, context), Kind(kind), TidyContext(context),
+      Unit(unit ? std::move(unit) : std::make_shared<UnitAnalysis>()),
+      Global("ktune", context->getOptions().CheckOptions, context) {
+  MinConfidence = enumOption("MinConfidence", Confidence::High,
+                             "expected high, medium or low");
+  Naming = enumOption("ParameterNaming", NamingStyle::UpperCase,
+                      "expected UPPER_CASE, CamelCase or kCamelCase");
+  DevicePassReportsAll = boolOption("DevicePassReportsAll", false);
+}
+
+template <typename T>
+T KtuneCheck::enumOption(StringRef name, T fallback, StringRef expected) {
+  std::optional<StringRef> text = Options.get(name);
+  if (!text)
+    text = Global.get(name);
+  if (!text)
+    return fallback;
+  for (const auto &[value, spelling] : OptionEnumMapping<T>::getEnumMapping())
+    if (spelling == *text)
+      return value;
+  configurationDiag("invalid %0 '%1' for %2: %3")
+      << name << *text << getID() << expected;
+  return fallback;
+}
+
+// Read as Options.get<bool> reads it (YAML booleans, else an integer, non-
+// zero meaning true). That template's instance in clang-tidy is mangled in a
+// way a GCC-built plugin cannot link against, so the conversion is the same
+// one, made here.
+bool KtuneCheck::boolOption(StringRef name, bool fallback) {
+  std::string key = (getID() + "." + name).str();
+  std::optional<StringRef> text = Options.get(name);
+  if (!text) {
+    text = Global.get(name);
+    key = ("ktune." + name).str();
+  }
+  if (!text)
+    return fallback;
+  if (std::optional<bool> value = llvm::yaml::parseBool(*text))
+    return *value;
+  long long number = 0;
+  if (!text->getAsInteger(10, number))
+    return number != 0;
+  configurationDiag(
+      "invalid configuration value '%0' for option '%1'; expected a bool")
+      << *text << key;
+  return fallback;
+}
+
+void KtuneCheck::storeOptions(ClangTidyOptions::OptionMap &opts) {
+  Options.store(opts, "MinConfidence", MinConfidence);
+  Options.store(opts, "ParameterNaming", Naming);
+  // As store<bool> writes it (see boolOption for why not that template).
+  Options.store(opts, "DevicePassReportsAll",
+                DevicePassReportsAll ? "true" : "false");
+}
+
+void KtuneCheck::registerPPCallbacks(const SourceManager &sm, Preprocessor *pp,
+                                     Preprocessor *) {
+  Regions = ArchRegions();
+  pp->addPPCallbacks(std::make_unique<ArchConditionTracker>(sm, Regions));
+}
+
+void KtuneCheck::registerMatchers(MatchFinder *finder) {
+  finder->addMatcher(translationUnitDecl().bind("unit"), this);
+}
+
+void KtuneCheck::onStartOfTranslationUnit() { Unit->reset(); }
+
+void KtuneCheck::onEndOfTranslationUnit() { Unit->reset(); }
+
+void KtuneCheck::check(const MatchFinder::MatchResult &result) {
+  ASTContext &ctx = *result.Context;
+  const SourceManager &sm = ctx.getSourceManager();
+  SourceLocation start = sm.getLocForStartOfFile(sm.getMainFileID());
+  bool devicePass = getLangOpts().CUDAIsDevice;
+  // The host pass reports everything it sees; the device pass only what
+  // lies under an #if on __CUDA_ARCH__, which the host never sees.
+  auto reported = [&](const Finding &f) {
+    if (!TidyContext->isCheckEnabled(f.check))
+      return false;
+    return !devicePass || DevicePassReportsAll ||
+           std::all_of(
+               f.sites.begin(), f.sites.end(),
+               [&](const SourceSite &s) { return Regions.contains(s.offset); });
+  };
+
+  for (const Finding &f :
+       Unit->findings(ctx, MinConfidence, Naming, reported)) {
+    if (f.kind != Kind)
+      continue;
+    SourceLocation at = start.getLocWithOffset(f.primary.offset);
+    {
+      auto d = diag(at, "%0") << f.message;
+      d << CharSourceRange::getCharRange(at,
+                                         at.getLocWithOffset(f.primary.length));
+      for (const auto &r : f.fix) {
+        SourceLocation b = start.getLocWithOffset(r.getOffset());
+        if (r.getLength() == 0)
+          d << FixItHint::CreateInsertion(b, r.getReplacementText());
+        else
+          d << FixItHint::CreateReplacement(
+              CharSourceRange::getCharRange(b,
+                                            b.getLocWithOffset(r.getLength())),
+              r.getReplacementText());
+      }
+    }
+    for (const auto &n : f.notes)
+      diag(start.getLocWithOffset(n.site.offset), "%0", DiagnosticIDs::Note)
+          << n.message;
+    if (!f.fixedWith.empty())
+      diag(at,
+           "the fix for '%0' also lifts this one to template parameter "
+           "'%1' = %2 (the parameters of one kernel are added together)",
+           DiagnosticIDs::Note)
+          << f.fixedWith << f.paramName << std::to_string(f.value);
+    else if (f.fix.empty())
+      diag(at, "no automatic fix: %0", DiagnosticIDs::Note) << f.fixError;
+    else if (f.fixAlsoLifts.empty())
+      diag(at, "fix lifts it to template parameter '%0' = %1",
+           DiagnosticIDs::Note)
+          << f.paramName << std::to_string(f.value);
+    else
+      diag(at,
+           "fix lifts it to template parameter '%0' = %1, together "
+           "with %2",
+           DiagnosticIDs::Note)
+          << f.paramName << std::to_string(f.value)
+          << ("'" + llvm::join(f.fixAlsoLifts, "', '") + "'");
+  }
+}
+
+} // namespace ktune::tidy

@@ -1,0 +1,22 @@
+//===- TileSizeCheck.h - ktune-tile-size ------------------------*- C++ -*-===//
+#ifndef KTUNE_LIB_TIDY_TILESIZECHECK_H
+#define KTUNE_LIB_TIDY_TILESIZECHECK_H
+
+#include "KtuneCheck.h"
+
+namespace ktune::tidy {
+
+/// Finds a hardcoded tile size in a CUDA kernel that could be a template
+/// parameter for ktune to tune, with every site that changes with it, and lifts
+/// it (the fix-it is ktune-refactor's rewrite of that one parameter).
+///
+/// For the user-facing documentation see: docs/checks/ktune-tile-size.md
+class TileSizeCheck : public KtuneCheck {
+public:
+  TileSizeCheck(llvm::StringRef name, clang::tidy::ClangTidyContext *context,
+                std::shared_ptr<UnitAnalysis> unit = nullptr);
+};
+
+} // namespace ktune::tidy
+
+#endif

@@ -1,0 +1,55 @@
+//===- UnitAnalysis.h - Detection once per translation unit -----*- C++ -*-===//
+//
+// Every ktune check reports findings of the same detection (collectFacts,
+// buildCandidates, heuristicPlan, planRewrite). The module hands one
+// UnitAnalysis to all the checks it creates, so a unit is analysed once
+// however many ktune checks are enabled; each check resets it when a
+// translation unit starts, and the results are keyed by the unit's
+// ASTContext besides. No state outlives the checks that share it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_LIB_TIDY_UNITANALYSIS_H
+#define KTUNE_LIB_TIDY_UNITANALYSIS_H
+
+#include "ktune/Tidy/Findings.h"
+
+#include "clang/AST/ASTContext.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ktune::tidy {
+
+class UnitAnalysis {
+public:
+  /// Forgets the previous unit.
+  void reset();
+
+  /// The findings the enabled checks report in the unit of `ctx` at these
+  /// settings (detection runs on first use), with conflicting fixes
+  /// combined (combineFixes). `reported` filters them; the result is
+  /// cached per setting.
+  const std::vector<Finding> &
+  findings(clang::ASTContext &ctx, Confidence minConfidence, NamingStyle style,
+           const std::function<bool(const Finding &)> &reported);
+
+private:
+  void analyse(clang::ASTContext &ctx);
+  DetectionResult detection() const {
+    return {&Facts, &Candidates, &Index, Source};
+  }
+
+  const clang::ASTContext *Context = nullptr;
+  std::string Source;
+  refactor::SourceFacts Facts;
+  CandidateSet Candidates;
+  refactor::CandidateIndex Index;
+  std::map<std::pair<int, int>, std::vector<Finding>> Findings;
+};
+
+} // namespace ktune::tidy
+
+#endif

@@ -1,0 +1,24 @@
+//===- UnrollFactorCheck.h - ktune-unroll-factor ----------------*- C++ -*-===//
+#ifndef KTUNE_LIB_TIDY_UNROLLFACTORCHECK_H
+#define KTUNE_LIB_TIDY_UNROLLFACTORCHECK_H
+
+#include "KtuneCheck.h"
+
+namespace ktune::tidy {
+
+/// Finds a hardcoded unroll factor (`#pragma unroll N`) in a CUDA kernel that
+/// could be a template parameter for ktune to tune, with every site that
+/// changes with it, and lifts it (the fix-it is ktune-refactor's rewrite of
+/// that one parameter).
+///
+/// For the user-facing documentation see: docs/checks/ktune-unroll-factor.md
+class UnrollFactorCheck : public KtuneCheck {
+public:
+  UnrollFactorCheck(llvm::StringRef name,
+                    clang::tidy::ClangTidyContext *context,
+                    std::shared_ptr<UnitAnalysis> unit = nullptr);
+};
+
+} // namespace ktune::tidy
+
+#endif

@@ -1,0 +1,22 @@
+//===- VectorWidthCheck.h - ktune-vector-width ------------------*- C++ -*-===//
+#ifndef KTUNE_LIB_TIDY_VECTORWIDTHCHECK_H
+#define KTUNE_LIB_TIDY_VECTORWIDTHCHECK_H
+
+#include "KtuneCheck.h"
+
+namespace ktune::tidy {
+
+/// Finds a hardcoded vector width in a CUDA kernel that could be a template
+/// parameter for ktune to tune, with every site that changes with it, and lifts
+/// it (the fix-it is ktune-refactor's rewrite of that one parameter).
+///
+/// For the user-facing documentation see: docs/checks/ktune-vector-width.md
+class VectorWidthCheck : public KtuneCheck {
+public:
+  VectorWidthCheck(llvm::StringRef name, clang::tidy::ClangTidyContext *context,
+                   std::shared_ptr<UnitAnalysis> unit = nullptr);
+};
+
+} // namespace ktune::tidy
+
+#endif

@@ -1,0 +1,23 @@
+//===- WarpsPerBlockCheck.h - ktune-warps-per-block -------------*- C++ -*-===//
+#ifndef KTUNE_LIB_TIDY_WARPSPERBLOCKCHECK_H
+#define KTUNE_LIB_TIDY_WARPSPERBLOCKCHECK_H
+
+#include "KtuneCheck.h"
+
+namespace ktune::tidy {
+
+/// Finds a hardcoded warps-per-block count in a CUDA kernel that could be a
+/// template parameter for ktune to tune, with every site that changes with it,
+/// and lifts it (the fix-it is ktune-refactor's rewrite of that one parameter).
+///
+/// For the user-facing documentation see: docs/checks/ktune-warps-per-block.md
+class WarpsPerBlockCheck : public KtuneCheck {
+public:
+  WarpsPerBlockCheck(llvm::StringRef name,
+                     clang::tidy::ClangTidyContext *context,
+                     std::shared_ptr<UnitAnalysis> unit = nullptr);
+};
+
+} // namespace ktune::tidy
+
+#endif

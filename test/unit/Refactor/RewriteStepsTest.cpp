@@ -1,0 +1,181 @@
+// The steps of planRewrite, one by one (lib/Refactor/RewriteInternal.h).
+#include "RewriteInternal.h"
+
+#include <gtest/gtest.h>
+
+using namespace ktune;
+using namespace ktune::refactor;
+
+TEST(RewriteText, IdentifiersSkipCommentsAndLiterals) {
+  auto ids = identifiers("int a = b; // c\n/* d */ x = \"e\" + 'f' + 0x1f;");
+  std::vector<std::string> names;
+  for (const auto &[offset, name] : ids)
+    names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"int", "a", "b", "x"}));
+  EXPECT_EQ(ids[1].first, 4u);
+}
+
+TEST(RewriteText, DefinedMacros) {
+  EXPECT_EQ(definedMacros("#define BLOCK 256\n  #  define TILE(x) x\n"
+                          "int DEFINE;\n"),
+            (std::set<std::string>{"BLOCK", "TILE"}));
+}
+
+TEST(RewriteText, SubstituteParenthesisesCompoundForms) {
+  SourceSite s;
+  s.role = SiteRole::LaunchGrid;
+  s.replacement = "{P} - 1";
+  EXPECT_EQ(substitute(s, "BS"), "(BS - 1)");
+  s.role = SiteRole::SharedExtent; // delimited by the brackets
+  s.replacement = "{P} + 1";
+  EXPECT_EQ(substitute(s, "TILE"), "TILE + 1");
+  s.role = SiteRole::LoopStride;
+  s.replacement = "static_cast<unsigned>({P})";
+  EXPECT_EQ(substitute(s, "BS"), "static_cast<unsigned>(BS)");
+  s.replacement = "{P}";
+  EXPECT_EQ(substitute(s, "BS"), "BS");
+}
+
+TEST(RewriteText, Location) {
+  SourceFacts f;
+  f.file = "k.cu";
+  EXPECT_EQ(location(f, 3), "k.cu:3");
+  EXPECT_EQ(location(f, 3, 7), "k.cu:3:7");
+}
+
+TEST(RewriteManifest, ConstraintRenamesOnlyParametersNamedDifferently) {
+  ParamWork same, bound;
+  same.name = same.kernelName = "VEC";
+  bound.name = "BLOCK_SIZE";
+  bound.kernelName = "kBlock";
+  auto renames = constraintRenames({same, bound});
+  ASSERT_EQ(renames.size(), 1u);
+  EXPECT_EQ(renames.at("BLOCK_SIZE"), "kBlock");
+}
+
+namespace {
+
+// __global__ void k(float *x) { x[threadIdx.x] = 1; }
+// void go(float *x) { k<<<1, 256>>>(x); }
+const char *Source = "__global__ void k(float *x) { x[threadIdx.x] = 1; }\n"
+                     "void go(float *x) { k<<<1, 256>>>(x); }\n";
+
+SourceFacts facts() {
+  std::string src = Source;
+  SourceFacts f;
+  f.file = "k.cu";
+  FunctionFacts k;
+  k.id = "fn@16";
+  k.role = FunctionRole::Kernel;
+  k.name = k.qualifiedName = "k";
+  k.offset = 16;
+  k.line = 1;
+  k.declarations = {{0, false, false, "", true}};
+  k.bodyBegin = static_cast<unsigned>(src.find('{')) + 1;
+  k.rangeEnd = static_cast<unsigned>(src.find('}')) + 1;
+  k.args = {{"x", "float *"}};
+  f.functions[k.id] = k;
+  FunctionFacts go;
+  go.id = "fn@58";
+  go.role = FunctionRole::Host;
+  go.name = go.qualifiedName = "go";
+  go.line = 2;
+  unsigned goStart = static_cast<unsigned>(src.find("void go"));
+  go.offset = goStart + 5;
+  go.declarations = {{goStart, false, false, "", true}};
+  go.rangeBegin = goStart;
+  go.rangeEnd = static_cast<unsigned>(src.size()) - 1;
+  go.args = {{"x", "float *"}};
+  f.functions[go.id] = go;
+  CallFacts launch;
+  launch.isLaunch = true;
+  launch.caller = go.id;
+  launch.callee = k.id;
+  launch.line = 2;
+  launch.insertOffset = static_cast<unsigned>(src.find("<<<"));
+  unsigned block = static_cast<unsigned>(src.find("256"));
+  launch.grid = {"1"};
+  launch.block = {marker(block)};
+  f.calls = {launch};
+  Occurrence o;
+  o.offset = block;
+  o.length = 3;
+  o.line = 2;
+  o.col = block - goStart + 1;
+  o.text = "256";
+  o.function = go.id;
+  o.kernel = k.id;
+  o.role = SiteRole::LaunchBlock;
+  o.value = o.baseValue = 256;
+  o.family = Family::block();
+  f.occurrences = {o};
+  return f;
+}
+
+Plan planFor(const CandidateSet &set, const std::string &name) {
+  PlanParam p;
+  p.name = name;
+  p.kind = ParamKind::BlockSize;
+  p.candidates = {set.candidates.at(0).id};
+  p.defaultValue = 256;
+  p.domain = Domain::ofValues({128, 256});
+  PlanKernel pk;
+  pk.kernel = "k";
+  pk.params = {p};
+  Plan plan;
+  plan.kernels = {pk};
+  return plan;
+}
+
+} // namespace
+
+TEST(Rewriter, StepsOneByOne) {
+  SourceFacts f = facts();
+  CandidateIndex index;
+  CandidateSet set = buildCandidates(f, index);
+  Plan plan = planFor(set, "BS");
+  Rewriter r(f, set, index, plan, Source);
+  ASSERT_EQ(r.prepareKernels(), std::nullopt);
+  ASSERT_EQ(r.work().size(), 1u);
+  EXPECT_EQ(r.work()[0].params[0].sites.size(), 1u);
+  r.nameHostParameters();
+  ASSERT_EQ(r.assignFunctionParams(), std::nullopt);
+  ASSERT_EQ(r.templateListEdits(), std::nullopt);
+  // The kernel and the host each get a template list; the host keeps a
+  // forwarder only when it has a signature to forward.
+  EXPECT_EQ(r.edits().size(), 2u);
+  r.siteEdits();
+  ASSERT_EQ(r.edits().size(), 3u);
+  EXPECT_EQ(r.edits().back().text, "BS");
+  ASSERT_EQ(r.callEdits(), std::nullopt);
+  EXPECT_EQ(r.edits().back().text, "<BS>");
+  ASSERT_EQ(r.constraintEdits(), std::nullopt); // the plan has none
+  auto replacements = r.mergedReplacements();
+  ASSERT_TRUE(bool(replacements)) << llvm::toString(replacements.takeError());
+  EXPECT_EQ(replacements->size(), 4u);
+}
+
+TEST(Rewriter, PlannedTwiceIsAnError) {
+  SourceFacts f = facts();
+  CandidateIndex index;
+  CandidateSet set = buildCandidates(f, index);
+  Plan plan = planFor(set, "BS");
+  plan.kernels.push_back(plan.kernels[0]);
+  plan.kernels[1].params[0].name = "BS2";
+  Rewriter r(f, set, index, plan, Source);
+  auto e = r.prepareKernels();
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->str(), "kernels[1].kernel: kernel k is planned twice");
+}
+
+TEST(Rewriter, ListedSitesMustExist) {
+  SourceFacts f = facts();
+  CandidateIndex index;
+  CandidateSet set = buildCandidates(f, index);
+  Plan plan = planFor(set, "BS");
+  plan.kernels[0].params[0].sites = {"9:9"};
+  Rewriter r(f, set, index, plan, Source);
+  auto e = r.prepareKernels();
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->where, "kernels[0].params[0].sites[0]");
+}

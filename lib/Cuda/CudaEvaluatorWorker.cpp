@@ -7,9 +7,11 @@
 //===----------------------------------------------------------------------===//
 #include "CudaEvaluatorImpl.h"
 
-#include "ktune/Support/DType.h"
 #include "ktune/Cuda/HelperKernels.h"
 #include "ktune/Cuda/Pruning.h"
+#include "ktune/Support/DType.h"
+#include "ktune/Support/EnumNames.h"
+#include "ktune/Support/Text.h"
 
 #include <cmath>
 #include <cstdio>
@@ -30,13 +32,6 @@ std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.6g", v);
   return buf;
-}
-
-std::string shapeText(const Shape &shape) {
-  std::string s = "{";
-  for (const auto &[k, v] : shape)
-    s += (s.size() > 1 ? ", " : "") + k + "=" + std::to_string(v);
-  return s + "}";
 }
 
 std::string describeMismatch(const protocol::BufferCheck &c, int64_t count) {
@@ -65,23 +60,15 @@ std::string describeGuards(const protocol::BufferCheck &c) {
   return s + ")";
 }
 
-const char *statusText(EvalStatus s) {
-  switch (s) {
-  case EvalStatus::Ok:
-    return "ok";
-  case EvalStatus::Pruned:
-    return "pruned";
-  case EvalStatus::CompileError:
-    return "a compile error";
-  case EvalStatus::RuntimeError:
-    return "a runtime error";
-  case EvalStatus::Timeout:
-    return "a timeout";
-  case EvalStatus::WrongResult:
-    return "a wrong result";
-  }
-  return "?";
-}
+/// An outcome as a message says it ("failed with a timeout").
+constexpr EnumName<EvalStatus> StatusPhrases[] = {
+    {EvalStatus::Ok, "ok"},
+    {EvalStatus::Pruned, "pruned"},
+    {EvalStatus::CompileError, "a compile error"},
+    {EvalStatus::RuntimeError, "a runtime error"},
+    {EvalStatus::Timeout, "a timeout"},
+    {EvalStatus::WrongResult, "a wrong result"},
+};
 
 } // namespace
 
@@ -177,7 +164,8 @@ CudaEvaluator::ensureShape(const Shape &shape, const Configuration &config) {
     auto full = Binding.complete(config);
     if (!(full && *full == Binding.defaultConfig())) {
       f.status = EvalStatus::RuntimeError;
-      f.reason = "no reference at shape " + shapeText(shape) + ": " + f.reason;
+      f.reason =
+          "no reference at shape " + shapeLiteral(shape) + ": " + f.reason;
     }
     return f;
   }
@@ -246,7 +234,8 @@ std::optional<EvalResult> CudaEvaluator::setUpShape(const Shape &shape) {
   auto prepared = compileAndPrune(shape, def, r);
   if (!prepared) {
     r.reason = "the default configuration is " +
-               std::string(statusText(r.status)) + ": " + r.reason;
+               std::string(nameOf(StatusPhrases, r.status, "?")) + ": " +
+               r.reason;
     r.status =
         r.status == EvalStatus::Pruned ? EvalStatus::RuntimeError : r.status;
     return r;
@@ -269,15 +258,16 @@ std::optional<EvalResult> CudaEvaluator::setUpShape(const Shape &shape) {
     return workerFailure(run.error(), "the reference run: ", r);
   for (const auto &c : run->result.checks) {
     if ((c.guardBefore > 0 || c.guardAfter > 0) &&
-        Warned.insert("guard " + c.name + shapeText(shape)).second)
+        Warned.insert("guard " + c.name + shapeLiteral(shape)).second)
       std::fprintf(stderr, "ktune: note: the reference at shape %s: %s\n",
-                   shapeText(shape).c_str(), describeGuards(c).c_str());
-    if (c.wantNonFinite > 0 && Warned.insert(c.name + shapeText(shape)).second)
+                   shapeLiteral(shape).c_str(), describeGuards(c).c_str());
+    if (c.wantNonFinite > 0 &&
+        Warned.insert(c.name + shapeLiteral(shape)).second)
       std::fprintf(stderr,
                    "ktune: note: reference output '%s' at shape %s holds %llu "
                    "NaN/Inf values (elements the reference leaves unwritten "
                    "are NaN)\n",
-                   c.name.c_str(), shapeText(shape).c_str(),
+                   c.name.c_str(), shapeLiteral(shape).c_str(),
                    static_cast<unsigned long long>(c.wantNonFinite));
   }
   return std::nullopt;

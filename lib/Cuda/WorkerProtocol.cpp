@@ -42,20 +42,6 @@ Expected<std::string> hexDecode(std::string_view hex) {
   return out;
 }
 
-std::string roleName(Role r) {
-  return r == Role::In ? "in" : r == Role::Out ? "out" : "inout";
-}
-
-std::optional<Role> roleFromName(std::string_view n) {
-  if (n == "in")
-    return Role::In;
-  if (n == "out")
-    return Role::Out;
-  if (n == "inout")
-    return Role::InOut;
-  return std::nullopt;
-}
-
 template <class F> static auto guarded(F &&f) -> decltype(f()) {
   try {
     return f();
@@ -67,7 +53,7 @@ template <class F> static auto guarded(F &&f) -> decltype(f()) {
 json toJson(const BufferSpec &b) {
   return json{
       {"name", b.name},     {"dtype", std::string(dtypeInfo(b.dtype).name)},
-      {"count", b.count},   {"role", roleName(b.role)},
+      {"count", b.count},   {"role", nameOf(RoleNames, b.role, "inout")},
       {"fill", b.fillMode}, {"low", b.low},
       {"high", b.high},     {"seed", b.seed},
       {"rtol", b.rtol},     {"atol", b.atol}};
@@ -82,7 +68,7 @@ Expected<BufferSpec> bufferSpecFromJson(const json &j) {
       return makeError("unknown dtype " + j.at("dtype").dump());
     b.dtype = *dtype;
     b.count = j.at("count").get<int64_t>();
-    auto role = roleFromName(j.at("role").get<std::string>());
+    auto role = parseName(RoleNames, j.at("role").get<std::string>());
     if (!role)
       return makeError("unknown role " + j.at("role").dump());
     b.role = *role;

@@ -1,9 +1,9 @@
 #include "ktune/Plan/Candidates.h"
 
+#include "ktune/Support/EnumNames.h"
 #include "ktune/Support/JsonReader.h"
 #include "ktune/Support/Try.h"
 
-#include <array>
 #include <limits>
 #include <set>
 #include <utility>
@@ -14,7 +14,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::pair<ParamKind, std::string_view>, 7> KindNames = {{
+constexpr EnumName<ParamKind> KindNames[] = {
     {ParamKind::BlockSize, "block_size"},
     {ParamKind::TileSize, "tile_size"},
     {ParamKind::Unroll, "unroll"},
@@ -22,14 +22,7 @@ constexpr std::array<std::pair<ParamKind, std::string_view>, 7> KindNames = {{
     {ParamKind::ItemsPerThread, "items_per_thread"},
     {ParamKind::WarpsPerBlock, "warps_per_block"},
     {ParamKind::Other, "other"},
-}};
-
-constexpr std::array<std::pair<Confidence, std::string_view>, 3>
-    ConfidenceNames = {{
-        {Confidence::High, "high"},
-        {Confidence::Medium, "medium"},
-        {Confidence::Low, "low"},
-    }};
+};
 
 /// A required non-negative integer that fits an `unsigned`.
 Expected<unsigned> unsignedField(const JsonReader &j, std::string_view key,
@@ -94,14 +87,7 @@ Expected<Candidate> readCandidate(const JsonReader &j,
   if (c.id.empty())
     return j.failAt("id", "candidate id is empty");
 
-  KTUNE_TRY_ASSIGN(std::string kind, j.requiredString("kind"));
-  auto parsedKind = parseKind(kind);
-  if (!parsedKind)
-    return j.failAt("kind", "unknown kind \"" + kind +
-                                "\" (expected block_size, tile_size, unroll, "
-                                "vector_width, items_per_thread, "
-                                "warps_per_block or other)");
-  c.kind = *parsedKind;
+  KTUNE_TRY_ASSIGN(c.kind, kindFromJson(j));
 
   KTUNE_TRY_ASSIGN(c.kernel, j.requiredString("kernel"));
   KTUNE_TRY_ASSIGN(c.value, j.requiredInteger("value"));
@@ -148,31 +134,30 @@ json siteToJson(const SourceSite &s) {
 } // namespace
 
 std::string_view kindName(ParamKind kind) {
-  for (const auto &[k, name] : KindNames)
-    if (k == kind)
-      return name;
-  return "other";
+  return nameOf(KindNames, kind, "other");
 }
 
 std::optional<ParamKind> parseKind(std::string_view name) {
-  for (const auto &[k, n] : KindNames)
-    if (n == name)
-      return k;
-  return std::nullopt;
+  return parseName(KindNames, name);
+}
+
+Expected<ParamKind> kindFromJson(const JsonReader &j) {
+  KTUNE_TRY_ASSIGN(std::string kind, j.requiredString("kind"));
+  auto parsed = parseKind(kind);
+  if (!parsed)
+    return j.failAt("kind", "unknown kind \"" + kind +
+                                "\" (expected block_size, tile_size, unroll, "
+                                "vector_width, items_per_thread, "
+                                "warps_per_block or other)");
+  return *parsed;
 }
 
 std::string_view confidenceName(Confidence c) {
-  for (const auto &[k, name] : ConfidenceNames)
-    if (k == c)
-      return name;
-  return "medium";
+  return nameOf(ConfidenceNames, c, "medium");
 }
 
 std::optional<Confidence> parseConfidence(std::string_view name) {
-  for (const auto &[k, n] : ConfidenceNames)
-    if (n == name)
-      return k;
-  return std::nullopt;
+  return parseName(ConfidenceNames, name);
 }
 
 const Candidate *CandidateSet::find(const std::string &id) const {

@@ -33,14 +33,7 @@ Expected<PlanParam> readParam(const JsonReader &j) {
                           "values", "range", "note"}));
   PlanParam p;
   KTUNE_TRY_ASSIGN(p.name, j.requiredString("name"));
-  KTUNE_TRY_ASSIGN(std::string kind, j.requiredString("kind"));
-  auto parsed = parseKind(kind);
-  if (!parsed)
-    return j.failAt("kind", "unknown kind \"" + kind +
-                                "\" (expected block_size, tile_size, unroll, "
-                                "vector_width, items_per_thread, "
-                                "warps_per_block or other)");
-  p.kind = *parsed;
+  KTUNE_TRY_ASSIGN(p.kind, kindFromJson(j));
   KTUNE_TRY_ASSIGN(JsonReader candidates, j.required("candidates"));
   KTUNE_TRY_ASSIGN(p.candidates, stringList(candidates, true));
   if (j.has("sites")) {

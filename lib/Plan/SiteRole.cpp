@@ -2,14 +2,14 @@
 
 #include "ktune/Plan/Candidates.h"
 
-#include <array>
+#include "ktune/Support/EnumNames.h"
+
 #include <ostream>
-#include <utility>
 
 namespace ktune {
 
 namespace {
-constexpr std::array<std::pair<SiteRole, std::string_view>, 19> RoleNames = {{
+constexpr EnumName<SiteRole> RoleNames[] = {
     {SiteRole::CubBlockSize, "cub_block_size"},
     {SiteRole::CubItemsPerThread, "cub_items_per_thread"},
     {SiteRole::Definition, "definition"},
@@ -29,21 +29,15 @@ constexpr std::array<std::pair<SiteRole, std::string_view>, 19> RoleNames = {{
     {SiteRole::UnrollPragma, "unroll_pragma"},
     {SiteRole::VectorBytes, "vector_bytes"},
     {SiteRole::VectorType, "vector_type"},
-}};
+};
 } // namespace
 
 std::string_view siteRoleName(SiteRole role) {
-  for (const auto &[r, name] : RoleNames)
-    if (r == role)
-      return name;
-  return "other";
+  return nameOf(RoleNames, role, "other");
 }
 
 std::optional<SiteRole> parseSiteRole(std::string_view name) {
-  for (const auto &[r, n] : RoleNames)
-    if (n == name)
-      return r;
-  return std::nullopt;
+  return parseName(RoleNames, name);
 }
 
 std::ostream &operator<<(std::ostream &os, SiteRole role) {

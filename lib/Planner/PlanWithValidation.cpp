@@ -13,6 +13,7 @@
 #include "PlannerInternal.h"
 
 #include "ktune/Expr/Expr.h"
+#include "ktune/Support/EnumNames.h"
 #include "ktune/Support/FileUtil.h"
 
 #include <cctype>
@@ -26,16 +27,16 @@ namespace ktune::planner {
 
 namespace fs = std::filesystem;
 
+namespace {
+constexpr EnumName<PlanningOutcome> OutcomeNames[] = {
+    {PlanningOutcome::Applied, "applied"},
+    {PlanningOutcome::Corrected, "corrected"},
+    {PlanningOutcome::Fallback, "fallback"},
+};
+} // namespace
+
 std::string_view outcomeName(PlanningOutcome outcome) {
-  switch (outcome) {
-  case PlanningOutcome::Applied:
-    return "applied";
-  case PlanningOutcome::Corrected:
-    return "corrected";
-  case PlanningOutcome::Fallback:
-    break;
-  }
-  return "fallback";
+  return nameOf(OutcomeNames, outcome, "fallback");
 }
 
 nlohmann::json planningResultToJson(const PlanningResult &r) {

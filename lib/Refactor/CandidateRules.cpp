@@ -126,51 +126,38 @@ ParamKind inferKind(const CandidateGroup &g) {
   return ParamKind::Other;
 }
 
+namespace {
+/// What a site does, in a candidate's "why"; the launch dimensions add
+/// their axis.
+constexpr EnumName<SiteRole> RoleDescriptions[] = {
+    {SiteRole::LaunchBlock, "launch block dim"},
+    {SiteRole::LaunchGrid, "grid arithmetic"},
+    {SiteRole::LaunchSmem, "dynamic shared memory size"},
+    {SiteRole::LaunchBounds, "__launch_bounds__ max threads"},
+    {SiteRole::LaunchBoundsMinBlocks, "__launch_bounds__ min blocks per SM"},
+    {SiteRole::CubBlockSize, "cub block size"},
+    {SiteRole::CubItemsPerThread, "cub items per thread"},
+    {SiteRole::TemplateArg, "template argument at a launch"},
+    {SiteRole::TemplateDefault, "default of a kernel template parameter"},
+    {SiteRole::LoopStride, "loop stride"},
+    {SiteRole::LoopBound, "loop bound"},
+    {SiteRole::SharedExtent, "__shared__ array extent"},
+    {SiteRole::RegisterArray, "register array extent"},
+    {SiteRole::UnrollPragma, "#pragma unroll count"},
+    {SiteRole::VectorBytes, "vector width in bytes (N / sizeof(T))"},
+    {SiteRole::VectorType, "vector type for loads/stores"},
+    {SiteRole::IndexArith, "index arithmetic with blockIdx"},
+};
+} // namespace
+
 std::string roleDescription(std::optional<SiteRole> role, int dim) {
-  static const char *dims = "xyz";
-  std::string d = dim >= 0 && dim < 3 ? std::string(" ") + dims[dim] : "";
-  if (!role)
+  std::string_view text = role ? nameOf(RoleDescriptions, *role) : "";
+  if (text.empty())
     return "other use";
-  switch (*role) {
-  case SiteRole::LaunchBlock:
-    return "launch block dim" + d;
-  case SiteRole::LaunchGrid:
-    return "grid arithmetic" + d;
-  case SiteRole::LaunchSmem:
-    return "dynamic shared memory size";
-  case SiteRole::LaunchBounds:
-    return "__launch_bounds__ max threads";
-  case SiteRole::LaunchBoundsMinBlocks:
-    return "__launch_bounds__ min blocks per SM";
-  case SiteRole::CubBlockSize:
-    return "cub block size";
-  case SiteRole::CubItemsPerThread:
-    return "cub items per thread";
-  case SiteRole::TemplateArg:
-    return "template argument at a launch";
-  case SiteRole::TemplateDefault:
-    return "default of a kernel template parameter";
-  case SiteRole::LoopStride:
-    return "loop stride";
-  case SiteRole::LoopBound:
-    return "loop bound";
-  case SiteRole::SharedExtent:
-    return "__shared__ array extent";
-  case SiteRole::RegisterArray:
-    return "register array extent";
-  case SiteRole::UnrollPragma:
-    return "#pragma unroll count";
-  case SiteRole::VectorBytes:
-    return "vector width in bytes (N / sizeof(T))";
-  case SiteRole::VectorType:
-    return "vector type for loads/stores";
-  case SiteRole::IndexArith:
-    return "index arithmetic with blockIdx";
-  case SiteRole::Definition:
-  case SiteRole::Other:
-    break;
-  }
-  return "other use";
+  bool axis = *role == SiteRole::LaunchBlock || *role == SiteRole::LaunchGrid;
+  static const char *dims = "xyz";
+  return std::string(text) +
+         (axis && dim >= 0 && dim < 3 ? std::string(" ") + dims[dim] : "");
 }
 
 static std::string spellingDescription(const CandidateGroup &g,

@@ -9,29 +9,19 @@
 
 #include "CandidatesInternal.h"
 
+#include "ktune/Support/EnumNames.h"
+
 #include <algorithm>
 
 namespace ktune::refactor {
 
-static const char *abbreviation(ParamKind k) {
-  switch (k) {
-  case ParamKind::BlockSize:
-    return "bs";
-  case ParamKind::TileSize:
-    return "ts";
-  case ParamKind::Unroll:
-    return "ur";
-  case ParamKind::VectorWidth:
-    return "vw";
-  case ParamKind::ItemsPerThread:
-    return "ipt";
-  case ParamKind::WarpsPerBlock:
-    return "wpb";
-  case ParamKind::Other:
-    return "ot";
-  }
-  return "ot";
-}
+/// The kind in a candidate id ("c_bs_...").
+static constexpr EnumName<ParamKind> Abbreviations[] = {
+    {ParamKind::BlockSize, "bs"},       {ParamKind::TileSize, "ts"},
+    {ParamKind::Unroll, "ur"},          {ParamKind::VectorWidth, "vw"},
+    {ParamKind::ItemsPerThread, "ipt"}, {ParamKind::WarpsPerBlock, "wpb"},
+    {ParamKind::Other, "ot"},
+};
 
 static uint64_t fnv1a(const std::string &s) {
   uint64_t h = 1469598103934665603ull;
@@ -143,7 +133,8 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
     uint64_t h = fnv1a(seed);
     std::string id;
     for (unsigned digits = 4; digits <= 16; digits += 2) {
-      id = std::string("c_") + abbreviation(kind) + "_" + hex(h, digits);
+      id = "c_" + std::string(nameOf(Abbreviations, kind, "ot")) + "_" +
+           hex(h, digits);
       if (!used.count(id))
         break;
     }

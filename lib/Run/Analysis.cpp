@@ -2,6 +2,8 @@
 #include "ktune/Run/Analysis.h"
 
 #include "ktune/Expr/Expr.h"
+#include "ktune/Support/EnumNames.h"
+#include "ktune/Support/Statistics.h"
 #include "ktune/Support/Try.h"
 
 #include <algorithm>
@@ -60,29 +62,20 @@ Expected<ShapeBytes> bytesAtShape(const Spec &spec, const Shape &shape) {
   return out;
 }
 
+namespace {
+constexpr EnumName<Placement> PlacementNames[] = {
+    {Placement::Interior, "interior"},
+    {Placement::LowEdge, "min"},
+    {Placement::HighEdge, "max"},
+    {Placement::Only, "only"},
+};
+} // namespace
+
 std::string_view placementName(Placement p) {
-  switch (p) {
-  case Placement::Interior:
-    return "interior";
-  case Placement::LowEdge:
-    return "min";
-  case Placement::HighEdge:
-    return "max";
-  case Placement::Only:
-    return "only";
-  }
-  return "interior";
+  return nameOf(PlacementNames, p, "interior");
 }
 
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty())
-    return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 std::optional<double> geomean(const std::vector<double> &v) {
   if (v.empty())

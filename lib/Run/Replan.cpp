@@ -7,6 +7,7 @@
 #include "ReplanInternal.h"
 
 #include "ktune/Expr/Expr.h"
+#include "ktune/Support/EnumNames.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,7 +21,7 @@ namespace ktune::run {
 using nlohmann::json;
 
 namespace {
-constexpr std::pair<ReplanAction, std::string_view> ActionNames[] = {
+constexpr EnumName<ReplanAction> ActionNames[] = {
     {ReplanAction::Widen, "widen"},     {ReplanAction::Drop, "drop"},
     {ReplanAction::Lift, "lift"},       {ReplanAction::Keep, "keep"},
     {ReplanAction::Planner, "planner"}, {ReplanAction::Note, "note"},
@@ -28,17 +29,11 @@ constexpr std::pair<ReplanAction, std::string_view> ActionNames[] = {
 } // namespace
 
 std::string_view replanActionName(ReplanAction action) {
-  for (const auto &[a, name] : ActionNames)
-    if (a == action)
-      return name;
-  return "note";
+  return nameOf(ActionNames, action, "note");
 }
 
 std::optional<ReplanAction> parseReplanAction(std::string_view name) {
-  for (const auto &[a, n] : ActionNames)
-    if (n == name)
-      return a;
-  return std::nullopt;
+  return parseName(ActionNames, name);
 }
 
 std::ostream &operator<<(std::ostream &os, ReplanAction action) {

@@ -9,18 +9,12 @@
 
 namespace ktune::run::report {
 
-std::string fmt(const char *format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 std::string us(double v) {
   if (v < 10)
-    return fmt("%.2f", v);
+    return formatDouble("%.2f", v);
   if (v < 1000)
-    return fmt("%.1f", v);
-  return fmt("%.0f", v);
+    return formatDouble("%.1f", v);
+  return formatDouble("%.0f", v);
 }
 
 std::string esc(const std::string &s) { return htmlEscape(s); }
@@ -59,25 +53,15 @@ std::string escPlanner(const std::string &text) {
          "</span>";
 }
 
-std::string configText(const Configuration &c) {
-  std::string s;
-  for (const auto &[k, v] : c)
-    s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
-  return s.empty() ? "(none)" : s;
-}
-
 std::string shapeLabel(const Shape &shape) {
-  std::string s;
-  for (const auto &[k, v] : shape)
-    s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
-  return s.empty() ? "(one shape)" : s;
+  return shape.empty() ? "(one shape)" : namedValues(shape);
 }
 
 std::string speedupCell(double s) {
   std::string cls = s >= 1.02   ? "speedup-good"
                     : s <= 0.98 ? "speedup-bad"
                                 : "speedup-flat";
-  return "<td class=\"num " + cls + "\">" + fmt("%.3f", s) + "x</td>";
+  return "<td class=\"num " + cls + "\">" + formatDouble("%.3f", s) + "x</td>";
 }
 
 std::string bar(std::optional<double> pct, bool tuned) {
@@ -85,9 +69,10 @@ std::string bar(std::optional<double> pct, bool tuned) {
     return "<span class=\"muted\">&ndash;</span>";
   double w = std::clamp(*pct, 0.0, 100.0);
   return "<span class=\"bar-wrap\"><span class=\"bar-label\">" +
-         fmt("%.1f", *pct) + "%</span><span class=\"bar\"><span" +
+         formatDouble("%.1f", *pct) + "%</span><span class=\"bar\"><span" +
          (tuned ? " class=\"tuned\"" : "") +
-         " style=\"width:" + fmt("%.1f", w) + "%\"></span></span></span>";
+         " style=\"width:" + formatDouble("%.1f", w) +
+         "%\"></span></span></span>";
 }
 
 std::string badge(const std::string &action) {

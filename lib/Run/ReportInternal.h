@@ -10,21 +10,22 @@
 #define KTUNE_LIB_RUN_REPORTINTERNAL_H
 
 #include "ktune/Run/Record.h"
+#include "ktune/Support/Text.h"
+#include "ktune/Tune/Results.h"
 
 #include <optional>
 #include <string>
 
 namespace ktune::run::report {
 
-// Formatting (ReportFormat.cpp).
-std::string fmt(const char *format, double v);
+// Formatting (ReportFormat.cpp); numbers with formatDouble, configurations
+// with configText (ktune/Support/Text.h, ktune/Tune/Results.h).
 /// Times in µs with about four significant digits.
 std::string us(double v);
 std::string esc(const std::string &s);
 /// `text` escaped, with a long `command:` planner's command line cut to its
 /// program and first argument's file names; the whole text is the tooltip.
 std::string escPlanner(const std::string &text);
-std::string configText(const Configuration &c);
 std::string shapeLabel(const Shape &shape);
 std::string speedupCell(double s);
 std::string bar(std::optional<double> pct, bool tuned);

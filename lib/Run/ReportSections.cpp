@@ -27,19 +27,19 @@ std::string overview(const RunRecord &r) {
         card(std::to_string(ok), "within the hardware limits");
         continue;
       }
-      card(fmt("%.3f", a.geomeanSpeedup) + "x",
+      card(formatDouble("%.3f", a.geomeanSpeedup) + "x",
            (best->kernels.size() > 1 ? esc(k.kernel) + ": " : "") +
                "geomean speedup over the default");
       double top = 1;
       for (const auto &sh : a.shapes)
         top = std::max(top, sh.speedup);
-      card(fmt("%.2f", top) + "x", "largest speedup at one shape");
+      card(formatDouble("%.2f", top) + "x", "largest speedup at one shape");
       if (a.rooflinePct)
-        card(fmt("%.1f", *a.rooflinePct) + "%",
+        card(formatDouble("%.1f", *a.rooflinePct) + "%",
              a.anyBandwidthRelevant ? "of the roofline (best large shape)"
                                     : "of the roofline (best shape)");
       if (a.general)
-        card(fmt("%.3f", a.general->geomeanSpeedup) + "x",
+        card(formatDouble("%.3f", a.general->geomeanSpeedup) + "x",
              "one general configuration");
     }
   card(std::to_string(r.rounds.size()) + " / " + std::to_string(r.roundsAsked),
@@ -62,8 +62,8 @@ std::string overview(const RunRecord &r) {
                       " per shape and round, seed " + std::to_string(r.seed));
   row("roofline",
       r.roofline.tbps
-          ? fmt("%.2f", *r.roofline.tbps) + " TB/s (" + esc(r.roofline.source) +
-                ")"
+          ? formatDouble("%.2f", *r.roofline.tbps) + " TB/s (" +
+                esc(r.roofline.source) + ")"
           : esc(r.roofline.source.empty() ? "unknown" : r.roofline.source));
   row("best round",
       std::to_string(r.bestRound) + " &mdash; " + esc(r.bestRoundReason));
@@ -121,14 +121,14 @@ std::string summary(const RunRecord &r) {
                          : "buffer sizes: inputs read once, outputs written "
                            "once") +
          ") over the time, against " +
-         (r.roofline.tbps ? fmt("%.2f", *r.roofline.tbps) + " TB/s"
+         (r.roofline.tbps ? formatDouble("%.2f", *r.roofline.tbps) + " TB/s"
                           : std::string("an unknown bandwidth")) +
          ".</p>\n";
     if (a.general)
       s += "<p>One configuration for every shape (the <em>general</em> "
            "configuration): <code>" +
            esc(configText(a.general->config)) + "</code>, geomean speedup " +
-           fmt("%.3f", a.general->geomeanSpeedup) + "x over " +
+           formatDouble("%.3f", a.general->geomeanSpeedup) + "x over " +
            std::to_string(a.general->candidates) +
            " candidates compared.</p>\n";
   }
@@ -151,8 +151,8 @@ std::string resourcesRow(const Resources &res, int maxThreadsPerSM) {
                                : "&ndash;");
   cell(res.blocksPerSM >= 0 ? std::to_string(res.blocksPerSM) : "&ndash;");
   if (res.blocksPerSM >= 0 && res.threadsPerBlock > 0 && maxThreadsPerSM > 0)
-    cell(fmt("%.0f",
-             100.0 * res.blocksPerSM * res.threadsPerBlock / maxThreadsPerSM) +
+    cell(formatDouble("%.0f", 100.0 * res.blocksPerSM * res.threadsPerBlock /
+                                  maxThreadsPerSM) +
          "%");
   else
     cell("&ndash;");
@@ -245,7 +245,7 @@ std::string roundsSection(const RunRecord &r) {
          "\"><h3>Round " + std::to_string(round.round) +
          (isBest ? " <span class=\"badge lift\">best</span>" : "") +
          " &mdash; plan from " + escPlanner(round.planSource) + "</h3>\n";
-    s += "<p class=\"muted\">" + fmt("%.1f", round.seconds) +
+    s += "<p class=\"muted\">" + formatDouble("%.1f", round.seconds) +
          " s; template <code>" + esc(round.dir + "/" + round.templateFile) +
          "</code>, plan <code>" + esc(round.dir + "/plan.json") +
          "</code>.</p>\n";
@@ -273,7 +273,7 @@ std::string roundsSection(const RunRecord &r) {
                           " (" + std::to_string(n) + ")";
           for (const auto &inf : kr->analysis.influence)
             if (inf.param == p.name && inf.shapesMeasured > 0)
-              effect = fmt("%.1f", inf.maxSpreadPct) + "%" +
+              effect = formatDouble("%.1f", inf.maxSpreadPct) + "%" +
                        (inf.insensitive ? " <span class=\"muted\">(noise)"
                                           "</span>"
                                         : "");
@@ -295,11 +295,12 @@ std::string roundsSection(const RunRecord &r) {
       }
       if (kr && !kr->analysis.compileOnly) {
         const auto &a = kr->analysis;
-        s += "<p>Analysis: geomean speedup " + fmt("%.3f", a.geomeanSpeedup) +
-             "x; timing noise " + fmt("%.2f", 100 * a.noise) + "% (threshold " +
-             fmt("%.2f", 100 * a.threshold) + "%)";
+        s += "<p>Analysis: geomean speedup " +
+             formatDouble("%.3f", a.geomeanSpeedup) + "x; timing noise " +
+             formatDouble("%.2f", 100 * a.noise) + "% (threshold " +
+             formatDouble("%.2f", 100 * a.threshold) + "%)";
         if (a.rooflinePct)
-          s += "; " + fmt("%.1f", *a.rooflinePct) +
+          s += "; " + formatDouble("%.1f", *a.rooflinePct) +
                "% of the roofline at best" +
                (a.farFromRoofline ? " (far from it)" : "");
         s += "; " + std::to_string(a.evaluated) + " evaluations.</p>\n";

@@ -9,6 +9,7 @@
 #include "Runner.h"
 
 #include "ktune/Refactor/ToolSupport.h"
+#include "ktune/Support/EnumNames.h"
 #include "ktune/Support/FileUtil.h"
 
 #ifdef KTUNE_HAVE_CUDA
@@ -22,16 +23,16 @@ namespace ktune::run {
 
 namespace fs = std::filesystem;
 
+namespace {
+constexpr EnumName<Backend> BackendNames[] = {
+    {Backend::Gpu, "gpu"},
+    {Backend::CompileOnly, "compile-only"},
+    {Backend::Synthetic, "synthetic"},
+};
+} // namespace
+
 std::string backendName(Backend b) {
-  switch (b) {
-  case Backend::Gpu:
-    return "gpu";
-  case Backend::CompileOnly:
-    return "compile-only";
-  case Backend::Synthetic:
-    return "synthetic";
-  }
-  return "gpu";
+  return std::string(nameOf(BackendNames, b, "gpu"));
 }
 
 Error fromLLVM(llvm::Error error,

@@ -15,24 +15,17 @@ std::string jsonPathIndex(const std::string &path, size_t index) {
   return path + "[" + std::to_string(index) + "]";
 }
 
+namespace {
+constexpr EnumName<JsonKind> KindNames[] = {
+    {JsonKind::Null, "null"},          {JsonKind::Bool, "true or false"},
+    {JsonKind::Integer, "an integer"}, {JsonKind::Number, "a number"},
+    {JsonKind::String, "a string"},    {JsonKind::Array, "an array"},
+    {JsonKind::Object, "an object"},
+};
+} // namespace
+
 std::string_view jsonKindName(JsonKind kind) {
-  switch (kind) {
-  case JsonKind::Null:
-    return "null";
-  case JsonKind::Bool:
-    return "true or false";
-  case JsonKind::Integer:
-    return "an integer";
-  case JsonKind::Number:
-    return "a number";
-  case JsonKind::String:
-    return "a string";
-  case JsonKind::Array:
-    return "an array";
-  case JsonKind::Object:
-    return "an object";
-  }
-  return "a value";
+  return nameOf(KindNames, kind, "a value");
 }
 
 namespace {
@@ -288,6 +281,23 @@ JsonReader::choiceOf(const std::vector<std::string_view> &names) const {
 //===----------------------------------------------------------------------===//
 // Fields
 //===----------------------------------------------------------------------===//
+
+Status JsonReader::expectVersion(std::string_view document,
+                                 std::string_view version) const {
+  if (!isObject())
+    return makeError(std::string(document) + " is a JSON object", "$");
+  JsonReader field = (*this)["ktune"];
+  if (!field.isString())
+    return field.fail("missing version field (expected \"" +
+                      std::string(version) + "\")");
+  const std::string &found = field.json().get_ref<const std::string &>();
+  if (found != version)
+    return field.fail("unsupported " +
+                      std::string(version.substr(0, version.find('/'))) +
+                      " version \"" + found + "\" (this ktune reads \"" +
+                      std::string(version) + "\")");
+  return {};
+}
 
 Expected<JsonReader> JsonReader::required(std::string_view key) const {
   if (!has(key))

@@ -19,8 +19,7 @@ clang::tooling::Replacements
 markedFix(const DetectionResult &detection,
           const clang::tooling::Replacements &edits, std::string &fixError) {
   auto marked = refactor::withLineMarks(
-      llvm::StringRef(detection.source.data(), detection.source.size()),
-      edits);
+      llvm::StringRef(detection.source.data(), detection.source.size()), edits);
   if (!marked) {
     fixError = llvm::toString(marked.takeError());
     return {};
@@ -43,49 +42,26 @@ constexpr KindInfo Kinds[] = {
 };
 
 /// What a site does, for the note at a coupled site.
-std::string rolePhrase(SiteRole role) {
-  switch (role) {
-  case SiteRole::Definition:
-    return "its definition";
-  case SiteRole::LaunchBlock:
-    return "launch block dimension";
-  case SiteRole::LaunchGrid:
-    return "launch grid arithmetic";
-  case SiteRole::LaunchSmem:
-    return "launch shared-memory size";
-  case SiteRole::LaunchBounds:
-    return "__launch_bounds__";
-  case SiteRole::LaunchBoundsMinBlocks:
-    return "__launch_bounds__ minimum blocks";
-  case SiteRole::CubBlockSize:
-    return "cub block size";
-  case SiteRole::CubItemsPerThread:
-    return "cub items per thread";
-  case SiteRole::TemplateArg:
-    return "template argument";
-  case SiteRole::TemplateDefault:
-    return "template default";
-  case SiteRole::LoopStride:
-    return "loop stride";
-  case SiteRole::LoopBound:
-    return "loop bound";
-  case SiteRole::SharedExtent:
-    return "__shared__ array extent";
-  case SiteRole::RegisterArray:
-    return "register array extent";
-  case SiteRole::UnrollPragma:
-    return "#pragma unroll";
-  case SiteRole::VectorBytes:
-    return "vector access width";
-  case SiteRole::VectorType:
-    return "vector type";
-  case SiteRole::IndexArith:
-    return "index arithmetic";
-  case SiteRole::Other:
-    break;
-  }
-  return "use";
-}
+constexpr EnumName<SiteRole> RolePhrases[] = {
+    {SiteRole::Definition, "its definition"},
+    {SiteRole::LaunchBlock, "launch block dimension"},
+    {SiteRole::LaunchGrid, "launch grid arithmetic"},
+    {SiteRole::LaunchSmem, "launch shared-memory size"},
+    {SiteRole::LaunchBounds, "__launch_bounds__"},
+    {SiteRole::LaunchBoundsMinBlocks, "__launch_bounds__ minimum blocks"},
+    {SiteRole::CubBlockSize, "cub block size"},
+    {SiteRole::CubItemsPerThread, "cub items per thread"},
+    {SiteRole::TemplateArg, "template argument"},
+    {SiteRole::TemplateDefault, "template default"},
+    {SiteRole::LoopStride, "loop stride"},
+    {SiteRole::LoopBound, "loop bound"},
+    {SiteRole::SharedExtent, "__shared__ array extent"},
+    {SiteRole::RegisterArray, "register array extent"},
+    {SiteRole::UnrollPragma, "#pragma unroll"},
+    {SiteRole::VectorBytes, "vector access width"},
+    {SiteRole::VectorType, "vector type"},
+    {SiteRole::IndexArith, "index arithmetic"},
+};
 
 /// Identifiers spelled in `source` (a name is free when it is not one).
 std::set<std::string> identifiersIn(std::string_view source) {
@@ -154,13 +130,7 @@ std::string_view kindPhrase(ParamKind kind) {
 }
 
 std::optional<NamingStyle> parseNamingStyle(std::string_view text) {
-  if (text == "UPPER_CASE")
-    return NamingStyle::UpperCase;
-  if (text == "CamelCase")
-    return NamingStyle::CamelCase;
-  if (text == "kCamelCase")
-    return NamingStyle::KCamelCase;
-  return std::nullopt;
+  return parseName(NamingStyleNames, text);
 }
 
 std::string applyNamingStyle(const std::string &upperSnake, NamingStyle style) {
@@ -256,9 +226,11 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
                   (f.sites.size() == 1 ? " site" : " sites") +
                   "); lift it to a template parameter";
       for (size_t i = 1; i < f.sites.size(); ++i)
-        f.notes.push_back({f.sites[i], "'" + f.sites[i].text +
-                                           "' here changes with it (" +
-                                           rolePhrase(f.sites[i].role) + ")"});
+        f.notes.push_back(
+            {f.sites[i],
+             "'" + f.sites[i].text + "' here changes with it (" +
+                 std::string(nameOf(RolePhrases, f.sites[i].role, "use")) +
+                 ")"});
 
       // The fix: the plan restricted to this parameter, through the same
       // validation and rewrite as ktune-refactor.

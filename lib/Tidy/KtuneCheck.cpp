@@ -10,6 +10,7 @@
 #include "llvm/Support/YAMLParser.h"
 
 #include <algorithm>
+#include <array>
 
 using namespace clang;
 using namespace clang::tidy;
@@ -17,22 +18,29 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy {
 
+namespace {
+/// clang-tidy's view of one of ktune's name tables (EnumNames.h).
+template <class E, size_t N>
+ArrayRef<std::pair<E, StringRef>>
+optionMapping(const ktune::EnumName<E> (&table)[N]) {
+  static const std::array<std::pair<E, StringRef>, N> Mapping = [&] {
+    std::array<std::pair<E, StringRef>, N> m;
+    for (size_t i = 0; i < N; ++i)
+      m[i] = {table[i].first, StringRef(table[i].second)};
+    return m;
+  }();
+  return Mapping;
+}
+} // namespace
+
 ArrayRef<std::pair<ktune::Confidence, StringRef>>
 OptionEnumMapping<ktune::Confidence>::getEnumMapping() {
-  static constexpr std::pair<ktune::Confidence, StringRef> Mapping[] = {
-      {ktune::Confidence::High, "high"},
-      {ktune::Confidence::Medium, "medium"},
-      {ktune::Confidence::Low, "low"}};
-  return Mapping;
+  return optionMapping(ktune::ConfidenceNames);
 }
 
 ArrayRef<std::pair<ktune::tidy::NamingStyle, StringRef>>
 OptionEnumMapping<ktune::tidy::NamingStyle>::getEnumMapping() {
-  static constexpr std::pair<ktune::tidy::NamingStyle, StringRef> Mapping[] = {
-      {ktune::tidy::NamingStyle::UpperCase, "UPPER_CASE"},
-      {ktune::tidy::NamingStyle::CamelCase, "CamelCase"},
-      {ktune::tidy::NamingStyle::KCamelCase, "kCamelCase"}};
-  return Mapping;
+  return optionMapping(ktune::tidy::NamingStyleNames);
 }
 
 } // namespace clang::tidy

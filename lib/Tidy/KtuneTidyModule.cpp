@@ -8,12 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "BlockSizeCheck.h"
-#include "ItemsPerThreadCheck.h"
-#include "TileSizeCheck.h"
-#include "UnrollFactorCheck.h"
-#include "VectorWidthCheck.h"
-#include "WarpsPerBlockCheck.h"
+#include "Checks.h"
 
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -27,20 +22,21 @@ class KtuneModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &factories) override {
     auto unit = std::make_shared<UnitAnalysis>();
-    add<BlockSizeCheck>(factories, "ktune-block-size", unit);
-    add<TileSizeCheck>(factories, "ktune-tile-size", unit);
-    add<UnrollFactorCheck>(factories, "ktune-unroll-factor", unit);
-    add<VectorWidthCheck>(factories, "ktune-vector-width", unit);
-    add<ItemsPerThreadCheck>(factories, "ktune-items-per-thread", unit);
-    add<WarpsPerBlockCheck>(factories, "ktune-warps-per-block", unit);
+    add<BlockSizeCheck>(factories, unit);
+    add<TileSizeCheck>(factories, unit);
+    add<UnrollFactorCheck>(factories, unit);
+    add<VectorWidthCheck>(factories, unit);
+    add<ItemsPerThreadCheck>(factories, unit);
+    add<WarpsPerBlockCheck>(factories, unit);
   }
 
 private:
   template <typename Check>
-  static void add(ClangTidyCheckFactories &factories, llvm::StringRef name,
+  static void add(ClangTidyCheckFactories &factories,
                   std::shared_ptr<UnitAnalysis> unit) {
     factories.registerCheckFactory(
-        name, [unit](llvm::StringRef name, ClangTidyContext *context) {
+        *checkName(Check::Kind),
+        [unit](llvm::StringRef name, ClangTidyContext *context) {
           return std::make_unique<Check>(name, context, unit);
         });
   }

@@ -2,37 +2,31 @@
 
 #include "ktune/Tune/Evaluator.h"
 
+#include "ktune/Support/EnumNames.h"
 #include "ktune/Support/Try.h"
 
-#include <array>
 #include <climits>
 #include <utility>
 
 namespace ktune {
 
 namespace {
-constexpr std::array<std::pair<EvalStatus, std::string_view>, 6> StatusNames{{
+constexpr EnumName<EvalStatus> StatusNames[] = {
     {EvalStatus::Ok, "ok"},
     {EvalStatus::Pruned, "pruned"},
     {EvalStatus::CompileError, "compile_error"},
     {EvalStatus::RuntimeError, "runtime_error"},
     {EvalStatus::Timeout, "timeout"},
     {EvalStatus::WrongResult, "wrong_result"},
-}};
+};
 } // namespace
 
 std::string_view statusName(EvalStatus s) {
-  for (const auto &[status, name] : StatusNames)
-    if (status == s)
-      return name;
-  return "unknown";
+  return nameOf(StatusNames, s, "unknown");
 }
 
 std::optional<EvalStatus> parseStatus(std::string_view name) {
-  for (const auto &[status, text] : StatusNames)
-    if (text == name)
-      return status;
-  return std::nullopt;
+  return parseName(StatusNames, name);
 }
 
 nlohmann::json resourcesToJson(const Resources &r,

@@ -1,6 +1,7 @@
 //===- Journal.cpp - Append-only, crash-tolerant evaluation log -----------===//
 #include "ktune/Tune/Journal.h"
 
+#include "ktune/Support/EnumNames.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Try.h"
 
@@ -30,24 +31,18 @@ std::string JournalKey::canonical() const {
   return j.dump();
 }
 
-static constexpr std::pair<JournalPhase, std::string_view> PhaseNames[] = {
+static constexpr EnumName<JournalPhase> PhaseNames[] = {
     {JournalPhase::Default, "default"},
     {JournalPhase::Search, "search"},
     {JournalPhase::Retime, "retime"},
     {JournalPhase::General, "general"}};
 
 std::string_view phaseName(JournalPhase phase) {
-  for (const auto &[p, name] : PhaseNames)
-    if (p == phase)
-      return name;
-  return "search";
+  return nameOf(PhaseNames, phase, "search");
 }
 
 std::optional<JournalPhase> parsePhase(std::string_view name) {
-  for (const auto &[p, text] : PhaseNames)
-    if (text == name)
-      return p;
-  return std::nullopt;
+  return parseName(PhaseNames, name);
 }
 
 std::string utcTimestamp() {

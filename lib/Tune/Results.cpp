@@ -1,6 +1,7 @@
 //===- Results.cpp - Per-shape bests, the general configuration, JSON -----===//
 #include "ktune/Tune/Results.h"
 
+#include "ktune/Support/Text.h"
 #include "ktune/Support/Try.h"
 
 #include <algorithm>
@@ -14,17 +15,11 @@ namespace ktune {
 using nlohmann::json;
 
 std::string configText(const Configuration &config) {
-  std::string out;
-  for (const auto &[name, value] : config)
-    out += (out.empty() ? "" : " ") + name + "=" + std::to_string(value);
-  return out.empty() ? "(none)" : out;
+  return config.empty() ? "(none)" : namedValues(config);
 }
 
 std::string shapeText(const Shape &shape) {
-  std::string out;
-  for (const auto &[name, value] : shape)
-    out += (out.empty() ? "" : " ") + name + "=" + std::to_string(value);
-  return out.empty() ? "(single shape)" : out;
+  return shape.empty() ? "(single shape)" : namedValues(shape);
 }
 
 //===----------------------------------------------------------------------===//
@@ -275,12 +270,6 @@ std::string timeCell(const std::optional<Timing> &t) {
   return buf;
 }
 
-std::string pad(std::string s, size_t width) {
-  if (s.size() < width)
-    s.append(width - s.size(), ' ');
-  return s;
-}
-
 } // namespace
 
 std::string formatResultsTable(const TuneResults &r) {
@@ -291,14 +280,15 @@ std::string formatResultsTable(const TuneResults &r) {
         << " per shape, seed " << r.seed;
   out << "\n";
   if (r.compileOnly) {
-    out << pad("shape", 28) << pad("evaluations", 13) << "status counts\n";
+    out << padRight("shape", 28) << padRight("evaluations", 13)
+        << "status counts\n";
     for (const auto &s : r.shapes) {
       std::string counts;
       for (const auto &[status, n] : s.statusCounts)
         counts += (counts.empty() ? "" : ", ") +
                   std::string(statusName(status)) + " " + std::to_string(n);
-      out << pad(shapeText(s.shape), 28)
-          << pad(std::to_string(s.evaluations), 13) << counts << "\n";
+      out << padRight(shapeText(s.shape), 28)
+          << padRight(std::to_string(s.evaluations), 13) << counts << "\n";
     }
     if (r.shapes.empty())
       return out.str();
@@ -311,9 +301,9 @@ std::string formatResultsTable(const TuneResults &r) {
     size_t width = 13;
     for (const auto &m : first.finalists)
       width = std::max(width, configText(m.config).size() + 2);
-    out << pad("configuration", width) << pad("status", 15) << pad("regs", 6)
-        << pad("spills", 8) << pad("smem", 8) << pad("threads", 9)
-        << pad("blocks/SM", 11) << "reason\n";
+    out << padRight("configuration", width) << padRight("status", 15)
+        << padRight("regs", 6) << padRight("spills", 8) << padRight("smem", 8)
+        << padRight("threads", 9) << padRight("blocks/SM", 11) << "reason\n";
     auto num = [](int v, bool known) {
       return known ? std::to_string(v) : std::string("-");
     };
@@ -325,13 +315,15 @@ std::string formatResultsTable(const TuneResults &r) {
           m.result.reason.substr(0, m.result.reason.find('\n'));
       if (reason.size() > 80)
         reason = reason.substr(0, 77) + "...";
-      out << pad(configText(m.config), width)
-          << pad(std::string(statusName(m.result.status)), 15)
-          << pad(num(res.registers, res.registers >= 0), 6)
-          << pad(num(res.spillStores + res.spillLoads, res.registers >= 0), 8)
-          << pad(num(res.smemStatic + res.smemDynamic, res.smemStatic >= 0), 8)
-          << pad(num(res.threadsPerBlock, res.threadsPerBlock > 0), 9)
-          << pad(num(res.blocksPerSM, res.blocksPerSM >= 0), 11) << reason
+      out << padRight(configText(m.config), width)
+          << padRight(std::string(statusName(m.result.status)), 15)
+          << padRight(num(res.registers, res.registers >= 0), 6)
+          << padRight(num(res.spillStores + res.spillLoads, res.registers >= 0),
+                      8)
+          << padRight(
+                 num(res.smemStatic + res.smemDynamic, res.smemStatic >= 0), 8)
+          << padRight(num(res.threadsPerBlock, res.threadsPerBlock > 0), 9)
+          << padRight(num(res.blocksPerSM, res.blocksPerSM >= 0), 11) << reason
           << "\n";
     }
     if (first.finalists.size() > maxRows)
@@ -343,19 +335,19 @@ std::string formatResultsTable(const TuneResults &r) {
   for (const auto &s : r.shapes)
     shapeWidth = std::max(shapeWidth, shapeText(s.shape).size());
   shapeWidth += 2;
-  out << pad("shape", shapeWidth) << pad("default us (IQR)", 20)
-      << pad("best us (IQR)", 20) << pad("speedup", 9) << pad("evals", 7)
-      << "best configuration\n";
+  out << padRight("shape", shapeWidth) << padRight("default us (IQR)", 20)
+      << padRight("best us (IQR)", 20) << padRight("speedup", 9)
+      << padRight("evals", 7) << "best configuration\n";
   for (const auto &s : r.shapes) {
     char speed[32];
     std::snprintf(speed, sizeof(speed), "%.3fx", s.speedup);
-    out << pad(shapeText(s.shape), shapeWidth)
-        << pad(timeCell(s.defaultTime), 20) << pad(timeCell(s.bestTime), 20)
-        << pad(speed, 9) << pad(std::to_string(s.evaluations), 7)
+    out << padRight(shapeText(s.shape), shapeWidth)
+        << padRight(timeCell(s.defaultTime), 20)
+        << padRight(timeCell(s.bestTime), 20) << padRight(speed, 9)
+        << padRight(std::to_string(s.evaluations), 7)
         << (s.bestConfig == s.defaultConfig ? "(default) " : "")
         << configText(s.bestConfig) << (s.retimed ? "" : "  [search times]")
-        << (s.adoptedGeneral ? "  [general]" : "")
-        << "\n";
+        << (s.adoptedGeneral ? "  [general]" : "") << "\n";
   }
   if (r.general) {
     char speed[32];

@@ -6,6 +6,7 @@
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/JsonReader.h"
 #include "ktune/Support/Try.h"
+#include "ktune/Tune/T4.h"
 
 #include <algorithm>
 #include <climits>
@@ -50,18 +51,6 @@ Expected<double> microsecondsPer(const JsonReader &t4) {
   if (lower == "nanoseconds" || lower == "ns")
     return 1e-3;
   return makeError("unknown time unit '" + unit + "'", "metadata.timeunit");
-}
-
-EvalStatus statusOfInvalidity(const std::string &invalidity) {
-  if (invalidity == "compile")
-    return EvalStatus::CompileError;
-  if (invalidity == "correctness")
-    return EvalStatus::WrongResult;
-  if (invalidity == "constraints")
-    return EvalStatus::Pruned;
-  if (invalidity == "timeout")
-    return EvalStatus::Timeout;
-  return EvalStatus::RuntimeError; // "runtime" and anything unknown
 }
 
 std::string stemBeforeT4(const std::string &path) {

@@ -148,10 +148,7 @@ Expected<BufferArg> readBuffer(const JsonReader &j) {
   if (b.shape.empty())
     return shape.fail("a buffer needs at least one extent");
   if (j.has("role")) {
-    KTUNE_TRY_ASSIGN(
-        b.role,
-        j["role"].enumeration<Role>(
-            {{"in", Role::In}, {"out", Role::Out}, {"inout", Role::InOut}}));
+    KTUNE_TRY_ASSIGN(b.role, j["role"].enumeration(RoleNames));
   }
   if (j.has("init")) {
     JsonReader init = j["init"];

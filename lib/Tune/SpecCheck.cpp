@@ -9,6 +9,7 @@
 
 #include "ktune/Expr/Expr.h"
 #include "ktune/Support/JsonReader.h"
+#include "ktune/Support/Text.h"
 #include "ktune/Support/Try.h"
 
 #include <algorithm>
@@ -16,18 +17,15 @@
 
 namespace ktune {
 
+std::string shapeLiteral(const Shape &shape) {
+  return "{" + namedValues(shape, ", ") + "}";
+}
+
 //===----------------------------------------------------------------------===//
 // Checking against the manifest
 //===----------------------------------------------------------------------===//
 
 namespace {
-
-std::string shapeText(const Shape &shape) {
-  std::string out;
-  for (const auto &[name, value] : shape)
-    out += (out.empty() ? "" : ", ") + name + "=" + std::to_string(value);
-  return "{" + out + "}";
-}
 
 bool isPointerType(const std::string &type) {
   return type.find('*') != std::string::npos ||
@@ -63,17 +61,17 @@ Status checkExpr(const std::string &text,
   auto v = e->evaluate(env);
   if (!v)
     return makeError("'" + text + "' does not evaluate at shape " +
-                         shapeText(shape) + ": " + v.error().str(),
+                         shapeLiteral(shape) + ": " + v.error().str(),
                      where);
   if (atLeast) {
     auto i = e->evaluateInt(env);
     if (!i)
       return makeError(what + " '" + text + "' is not an integer at shape " +
-                           shapeText(shape),
+                           shapeLiteral(shape),
                        where);
     if (*i < *atLeast)
       return makeError(what + " '" + text + "' is " + std::to_string(*i) +
-                           " at shape " + shapeText(shape) +
+                           " at shape " + shapeLiteral(shape) +
                            " (must be >= " + std::to_string(*atLeast) + ")",
                        where);
   }

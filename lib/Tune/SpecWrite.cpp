@@ -24,9 +24,7 @@ json specToJson(const Spec &s) {
     if (const auto *b = std::get_if<BufferArg>(&a.arg)) {
       json jb = {{"buffer", dtypeName(b->dtype)},
                  {"shape", b->shape},
-                 {"role", b->role == Role::In    ? "in"
-                          : b->role == Role::Out ? "out"
-                                                 : "inout"},
+                 {"role", nameOf(RoleNames, b->role, "inout")},
                  {"init", b->init}};
       if (b->init == "uniform") {
         jb["low"] = b->low;

@@ -2,6 +2,8 @@
 
 #include "ktune/Tune/StrategyBench.h"
 
+#include "ktune/Support/Statistics.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -10,14 +12,6 @@
 #include <thread>
 
 namespace ktune {
-
-double medianOf(std::vector<double> values) {
-  if (values.empty())
-    return 0.0;
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 Expected<std::vector<BenchCell>>
 runStrategyBench(const std::vector<BenchSpace> &spaces,
@@ -82,7 +76,7 @@ runStrategyBench(const std::vector<BenchSpace> &spaces,
     t.join();
 
   for (auto &cell : cells)
-    cell.median = medianOf({cell.evaluations.begin(), cell.evaluations.end()});
+    cell.median = median({cell.evaluations.begin(), cell.evaluations.end()});
   return cells;
 }
 

@@ -1,28 +1,34 @@
 //===- T4.cpp - Kernel Tuner T4 results export ----------------------------===//
 #include "ktune/Tune/T4.h"
 
+#include "ktune/Support/EnumNames.h"
+
 #include <algorithm>
 
 namespace ktune {
 
 using nlohmann::json;
 
+/// Kernel Tuner's word for each outcome ("invalidity").
+static constexpr EnumName<EvalStatus> InvalidityNames[] = {
+    {EvalStatus::Ok, "correct"},
+    {EvalStatus::Pruned, "constraints"},
+    {EvalStatus::CompileError, "compile"},
+    {EvalStatus::RuntimeError, "runtime"},
+    {EvalStatus::Timeout, "timeout"},
+    {EvalStatus::WrongResult, "correctness"},
+};
+
 std::string_view t4Invalidity(EvalStatus status) {
-  switch (status) {
-  case EvalStatus::Ok:
-    return "correct";
-  case EvalStatus::Pruned:
-    return "constraints";
-  case EvalStatus::CompileError:
-    return "compile";
-  case EvalStatus::RuntimeError:
-    return "runtime";
-  case EvalStatus::Timeout:
-    return "timeout";
-  case EvalStatus::WrongResult:
-    return "correctness";
-  }
-  return "runtime";
+  return nameOf(InvalidityNames, status, "runtime");
+}
+
+EvalStatus statusOfInvalidity(std::string_view invalidity) {
+  // "correct" is not an invalidity; "runtime" and anything unknown are
+  // runtime errors.
+  auto status = parseName(InvalidityNames, invalidity);
+  return status && *status != EvalStatus::Ok ? *status
+                                             : EvalStatus::RuntimeError;
 }
 
 /// The strings Kernel Tuner puts in place of a failed measurement.

@@ -105,9 +105,6 @@ Expected<TimeResult> timeResultFromJson(const nlohmann::json &j);
 nlohmann::json toJson(const BufferCheck &c);
 Expected<BufferCheck> bufferCheckFromJson(const nlohmann::json &j);
 
-std::string roleName(Role r);
-std::optional<Role> roleFromName(std::string_view name);
-
 } // namespace ktune::protocol
 
 #endif

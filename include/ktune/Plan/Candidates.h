@@ -8,6 +8,7 @@
 #ifndef KTUNE_PLAN_CANDIDATES_H
 #define KTUNE_PLAN_CANDIDATES_H
 
+#include "ktune/Support/EnumNames.h"
 #include "ktune/Support/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,8 @@
 #include <vector>
 
 namespace ktune {
+
+class JsonReader;
 
 inline constexpr const char *CandidatesVersion = "candidates/1";
 
@@ -38,7 +41,16 @@ enum class ParamKind {
 std::string_view kindName(ParamKind kind);
 std::optional<ParamKind> parseKind(std::string_view name);
 
+/// The field "kind" of `j`, a name parseKind knows.
+Expected<ParamKind> kindFromJson(const JsonReader &j);
+
 enum class Confidence { High, Medium, Low };
+/// "high", "medium", "low" (also the clang-tidy option's values).
+inline constexpr EnumName<Confidence> ConfidenceNames[] = {
+    {Confidence::High, "high"},
+    {Confidence::Medium, "medium"},
+    {Confidence::Low, "low"},
+};
 std::string_view confidenceName(Confidence c);
 std::optional<Confidence> parseConfidence(std::string_view name);
 
@@ -94,7 +106,7 @@ struct Candidate {
   int64_t value = 0;    // the original value
   std::string spelling; // how it is written at its definition ("kBlock", "256")
   Confidence confidence = Confidence::Medium;
-  std::string why;      // why it was matched, for people and planners
+  std::string why; // why it was matched, for people and planners
   std::vector<SourceSite> sites;
   /// Constraints the code implies, in the expression language, candidates
   /// written as "{id}": "{c3} % 32 == 0" (warp-level code),

@@ -38,6 +38,16 @@ inline std::unexpected<Error> makeError(std::string message,
 /// "args.out.shape[0]" -> "spec.json: args.out.shape[0]").
 Error withContext(Error inner, const std::string &outer);
 
+/// `result`, its error (if any) located inside `outer`; for propagating
+/// with context:
+///   KTUNE_TRY_ASSIGN(auto spec, withContext(specFromJson(json), path));
+template <class T>
+Expected<T> withContext(Expected<T> result, const std::string &outer) {
+  if (!result)
+    return std::unexpected(withContext(std::move(result).error(), outer));
+  return result;
+}
+
 } // namespace ktune
 
 #endif

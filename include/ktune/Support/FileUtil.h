@@ -3,10 +3,12 @@
 #define KTUNE_SUPPORT_FILEUTIL_H
 
 #include "ktune/Support/Error.h"
+#include "ktune/Support/Try.h"
 
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 
 namespace ktune {
 
@@ -18,6 +20,16 @@ Status writeFileAtomically(const std::string &path, const std::string &content);
 
 /// Parses a JSON file; a syntax error names the file, line and column.
 Expected<nlohmann::json> readJsonFile(const std::string &path);
+
+/// Reads a JSON file and converts it with `parse` (a function of the JSON
+/// that returns an Expected), the conversion's errors located in `path`:
+///   KTUNE_TRY_ASSIGN(auto plan, readJsonFileAs(path, planFromJson));
+template <class F>
+auto readJsonFileAs(const std::string &path, F &&parse)
+    -> decltype(parse(std::declval<const nlohmann::json &>())) {
+  KTUNE_TRY_ASSIGN(nlohmann::json json, readJsonFile(path));
+  return withContext(parse(json), path);
+}
 
 /// Parses JSON text; `origin` names it in errors.
 Expected<nlohmann::json> parseJson(const std::string &text,

@@ -13,6 +13,7 @@
 #ifndef KTUNE_SUPPORT_JSONREADER_H
 #define KTUNE_SUPPORT_JSONREADER_H
 
+#include "ktune/Support/EnumNames.h"
 #include "ktune/Support/Error.h"
 #include "ktune/Support/Try.h"
 
@@ -22,6 +23,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -131,6 +133,34 @@ public:
     KTUNE_TRY_ASSIGN(size_t i, choiceOf(keys));
     return (names.begin() + i)->second;
   }
+  /// A string naming a value of `table` (ktune/Support/EnumNames.h).
+  template <class E, size_t N>
+  Expected<E> enumeration(const EnumName<E> (&table)[N]) const {
+    std::vector<std::string_view> keys;
+    for (const auto &row : table)
+      keys.push_back(row.second);
+    KTUNE_TRY_ASSIGN(size_t i, choiceOf(keys));
+    return table[i].first;
+  }
+
+  /// The elements of this array, each read by `read` (a function of a
+  /// JsonReader that returns an Expected); `message` when this is not an
+  /// array. The first element that fails is the error.
+  template <class F>
+  auto readArray(F &&read, std::string message = "expected an array") const
+      -> Expected<std::vector<
+          typename std::invoke_result_t<F &, const JsonReader &>::value_type>> {
+    if (!isArray())
+      return fail(std::move(message));
+    std::vector<
+        typename std::invoke_result_t<F &, const JsonReader &>::value_type>
+        out;
+    for (const JsonReader &e : elements()) {
+      KTUNE_TRY_ASSIGN(auto v, read(e));
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
 
   //===--------------------------------------------------------------------===//
   // Fields of this object. required*: "missing required field" at the
@@ -160,6 +190,22 @@ public:
   /// (expected one of: a, b, c)", with "; did you mean \"b\"?" for a close
   /// spelling.
   Status onlyFields(std::initializer_list<std::string_view> allowed) const;
+
+  /// readArray of field `key`; no elements when there is no such field.
+  template <class F>
+  auto optionalArray(std::string_view key, F &&read,
+                     std::string message = "expected an array") const
+      -> decltype((*this)[key].readArray(read, message)) {
+    if (!has(key))
+      return {};
+    return (*this)[key].readArray(read, std::move(message));
+  }
+
+  /// The top of a ktune file: an object (else "<document> is a JSON object")
+  /// whose "ktune" field is `version`, e.g. expectVersion("a plan",
+  /// "plan/1"); the messages name the kind of file by `version`'s prefix.
+  Status expectVersion(std::string_view document,
+                       std::string_view version) const;
 
 private:
   Expected<size_t> choiceOf(const std::vector<std::string_view> &names) const;

@@ -33,6 +33,12 @@ std::vector<std::string> allCheckNames();
 std::string_view kindPhrase(ParamKind kind);
 
 enum class NamingStyle { UpperCase, CamelCase, KCamelCase };
+/// The values of the ParameterNaming option.
+inline constexpr EnumName<NamingStyle> NamingStyleNames[] = {
+    {NamingStyle::UpperCase, "UPPER_CASE"},
+    {NamingStyle::CamelCase, "CamelCase"},
+    {NamingStyle::KCamelCase, "kCamelCase"},
+};
 std::optional<NamingStyle> parseNamingStyle(std::string_view text);
 /// BLOCK_SIZE -> BlockSize (CamelCase) or kBlockSize (kCamelCase).
 std::string applyNamingStyle(const std::string &upperSnake, NamingStyle style);

@@ -1,4 +1,4 @@
-//===- ktune/Tune/Spec.h - What stage 2 needs beyond the manifest -*- C++ -*-===//
+//===- ktune/Tune/Spec.h - What stage 2 needs beyond a manifest -*- C++ -*-===//
 //
 // A spec gives the problem dimensions and shapes to tune for, each kernel
 // argument (buffers with dtype, shape, role and initial values; scalars as
@@ -13,6 +13,7 @@
 #include "ktune/Plan/Domain.h"
 #include "ktune/Plan/Manifest.h"
 #include "ktune/Support/DType.h"
+#include "ktune/Support/EnumNames.h"
 #include "ktune/Support/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,9 @@ namespace ktune {
 inline constexpr const char *SpecVersion = "spec/1";
 
 enum class Role { In, Out, InOut };
+/// A buffer's role as spec files and the worker protocol spell it.
+inline constexpr EnumName<Role> RoleNames[] = {
+    {Role::In, "in"}, {Role::Out, "out"}, {Role::InOut, "inout"}};
 
 struct BufferArg {
   DType dtype = DType::F32;
@@ -54,13 +58,16 @@ struct SpecArg {
 /// One point of the problem: a value per dimension.
 using Shape = std::map<std::string, int64_t>;
 
+/// A shape as messages write it: "{n=4096, d=128}".
+std::string shapeLiteral(const Shape &shape);
+
 struct Spec {
-  std::string kernel;                               // manifest kernel name
-  std::map<std::string, std::string> templateArgs;  // non-tunable, e.g. T
+  std::string kernel;                              // manifest kernel name
+  std::map<std::string, std::string> templateArgs; // non-tunable, e.g. T
   std::vector<std::pair<std::string, std::vector<int64_t>>> dims;
   /// Explicit shapes; when empty, the cartesian product of dims.
   std::vector<Shape> shapes;
-  std::vector<SpecArg> args; // in kernel-argument order
+  std::vector<SpecArg> args;            // in kernel-argument order
   std::optional<LaunchGeometry> launch; // overrides the manifest's
   std::string bytes; // optional: least bytes moved, for the roofline
   std::map<DType, Tolerance> tolerance;
@@ -69,7 +76,7 @@ struct Spec {
   std::vector<std::string> constraints;
   /// Candidate --maxrregcount values searched like a parameter; 0 = no cap.
   std::vector<int64_t> maxRegisters;
-  std::vector<std::string> compileOptions; // extra NVRTC options
+  std::vector<std::string> compileOptions;    // extra NVRTC options
   std::optional<std::string> referenceKernel; // optional user reference
 
   std::vector<Shape> allShapes() const;

@@ -10,6 +10,7 @@
 #ifndef KTUNE_TUNE_STRATEGYBENCH_H
 #define KTUNE_TUNE_STRATEGYBENCH_H
 
+#include "ktune/Support/Statistics.h"
 #include "ktune/Tune/Simulator.h"
 
 #include <nlohmann/json.hpp>
@@ -57,9 +58,6 @@ Expected<std::vector<BenchCell>>
 runStrategyBench(const std::vector<BenchSpace> &spaces,
                  const std::vector<BenchStrategy> &strategies,
                  const BenchOptions &options);
-
-/// Median of a sample (mean of the middle two for an even count).
-double medianOf(std::vector<double> values);
 
 /// A space whose parameters list their values in a seeded random order: the
 /// same points and times, but index neighbourhoods no longer mean "nearby

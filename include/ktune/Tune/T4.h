@@ -23,6 +23,9 @@ inline constexpr const char *T4SchemaVersion = "1.0.0";
 
 /// "correct", "compile", "runtime", "timeout", "correctness", "constraints".
 std::string_view t4Invalidity(EvalStatus status);
+/// The outcome a T4 "invalidity" stands for (a runtime error for one it does
+/// not know).
+EvalStatus statusOfInvalidity(std::string_view invalidity);
 
 /// The T4 document of `entries` in order. Re-timings are left out (they
 /// re-measure configurations already listed), and so are results without a

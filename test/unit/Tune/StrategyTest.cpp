@@ -1,7 +1,7 @@
+#include "SharedData.h"
 #include "ktune/Tune/Simulator.h"
 #include "ktune/Tune/StrategyBench.h"
 #include "ktune/Tune/T1.h"
-#include "SharedData.h"
 
 #include <gtest/gtest.h>
 
@@ -198,7 +198,7 @@ TEST(Strategies, GuidedSearchBeatsRandomOrderOnSmallSpaces) {
         needed.push_back(static_cast<double>(*result.evaluationsToReach(best)));
       }
     }
-    EXPECT_LT(medianOf(needed), 48.0) << strategy;
+    EXPECT_LT(median(needed), 48.0) << strategy;
   }
 }
 
@@ -226,8 +226,8 @@ TEST(Strategies, OptionsAreChecked) {
 }
 
 TEST(StrategyBench, MediansTablesAndBaselines) {
-  EXPECT_DOUBLE_EQ(medianOf({3, 1, 2}), 2.0);
-  EXPECT_DOUBLE_EQ(medianOf({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2.0);
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
   auto baseline = parseMarkdownTable(
       "# title\n\ntext\n\n| strategy | A | B | sum |\n|---|---|---|---|\n"
       "| pso | 221 | 49.5 | 270.5 |\n| random | 1 | 2 | 3 |\n\nafter\n");

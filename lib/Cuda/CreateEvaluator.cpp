@@ -163,9 +163,9 @@ Expected<std::string> deviceArch(const DeviceLimits &limits,
 
 } // namespace
 
-bool cudaDeviceAvailable() {
+int cudaDeviceCount() {
   static std::once_flag once;
-  static bool available = false;
+  static int count = 0;
   std::call_once(once, [] {
     if (const char *off = std::getenv("KTUNE_NO_GPU");
         off && *off && *off != '0')
@@ -178,10 +178,12 @@ bool cudaDeviceAvailable() {
     s.watchdogSeconds = 30;
     s.stderrPath = "/dev/null";
     auto client = WorkerClient::start(s);
-    available = client && (*client)->devices() > 0;
+    count = client ? (*client)->devices() : 0;
   });
-  return available;
+  return count;
 }
+
+bool cudaDeviceAvailable() { return cudaDeviceCount() > 0; }
 
 Expected<std::unique_ptr<Evaluator>>
 createCudaEvaluator(const CudaTuneOptions &options) {
@@ -194,6 +196,8 @@ createCudaEvaluator(const CudaTuneOptions &options) {
   WorkerClient::Settings settings;
   settings.executable = *exe;
   settings.watchdogSeconds = options.watchdogSeconds;
+  if (options.gpu >= 0)
+    settings.environment["KTUNE_DEVICE"] = std::to_string(options.gpu);
   auto worker = WorkerClient::start(settings);
   if (!worker)
     return std::unexpected(worker.error());
@@ -243,6 +247,7 @@ createEvaluator(const EvaluatorRequest &request) {
   o.cacheDir = request.cacheDir;
   o.jobs = request.jobs;
   o.arch = request.arch;
+  o.gpu = request.gpu;
   if (request.compileOnly)
     return createCompileOnlyEvaluator(o);
   if (!cudaDeviceAvailable())

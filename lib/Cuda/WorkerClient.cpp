@@ -9,7 +9,8 @@ WorkerClient::start(const Settings &settings) {
   std::unique_ptr<WorkerClient> c(new WorkerClient());
   c->Config = settings;
   auto process =
-      WorkerProcess::start(settings.executable, {}, settings.stderrPath);
+      WorkerProcess::start(settings.executable, {}, settings.stderrPath,
+                           settings.environment);
   if (!process)
     return std::unexpected(process.error());
   c->Process = std::move(*process);

@@ -33,7 +33,8 @@ Expected<std::string> findWorkerExecutable() {
 Expected<std::unique_ptr<WorkerProcess>>
 WorkerProcess::start(const std::string &executable,
                      const std::vector<std::string> &args,
-                     const std::string &stderrPath) {
+                     const std::string &stderrPath,
+                     const std::map<std::string, std::string> &environment) {
   std::vector<std::string> argv = {executable};
   argv.insert(argv.end(), args.begin(), args.end());
   SpawnOptions options;
@@ -43,6 +44,7 @@ WorkerProcess::start(const std::string &executable,
   options.stderrTo = stderrPath.empty() ? SpawnOptions::Stderr::Inherit
                                         : SpawnOptions::Stderr::File;
   options.stderrFile = stderrPath;
+  options.environment = environment; // e.g. KTUNE_DEVICE: the GPU to use
   auto child = ChildProcess::spawn(argv, options);
   if (!child)
     return std::unexpected(child.error());

@@ -89,6 +89,8 @@ json journalEntryToJson(const JournalEntry &e) {
   j["compile_ms"] = roundMs(e.result.compileMs);
   j["eval_ms"] = roundMs(e.evalMs);
   j["search_ms"] = roundMs(e.searchMs);
+  if (e.result.gpu >= 0)
+    j["gpu"] = e.result.gpu; // which of several GPUs measured it
   if (!e.retimeBatch.empty())
     j["retime_batch"] = e.retimeBatch;
   j["at"] = e.at;
@@ -140,6 +142,8 @@ Expected<JournalEntry> readEntry(const JsonReader &j) {
   KTUNE_TRY_ASSIGN(e.result.compileMs, j.optionalNumber("compile_ms", 0.0));
   KTUNE_TRY_ASSIGN(e.evalMs, j.optionalNumber("eval_ms", 0.0));
   KTUNE_TRY_ASSIGN(e.searchMs, j.optionalNumber("search_ms", 0.0));
+  KTUNE_TRY_ASSIGN(int64_t gpu, j.optionalInteger("gpu", -1, -1, INT_MAX));
+  e.result.gpu = static_cast<int>(gpu);
   KTUNE_TRY_ASSIGN(e.retimeBatch, j.optionalString("retime_batch"));
   KTUNE_TRY_ASSIGN(e.at, j.optionalString("at"));
   return e;

@@ -157,12 +157,30 @@ Expected<Prepared> prepareSimulation(const TuneCommand &cmd) {
         param.defaultValue = first[param.name].get<int64_t>();
   }
   p.shapes = {Shape{}};
-  std::unique_ptr<Evaluator> eval =
-      std::make_unique<ReplayEvaluator>(std::move(*replay));
-  if (cmd.simulateDelayMs)
-    eval = std::make_unique<DelayedEvaluator>(std::move(eval),
-                                              cmd.simulateDelayMs);
-  p.evaluator = std::move(eval);
+  auto shared = std::make_shared<ReplayEvaluator>(std::move(*replay));
+  unsigned workers = std::max(1u, cmd.simulateDevices) *
+                     std::max(1u, cmd.workersPerGpu);
+  auto oneDevice = [&]() -> std::unique_ptr<Evaluator> {
+    std::unique_ptr<Evaluator> eval = std::make_unique<SharedEvaluator>(shared);
+    if (cmd.simulateDelayMs)
+      eval = std::make_unique<DelayedEvaluator>(std::move(eval),
+                                                cmd.simulateDelayMs);
+    return eval;
+  };
+  if (workers == 1) {
+    p.evaluator = oneDevice();
+    return p;
+  }
+  // Virtual devices over the one recording: one search, batches.
+  std::vector<std::unique_ptr<Evaluator>> devices;
+  std::vector<int> numbers;
+  for (unsigned d = 0; d < workers; ++d) {
+    devices.push_back(oneDevice());
+    numbers.push_back(static_cast<int>(d / std::max(1u, cmd.workersPerGpu)));
+  }
+  KTUNE_TRY_ASSIGN(auto group,
+                   DeviceGroup::create(std::move(devices), std::move(numbers)));
+  p.evaluator = std::move(group);
   return p;
 }
 
@@ -235,7 +253,28 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
     req.cacheDir = cmd.cacheDir.empty() ? defaultCacheDir() : cmd.cacheDir;
     req.jobs = cmd.jobs;
     req.arch = cmd.arch;
-    KTUNE_TRY_ASSIGN(p.evaluator, makeEvaluator(req));
+    if (cmd.gpus.empty() && cmd.workersPerGpu <= 1) {
+      KTUNE_TRY_ASSIGN(p.evaluator, makeEvaluator(req));
+    } else {
+      // A worker per GPU (pinned), one search over all of them.
+      std::vector<int> gpus = cmd.gpus.empty() ? std::vector<int>{-1}
+                                               : cmd.gpus;
+      std::vector<std::unique_ptr<Evaluator>> workers;
+      std::vector<int> numbers;
+      for (int gpu : gpus)
+        for (unsigned w = 0; w < std::max(1u, cmd.workersPerGpu); ++w) {
+          req.gpu = gpu;
+          auto eval = makeEvaluator(req);
+          if (!eval)
+            return std::unexpected(withContext(
+                eval.error(), "GPU " + std::to_string(std::max(gpu, 0))));
+          workers.push_back(std::move(*eval));
+          numbers.push_back(std::max(gpu, 0));
+        }
+      KTUNE_TRY_ASSIGN(auto group, DeviceGroup::create(std::move(workers),
+                                                       std::move(numbers)));
+      p.evaluator = std::move(group);
+    }
   }
   return p;
 }
@@ -348,7 +387,13 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
   options.stopRequested = cmd.stopRequested;
 
   Tuner tuner(p.space, p.shapes, *p.evaluator, *journal, options);
+  auto started = std::chrono::steady_clock::now();
   KTUNE_TRY_ASSIGN(auto results, tuner.run());
+  report.wallSeconds = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - started)
+                           .count();
+  if (auto *group = dynamic_cast<DeviceGroup *>(p.evaluator.get()))
+    report.gpuActivity = group->activity();
   report.interrupted = cmd.stopRequested && cmd.stopRequested->load();
 
   KTUNE_TRY(writeFileAtomically(report.resultsPath,

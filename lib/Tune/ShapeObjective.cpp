@@ -48,6 +48,12 @@ std::optional<double> ShapeObjective::run(const Point &p, JournalPhase phase) {
   } else {
     e.result = C.eval.evaluate(C.shape, e.key.config);
   }
+  return record(p, e, begin, searchMs);
+}
+
+std::optional<double> ShapeObjective::record(const Point &p, JournalEntry &e,
+                                             Clock::time_point begin,
+                                             double searchMs) {
   LastEnd = Clock::now();
   e.evalMs = std::chrono::duration<double, std::milli>(LastEnd - begin).count();
   e.searchMs = searchMs;
@@ -65,6 +71,48 @@ std::optional<double> ShapeObjective::run(const Point &p, JournalPhase phase) {
   if (C.onEvaluation)
     C.onEvaluation(*this);
   return outcome;
+}
+
+std::vector<std::optional<double>>
+ShapeObjective::evaluateBatch(const std::vector<Point> &points) {
+  std::vector<std::optional<double>> out(points.size());
+  std::vector<size_t> fresh; // indices of new, valid points
+  for (size_t k = 0; k < points.size(); ++k) {
+    const Point &p = points[k];
+    if (auto it = Known.find(p); it != Known.end()) {
+      Asked.insert(p);
+      out[k] = it->second;
+      continue;
+    }
+    if (Spent + fresh.size() >= C.budget || timeUp() || stopped())
+      continue;
+    Asked.insert(p);
+    if (!C.space.isValid(p)) {
+      out[k] = run(p, JournalPhase::Search); // answered as pruned
+      continue;
+    }
+    fresh.push_back(k);
+  }
+  if (fresh.empty())
+    return out;
+  std::vector<Configuration> configs;
+  for (size_t k : fresh)
+    configs.push_back(C.space.toConfig(points[k]));
+  auto begin = Clock::now();
+  double searchMs =
+      std::chrono::duration<double, std::milli>(begin - LastEnd).count();
+  C.eval.evaluateBatch(C.shape, configs, [&](size_t i, EvalResult result) {
+    JournalEntry e;
+    e.key = C.keyBase;
+    e.key.shape = C.shape;
+    e.key.config = configs[i];
+    e.phase = JournalPhase::Search;
+    e.result = std::move(result);
+    // Each finished evaluation is journaled at once.
+    out[fresh[i]] = record(points[fresh[i]], e, begin, searchMs);
+    searchMs = 0;
+  });
+  return out;
 }
 
 } // namespace ktune::tuner

@@ -16,6 +16,7 @@
 #include "ktune/Tune/SearchSpace.h"
 #include "ktune/Tune/Strategy.h"
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <map>
@@ -87,6 +88,20 @@ public:
       C.eval.prepare(configs);
   }
 
+  size_t parallelism() const override {
+    return std::max<size_t>(1, C.eval.parallelism());
+  }
+  size_t batchSize() const override {
+    if (exhausted())
+      return 0;
+    return static_cast<size_t>(
+        std::min<uint64_t>(C.budget - Spent, parallelism()));
+  }
+  /// New points go to the evaluator together; each is journaled as it
+  /// finishes.
+  std::vector<std::optional<double>>
+  evaluateBatch(const std::vector<Point> &points) override;
+
   bool timeUp() const { return C.hasDeadline && Clock::now() >= C.deadline; }
   bool stopped() const { return C.stop && C.stop->load(); }
 
@@ -121,6 +136,9 @@ private:
   }
 
   std::optional<double> run(const Point &p, JournalPhase phase);
+  /// Journals and records one finished evaluation.
+  std::optional<double> record(const Point &p, JournalEntry &e,
+                               Clock::time_point begin, double searchMs);
 
   Context C;
   std::map<Point, std::optional<double>> Known;

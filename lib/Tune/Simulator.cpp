@@ -81,6 +81,35 @@ public:
       : Space(space), Eval(evaluator), Options(options), Out(out) {}
 
   std::optional<double> evaluate(const Point &p) override {
+    size_t before = Out.evaluations.size();
+    auto t = evaluateOne(p, Rounds + 1);
+    if (Out.evaluations.size() > before)
+      ++Rounds;
+    return t;
+  }
+  size_t parallelism() const override {
+    return std::max(1u, Options.devices);
+  }
+  size_t batchSize() const override {
+    uint64_t left = Options.budget - std::min<uint64_t>(
+                                         Options.budget, Out.evaluations.size());
+    return static_cast<size_t>(std::min<uint64_t>(left, parallelism()));
+  }
+  std::vector<std::optional<double>>
+  evaluateBatch(const std::vector<Point> &points) override {
+    std::vector<std::optional<double>> out;
+    size_t before = Out.evaluations.size();
+    // New evaluations share rounds, parallelism() at a time.
+    for (const auto &p : points)
+      out.push_back(evaluateOne(
+          p, Rounds + 1 + (Out.evaluations.size() - before) / parallelism()));
+    if (Out.evaluations.size() > before)
+      Rounds = Out.evaluations.back().round;
+    return out;
+  }
+
+private:
+  std::optional<double> evaluateOne(const Point &p, uint64_t round) {
     if (!Space.isValid(p)) {
       ++Out.invalidRequests;
       return std::nullopt;
@@ -96,6 +125,7 @@ public:
     SimulatedEvaluation e;
     e.point = p;
     e.config = Space.toConfig(p);
+    e.round = round;
     EvalResult r = Eval.evaluate(Options.shape, e.config);
     e.status = r.status;
     if (r.status == EvalStatus::Ok && r.time)
@@ -108,6 +138,8 @@ public:
       Options.onEvaluation(Out.evaluations.back());
     return e.timeUs;
   }
+
+public:
   bool seen(const Point &p) const override { return Cache.count(p) != 0; }
   std::optional<double> cached(const Point &p) const override {
     auto it = Cache.find(p);
@@ -123,6 +155,7 @@ private:
   const SimulationOptions &Options;
   SimulationResult &Out;
   PointMap<std::optional<double>> Cache;
+  uint64_t Rounds = 0;
 };
 
 } // namespace
@@ -385,6 +418,13 @@ SimulationResult::evaluationsToReach(double targetUs) const {
   for (size_t k = 0; k < evaluations.size(); ++k)
     if (evaluations[k].timeUs && *evaluations[k].timeUs <= targetUs)
       return k + 1;
+  return std::nullopt;
+}
+
+std::optional<uint64_t>
+SimulationResult::roundsToReach(double targetUs) const {
+  if (auto k = evaluationsToReach(targetUs))
+    return evaluations[*k - 1].round;
   return std::nullopt;
 }
 

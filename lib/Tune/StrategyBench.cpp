@@ -29,6 +29,7 @@ runStrategyBench(const std::vector<BenchSpace> &spaces,
       cell.strategy = s.label;
       cell.space = space.name;
       cell.evaluations.assign(options.seeds, 0);
+      cell.rounds.assign(options.seeds, 0);
       cells.push_back(std::move(cell));
     }
 
@@ -56,13 +57,21 @@ runStrategyBench(const std::vector<BenchSpace> &spaces,
       SimulationOptions sim;
       sim.budget = options.budget;
       sim.seed = options.firstSeed + job.seedIndex;
+      sim.devices = std::max(1u, options.devices);
       SimulationResult result =
           simulateRun(space.space, *space.evaluator, **strategy, sim);
-      auto reached = result.evaluationsToReach(space.optimumUs *
-                                               (1.0 + options.tolerance));
+      double target = space.optimumUs * (1.0 + options.tolerance);
+      auto reached = result.evaluationsToReach(target);
+      auto reachedRound = result.roundsToReach(target);
       std::lock_guard<std::mutex> guard(lock);
       BenchCell &cell = cells[job.cell];
       cell.evaluations[job.seedIndex] = reached ? *reached : options.budget + 1;
+      // Never reached: the first round after the budget (budget + 1 for
+      // one device).
+      uint64_t devices = std::max(1u, options.devices);
+      cell.rounds[job.seedIndex] =
+          reachedRound ? *reachedRound
+                       : (options.budget + devices - 1) / devices + 1;
       cell.breaches += result.repeatedRequests + result.invalidRequests +
                        result.overBudgetRequests;
     }
@@ -75,8 +84,10 @@ runStrategyBench(const std::vector<BenchSpace> &spaces,
   for (auto &t : pool)
     t.join();
 
-  for (auto &cell : cells)
+  for (auto &cell : cells) {
     cell.median = median({cell.evaluations.begin(), cell.evaluations.end()});
+    cell.medianRounds = median({cell.rounds.begin(), cell.rounds.end()});
+  }
   return cells;
 }
 

@@ -6,6 +6,7 @@
 //       [--budget 220] [--seeds 10] [--first-seed 1] [--tolerance 0.03]
 //       [--threads N] [--permuted] [--synthetic] [--baseline kt.md]
 //       [--per-seed] [--output results.md] [--command "how it was run"]
+//       [--devices N]
 //
 // Prints (or writes) markdown tables of the median number of evaluations to
 // reach within the tolerance of each space's optimum.
@@ -13,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Tune/BatchStrategyBench.h"
 #include "ktune/Tune/StrategyBench.h"
 #include "ktune/Tune/T1.h"
 
@@ -90,6 +92,10 @@ Expected<Args> parseArgs(int argc, char **argv) {
   app.add_option("--baseline", a.baseline,
                  "A markdown table of reference figures to print beside ours");
   app.add_flag("--per-seed", a.perSeed, "List every seed's result too");
+  app.add_option("--devices", a.bench.devices,
+                 "Compare batches for N virtual devices with one device "
+                 "(evaluations and wall-clock rounds to reach the target)")
+      ->check(CLI::Range(1u, 1024u));
   app.add_option("--output", a.output, "Write here instead of stdout");
   app.add_option("--command", a.command, "How it was run, for the record");
   try {
@@ -201,6 +207,53 @@ Status run(const Args &a) {
     synthetic = syntheticBenchSpaces();
 
   std::ostringstream doc;
+  if (a.bench.devices > 1) {
+    // Batches for N devices against one device, on the recorded spaces.
+    if (recorded.empty())
+      return makeError("--devices compares on recorded spaces: give --t1 "
+                       "and --t4");
+    auto report = runBatchBench(recorded, strategies, a.bench);
+    if (!report)
+      return std::unexpected(report.error());
+    BatchBenchBar bar;
+    std::vector<std::string> names;
+    for (const auto &s : recorded)
+      names.push_back(s.name);
+    std::string n = std::to_string(a.bench.devices);
+    doc << "# Batch strategies in simulation: " << n
+        << " virtual devices against one\n\n"
+        << "Evaluations and wall-clock rounds (one point per device per "
+           "round) until the best time found is within "
+        << a.bench.tolerance * 100
+        << " % of the space's optimum: medians over " << a.bench.seeds
+        << " seeds (" << a.bench.firstSeed << ".."
+        << a.bench.firstSeed + a.bench.seeds - 1
+        << ") summed over the spaces; budget " << a.bench.budget
+        << " evaluations; a run that never reached the target counts "
+        << a.bench.budget + 1
+        << " evaluations and the round after the budget. With one device "
+           "rounds equal evaluations.\n\n"
+        << "- date: " << today() << "\n- machine: " << machine() << "\n";
+    if (!a.command.empty())
+      doc << "- command: `" << a.command << "`\n";
+    doc << "\n"
+        << renderMarkdownTable(batchBenchTable(*report, bar)) << "\n"
+        << "Per space (1 device evaluations / " << n
+        << " devices evaluations / " << n << " devices rounds):\n\n"
+        << renderMarkdownTable(batchBenchDetail(*report, names)) << "\n";
+    uint64_t breaches = 0;
+    for (const auto *cells : {&report->sequential, &report->batched})
+      for (const auto &c : *cells)
+        breaches += c.breaches;
+    doc << "Contract breaches (repeated, invalid or over-budget "
+           "evaluations): "
+        << breaches << ".\n";
+    if (a.output.empty()) {
+      std::cout << doc.str();
+      return {};
+    }
+    return writeFileAtomically(a.output, doc.str());
+  }
   doc << "# Search strategies in simulation\n\n"
       << "Median number of unique evaluations (failed ones included) until the "
          "best time found is within "

@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <unistd.h>
 
 using namespace ktune;
@@ -104,6 +105,18 @@ int main(int argc, char **argv) {
                  "Target architecture, e.g. sm_90 (default: the device's)");
   app.add_option("--simulate-delay-ms", cmd.simulateDelayMs,
                  "Sleep this long per replayed evaluation (testing resume)");
+  std::string gpus;
+  app.add_option("--gpus", gpus,
+                 "Tune on several GPUs at once, one worker each: \"all\" "
+                 "or ordinals such as 0,2,3 (identical models share one "
+                 "search)");
+  app.add_option("--devices", cmd.simulateDevices,
+                 "With --simulate: N virtual devices (batches of N)")
+      ->check(CLI::Range(1u, 1024u));
+  // Several workers on one GPU: exercises the multi-GPU path on one device.
+  app.add_option("--workers-per-gpu", cmd.workersPerGpu)
+      ->check(CLI::Range(1u, 64u))
+      ->group("");
   app.add_flag("-q,--quiet", quiet, "No progress output");
   app.add_flag("--describe", describe,
                "Tune nothing: print the spec and manifest as ktune reads "
@@ -128,6 +141,21 @@ int main(int argc, char **argv) {
   }
   if (budgetOpt->count())
     cmd.budget = budget;
+  if (const char *w = std::getenv("KTUNE_WORKERS_PER_GPU"); w && *w)
+    cmd.workersPerGpu = static_cast<unsigned>(std::max(1, std::atoi(w)));
+  if (!gpus.empty()) {
+    int available = 0;
+#ifdef KTUNE_HAVE_CUDA
+    available = cudaDeviceCount();
+#endif
+    auto list = parseGpuList(gpus, available);
+    if (!list) {
+      std::fprintf(stderr, "ktune-tune: error: %s\n",
+                   list.error().str().c_str());
+      return 1;
+    }
+    cmd.gpus = *list;
+  }
   if (!strategyOptions.empty()) {
     auto j = parseJson(strategyOptions, "--strategy-options");
     if (!j || !j->is_object()) {
@@ -153,6 +181,10 @@ int main(int argc, char **argv) {
   if (cmd.fromResults.empty())
     std::fputs(formatResultsTable(report->results).c_str(), stdout);
   std::fflush(stdout);
+  if (!quiet && !report->gpuActivity.empty())
+    std::fputs(formatGpuActivity(report->gpuActivity, report->wallSeconds)
+                   .c_str(),
+               stderr);
   if (!quiet) {
     if (!report->resultsPath.empty())
       std::fprintf(stderr, "wrote %s\n", report->resultsPath.c_str());

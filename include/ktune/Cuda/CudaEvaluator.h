@@ -37,10 +37,15 @@ struct CudaTuneOptions {
   /// Flush the L2 cache before every timed launch (cold, the default) or
   /// time back-to-back launches on warm caches.
   bool coldL2 = true;
+  /// The GPU (ordinal) the worker runs on; -1: the default (KTUNE_DEVICE,
+  /// else 0).
+  int gpu = -1;
 };
 
 /// True when a CUDA driver and at least one device are usable.
 bool cudaDeviceAvailable();
+/// The number of CUDA devices the worker sees (0 without a usable driver).
+int cudaDeviceCount();
 
 /// Evaluator on the GPU.
 Expected<std::unique_ptr<Evaluator>>

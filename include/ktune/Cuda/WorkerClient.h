@@ -16,6 +16,7 @@
 #include "ktune/Cuda/WorkerProtocol.h"
 
 #include <expected>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,8 @@ public:
     std::string executable;
     double watchdogSeconds = 10.0;
     std::string stderrPath; // empty: inherit
+    /// Added to the worker's environment (KTUNE_DEVICE pins it to a GPU).
+    std::map<std::string, std::string> environment;
   };
 
   /// Starts the worker and says hello. Errors when it cannot start or

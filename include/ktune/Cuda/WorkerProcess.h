@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,7 +39,8 @@ public:
   static Expected<std::unique_ptr<WorkerProcess>>
   start(const std::string &executable,
         const std::vector<std::string> &args = {},
-        const std::string &stderrPath = {});
+        const std::string &stderrPath = {},
+        const std::map<std::string, std::string> &environment = {});
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess &) = delete;
   WorkerProcess &operator=(const WorkerProcess &) = delete;

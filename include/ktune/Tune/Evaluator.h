@@ -13,6 +13,7 @@
 #include "ktune/Tune/Spec.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -89,6 +90,9 @@ struct EvalResult {
   std::optional<Timing> time;
   Resources resources;
   double compileMs = 0; // wall time spent compiling for this result (0 = cache)
+  /// The GPU (or virtual device) that measured it when several tune
+  /// together; -1 otherwise. Journaled as "gpu".
+  int gpu = -1;
 };
 
 class Evaluator {
@@ -102,6 +106,19 @@ public:
   virtual void prepare(const std::vector<Configuration> &upcoming) {}
   virtual EvalResult evaluate(const Shape &shape,
                               const Configuration &config) = 0;
+  /// Configurations measured at the same time (one per GPU or worker).
+  virtual size_t parallelism() const { return 1; }
+  /// Called as each configuration of a batch finishes (never concurrently),
+  /// so that it is journaled at once: a kill loses only those in flight.
+  using BatchDone = std::function<void(size_t index, EvalResult result)>;
+  /// Evaluates `configs` together, at most parallelism() at a time. By
+  /// default one after another.
+  virtual void evaluateBatch(const Shape &shape,
+                             const std::vector<Configuration> &configs,
+                             const BatchDone &done) {
+    for (size_t i = 0; i < configs.size(); ++i)
+      done(i, evaluate(shape, configs[i]));
+  }
   /// Re-times configurations interleaved (ABCABC...) for the final choice.
   /// The default just evaluates each again.
   virtual std::vector<EvalResult>

@@ -12,6 +12,7 @@
 
 #include "ktune/Plan/Manifest.h"
 #include "ktune/Tune/Evaluator.h"
+#include "ktune/Tune/MultiDevice.h"
 #include "ktune/Tune/Results.h"
 #include "ktune/Tune/Spec.h"
 #include "ktune/Tune/Tuner.h"
@@ -44,6 +45,12 @@ struct TuneCommand {
   size_t topK = 3;
   bool compileOnly = false;
   unsigned simulateDelayMs = 0; // slows replays down (crash tests)
+  /// Several devices, one search (identical GPUs): --gpus for a template
+  /// (ordinals; empty: the default GPU), --devices N for a replay.
+  std::vector<int> gpus;
+  unsigned simulateDevices = 1;
+  /// Workers per GPU (>1 only to test the multi-GPU path on one device).
+  unsigned workersPerGpu = 1;
 
   // Where the compiled code goes.
   std::string cacheDir;
@@ -73,6 +80,7 @@ struct EvaluatorRequest {
   std::string cacheDir;
   int jobs = 0;
   std::string arch;
+  int gpu = -1; // the GPU to pin the worker to; -1: the default
 };
 using EvaluatorFactory = std::function<Expected<std::unique_ptr<Evaluator>>(
     const EvaluatorRequest &)>;
@@ -81,6 +89,9 @@ struct SessionReport {
   TuneResults results;
   std::string resultsPath, journalPath, headerPath, t4Path;
   size_t journalEntriesRead = 0; // on opening (a resumed run has some)
+  /// Per GPU when several tuned together (empty otherwise).
+  std::vector<WorkerActivity> gpuActivity;
+  double wallSeconds = 0;
   bool interrupted = false;
 };
 

@@ -93,6 +93,9 @@ struct SimulatedEvaluation {
   Configuration config;
   EvalStatus status = EvalStatus::Ok;
   std::optional<double> timeUs; // set when status is Ok
+  /// 1-based wall-clock round it ran in: devices evaluate one point each
+  /// per round, so a batch of k points on d devices takes ceil(k/d) rounds.
+  uint64_t round = 0;
 };
 
 struct SimulationOptions {
@@ -100,6 +103,9 @@ struct SimulationOptions {
   uint64_t budget = 220;
   uint64_t seed = 0;
   Shape shape;
+  /// Virtual devices evaluating at once: strategies propose batches of this
+  /// size (1: one point at a time, the sequential strategies).
+  unsigned devices = 1;
   /// Called after each evaluation (e.g. to journal it).
   std::function<void(const SimulatedEvaluation &)> onEvaluation;
 };
@@ -118,6 +124,12 @@ struct SimulationResult {
   /// 1-based number of evaluations after which the best time found is at
   /// most `targetUs`; nullopt when never.
   std::optional<size_t> evaluationsToReach(double targetUs) const;
+  /// The round after which the best time found is at most `targetUs`.
+  std::optional<uint64_t> roundsToReach(double targetUs) const;
+  /// Wall-clock rounds used in all.
+  uint64_t rounds() const {
+    return evaluations.empty() ? 0 : evaluations.back().round;
+  }
 };
 
 /// Runs `strategy` on `space` against `evaluator` until the budget is spent,

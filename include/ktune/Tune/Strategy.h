@@ -33,6 +33,25 @@ public:
   virtual bool exhausted() const = 0;
   /// Hint: points the strategy will evaluate next (compiled ahead).
   virtual void prefetch(const std::vector<Point> &upcoming) {}
+
+  // Batches (several devices). With parallelism() == 1 the strategies take
+  // their sequential path unchanged, so one device makes the very choices
+  // it made before batches existed.
+
+  /// Evaluations that run at the same time (devices or workers).
+  virtual size_t parallelism() const { return 1; }
+  /// How many new points to propose now: parallelism() capped by the budget
+  /// left (0 once exhausted).
+  virtual size_t batchSize() const { return exhausted() ? 0 : 1; }
+  /// Evaluates distinct points together; outcomes in the same order. Seen
+  /// points are answered from the cache.
+  virtual std::vector<std::optional<double>>
+  evaluateBatch(const std::vector<Point> &points) {
+    std::vector<std::optional<double>> out;
+    for (const auto &p : points)
+      out.push_back(evaluate(p));
+    return out;
+  }
 };
 
 class Strategy {

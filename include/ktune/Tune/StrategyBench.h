@@ -41,6 +41,8 @@ struct BenchOptions {
   uint64_t firstSeed = 1;
   double tolerance = 0.03;
   unsigned threads = 1;
+  /// Virtual devices: strategies propose batches of this size.
+  unsigned devices = 1;
 };
 
 struct BenchCell {
@@ -50,6 +52,11 @@ struct BenchCell {
   double median = 0;
   /// Strategy contract breaches summed over seeds (must be zero).
   uint64_t breaches = 0;
+  /// Per seed: wall-clock rounds to reach the target (the evaluations when
+  /// there is one device); when never, the round after the budget
+  /// (ceil(budget / devices) + 1).
+  std::vector<uint64_t> rounds;
+  double medianRounds = 0;
 };
 
 /// Runs every strategy on every space with every seed (in parallel over

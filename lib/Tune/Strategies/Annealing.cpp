@@ -34,6 +34,8 @@ public:
 
   void run(const SearchSpace &space, Objective &objective,
            std::mt19937_64 &rng) override {
+    if (objective.parallelism() > 1)
+      return runChains(space, objective, rng);
     UnseenSampler sampler(space);
     auto start = [&]() -> std::optional<Point> {
       if (auto d = space.defaultPoint();
@@ -96,6 +98,114 @@ public:
   }
 
 private:
+  /// Parallel chains, one per device: each round every chain proposes one
+  /// unseen neighbour (distinct across chains) and the batch is measured
+  /// together. The first chain starts at the default, the others at random
+  /// points; a chain that cools down reheats from the best point of all.
+  void runChains(const SearchSpace &space, Objective &objective,
+                 std::mt19937_64 &rng) {
+    struct Chain {
+      std::optional<Point> current;
+      std::optional<double> time;
+      double temperature;
+    };
+    UnseenSampler sampler(space);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<Chain> chains(objective.parallelism(),
+                              Chain{std::nullopt, std::nullopt,
+                                    O.initialTemperature});
+    std::optional<Point> best;
+    std::optional<double> bestTime;
+    auto consider = [&](const Point &p, std::optional<double> t) {
+      if (t && (!bestTime || *t < *bestTime)) {
+        best = p;
+        bestTime = t;
+      }
+    };
+    // Starting points, measured as the first batch.
+    {
+      PointSet claimed;
+      std::vector<Point> batch;
+      std::vector<size_t> owner;
+      for (size_t c = 0; c < chains.size(); ++c) {
+        std::optional<Point> start;
+        if (auto d = space.defaultPoint();
+            c == 0 && d && space.isValid(*d) && !objective.seen(*d))
+          start = d;
+        else
+          start = sampler.next(objective, rng, &claimed);
+        if (!start)
+          break;
+        claimed.insert(*start);
+        chains[c].current = *start;
+        if (batch.size() < objective.batchSize()) {
+          batch.push_back(*start);
+          owner.push_back(c);
+        }
+      }
+      auto times = objective.evaluateBatch(batch);
+      for (size_t k = 0; k < batch.size(); ++k) {
+        chains[owner[k]].time = times[k];
+        consider(batch[k], times[k]);
+      }
+    }
+    std::erase_if(chains, [](const Chain &c) { return !c.current; });
+    if (chains.empty())
+      return;
+    while (size_t q = objective.batchSize()) {
+      PointSet claimed;
+      std::vector<Point> batch;
+      std::vector<size_t> owner;
+      std::vector<bool> jumped;
+      for (size_t c = 0; c < chains.size() && batch.size() < q; ++c) {
+        std::vector<Point> unseen;
+        for (auto &n : hammingNeighbours(space, *chains[c].current))
+          if (!objective.seen(n) && !claimed.count(n))
+            unseen.push_back(std::move(n));
+        std::optional<Point> next;
+        if (!unseen.empty())
+          next = unseen[std::uniform_int_distribution<size_t>(
+              0, unseen.size() - 1)(rng)];
+        else
+          next = sampler.next(objective, rng, &claimed);
+        if (!next)
+          continue;
+        claimed.insert(*next);
+        batch.push_back(*next);
+        owner.push_back(c);
+        jumped.push_back(unseen.empty());
+      }
+      if (batch.empty())
+        return;
+      auto times = objective.evaluateBatch(batch);
+      for (size_t k = 0; k < batch.size(); ++k) {
+        Chain &chain = chains[owner[k]];
+        auto time = times[k];
+        consider(batch[k], time);
+        chain.temperature *= O.cooling;
+        bool accept = false;
+        if (time && !chain.time)
+          accept = true;
+        else if (time && chain.time) {
+          double delta = std::log(*time / *chain.time);
+          accept =
+              delta <= 0 || unit(rng) < std::exp(-delta / chain.temperature);
+        } else if (jumped[k]) {
+          accept = true;
+        }
+        if (accept) {
+          chain.current = batch[k];
+          chain.time = time;
+        }
+        if (chain.temperature < O.finalTemperature && best) {
+          chain.temperature = O.initialTemperature;
+          chain.current = best;
+          chain.time = bestTime;
+        }
+      }
+    }
+  }
+
   AnnealingOptions O;
 };
 

@@ -43,6 +43,11 @@ struct BayesOptions {
   std::string kernel = "matern";
   int64_t localEvery = 3;
   int64_t localRadius = 1;
+  /// The value assumed for a batch's picks until they are measured:
+  /// "max" of the data (a pessimistic constant liar: the picks spread out),
+  /// "min", or "believer" (the model's mean). On the convolution spaces
+  /// with 4 devices "max" needed the fewest evaluations.
+  std::string batchLie = "max";
 };
 
 double normalPdf(double z) {
@@ -212,6 +217,27 @@ void Bayes::run(const SearchSpace &space, Objective &objective,
     observed.push_back(p);
     outcomes.push_back(objective.evaluate(p));
   };
+  // Several devices: points are chosen a batch at a time (pending until
+  // the batch is full) and measured together.
+  bool batched = objective.parallelism() > 1;
+  std::vector<Point> pending;
+  auto flush = [&] {
+    if (pending.empty())
+      return;
+    auto times = objective.evaluateBatch(pending);
+    for (size_t k = 0; k < pending.size(); ++k) {
+      observed.push_back(pending[k]);
+      outcomes.push_back(times[k]);
+    }
+    pending.clear();
+  };
+  auto submit = [&](const Point &p) {
+    if (!batched)
+      return evaluate(p);
+    pending.push_back(p);
+    if (pending.size() >= objective.batchSize())
+      flush();
+  };
 
   // Every valid point, when few enough to score them all each step.
   std::optional<std::vector<Point>> all;
@@ -228,13 +254,14 @@ void Bayes::run(const SearchSpace &space, Objective &objective,
   if (O.startFromDefault)
     if (auto d = space.defaultPoint();
         d && space.isValid(*d) && !objective.seen(*d) && !objective.exhausted())
-      evaluate(*d);
+      submit(*d);
   Eigen::RowVectorXd a(encoder.dims()), b(encoder.dims());
-  while (static_cast<int64_t>(observed.size()) < O.initialSamples &&
+  while (static_cast<int64_t>(observed.size() + pending.size()) <
+             O.initialSamples &&
          !objective.exhausted()) {
     std::optional<Point> best;
     double bestDistance = -1;
-    PointSet drawn;
+    PointSet drawn(pending.begin(), pending.end());
     for (int c = 0; c < 20; ++c) {
       auto p = sampler.next(objective, rng, &drawn);
       if (!p)
@@ -242,19 +269,23 @@ void Bayes::run(const SearchSpace &space, Objective &objective,
       drawn.insert(*p);
       encoder.encode(*p, a);
       double nearest = std::numeric_limits<double>::infinity();
-      for (const auto &q : observed) {
-        encoder.encode(q, b);
-        nearest = std::min(nearest, (a - b).squaredNorm());
-      }
+      for (const auto *set : {&observed, &pending})
+        for (const auto &q : *set) {
+          encoder.encode(q, b);
+          nearest = std::min(nearest, (a - b).squaredNorm());
+        }
       if (nearest > bestDistance) {
         bestDistance = nearest;
         best = *p;
       }
     }
-    if (!best)
+    if (!best) {
+      flush();
       return; // space exhausted
-    evaluate(*best);
+    }
+    submit(*best);
   }
+  flush();
 
   GaussianProcess gp(encoder.dims(), O.kernel == "additive+matern");
   if (all)
@@ -273,6 +304,20 @@ void Bayes::run(const SearchSpace &space, Objective &objective,
       }
     if (!worst || encoder.dims() == 0) {
       // Nothing to model yet: keep sampling.
+      if (batched) {
+        PointSet drawn;
+        for (size_t q = objective.batchSize(); pending.size() < q;) {
+          auto p = sampler.next(objective, rng, &drawn);
+          if (!p)
+            break;
+          drawn.insert(*p);
+          pending.push_back(std::move(*p));
+        }
+        if (pending.empty())
+          return;
+        flush();
+        continue;
+      }
       auto p = sampler.next(objective, rng);
       if (!p)
         return;
@@ -301,98 +346,146 @@ void Bayes::run(const SearchSpace &space, Objective &objective,
       gp.update(X, y);
     }
 
-    // Candidates: unseen valid points.
-    std::vector<Point> candidates;
-    Eigen::MatrixXd encoded;
-    std::vector<Eigen::Index> rows;
-    Eigen::VectorXd mean, sd;
-    if (all) {
-      for (size_t i = 0; i < all->size(); ++i)
-        if (!objective.seen((*all)[i]))
-          rows.push_back(static_cast<Eigen::Index>(i));
-      if (rows.empty())
-        return; // every valid point was evaluated
-      Eigen::VectorXd allMean, allSd;
-      gp.predictCandidates(allMean, allSd, O.observationNoise);
-      mean.resize(static_cast<Eigen::Index>(rows.size()));
-      sd.resize(mean.size());
-      for (size_t r = 0; r < rows.size(); ++r) {
-        mean(static_cast<Eigen::Index>(r)) = allMean(rows[r]);
-        sd(static_cast<Eigen::Index>(r)) = allSd(rows[r]);
+    // The next point: the best by the acquisition among unseen valid points
+    // not `picked` for this round; its predicted (standardised) mean too.
+    auto choose = [&](const PointSet &picked)
+        -> std::optional<std::pair<Point, double>> {
+      auto fresh = [&](const Point &p) {
+        return !objective.seen(p) && !picked.count(p);
+      };
+      // Candidates: unseen valid points.
+      std::vector<Point> candidates;
+      Eigen::MatrixXd encoded;
+      std::vector<Eigen::Index> rows;
+      Eigen::VectorXd mean, sd;
+      if (all) {
+        for (size_t i = 0; i < all->size(); ++i)
+          if (fresh((*all)[i]))
+            rows.push_back(static_cast<Eigen::Index>(i));
+        if (rows.empty())
+          return std::nullopt; // every valid point was evaluated
+        Eigen::VectorXd allMean, allSd;
+        gp.predictCandidates(allMean, allSd, O.observationNoise);
+        mean.resize(static_cast<Eigen::Index>(rows.size()));
+        sd.resize(mean.size());
+        for (size_t r = 0; r < rows.size(); ++r) {
+          mean(static_cast<Eigen::Index>(r)) = allMean(rows[r]);
+          sd(static_cast<Eigen::Index>(r)) = allSd(rows[r]);
+        }
+      } else {
+        PointSet chosen = picked;
+        // Neighbourhoods of the best few points found so far.
+        std::vector<size_t> order(observed.size());
+        for (size_t i = 0; i < order.size(); ++i)
+          order[i] = i;
+        std::sort(order.begin(), order.end(), [&](size_t l, size_t r) {
+          return y(static_cast<Eigen::Index>(l)) <
+                 y(static_cast<Eigen::Index>(r));
+        });
+        for (size_t k = 0; k < std::min<size_t>(5, order.size()); ++k)
+          for (auto &q : hammingNeighbours(space, observed[order[k]]))
+            if (fresh(q) && chosen.insert(q).second)
+              candidates.push_back(std::move(q));
+        for (int64_t c = 0; c < O.candidates; ++c) {
+          auto p = sampler.next(objective, rng, &chosen);
+          if (!p)
+            break;
+          chosen.insert(*p);
+          candidates.push_back(std::move(*p));
+        }
+        if (candidates.empty())
+          return std::nullopt; // every valid point was evaluated
+        encoded = encoder.encodeAll(candidates);
+        gp.predict(encoded, mean, sd, O.observationNoise);
       }
-    } else {
-      PointSet chosen;
-      // Neighbourhoods of the best few points found so far.
-      std::vector<size_t> order(observed.size());
-      for (size_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-      std::sort(order.begin(), order.end(), [&](size_t l, size_t r) {
-        return y(static_cast<Eigen::Index>(l)) <
-               y(static_cast<Eigen::Index>(r));
-      });
-      for (size_t k = 0; k < std::min<size_t>(5, order.size()); ++k)
-        for (auto &q : hammingNeighbours(space, observed[order[k]]))
-          if (!objective.seen(q) && chosen.insert(q).second)
-            candidates.push_back(std::move(q));
-      for (int64_t c = 0; c < O.candidates; ++c) {
-        auto p = sampler.next(objective, rng, &chosen);
-        if (!p)
-          break;
-        chosen.insert(*p);
-        candidates.push_back(std::move(*p));
+      double incumbent = gp.standardise(bestY);
+      auto pointAt = [&](Eigen::Index i) -> const Point & {
+        return all ? (*all)[static_cast<size_t>(rows[static_cast<size_t>(i)])]
+                   : candidates[static_cast<size_t>(i)];
+      };
+      // Every `local_every`-th step looks only at the unseen neighbours of
+      // the best point (one parameter changed): the model's view of the
+      // whole space can be wrong near the optimum, where the differences
+      // that matter are smallest, and this makes the best point a local
+      // optimum before long.
+      std::optional<Point> centre;
+      if (O.localEvery > 0 && ++step % O.localEvery == 0) {
+        size_t best = 0;
+        for (size_t i = 1; i < outcomes.size(); ++i)
+          if (outcomes[i] && (!outcomes[best] || *outcomes[i] < *outcomes[best]))
+            best = i;
+        centre = observed[best];
       }
-      if (candidates.empty())
-        return; // every valid point was evaluated
-      encoded = encoder.encodeAll(candidates);
-      gp.predict(encoded, mean, sd, O.observationNoise);
-    }
-    double incumbent = gp.standardise(bestY);
-    auto pointAt = [&](Eigen::Index i) -> const Point & {
-      return all ? (*all)[static_cast<size_t>(rows[static_cast<size_t>(i)])]
-                 : candidates[static_cast<size_t>(i)];
+      auto near = [&](const Point &p) {
+        int64_t differ = 0;
+        for (size_t k = 0; k < p.size(); ++k)
+          differ += p[k] != (*centre)[k];
+        return differ <= O.localRadius;
+      };
+      if (centre) {
+        bool any = false;
+        for (Eigen::Index i = 0; i < mean.size() && !any; ++i)
+          any = near(pointAt(i));
+        if (!any)
+          centre.reset(); // the neighbourhood is exhausted: a global step
+      }
+      Eigen::Index pick = 0;
+      double bestScore = -std::numeric_limits<double>::infinity();
+      for (Eigen::Index i = 0; i < mean.size(); ++i) {
+        if (centre && !near(pointAt(i)))
+          continue;
+        double score =
+            O.acquisition == "lcb"
+                ? -(mean(i) - O.kappa * sd(i))
+                : logExpectedImprovement(incumbent - O.xi, mean(i), sd(i));
+        if (score > bestScore) {
+          bestScore = score;
+          pick = i;
+        }
+      }
+      return std::make_pair(pointAt(pick), mean(pick));
     };
-    // Every `local_every`-th step looks only at the unseen neighbours of
-    // the best point (one parameter changed): the model's view of the
-    // whole space can be wrong near the optimum, where the differences
-    // that matter are smallest, and this makes the best point a local
-    // optimum before long.
-    std::optional<Point> centre;
-    if (O.localEvery > 0 && ++step % O.localEvery == 0) {
-      size_t best = 0;
-      for (size_t i = 1; i < outcomes.size(); ++i)
-        if (outcomes[i] && (!outcomes[best] || *outcomes[i] < *outcomes[best]))
-          best = i;
-      centre = observed[best];
+
+    if (!batched) {
+      auto next = choose({});
+      if (!next)
+        return;
+      evaluate(next->first);
+      continue;
     }
-    auto near = [&](const Point &p) {
-      int64_t differ = 0;
-      for (size_t k = 0; k < p.size(); ++k)
-        differ += p[k] != (*centre)[k];
-      return differ <= O.localRadius;
-    };
-    if (centre) {
-      bool any = false;
-      for (Eigen::Index i = 0; i < mean.size() && !any; ++i)
-        any = near(pointAt(i));
-      if (!any)
-        centre.reset(); // the neighbourhood is exhausted: a global step
+    // A batch: each pick after the first sees the earlier ones as if
+    // measured, at a constant lie (the worst value by default) or at the
+    // value the model believes, so the picks spread instead of piling up
+    // in one spot.
+    size_t q = objective.batchSize();
+    PointSet picked;
+    std::vector<Point> batch;
+    Eigen::MatrixXd Xl = X;
+    Eigen::VectorXd yl = y;
+    for (size_t j = 0; j < q; ++j) {
+      auto next = choose(picked);
+      if (!next)
+        break;
+      batch.push_back(next->first);
+      picked.insert(next->first);
+      if (j + 1 == q)
+        break;
+      double lie = O.batchLie == "min"   ? y.minCoeff()
+                   : O.batchLie == "max" ? y.maxCoeff()
+                                         : gp.unstandardise(next->second);
+      Xl.conservativeResize(Xl.rows() + 1, Eigen::NoChange);
+      encoder.encode(next->first, Xl.row(Xl.rows() - 1));
+      yl.conservativeResize(yl.size() + 1);
+      yl(yl.size() - 1) = lie;
+      gp.update(Xl, yl);
     }
-    Eigen::Index pick = 0;
-    double bestScore = -std::numeric_limits<double>::infinity();
-    for (Eigen::Index i = 0; i < mean.size(); ++i) {
-      if (centre && !near(pointAt(i)))
-        continue;
-      double score =
-          O.acquisition == "lcb"
-              ? -(mean(i) - O.kappa * sd(i))
-              : logExpectedImprovement(incumbent - O.xi, mean(i), sd(i));
-      if (score > bestScore) {
-        bestScore = score;
-        pick = i;
-      }
+    if (batch.empty())
+      return;
+    auto times = objective.evaluateBatch(batch);
+    for (size_t k = 0; k < batch.size(); ++k) {
+      observed.push_back(batch[k]);
+      outcomes.push_back(times[k]);
     }
-    evaluate(all ? (*all)[static_cast<size_t>(rows[static_cast<size_t>(pick)])]
-                 : candidates[static_cast<size_t>(pick)]);
   }
 }
 
@@ -422,6 +515,8 @@ Expected<std::unique_ptr<Strategy>> makeBayes(const nlohmann::json &o) {
                                          {"matern", "additive+matern"}));
   KTUNE_TRY_ASSIGN(opts.localEvery,
                    r.integer("local_every", opts.localEvery, 0, 1000000));
+  KTUNE_TRY_ASSIGN(opts.batchLie, r.choice("batch_lie", opts.batchLie,
+                                           {"believer", "min", "max"}));
   KTUNE_TRY_ASSIGN(opts.localRadius,
                    r.integer("local_radius", opts.localRadius, 1, 1000));
   for (const Error *e :

@@ -56,6 +56,8 @@ public:
 
   /// Standardised value of a raw target.
   double standardise(double y) const { return (y - Mean) / Scale; }
+  /// The raw target of a standardised value.
+  double unstandardise(double z) const { return z * Scale + Mean; }
   const Hyper &hyper() const { return H; }
   Eigen::Index size() const { return X.rows(); }
 

@@ -47,15 +47,53 @@ public:
                : std::numeric_limits<double>::infinity();
     };
     std::vector<Member> population;
-    if (auto d = space.defaultPoint();
-        d && space.isValid(*d) && !objective.exhausted())
-      population.push_back({*d, fitnessOf(evaluateOnce(objective, *d))});
-    while (static_cast<int64_t>(population.size()) < O.population &&
-           !objective.exhausted()) {
-      auto p = sampler.next(objective, rng);
-      if (!p)
-        break;
-      population.push_back({*p, fitnessOf(objective.evaluate(*p))});
+    bool batched = objective.parallelism() > 1;
+    if (batched) {
+      // The first population a batch at a time, the default in the first.
+      std::optional<Point> first = space.defaultPoint();
+      if (first && !space.isValid(*first))
+        first.reset();
+      while (static_cast<int64_t>(population.size()) < O.population) {
+        size_t q = std::min<size_t>(
+            objective.batchSize(),
+            static_cast<size_t>(O.population) - population.size());
+        if (q == 0)
+          break;
+        std::vector<Point> batch;
+        PointSet drawn;
+        if (first) {
+          if (!objective.seen(*first))
+            batch.push_back(*first);
+          else
+            population.push_back(
+                {*first, fitnessOf(objective.cached(*first))});
+          drawn.insert(*first);
+          first.reset();
+        }
+        while (batch.size() < q) {
+          auto p = sampler.next(objective, rng, &drawn);
+          if (!p)
+            break;
+          drawn.insert(*p);
+          batch.push_back(std::move(*p));
+        }
+        if (batch.empty())
+          break;
+        auto times = objective.evaluateBatch(batch);
+        for (size_t k = 0; k < batch.size(); ++k)
+          population.push_back({batch[k], fitnessOf(times[k])});
+      }
+    } else {
+      if (auto d = space.defaultPoint();
+          d && space.isValid(*d) && !objective.exhausted())
+        population.push_back({*d, fitnessOf(evaluateOnce(objective, *d))});
+      while (static_cast<int64_t>(population.size()) < O.population &&
+             !objective.exhausted()) {
+        auto p = sampler.next(objective, rng);
+        if (!p)
+          break;
+        population.push_back({*p, fitnessOf(objective.evaluate(*p))});
+      }
     }
     if (population.empty())
       return;
@@ -87,7 +125,12 @@ public:
       return population[pick];
     };
 
-    while (!objective.exhausted()) {
+    // One child: bred from two parents, else an immigrant; distinct from
+    // every point seen and from `claimed` (the rest of its batch).
+    auto breed = [&](const PointSet *claimed) -> std::optional<Point> {
+      auto fresh = [&](const Point &c) {
+        return !objective.seen(c) && !(claimed && claimed->count(c));
+      };
       const Member &mother = tournament();
       const Member &father = tournament();
       std::optional<Point> child;
@@ -111,15 +154,14 @@ public:
         }
         if (!space.isValid(c))
           c = repair(space, rng, c, mother.point);
-        if (space.isValid(c) && !objective.seen(c))
+        if (space.isValid(c) && fresh(c))
           child = c;
       }
-      if (!child) {
-        child = sampler.next(objective, rng); // immigrant
-        if (!child)
-          return;
-      }
-      double fitness = fitnessOf(objective.evaluate(*child));
+      if (!child)
+        child = sampler.next(objective, rng, claimed); // immigrant
+      return child;
+    };
+    auto admit = [&](const Point &child, double fitness) {
       auto worst = std::max_element(population.begin(), population.end(),
                                     [](const Member &a, const Member &b) {
                                       return a.fitness < b.fitness;
@@ -127,10 +169,38 @@ public:
       if (fitness < worst->fitness ||
           static_cast<int64_t>(population.size()) < O.population) {
         if (static_cast<int64_t>(population.size()) < O.population)
-          population.push_back({*child, fitness});
+          population.push_back({child, fitness});
         else
-          *worst = {*child, fitness};
+          *worst = {child, fitness};
       }
+    };
+
+    if (batched) {
+      // A generation per round: one child per device, bred from the same
+      // population, admitted once all are measured.
+      while (size_t q = objective.batchSize()) {
+        PointSet claimed;
+        std::vector<Point> children;
+        while (children.size() < q) {
+          auto child = breed(&claimed);
+          if (!child)
+            break;
+          claimed.insert(*child);
+          children.push_back(std::move(*child));
+        }
+        if (children.empty())
+          return;
+        auto times = objective.evaluateBatch(children);
+        for (size_t k = 0; k < children.size(); ++k)
+          admit(children[k], fitnessOf(times[k]));
+      }
+      return;
+    }
+    while (!objective.exhausted()) {
+      auto child = breed(nullptr);
+      if (!child)
+        return;
+      admit(*child, fitnessOf(objective.evaluate(*child)));
     }
   }
 

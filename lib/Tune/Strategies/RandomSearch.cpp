@@ -14,6 +14,24 @@ public:
   void run(const SearchSpace &space, Objective &objective,
            std::mt19937_64 &rng) override {
     UnseenSampler sampler(space);
+    if (objective.parallelism() > 1) {
+      // One round: as many distinct unseen points as there are devices.
+      while (size_t q = objective.batchSize()) {
+        PointSet drawn;
+        std::vector<Point> batch;
+        while (batch.size() < q) {
+          auto p = sampler.next(objective, rng, &drawn);
+          if (!p)
+            break;
+          drawn.insert(*p);
+          batch.push_back(std::move(*p));
+        }
+        if (batch.empty())
+          return;
+        objective.evaluateBatch(batch);
+      }
+      return;
+    }
     while (!objective.exhausted()) {
       auto p = sampler.next(objective, rng);
       if (!p)

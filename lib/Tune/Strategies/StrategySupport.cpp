@@ -178,6 +178,28 @@ public:
   std::string name() const override { return "brute_force"; }
   void run(const SearchSpace &space, Objective &objective,
            std::mt19937_64 &) override {
+    if (objective.parallelism() > 1) {
+      // In order, a batch of unseen points per round.
+      std::vector<Point> batch;
+      bool more = true;
+      space.forEachValid([&](const Point &p) {
+        size_t q = objective.batchSize();
+        if (q == 0) {
+          more = false;
+          return false;
+        }
+        if (!objective.seen(p))
+          batch.push_back(p);
+        if (batch.size() >= q) {
+          objective.evaluateBatch(batch);
+          batch.clear();
+        }
+        return true;
+      });
+      if (more && !batch.empty())
+        objective.evaluateBatch(batch);
+      return;
+    }
     space.forEachValid([&](const Point &p) {
       if (objective.exhausted())
         return false;

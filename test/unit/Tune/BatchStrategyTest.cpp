@@ -1,0 +1,58 @@
+// Strategies that propose batches: with one device they must make exactly
+// the choices they made before batching existed (fingerprints recorded
+// from the sequential code), and with several they must stay within the
+// strategy contract (distinct, valid, within budget).
+#include "SharedData.h"
+#include "ktune/Support/Sha256.h"
+#include "ktune/Tune/Simulator.h"
+#include "ktune/Tune/T1.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+using namespace ktune;
+
+namespace {
+
+const std::string Convolution =
+    std::string(KTUNE_SHARED_DATA_DIR) + "/t4/convolution/";
+
+std::string fingerprint(const SimulationResult &r) {
+  std::string text;
+  for (const auto &e : r.evaluations)
+    text += nlohmann::json(e.config).dump() + ";";
+  return sha256Hex(text).substr(0, 16);
+}
+
+SimulationResult runOn(const std::string &strategy, const std::string &device,
+                       unsigned devices, uint64_t budget, uint64_t seed) {
+  auto t1 = readT1File(Convolution + "T1_input.json");
+  EXPECT_TRUE(t1) << t1.error().str();
+  SearchSpace space = *t1->searchSpace();
+  auto replay = ReplayEvaluator::readT4File(Convolution + device + "_T4.json.gz");
+  EXPECT_TRUE(replay) << replay.error().str();
+  auto s = makeStrategy(strategy);
+  EXPECT_TRUE(s) << s.error().str();
+  SimulationOptions options;
+  options.budget = budget;
+  options.seed = seed;
+  return simulateRun(space, *replay, **s, options);
+}
+
+} // namespace
+
+TEST(BatchStrategies, OneDeviceMakesTheSequentialChoices) {
+  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  // Fingerprints of the sequences the strategies chose before they could
+  // propose batches (budget 60, seed 7, A100 recording).
+  const std::map<std::string, std::string> expected = {
+      {"annealing", "96999719488b570c"}, {"bayes", "55b1eec21dc46149"},
+      {"brute_force", "bfb5f2bb4e77d0a1"}, {"genetic", "91f6fe1b67f4fe48"},
+      {"ils", "263354dbc565663d"},         {"random", "f7c7c1ff5bbcba14"}};
+  for (const auto &[name, print] : expected) {
+    auto r = runOn(name, "A100", 1, 60, 7);
+    EXPECT_EQ(r.evaluations.size(), 60u) << name;
+    EXPECT_EQ(fingerprint(r), print) << name;
+  }
+}

@@ -60,9 +60,15 @@ std::vector<EvalResult>
 DeviceGroup::retime(const Shape &shape,
                     const std::vector<Configuration> &configs) {
   // Finalists are compared on one GPU: interleaved, same conditions.
+  auto begin = std::chrono::steady_clock::now();
   auto out = Workers[0]->retime(shape, configs);
   for (auto &r : out)
     r.gpu = Gpus[0];
+  std::lock_guard<std::mutex> guard(Lock);
+  Activity[0].evaluations += out.size();
+  Activity[0].busySeconds += std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - begin)
+                                 .count();
   return out;
 }
 

@@ -256,8 +256,10 @@ void Bayes::run(const SearchSpace &space, Objective &objective,
         d && space.isValid(*d) && !objective.seen(*d) && !objective.exhausted())
       submit(*d);
   Eigen::RowVectorXd a(encoder.dims()), b(encoder.dims());
-  while (static_cast<int64_t>(observed.size() + pending.size()) <
-             O.initialSamples &&
+  // Batched, the last round of the design is filled up with design points.
+  while ((static_cast<int64_t>(observed.size() + pending.size()) <
+              O.initialSamples ||
+          !pending.empty()) &&
          !objective.exhausted()) {
     std::optional<Point> best;
     double bestDistance = -1;

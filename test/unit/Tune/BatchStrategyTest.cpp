@@ -37,6 +37,7 @@ SimulationResult runOn(const std::string &strategy, const std::string &device,
   SimulationOptions options;
   options.budget = budget;
   options.seed = seed;
+  options.devices = devices;
   return simulateRun(space, *replay, **s, options);
 }
 
@@ -55,4 +56,38 @@ TEST(BatchStrategies, OneDeviceMakesTheSequentialChoices) {
     EXPECT_EQ(r.evaluations.size(), 60u) << name;
     EXPECT_EQ(fingerprint(r), print) << name;
   }
+}
+
+namespace {
+
+class BatchedStrategy : public ::testing::TestWithParam<std::string> {};
+
+} // namespace
+
+TEST_P(BatchedStrategy, FourDevicesSpendTheBudgetInRoundsOfFour) {
+  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  for (uint64_t seed : {1, 2}) {
+    auto r = runOn(GetParam(), "A4000", 4, 61, seed);
+    EXPECT_EQ(r.evaluations.size(), 61u);
+    EXPECT_EQ(r.repeatedRequests + r.invalidRequests + r.overBudgetRequests,
+              0u);
+    // Full rounds of four, then the one left over.
+    EXPECT_EQ(r.rounds(), 16u) << GetParam();
+    for (size_t k = 0; k < r.evaluations.size(); ++k)
+      EXPECT_EQ(r.evaluations[k].round, k / 4 + 1) << GetParam() << " " << k;
+    // Reproducible.
+    auto again = runOn(GetParam(), "A4000", 4, 61, seed);
+    EXPECT_EQ(fingerprint(again), fingerprint(r)) << GetParam();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tune, BatchedStrategy,
+                         ::testing::Values("brute_force", "random", "annealing",
+                                           "genetic", "ils", "bayes"));
+
+TEST(BatchStrategies, OneDeviceRoundsAreEvaluations) {
+  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  auto r = runOn("genetic", "A100", 1, 30, 3);
+  for (size_t k = 0; k < r.evaluations.size(); ++k)
+    EXPECT_EQ(r.evaluations[k].round, k + 1);
 }

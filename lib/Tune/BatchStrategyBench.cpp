@@ -80,14 +80,13 @@ MarkdownTable batchBenchTable(const BatchBenchReport &report,
                   "bar"};
   for (const auto &r : report.rows)
     table.rows.emplace_back(
-        r.strategy,
-        std::vector<std::string>{
-            count(r.sequentialEvaluations), count(r.batchEvaluations),
-            count(r.batchRounds), fixed(r.roundRatio(), 3),
-            fixed(r.evaluationRatio(), 3),
-            std::to_string(r.sequentialUnreached) + " / " +
-                std::to_string(r.batchUnreached),
-            r.meets(bar) ? "met" : "missed"});
+        r.strategy, std::vector<std::string>{
+                        count(r.sequentialEvaluations),
+                        count(r.batchEvaluations), count(r.batchRounds),
+                        fixed(r.roundRatio(), 3), fixed(r.evaluationRatio(), 3),
+                        std::to_string(r.sequentialUnreached) + " / " +
+                            std::to_string(r.batchUnreached),
+                        r.meets(bar) ? "met" : "missed"});
   return table;
 }
 

@@ -21,8 +21,7 @@ DeviceGroup::create(std::vector<std::unique_ptr<Evaluator>> workers,
         workers[i]->arch() != workers[0]->arch())
       return makeError("GPU " + std::to_string(gpus[i]) + " is a " +
                        workers[i]->device() + ", GPU " +
-                       std::to_string(gpus[0]) + " a " +
-                       workers[0]->device() +
+                       std::to_string(gpus[0]) + " a " + workers[0]->device() +
                        ": different models are tuned as separate devices");
   std::unique_ptr<DeviceGroup> group(new DeviceGroup());
   group->Workers = std::move(workers);
@@ -40,9 +39,9 @@ EvalResult DeviceGroup::runOn(size_t worker, const Shape &shape,
   }
   auto begin = std::chrono::steady_clock::now();
   EvalResult r = Workers[worker]->evaluate(shape, config);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - begin)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
   r.gpu = Gpus[worker];
   std::lock_guard<std::mutex> guard(Lock);
   Activity[worker].busy = false;
@@ -66,9 +65,9 @@ DeviceGroup::retime(const Shape &shape,
     r.gpu = Gpus[0];
   std::lock_guard<std::mutex> guard(Lock);
   Activity[0].evaluations += out.size();
-  Activity[0].busySeconds += std::chrono::duration<double>(
-                                 std::chrono::steady_clock::now() - begin)
-                                 .count();
+  Activity[0].busySeconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
   return out;
 }
 
@@ -106,10 +105,9 @@ std::string formatGpuActivity(const std::vector<WorkerActivity> &activity,
   double busy = 0;
   char line[160];
   for (const auto &a : activity) {
-    std::snprintf(line, sizeof line,
-                  "GPU %d: %llu evaluation(s), busy %.1f s\n", a.gpu,
-                  static_cast<unsigned long long>(a.evaluations),
-                  a.busySeconds);
+    std::snprintf(
+        line, sizeof line, "GPU %d: %llu evaluation(s), busy %.1f s\n", a.gpu,
+        static_cast<unsigned long long>(a.evaluations), a.busySeconds);
     out += line;
     busy += a.busySeconds;
   }

@@ -87,12 +87,10 @@ public:
       ++Rounds;
     return t;
   }
-  size_t parallelism() const override {
-    return std::max(1u, Options.devices);
-  }
+  size_t parallelism() const override { return std::max(1u, Options.devices); }
   size_t batchSize() const override {
-    uint64_t left = Options.budget - std::min<uint64_t>(
-                                         Options.budget, Out.evaluations.size());
+    uint64_t left = Options.budget -
+                    std::min<uint64_t>(Options.budget, Out.evaluations.size());
     return static_cast<size_t>(std::min<uint64_t>(left, parallelism()));
   }
   std::vector<std::optional<double>>
@@ -421,8 +419,7 @@ SimulationResult::evaluationsToReach(double targetUs) const {
   return std::nullopt;
 }
 
-std::optional<uint64_t>
-SimulationResult::roundsToReach(double targetUs) const {
+std::optional<uint64_t> SimulationResult::roundsToReach(double targetUs) const {
   if (auto k = evaluationsToReach(targetUs))
     return evaluations[*k - 1].round;
   return std::nullopt;

@@ -224,9 +224,8 @@ Status run(const Args &a) {
         << " virtual devices against one\n\n"
         << "Evaluations and wall-clock rounds (one point per device per "
            "round) until the best time found is within "
-        << a.bench.tolerance * 100
-        << " % of the space's optimum: medians over " << a.bench.seeds
-        << " seeds (" << a.bench.firstSeed << ".."
+        << a.bench.tolerance * 100 << " % of the space's optimum: medians over "
+        << a.bench.seeds << " seeds (" << a.bench.firstSeed << ".."
         << a.bench.firstSeed + a.bench.seeds - 1
         << ") summed over the spaces; budget " << a.bench.budget
         << " evaluations; a run that never reached the target counts "

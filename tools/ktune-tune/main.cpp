@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Tune/Describe.h"
+#include "ktune/Tune/MergedHeader.h"
 #include "ktune/Tune/Session.h"
 #include "ktune/Tune/Strategy.h"
 
@@ -106,6 +107,10 @@ int main(int argc, char **argv) {
   app.add_option("--simulate-delay-ms", cmd.simulateDelayMs,
                  "Sleep this long per replayed evaluation (testing resume)");
   std::string gpus;
+  std::vector<std::string> mergeResults;
+  app.add_option("--merge-results", mergeResults,
+                 "Tune nothing: merge results.json files of several GPU "
+                 "models into one dispatch header (--header)");
   app.add_option("--gpus", gpus,
                  "Tune on several GPUs at once, one worker each: \"all\" "
                  "or ordinals such as 0,2,3 (identical models share one "
@@ -137,6 +142,35 @@ int main(int argc, char **argv) {
       return 1;
     }
     std::fputs((d->dump(1) + "\n").c_str(), stdout);
+    return 0;
+  }
+  if (!mergeResults.empty()) {
+    // One header for every GPU model: each device's results kept whole.
+    std::vector<TuneResults> all;
+    Status status;
+    for (const auto &path : mergeResults) {
+      auto j = readJsonFile(path);
+      auto r = j ? resultsFromJson(*j) : std::unexpected(j.error());
+      if (!r) {
+        status = std::unexpected(withContext(r.error(), path));
+        break;
+      }
+      all.push_back(std::move(*r));
+    }
+    if (status && cmd.headerPath.empty())
+      status = makeError("--merge-results needs --header (the file to write)");
+    if (status) {
+      auto header = renderMergedHeader(all);
+      status = header ? writeFileAtomically(cmd.headerPath, *header)
+                      : Status(std::unexpected(header.error()));
+    }
+    if (!status) {
+      std::fprintf(stderr, "ktune-tune: error: %s\n",
+                   status.error().str().c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "wrote %s (%zu devices)\n", cmd.headerPath.c_str(),
+                 all.size());
     return 0;
   }
   if (budgetOpt->count())
@@ -182,9 +216,9 @@ int main(int argc, char **argv) {
     std::fputs(formatResultsTable(report->results).c_str(), stdout);
   std::fflush(stdout);
   if (!quiet && !report->gpuActivity.empty())
-    std::fputs(formatGpuActivity(report->gpuActivity, report->wallSeconds)
-                   .c_str(),
-               stderr);
+    std::fputs(
+        formatGpuActivity(report->gpuActivity, report->wallSeconds).c_str(),
+        stderr);
   if (!quiet) {
     if (!report->resultsPath.empty())
       std::fprintf(stderr, "wrote %s\n", report->resultsPath.c_str());

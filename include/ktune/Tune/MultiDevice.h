@@ -42,8 +42,7 @@ public:
   void prepare(const std::vector<Configuration> &upcoming) override {
     Workers[0]->prepare(upcoming);
   }
-  EvalResult evaluate(const Shape &shape,
-                      const Configuration &config) override;
+  EvalResult evaluate(const Shape &shape, const Configuration &config) override;
   std::vector<EvalResult>
   retime(const Shape &shape,
          const std::vector<Configuration> &configs) override;
@@ -98,8 +97,7 @@ std::string formatGpuActivity(const std::vector<WorkerActivity> &activity,
 
 /// "all" -> every ordinal below `available`; "0,2,3" -> those (each below
 /// `available`, no repeats). Errors name --gpus.
-Expected<std::vector<int>> parseGpuList(const std::string &text,
-                                        int available);
+Expected<std::vector<int>> parseGpuList(const std::string &text, int available);
 
 } // namespace ktune
 

@@ -111,9 +111,9 @@ private:
     };
     UnseenSampler sampler(space);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
-    std::vector<Chain> chains(objective.parallelism(),
-                              Chain{std::nullopt, std::nullopt,
-                                    O.initialTemperature});
+    std::vector<Chain> chains(
+        objective.parallelism(),
+        Chain{std::nullopt, std::nullopt, O.initialTemperature});
     std::optional<Point> best;
     std::optional<double> bestTime;
     auto consider = [&](const Point &p, std::optional<double> t) {
@@ -164,8 +164,8 @@ private:
             unseen.push_back(std::move(n));
         std::optional<Point> next;
         if (!unseen.empty())
-          next = unseen[std::uniform_int_distribution<size_t>(
-              0, unseen.size() - 1)(rng)];
+          next = unseen[std::uniform_int_distribution<size_t>(0, unseen.size() -
+                                                                     1)(rng)];
         else
           next = sampler.next(objective, rng, &claimed);
         if (!next)

@@ -350,8 +350,8 @@ void Bayes::run(const SearchSpace &space, Objective &objective,
 
     // The next point: the best by the acquisition among unseen valid points
     // not `picked` for this round; its predicted (standardised) mean too.
-    auto choose = [&](const PointSet &picked)
-        -> std::optional<std::pair<Point, double>> {
+    auto choose =
+        [&](const PointSet &picked) -> std::optional<std::pair<Point, double>> {
       auto fresh = [&](const Point &p) {
         return !objective.seen(p) && !picked.count(p);
       };
@@ -414,7 +414,8 @@ void Bayes::run(const SearchSpace &space, Objective &objective,
       if (O.localEvery > 0 && ++step % O.localEvery == 0) {
         size_t best = 0;
         for (size_t i = 1; i < outcomes.size(); ++i)
-          if (outcomes[i] && (!outcomes[best] || *outcomes[i] < *outcomes[best]))
+          if (outcomes[i] &&
+              (!outcomes[best] || *outcomes[i] < *outcomes[best]))
             best = i;
         centre = observed[best];
       }

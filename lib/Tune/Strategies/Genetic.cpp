@@ -54,9 +54,9 @@ public:
       if (first && !space.isValid(*first))
         first.reset();
       while (static_cast<int64_t>(population.size()) < O.population) {
-        size_t q = std::min<size_t>(
-            objective.batchSize(),
-            static_cast<size_t>(O.population) - population.size());
+        size_t q = std::min<size_t>(objective.batchSize(),
+                                    static_cast<size_t>(O.population) -
+                                        population.size());
         if (q == 0)
           break;
         std::vector<Point> batch;
@@ -65,8 +65,7 @@ public:
           if (!objective.seen(*first))
             batch.push_back(*first);
           else
-            population.push_back(
-                {*first, fitnessOf(objective.cached(*first))});
+            population.push_back({*first, fitnessOf(objective.cached(*first))});
           drawn.insert(*first);
           first.reset();
         }

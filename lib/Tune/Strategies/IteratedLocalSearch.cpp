@@ -137,8 +137,8 @@ private:
     int64_t kicksWithoutProgress = 0;
   };
 
-  void aim(const SearchSpace &space, Objective &objective,
-           std::mt19937_64 &rng, Chain &c) {
+  void aim(const SearchSpace &space, Objective &objective, std::mt19937_64 &rng,
+           Chain &c) {
     auto around = hammingNeighbours(space, c.at);
     std::shuffle(around.begin(), around.end(), rng);
     // Seen neighbours first (they cost nothing); popped from the back.
@@ -169,8 +169,8 @@ private:
       auto around = hammingNeighbours(space, p);
       if (around.empty())
         break;
-      p = around[std::uniform_int_distribution<size_t>(0, around.size() -
-                                                              1)(rng)];
+      p = around[std::uniform_int_distribution<size_t>(0,
+                                                       around.size() - 1)(rng)];
     }
     if (objective.seen(p) || claimed.count(p)) {
       auto around = hammingNeighbours(space, p);
@@ -270,8 +270,8 @@ private:
       std::vector<Point> batch;
       std::vector<size_t> owner;
       for (size_t k = 0; k < chains.size() && batch.size() < q; ++k)
-        if (auto p = propose(space, objective, rng, sampler, chains[k],
-                             claimed)) {
+        if (auto p =
+                propose(space, objective, rng, sampler, chains[k], claimed)) {
           claimed.insert(*p);
           batch.push_back(std::move(*p));
           owner.push_back(k);

@@ -30,7 +30,8 @@ SimulationResult runOn(const std::string &strategy, const std::string &device,
   auto t1 = readT1File(Convolution + "T1_input.json");
   EXPECT_TRUE(t1) << t1.error().str();
   SearchSpace space = *t1->searchSpace();
-  auto replay = ReplayEvaluator::readT4File(Convolution + device + "_T4.json.gz");
+  auto replay =
+      ReplayEvaluator::readT4File(Convolution + device + "_T4.json.gz");
   EXPECT_TRUE(replay) << replay.error().str();
   auto s = makeStrategy(strategy);
   EXPECT_TRUE(s) << s.error().str();
@@ -48,7 +49,7 @@ TEST(BatchStrategies, OneDeviceMakesTheSequentialChoices) {
   // Fingerprints of the sequences the strategies chose before they could
   // propose batches (budget 60, seed 7, A100 recording).
   const std::map<std::string, std::string> expected = {
-      {"annealing", "96999719488b570c"}, {"bayes", "55b1eec21dc46149"},
+      {"annealing", "96999719488b570c"},   {"bayes", "55b1eec21dc46149"},
       {"brute_force", "bfb5f2bb4e77d0a1"}, {"genetic", "91f6fe1b67f4fe48"},
       {"ils", "263354dbc565663d"},         {"random", "f7c7c1ff5bbcba14"}};
   for (const auto &[name, print] : expected) {

@@ -1,5 +1,5 @@
-#include "TempDir.h"
 #include "ktune/Tune/MultiDevice.h"
+#include "TempDir.h"
 #include "ktune/Tune/Session.h"
 
 #include <gtest/gtest.h>
@@ -106,8 +106,8 @@ TEST(MultiDevice, GpuListsAreChecked) {
   EXPECT_FALSE(parseGpuList("0,0", 3));
   EXPECT_FALSE(parseGpuList("x", 3));
   EXPECT_FALSE(parseGpuList("all", 0));
-  std::string text = formatGpuActivity({{0, 10, 5.0, false}, {1, 8, 5.0, false}},
-                                       5.0);
+  std::string text =
+      formatGpuActivity({{0, 10, 5.0, false}, {1, 8, 5.0, false}}, 5.0);
   EXPECT_NE(text.find("GPU 1: 8 evaluation(s)"), std::string::npos) << text;
   EXPECT_NE(text.find("2.00x"), std::string::npos) << text;
 }

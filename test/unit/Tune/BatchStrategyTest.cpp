@@ -4,6 +4,7 @@
 // strategy contract (distinct, valid, within budget).
 #include "SharedData.h"
 #include "ktune/Support/Sha256.h"
+#include "ktune/Tune/BatchStrategyBench.h"
 #include "ktune/Tune/Simulator.h"
 #include "ktune/Tune/T1.h"
 
@@ -91,4 +92,36 @@ TEST(BatchStrategies, OneDeviceRoundsAreEvaluations) {
   auto r = runOn("genetic", "A100", 1, 30, 3);
   for (size_t k = 0; k < r.evaluations.size(); ++k)
     EXPECT_EQ(r.evaluations[k].round, k + 1);
+}
+
+// The bar on a subset that runs in seconds: ILS with 4 virtual devices on
+// two recorded spaces, 10 seeds (the whole table is in bench/results).
+TEST(BatchStrategies, FourDevicesMeetTheBarOnASubset) {
+  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  auto t1 = readT1File(Convolution + "T1_input.json");
+  ASSERT_TRUE(t1);
+  std::vector<BenchSpace> spaces;
+  for (const char *device : {"A4000", "MI250X"}) {
+    auto replay =
+        ReplayEvaluator::readT4File(Convolution + device + "_T4.json.gz");
+    ASSERT_TRUE(replay);
+    BenchSpace b;
+    b.name = device;
+    b.space = *t1->searchSpace();
+    b.optimumUs = *replay->bestTimeUs();
+    b.evaluator = std::make_shared<ReplayEvaluator>(std::move(*replay));
+    spaces.push_back(b);
+  }
+  BenchOptions options;
+  options.budget = 220;
+  options.seeds = 10;
+  options.devices = 4;
+  options.threads = 2;
+  auto report = runBatchBench(spaces, {{"ils", "ils", {}}}, options);
+  ASSERT_TRUE(report) << report.error().str();
+  const BatchBenchRow &row = report->rows.at(0);
+  EXPECT_EQ(row.sequentialUnreached + row.batchUnreached, 0u);
+  EXPECT_TRUE(row.meets(BatchBenchBar{}))
+      << "rounds ratio " << row.roundRatio() << ", evaluations ratio "
+      << row.evaluationRatio();
 }

@@ -198,6 +198,14 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
     return std::unexpected(withContext(spec.error(), cmd.specPath));
 
   std::string kernelName = cmd.kernel.empty() ? spec->kernel : cmd.kernel;
+  if (spec->launcherMode) {
+    // The launcher is the entry point: tuned as a kernel would be, found
+    // first by its name.
+    auto entry = launcherAsKernel(*p.manifest, spec->kernel);
+    if (!entry)
+      return std::unexpected(withContext(entry.error(), cmd.specPath));
+    p.manifest->kernels.insert(p.manifest->kernels.begin(), std::move(*entry));
+  }
   p.manifestKernel = p.manifest->findKernel(kernelName);
   if (!p.manifestKernel) {
     std::string known;
@@ -250,6 +258,9 @@ Status writeHeader(const TuneCommand &cmd, const Prepared &p,
   in.spec = &*p.spec;
   in.results = &results;
   in.constraints = p.space.constraints;
+  if (p.spec->launcherMode)
+    if (const ManifestLauncher *l = p.manifest->findLauncher(p.spec->kernel))
+      in.launcherReturns = l->returns;
   // Include the template relative to the header's directory.
   fs::path headerDir = fs::absolute(path).parent_path();
   in.templateInclude =

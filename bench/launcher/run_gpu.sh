@@ -4,10 +4,12 @@
 # brute force over the host block cap, cold L2, medians) and the same kernel
 # in kernel mode (launch parameter, NVRTC), builds an app against the
 # dispatch header and checks it bit for bit, then times torch eager and
-# torch.compile at the same shapes. Everything lands in $OUT (default: bench-out).
+# torch.compile at the same shapes. Everything lands in $OUT (default:
+# bench-out) as bench.tgz, with the results and logs beside it.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-out="${OUT:-$root/bench-out}"
+final="${OUT:-$root/bench-out}"
+out="$(mktemp -d)"
 build="$root/build-gpu"
 mkdir -p "$out"
 cd "$root"
@@ -36,3 +38,8 @@ if [ -f "$out/silu_and_mul_launcher.tuned.h" ]; then
     "$build/app_check" | tee "$out/app.log"
 fi
 python3 bench/launcher/torch_silu_and_mul.py 1,64,256,4096,16384 11008,14336 2>&1 | grep -v Warning | tee "$out/torch.log" | tail -12
+rm -rf "$out/cache"
+mkdir -p "$final"
+tar -C "$out" -czf "$final/bench.tgz" .
+cp "$out/launcher.results.json" "$out/torch_silu_and_mul.json" "$out/silu_and_mul_launcher.tuned.h" \
+  "$out/device.txt" "$out/app.log" "$final/" 2>/dev/null

@@ -8,7 +8,8 @@
 #include <vector>
 
 int main() {
-  const int shapes[][2] = {{1, 11008}, {4096, 11008}, {16384, 14336}, {100, 14336}};
+  const int shapes[][2] = {
+      {1, 11008}, {4096, 11008}, {16384, 14336}, {100, 14336}};
   int bad = 0;
   for (auto [T, d] : shapes) {
     size_t nIn = size_t(T) * 2 * d, nOut = size_t(T) * d;

@@ -47,7 +47,7 @@ __global__ void act_and_mul_kernel(T *__restrict__ out,
   const long long stride = blockDim.x;
   const long long row = token * 2 * d;
 
-#if (__CUDACC_VER_MAJOR__ >= 12 && defined(__CUDA_ARCH__) &&                 \
+#if (__CUDACC_VER_MAJOR__ >= 12 && defined(__CUDA_ARCH__) &&                   \
      (__CUDA_ARCH__ >= 900))
   asm volatile("griddepcontrol.wait;");
 #endif
@@ -71,7 +71,7 @@ __global__ void act_and_mul_kernel(T *__restrict__ out,
     out[token * d + tail + i] = static_cast<T>(Activation(x) * y);
   }
 
-#if (__CUDACC_VER_MAJOR__ >= 12 && defined(__CUDA_ARCH__) &&                 \
+#if (__CUDACC_VER_MAJOR__ >= 12 && defined(__CUDA_ARCH__) &&                   \
      (__CUDA_ARCH__ >= 900))
   asm volatile("griddepcontrol.launch_dependents;");
 #endif

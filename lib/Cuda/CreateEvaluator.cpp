@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "CudaEvaluatorImpl.h"
 
-#include "ktune/Support/DType.h"
 #include "ktune/Cuda/HelperKernels.h"
+#include "ktune/Support/DType.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Tune/Session.h"
 

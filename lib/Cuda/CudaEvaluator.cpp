@@ -209,9 +209,9 @@ CudaEvaluator::compileAndPrune(const Shape &shape, const Configuration &config,
                     "so this is the same code as without the cap");
   if (!knownDims) {
     // Nothing to prune by: the launcher's launch fails if it is invalid.
-  } else if (auto why = resourcePruneReason(Limits, *dims, res.registers,
-                                            r.resources.smemStatic,
-                                            res.barriers)) {
+  } else if (auto why =
+                 resourcePruneReason(Limits, *dims, res.registers,
+                                     r.resources.smemStatic, res.barriers)) {
     return fail(EvalStatus::Pruned, *why);
   }
   if (res.registers >= 0 && knownDims)

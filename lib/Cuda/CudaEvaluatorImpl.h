@@ -92,7 +92,7 @@ private:
   KernelBinding Binding;
   std::unique_ptr<NvrtcCompiler> Compiler;
   std::unique_ptr<NvrtcCompiler> HelperCompiler; // owns the helpers' image
-  std::unique_ptr<LauncherCompiler> Launchers;    // launcher mode only
+  std::unique_ptr<LauncherCompiler> Launchers;   // launcher mode only
   DeviceLimits Limits;
   std::unique_ptr<WorkerClient> Worker;
   nlohmann::json Helpers;

@@ -75,8 +75,8 @@ static bool startsWithAny(const std::string &a,
 }
 
 std::vector<std::string> projectNvccFlags(const CompileCommandInfo &c) {
-  const bool nvcc = c.compiler.empty() || c.compiler.find("nvcc") !=
-                                              std::string::npos;
+  const bool nvcc =
+      c.compiler.empty() || c.compiler.find("nvcc") != std::string::npos;
   auto absolute = [&](const std::string &dir) {
     if (dir.empty() || fs::path(dir).is_absolute() || c.directory.empty())
       return dir;
@@ -141,10 +141,9 @@ std::string findNvcc() {
   return "nvcc";
 }
 
-std::vector<std::string>
-launcherCompileCommand(const LauncherModuleSettings &s,
-                       const std::string &sourcePath,
-                       const std::string &outputPath) {
+std::vector<std::string> launcherCompileCommand(const LauncherModuleSettings &s,
+                                                const std::string &sourcePath,
+                                                const std::string &outputPath) {
   std::vector<std::string> argv = {s.nvcc.empty() ? findNvcc() : s.nvcc};
   for (const auto &d : s.includeDirs)
     argv.push_back("-I" + d);
@@ -163,9 +162,9 @@ launcherCompileCommand(const LauncherModuleSettings &s,
     fs::path dir = fs::path(s.templatePath).parent_path();
     argv.push_back("-I" + (dir.empty() ? std::string(".") : dir.string()));
   }
-  argv.insert(argv.end(), {"-arch=" + s.arch, "-Xptxas", "-v", "-shared",
-                           "-Xcompiler", "-fPIC", "-o", outputPath,
-                           sourcePath});
+  argv.insert(argv.end(),
+              {"-arch=" + s.arch, "-Xptxas", "-v", "-shared", "-Xcompiler",
+               "-fPIC", "-o", outputPath, sourcePath});
   return argv;
 }
 
@@ -291,9 +290,9 @@ LauncherCompiler::Impl::build(const std::string &instantiation) {
   auto argv = launcherCompileCommand(Settings, cu.string(), tmpSo.string());
   auto started = std::chrono::steady_clock::now();
   auto r = runProcess(argv, "", options);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - started)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+          .count();
   std::error_code ec;
   fs::remove(cu, ec);
   {

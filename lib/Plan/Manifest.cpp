@@ -1,7 +1,7 @@
 #include "ktune/Plan/Manifest.h"
 
-#include "ktune/Support/JsonReader.h"
 #include "ktune/Expr/Expr.h"
+#include "ktune/Support/JsonReader.h"
 #include "ktune/Support/Try.h"
 
 #include <algorithm>
@@ -32,8 +32,7 @@ std::vector<const TemplateParam *> ManifestKernel::tunableParams() const {
   return out;
 }
 
-const ManifestLauncher *
-Manifest::findLauncher(const std::string &n) const {
+const ManifestLauncher *Manifest::findLauncher(const std::string &n) const {
   for (const auto &l : launchers)
     if (l.name == n || l.qualifiedName == n)
       return &l;
@@ -110,8 +109,8 @@ static Expected<LaunchGeometry> readLaunch(const JsonReader &l) {
   return g;
 }
 
-static Expected<std::vector<TemplateParam>>
-readParams(const JsonReader &ps, bool launchParams) {
+static Expected<std::vector<TemplateParam>> readParams(const JsonReader &ps,
+                                                       bool launchParams) {
   if (!ps.isArray())
     return ps.fail("expected an array");
   std::vector<TemplateParam> out;
@@ -149,8 +148,7 @@ static Expected<ManifestLauncher> readLauncher(const JsonReader &j) {
   KTUNE_TRY_ASSIGN(l.name, j.requiredString("name"));
   KTUNE_TRY_ASSIGN(l.qualifiedName, j.optionalString("qualified_name", l.name));
   if (j.has("template_params")) {
-    KTUNE_TRY_ASSIGN(l.templateParams,
-                     readParams(j["template_params"], false));
+    KTUNE_TRY_ASSIGN(l.templateParams, readParams(j["template_params"], false));
   }
   if (j.has("args")) {
     KTUNE_TRY_ASSIGN(l.args, readArgs(j["args"]));
@@ -171,8 +169,7 @@ static Expected<ManifestKernel> readKernel(const JsonReader &j) {
   KTUNE_TRY_ASSIGN(k.name, j.requiredString("name"));
   KTUNE_TRY_ASSIGN(k.qualifiedName, j.optionalString("qualified_name", k.name));
   if (j.has("template_params")) {
-    KTUNE_TRY_ASSIGN(k.templateParams,
-                     readParams(j["template_params"], false));
+    KTUNE_TRY_ASSIGN(k.templateParams, readParams(j["template_params"], false));
   }
   if (j.has("launch_params")) {
     KTUNE_TRY_ASSIGN(k.launchParams, readParams(j["launch_params"], true));
@@ -257,8 +254,8 @@ Expected<Manifest> manifestFromJson(const json &json) {
     for (const auto &p : m.kernels[i].launchParams)
       if (!m.launchers.empty() && !m.findLauncher(p.launcher))
         return j["kernels"][i]["launch_params"].fail(
-            "launch parameter '" + p.name + "' names launcher '" +
-            p.launcher + "', which the manifest does not list");
+            "launch parameter '" + p.name + "' names launcher '" + p.launcher +
+            "', which the manifest does not list");
   return m;
 }
 
@@ -401,6 +398,17 @@ Expected<ManifestKernel> launcherAsKernel(const Manifest &m,
       k.launch = kernel->launch;
   }
   return k;
+}
+
+Status addLauncherEntry(Manifest &m, const std::string &launcher) {
+  auto entry = launcherAsKernel(m, launcher);
+  if (!entry)
+    return std::unexpected(entry.error());
+  if (!m.kernels.empty() && m.kernels.front().name == entry->name &&
+      m.kernels.front().qualifiedName == entry->qualifiedName)
+    return {};
+  m.kernels.insert(m.kernels.begin(), std::move(*entry));
+  return {};
 }
 
 std::string resolveLaunchExpression(

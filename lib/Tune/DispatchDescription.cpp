@@ -47,8 +47,9 @@ std::vector<LauncherParam> launcherParams(const ManifestKernel &kernel,
     // The tuned launcher is called as the original: its parameters only.
     std::set<std::string> carried;
     for (const auto &a : kernel.args) {
-      auto it = std::find_if(spec.args.begin(), spec.args.end(),
-                             [&](const SpecArg &s) { return s.name == a.name; });
+      auto it =
+          std::find_if(spec.args.begin(), spec.args.end(),
+                       [&](const SpecArg &s) { return s.name == a.name; });
       const auto *sc =
           it == spec.args.end() ? nullptr : std::get_if<ScalarArg>(&it->arg);
       LauncherParam p{a.name, substituteIdentifiers(a.type, spec.templateArgs),

@@ -270,8 +270,9 @@ struct Generator {
     auto smem = cpp(launch.smem);
     if (!smem)
       return makeError(smem.error().message, "launch.smem");
-    v["launch_comment"] = "// One instantiation of the kernel with its launch geometry" +
-                          v["launch_from"] + ".";
+    v["launch_comment"] =
+        "// One instantiation of the kernel with its launch geometry" +
+        v["launch_from"] + ".";
 
     std::string kernelArgs;
     for (const auto &p : K.templateParams)
@@ -280,6 +281,12 @@ struct Generator {
     std::string callArgs;
     for (const auto &a : K.args)
       callArgs += (callArgs.empty() ? "" : ", ") + a.name;
+    // Also one by one, for header templates that spell the launch out.
+    v["grid"] = *grid;
+    v["block"] = *block;
+    v["smem"] = *smem;
+    v["kernel_call"] = K.qualifiedName + "<" + kernelArgs + ">";
+    v["call_args"] = callArgs;
     v["launch_body"] = fixed + "  const dim3 grid(" + *grid +
                        ");\n  const dim3 block(" + *block +
                        ");\n  const size_t smem = static_cast<size_t>(" +
@@ -320,7 +327,8 @@ struct Generator {
         " called as the original is, with the tuned parameters for the\n"
         "/// nearest tuned shape.\ninline " +
         ret + " " + K.name + "(" + signature(false) + ") {\n  return launch_" +
-        K.name + "_tuned(" + forwardArgs() + ");\n}\n} // namespace "
+        K.name + "_tuned(" + forwardArgs() +
+        ");\n}\n} // namespace "
         "ktune_tuned\n";
     return commonValues(v);
   }

@@ -201,10 +201,8 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
   if (spec->launcherMode) {
     // The launcher is the entry point: tuned as a kernel would be, found
     // first by its name.
-    auto entry = launcherAsKernel(*p.manifest, spec->kernel);
-    if (!entry)
-      return std::unexpected(withContext(entry.error(), cmd.specPath));
-    p.manifest->kernels.insert(p.manifest->kernels.begin(), std::move(*entry));
+    if (auto added = addLauncherEntry(*p.manifest, spec->kernel); !added)
+      return std::unexpected(withContext(added.error(), cmd.specPath));
   }
   p.manifestKernel = p.manifest->findKernel(kernelName);
   if (!p.manifestKernel) {

@@ -353,11 +353,11 @@ Expected<Spec> specFromJson(const json &json) {
     return j.failAt("ktune",
                     "unsupported spec version \"" + *j["ktune"].string() +
                         "\" (this ktune reads \"" + SpecVersion + "\")");
-  KTUNE_TRY(j.onlyFields({"ktune", "kernel", "launcher", "template_args",
-                          "dims", "shapes",
-                          "args", "launch", "bytes", "tolerance", "domains",
-                          "constraints", "max_registers", "compile_options",
-                          "reference_kernel", "comment", "$schema"}));
+  KTUNE_TRY(
+      j.onlyFields({"ktune", "kernel", "launcher", "template_args", "dims",
+                    "shapes", "args", "launch", "bytes", "tolerance", "domains",
+                    "constraints", "max_registers", "compile_options",
+                    "reference_kernel", "comment", "$schema"}));
 
   Spec s;
   if (j.has("kernel") == j.has("launcher"))

@@ -141,12 +141,12 @@ Status validateSpec(const Spec &spec, const ManifestKernel &kernel) {
     bool buffer = std::holds_alternative<BufferArg>(it->arg);
     const auto *sc = std::get_if<ScalarArg>(&it->arg);
     if (sc && sc->stream != isStreamType(ka.effectiveType()))
-      return makeError(
-          sc->stream ? "argument '" + ka.name + "' (" + ka.type +
-                           ") is not a stream"
-                     : "argument '" + ka.name + "' is a stream: give "
-                                                "{\"stream\": true}",
-          jsonPathKey("args", ka.name));
+      return makeError(sc->stream ? "argument '" + ka.name + "' (" + ka.type +
+                                        ") is not a stream"
+                                  : "argument '" + ka.name +
+                                        "' is a stream: give "
+                                        "{\"stream\": true}",
+                       jsonPathKey("args", ka.name));
     if (sc && sc->stream)
       continue;
     if (pointer && !buffer)
@@ -250,8 +250,8 @@ Status validateSpec(const Spec &spec, const ManifestKernel &kernel) {
                           launchWhere(jsonPathIndex("block", i)), shape, 1,
                           "block extent"));
     if (checkLaunch)
-      KTUNE_TRY(checkExpr(launch.smem, launchEnv, launchWhere("smem"), shape,
-                          0, "shared memory size"));
+      KTUNE_TRY(checkExpr(launch.smem, launchEnv, launchWhere("smem"), shape, 0,
+                          "shared memory size"));
     if (!spec.bytes.empty())
       KTUNE_TRY(checkExpr(spec.bytes, env, "bytes", shape, 0, "byte count"));
   }
@@ -266,11 +266,11 @@ std::optional<int64_t> templateArgSize(const Spec &spec,
     if (d.cudaType == type || d.name == type)
       return static_cast<int64_t>(d.size);
   static const std::map<std::string, int64_t> Integers = {
-      {"char", 1},     {"int8_t", 1},   {"uint8_t", 1},  {"short", 2},
-      {"int16_t", 2},  {"uint16_t", 2}, {"int", 4},      {"unsigned", 4},
-      {"unsigned int", 4}, {"int32_t", 4}, {"uint32_t", 4}, {"long", 8},
-      {"int64_t", 8},  {"uint64_t", 8}, {"size_t", 8},   {"double", 8},
-      {"half", 2},     {"__half", 2}};
+      {"char", 1},         {"int8_t", 1},   {"uint8_t", 1},  {"short", 2},
+      {"int16_t", 2},      {"uint16_t", 2}, {"int", 4},      {"unsigned", 4},
+      {"unsigned int", 4}, {"int32_t", 4},  {"uint32_t", 4}, {"long", 8},
+      {"int64_t", 8},      {"uint64_t", 8}, {"size_t", 8},   {"double", 8},
+      {"half", 2},         {"__half", 2}};
   if (auto i = Integers.find(type); i != Integers.end())
     return i->second;
   return std::nullopt;

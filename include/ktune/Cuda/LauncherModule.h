@@ -1,4 +1,5 @@
-//===- ktune/Cuda/LauncherModule.h - Launchers as loadable modules -*- C++ -*-===//
+//===- ktune/Cuda/LauncherModule.h - Launchers as loadable modules -*- C++
+//-*-===//
 //
 // Launcher mode compiles one configuration of a templated host launcher
 // (`ops::silu_and_mul<__nv_bfloat16, 512U>`) with nvcc into a shared object
@@ -34,15 +35,15 @@ inline constexpr const char *LauncherEntrySymbol = "ktune_launch";
 inline constexpr const char *LauncherErrorSymbol = "ktune_error_name";
 
 struct LauncherModuleSettings {
-  std::string nvcc;         // empty: $CUDA_HOME/bin/nvcc, else the build's
+  std::string nvcc; // empty: $CUDA_HOME/bin/nvcc, else the build's
   std::string arch = "sm_90";
-  std::string templatePath; // the templated source the module includes
+  std::string templatePath;   // the templated source the module includes
   std::string templateSource; // its content (part of the cache key)
   std::vector<std::string> includeDirs;  // absolute, first on the path
   std::vector<std::string> projectFlags; // projectNvccFlags(...)
   std::vector<std::string> extraFlags;   // the spec's compile_options
-  std::string cacheDir; // empty: a temporary directory
-  int jobs = 0;         // parallel nvcc calls; 0 = one per hardware thread
+  std::string cacheDir;                  // empty: a temporary directory
+  int jobs = 0; // parallel nvcc calls; 0 = one per hardware thread
   /// The launched kernel whose ptxas report gives the resources.
   std::string kernelName;
   double timeoutSeconds = 300;

@@ -135,6 +135,10 @@ nlohmann::json manifestToJson(const Manifest &manifest);
 Expected<ManifestKernel> launcherAsKernel(const Manifest &manifest,
                                           const std::string &launcher);
 
+/// Makes the launcher findable by its name as the entry point to tune: its
+/// launcherAsKernel view goes first in `manifest.kernels` (once).
+Status addLauncherEntry(Manifest &manifest, const std::string &launcher);
+
 /// Replaces `sizeof(X)` in a launch expression by its size in bytes from
 /// `sizeOf` (nullopt: left as is, so the expression fails to parse with the
 /// name in the message), and `std::min`/`std::max` by `min`/`max`.

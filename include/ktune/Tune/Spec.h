@@ -65,7 +65,8 @@ using Shape = std::map<std::string, int64_t>;
 std::string shapeLiteral(const Shape &shape);
 
 struct Spec {
-  std::string kernel; // manifest kernel name, or the launcher's in launcher mode
+  std::string
+      kernel; // manifest kernel name, or the launcher's in launcher mode
   /// Launcher mode ("launcher": name instead of "kernel"): the host function
   /// is the entry point; args are its parameters.
   bool launcherMode = false;

@@ -259,8 +259,8 @@ WExpected<int> DeviceSession::loadLibrary(const std::string &path,
     Libraries[path] = handle;
   }
   Kernel k;
-  k.entry = reinterpret_cast<int (*)(void **)>(
-      ::dlsym(handle, function.c_str()));
+  k.entry =
+      reinterpret_cast<int (*)(void **)>(::dlsym(handle, function.c_str()));
   if (!k.entry)
     return workerError("launcher module " + path + " has no '" + function +
                        "'");
@@ -491,8 +491,8 @@ DeviceSession::run(int handle, const protocol::Launch &l, int poison,
   blocksPerSM = -1;
   if (!k.entry)
     KTUNE_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocksPerSM, k.function, static_cast<int>(l.dims.threadsPerBlock()),
-      static_cast<size_t>(l.dims.smemDynamic)));
+        &blocksPerSM, k.function, static_cast<int>(l.dims.threadsPerBlock()),
+        static_cast<size_t>(l.dims.smemDynamic)));
 
   for (auto &b : Buffers) {
     uint64_t before = 0, after = 0;

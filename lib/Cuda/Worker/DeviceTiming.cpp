@@ -131,8 +131,8 @@ DeviceSession::planBatch(Kernel &k, const protocol::Launch &l,
           static_cast<unsigned>(d.grid[1]), static_cast<unsigned>(d.grid[2]),
           static_cast<unsigned>(d.block[0]), static_cast<unsigned>(d.block[1]),
           static_cast<unsigned>(d.block[2]),
-          static_cast<unsigned>(d.smemDynamic), Stream,
-          params[j % sets].data(), nullptr);
+          static_cast<unsigned>(d.smemDynamic), Stream, params[j % sets].data(),
+          nullptr);
   CUgraph graph = nullptr;
   CUresult ended = cuStreamEndCapture(Stream, &graph);
   if (k.entry && (entryFailed || ended != CUDA_SUCCESS)) {

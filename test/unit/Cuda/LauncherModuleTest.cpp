@@ -2,8 +2,8 @@
 // project's flags, nvcc's command, the binding of launcher arguments (the
 // stream slot) and launch parameters in kernel mode, and one real nvcc build
 // of the bundled launcher example where nvcc is installed.
-#include "ktune/Cuda/KernelBinding.h"
 #include "ktune/Cuda/LauncherModule.h"
+#include "ktune/Cuda/KernelBinding.h"
 #include "ktune/Support/FileUtil.h"
 
 #include <gtest/gtest.h>
@@ -62,12 +62,16 @@ TEST(LauncherModule, ProjectFlagsDropWhatAModuleReplaces) {
                  "-MD",         "-MF",
                  "x.d",         "kernel.cu"};
   auto f = projectNvccFlags(c);
-  std::vector<std::string> want = {"-O3",  "--expt-relaxed-constexpr",
-                                   "-I/proj/include", "-I", "/abs/inc",
+  std::vector<std::string> want = {"-O3",
+                                   "--expt-relaxed-constexpr",
+                                   "-I/proj/include",
+                                   "-I",
+                                   "/abs/inc",
                                    "-DNDEBUG"};
   EXPECT_EQ(f, want);
   c.compiler = "clang++";
-  c.arguments = {"-O2", "-std=c++17", "-DX=1", "-Iinc", "--cuda-gpu-arch=sm_90"};
+  c.arguments = {"-O2", "-std=c++17", "-DX=1", "-Iinc",
+                 "--cuda-gpu-arch=sm_90"};
   want = {"-std=c++17", "-DX=1", "-I/proj/build/inc"};
   EXPECT_EQ(projectNvccFlags(c), want);
 }
@@ -121,8 +125,8 @@ TEST(LauncherModule, BindingPassesTheStreamAndTheTunedCap) {
 
 TEST(LauncherModule, KernelModeInstantiatesWithoutTheLaunchParameter) {
   Manifest m = exampleManifest("act_and_mul_kernel.tpl.json");
-  auto spec = resolveSpec(exampleSpec("act_and_mul_kernel.spec.json"),
-                          m.kernels[0]);
+  auto spec =
+      resolveSpec(exampleSpec("act_and_mul_kernel.spec.json"), m.kernels[0]);
   ASSERT_TRUE(spec) << spec.error().str();
   auto b = KernelBinding::create(m.kernels[0], *spec);
   ASSERT_TRUE(b) << b.error().str();

@@ -12,7 +12,7 @@ using nlohmann::json;
 
 namespace {
 
-const char *ManifestText = R"({
+const char *ManifestText = R"json({
   "ktune": "manifest/2", "source": "act.tpl.cu", "original": "act.cu",
   "files": [{"path": "act.tpl.cu", "original": "/src/act.cu", "role": "main"},
             {"path": "include/act.cuh", "original": "/src/act.cuh", "role": "header"}],
@@ -30,7 +30,9 @@ const char *ManifestText = R"({
              {"name": "d", "type": "const uint", "canonical_type": "unsigned int"}],
     "constraints": ["BLOCK_CAP % 32 == 0"],
     "launch": {"grid": ["num_tokens"],
-               "block": ["std::min(d / (16 / sizeof(T)), BLOCK_CAP)"], "smem": "0"}}],
+               "block": ["std::min(d / (16 / sizeof(T)), BLOCK_CAP)"], "smem": "0"
+}
+}],
   "launchers": [{
     "name": "silu_and_mul", "qualified_name": "ops::silu_and_mul",
     "template_params": [{"name": "T", "type": "typename", "tunable": false},
@@ -41,7 +43,8 @@ const char *ManifestText = R"({
              {"name": "num_tokens", "type": "int64_t", "canonical_type": "long"},
              {"name": "stream", "type": "cudaStream_t"}],
     "returns": "void", "kernels": ["ops::act_kernel"], "from": "act.cu:20",
-    "forwarder": true}]})";
+    "forwarder": true}]
+})json";
 
 Manifest manifest() {
   auto m = manifestFromJson(json::parse(ManifestText));
@@ -125,9 +128,9 @@ TEST(ManifestV2, LaunchExpressionsResolveSizeofAndStdMin) {
       return 2;
     return std::nullopt;
   };
-  EXPECT_EQ(resolveLaunchExpression("std::min(d / (16 / sizeof(T)), CAP)",
-                                    sizeOf),
-            "min(d / (16 / 2), CAP)");
+  EXPECT_EQ(
+      resolveLaunchExpression("std::min(d / (16 / sizeof(T)), CAP)", sizeOf),
+      "min(d / (16 / 2), CAP)");
   EXPECT_EQ(resolveLaunchExpression("sizeof( T ) * n", sizeOf), "2 * n");
   // Unknown types stay, so the parse error names them.
   EXPECT_EQ(resolveLaunchExpression("sizeof(U)", sizeOf), "sizeof(U)");

@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "CudaEvaluatorImpl.h"
 
-#include "ktune/Support/DType.h"
 #include "ktune/Cuda/HelperKernels.h"
+#include "ktune/Support/DType.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Tune/Session.h"
 
@@ -83,6 +83,38 @@ templateCompiler(const CudaTuneOptions &o, const std::string &arch) {
     return std::unexpected(source.error());
   return NvrtcCompiler::create(*source, sourceName(o),
                                compilerSettings(o, arch));
+}
+
+/// Launcher mode: nvcc builds each configuration of the launcher into a
+/// module, with the project's flags and the rewritten headers first.
+Expected<std::unique_ptr<LauncherCompiler>>
+launcherCompiler(const CudaTuneOptions &o, const std::string &arch) {
+  if (!o.spec.launcherMode)
+    return nullptr;
+  if (!o.spec.maxRegisters.empty())
+    return makeError("a register cap cannot be applied through a launcher: "
+                     "drop \"max_registers\" in launcher mode",
+                     "max_registers");
+  LauncherModuleSettings s;
+  s.arch = arch.starts_with("compute_") ? "sm_" + arch.substr(8) : arch;
+  s.templatePath = fs::absolute(o.templatePath).string();
+  auto source = templateSource(o);
+  if (!source)
+    return std::unexpected(source.error());
+  s.templateSource = *source;
+  fs::path base = fs::absolute(o.templatePath).parent_path();
+  for (const auto &d : o.manifest.includeDirs)
+    s.includeDirs.push_back(
+        fs::path(d).is_absolute() ? d : (base / d).lexically_normal().string());
+  if (o.manifest.compile)
+    s.projectFlags = projectNvccFlags(*o.manifest.compile);
+  s.extraFlags = o.spec.compileOptions;
+  s.cacheDir = o.cacheDir;
+  s.jobs = o.jobs;
+  if (const ManifestLauncher *l = o.manifest.findLauncher(o.spec.kernel);
+      l && !l->kernels.empty())
+    s.kernelName = l->kernels.front();
+  return LauncherCompiler::create(std::move(s));
 }
 
 /// Compiles the helper kernels into one image and names them for the worker.
@@ -210,13 +242,18 @@ createCudaEvaluator(const CudaTuneOptions &options) {
   auto compiler = templateCompiler(options, *arch);
   if (!compiler)
     return std::unexpected(compiler.error());
+  auto launchers = launcherCompiler(options, limits.arch);
+  if (!launchers)
+    return std::unexpected(launchers.error());
   auto helpers = compileHelpers(*arch, options.cacheDir);
   if (!helpers)
     return std::unexpected(helpers.error());
-  return std::unique_ptr<Evaluator>(new CudaEvaluator(
+  auto evaluator = std::make_unique<CudaEvaluator>(
       options, std::move(*binding), std::move(*compiler),
       std::move(helpers->first), std::move(limits), std::move(*worker),
-      std::move(helpers->second), settings, false));
+      std::move(helpers->second), settings, false);
+  evaluator->setLauncherCompiler(std::move(*launchers));
+  return std::unique_ptr<Evaluator>(std::move(evaluator));
 }
 
 Expected<std::unique_ptr<Evaluator>>
@@ -231,9 +268,14 @@ createCompileOnlyEvaluator(const CudaTuneOptions &options) {
   auto compiler = templateCompiler(options, arch);
   if (!compiler)
     return std::unexpected(compiler.error());
-  return std::unique_ptr<Evaluator>(new CudaEvaluator(
+  auto launchers = launcherCompiler(options, arch);
+  if (!launchers)
+    return std::unexpected(launchers.error());
+  auto evaluator = std::make_unique<CudaEvaluator>(
       options, std::move(*binding), std::move(*compiler), nullptr,
-      std::move(*limits), nullptr, json(), {}, true));
+      std::move(*limits), nullptr, json(), WorkerClient::Settings{}, true);
+  evaluator->setLauncherCompiler(std::move(*launchers));
+  return std::unique_ptr<Evaluator>(std::move(evaluator));
 }
 
 Expected<std::unique_ptr<Evaluator>>

@@ -32,7 +32,21 @@ void CudaEvaluator::prepare(const std::vector<Configuration> &upcoming) {
       continue;
     insts.push_back({*name, KernelBinding::maxRegisters(*full)});
   }
+  if (Launchers) {
+    std::vector<std::string> names;
+    for (const auto &i : insts)
+      names.push_back(i.nameExpression);
+    Launchers->prefetch(names);
+    return;
+  }
   Compiler->prefetch(insts);
+}
+
+Expected<CompiledKernel> CudaEvaluator::compiled(const std::string &name,
+                                                 int maxRegisters) {
+  if (Launchers)
+    return Launchers->get(name);
+  return Compiler->get({name, maxRegisters});
 }
 
 EvalResult CudaEvaluator::evaluate(const Shape &shape,
@@ -156,19 +170,26 @@ CudaEvaluator::compileAndPrune(const Shape &shape, const Configuration &config,
                 "invalid configuration: " + full.error().str());
   if (auto violated = Binding.violatedConstraint(shape, *full))
     return fail(EvalStatus::Pruned, "constraint violated: " + *violated);
+  // A launcher computes its own launch: its geometry, when the manifest's
+  // can be evaluated over the launcher's names, only prunes and reports.
   auto dims = Binding.launch(shape, *full);
-  if (!dims)
+  const bool knownDims = dims.has_value();
+  if (!dims && !Binding.launcherMode())
     return fail(EvalStatus::Pruned,
                 "launch geometry cannot be evaluated: " + dims.error().str());
-  r.resources.threadsPerBlock = static_cast<int>(dims->threadsPerBlock());
-  r.resources.smemDynamic = static_cast<int>(dims->smemDynamic);
-  if (auto why = geometryPruneReason(Limits, *dims))
-    return fail(EvalStatus::Pruned, *why);
+  if (!dims)
+    dims = LaunchDims{};
+  if (knownDims) {
+    r.resources.threadsPerBlock = static_cast<int>(dims->threadsPerBlock());
+    r.resources.smemDynamic = static_cast<int>(dims->smemDynamic);
+    if (auto why = geometryPruneReason(Limits, *dims))
+      return fail(EvalStatus::Pruned, *why);
+  }
 
   auto name = Binding.nameExpression(*full);
   if (!name)
     return fail(EvalStatus::CompileError, name.error().str());
-  auto compiled = Compiler->get({*name, KernelBinding::maxRegisters(*full)});
+  auto compiled = this->compiled(*name, KernelBinding::maxRegisters(*full));
   if (!compiled)
     return fail(EvalStatus::CompileError, compiled.error().str());
   r.compileMs = compiled->compileMs;
@@ -186,10 +207,14 @@ CudaEvaluator::compileAndPrune(const Shape &shape, const Configuration &config,
                     std::to_string(res.registers) +
                     " registers (its __launch_bounds__ take precedence), "
                     "so this is the same code as without the cap");
-  if (auto why = resourcePruneReason(Limits, *dims, res.registers,
-                                     r.resources.smemStatic, res.barriers))
+  if (!knownDims) {
+    // Nothing to prune by: the launcher's launch fails if it is invalid.
+  } else if (auto why =
+                 resourcePruneReason(Limits, *dims, res.registers,
+                                     r.resources.smemStatic, res.barriers)) {
     return fail(EvalStatus::Pruned, *why);
-  if (res.registers >= 0)
+  }
+  if (res.registers >= 0 && knownDims)
     r.resources.blocksPerSM =
         computeOccupancy(Limits,
                          {dims->threadsPerBlock(), res.registers,

@@ -19,6 +19,7 @@
 
 #include "ktune/Cuda/CudaEvaluator.h"
 #include "ktune/Cuda/KernelBinding.h"
+#include "ktune/Cuda/LauncherModule.h"
 #include "ktune/Cuda/NvrtcCompiler.h"
 #include "ktune/Cuda/WorkerClient.h"
 
@@ -41,6 +42,11 @@ public:
         HelperCompiler(std::move(helperCompiler)), Limits(std::move(limits)),
         Worker(std::move(worker)), Helpers(std::move(helpers)),
         WorkerSettings(std::move(workerSettings)), CompileOnly(compileOnly) {}
+
+  /// Launcher mode: configurations are modules built by nvcc.
+  void setLauncherCompiler(std::unique_ptr<LauncherCompiler> launchers) {
+    Launchers = std::move(launchers);
+  }
 
   std::string device() const override { return Limits.name; }
   std::string arch() const override { return Compiler->arch(); }
@@ -68,6 +74,8 @@ private:
   std::optional<Prepared> compileAndPrune(const Shape &shape,
                                           const Configuration &config,
                                           EvalResult &r);
+  /// The kernel (NVRTC) or the launcher module (nvcc) of a configuration.
+  Expected<CompiledKernel> compiled(const std::string &name, int maxRegisters);
 
   // The worker (CudaEvaluatorWorker.cpp).
   EvalResult workerFailure(const WorkerFailure &f, const std::string &context,
@@ -84,6 +92,7 @@ private:
   KernelBinding Binding;
   std::unique_ptr<NvrtcCompiler> Compiler;
   std::unique_ptr<NvrtcCompiler> HelperCompiler; // owns the helpers' image
+  std::unique_ptr<LauncherCompiler> Launchers;   // launcher mode only
   DeviceLimits Limits;
   std::unique_ptr<WorkerClient> Worker;
   nlohmann::json Helpers;

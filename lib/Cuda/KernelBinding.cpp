@@ -232,6 +232,13 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
                        "template_args");
     }
   }
+  for (const auto &p : kernel.launchParams) {
+    if (!p.defaultValue)
+      return makeError("launch parameter '" + p.name + "' has no default",
+                       kernelWhere);
+    b.Default[p.name] = *p.defaultValue;
+  }
+  b.LauncherMode = spec.launcherMode;
   for (const auto &[name, value] : spec.templateArgs)
     if (!kernel.findParam(name))
       return makeError("kernel '" + kernel.name +
@@ -257,7 +264,12 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
                        "args");
     ArgBinding ab;
     ab.name = karg.name;
-    bool isPointer = karg.type.find('*') != std::string::npos;
+    if (const auto *sc = std::get_if<ScalarArg>(&it->arg); sc && sc->stream) {
+      ab.isStream = true;
+      b.Args.push_back(std::move(ab));
+      continue;
+    }
+    bool isPointer = karg.effectiveType().find('*') != std::string::npos;
     if (const auto *buf = std::get_if<BufferArg>(&it->arg)) {
       if (!isPointer)
         return makeError("argument has type '" + karg.type +
@@ -288,7 +300,8 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
         return makeError("argument has pointer type '" + karg.type +
                              "' but the spec gives a scalar value",
                          where);
-      std::string ctype = scalar.ctype.empty() ? karg.type : scalar.ctype;
+      std::string ctype =
+          scalar.ctype.empty() ? karg.effectiveType() : scalar.ctype;
       // A scalar whose type is a template parameter (`T eps`) takes the
       // spec's template argument.
       std::string bare = normaliseType(ctype);
@@ -306,35 +319,49 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
     b.Args.push_back(std::move(ab));
   }
 
-  // Launch geometry.
-  std::optional<LaunchGeometry> geometry =
-      spec.launch ? spec.launch : kernel.launch;
-  if (!geometry)
+  // Launch geometry. A launcher computes its own: the kernel's geometry,
+  // where it parses, only prunes and describes.
+  std::optional<LaunchGeometry> geometry;
+  if (spec.launch || kernel.launch)
+    geometry = effectiveLaunch(spec, kernel);
+  if (spec.launcherMode && !spec.launch) {
+    geometry.reset();
+    LaunchGeometry g = effectiveLaunch(spec, kernel);
+    bool parses = !g.grid.empty() && !g.block.empty();
+    for (const auto *list : {&g.grid, &g.block})
+      for (const auto &t : *list)
+        parses = parses && Expr::parse(t).has_value();
+    if (parses && Expr::parse(g.smem.empty() ? "0" : g.smem))
+      geometry = g;
+  }
+  if (!geometry && !spec.launcherMode)
     return makeError("no launch geometry: the manifest has none for kernel '" +
                          kernel.name + "', so the spec must give one",
                      "launch");
-  auto parseDims = [&](const std::vector<std::string> &texts,
-                       const std::string &where,
-                       std::vector<Expr> &out) -> Status {
-    if (texts.empty() || texts.size() > 3)
-      return makeError("expected 1 to 3 expressions", where);
-    for (size_t i = 0; i < texts.size(); ++i) {
-      auto e = parseAt(texts[i], where + "[" + std::to_string(i) + "]");
-      if (!e)
-        return std::unexpected(e.error());
-      out.push_back(*e);
-    }
-    return {};
-  };
-  if (auto s = parseDims(geometry->grid, "launch.grid", b.Grid); !s)
-    return std::unexpected(s.error());
-  if (auto s = parseDims(geometry->block, "launch.block", b.Block); !s)
-    return std::unexpected(s.error());
-  auto smem =
-      parseAt(geometry->smem.empty() ? "0" : geometry->smem, "launch.smem");
-  if (!smem)
-    return std::unexpected(smem.error());
-  b.Smem = *smem;
+  if (geometry) {
+    auto parseDims = [&](const std::vector<std::string> &texts,
+                         const std::string &where,
+                         std::vector<Expr> &out) -> Status {
+      if (texts.empty() || texts.size() > 3)
+        return makeError("expected 1 to 3 expressions", where);
+      for (size_t i = 0; i < texts.size(); ++i) {
+        auto e = parseAt(texts[i], where + "[" + std::to_string(i) + "]");
+        if (!e)
+          return std::unexpected(e.error());
+        out.push_back(*e);
+      }
+      return {};
+    };
+    if (auto s = parseDims(geometry->grid, "launch.grid", b.Grid); !s)
+      return std::unexpected(s.error());
+    if (auto s = parseDims(geometry->block, "launch.block", b.Block); !s)
+      return std::unexpected(s.error());
+    auto smem =
+        parseAt(geometry->smem.empty() ? "0" : geometry->smem, "launch.smem");
+    if (!smem)
+      return std::unexpected(smem.error());
+    b.Smem = *smem;
+  }
 
   std::vector<std::string> constraints = kernel.constraints;
   constraints.insert(constraints.end(), spec.constraints.begin(),
@@ -417,7 +444,7 @@ KernelBinding::environment(const Shape &shape, const Configuration &config,
     return env;
   Env scalars;
   for (const auto &a : Args) {
-    if (a.isBuffer)
+    if (a.isBuffer || a.isStream)
       continue;
     auto v = a.scalarValue->evaluate(env);
     if (!v)
@@ -485,7 +512,9 @@ KernelBinding::args(const Shape &shape, const Configuration &config) const {
   std::vector<KernelArgValue> out;
   for (const auto &a : Args) {
     KernelArgValue v;
-    if (a.isBuffer) {
+    if (a.isStream) {
+      v.buffer = KernelArgValue::StreamSlot;
+    } else if (a.isBuffer) {
       v.buffer = a.bufferIndex;
     } else {
       auto value = a.scalarValue->evaluate(*env);
@@ -504,6 +533,8 @@ KernelBinding::args(const Shape &shape, const Configuration &config) const {
 
 Expected<LaunchDims> KernelBinding::launch(const Shape &shape,
                                            const Configuration &config) const {
+  if (Grid.empty())
+    return makeError("the launcher computes its launch geometry");
   auto env = environment(shape, config, true);
   if (!env)
     return std::unexpected(env.error());

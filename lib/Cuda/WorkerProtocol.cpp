@@ -89,6 +89,8 @@ json toJson(const Launch &l) {
   for (const auto &a : l.args)
     if (a.buffer >= 0)
       args.push_back({{"buffer", a.buffer}});
+    else if (a.buffer == KernelArgValue::StreamSlot)
+      args.push_back({{"stream", true}});
     else
       args.push_back({{"bytes", hexEncode(a.bytes)}});
   return json{{"grid", l.dims.grid},
@@ -107,6 +109,8 @@ Expected<Launch> launchFromJson(const json &j) {
       KernelArgValue v;
       if (a.contains("buffer")) {
         v.buffer = a.at("buffer").get<int>();
+      } else if (a.contains("stream")) {
+        v.buffer = KernelArgValue::StreamSlot;
       } else {
         auto bytes = hexDecode(a.at("bytes").get<std::string>());
         if (!bytes)

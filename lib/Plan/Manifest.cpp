@@ -1,7 +1,12 @@
 #include "ktune/Plan/Manifest.h"
 
+#include "ktune/Expr/Expr.h"
 #include "ktune/Support/JsonReader.h"
 #include "ktune/Support/Try.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
 
 namespace ktune {
 
@@ -9,6 +14,9 @@ using nlohmann::json;
 
 const TemplateParam *ManifestKernel::findParam(const std::string &n) const {
   for (const auto &p : templateParams)
+    if (p.name == n)
+      return &p;
+  for (const auto &p : launchParams)
     if (p.name == n)
       return &p;
   return nullptr;
@@ -19,7 +27,16 @@ std::vector<const TemplateParam *> ManifestKernel::tunableParams() const {
   for (const auto &p : templateParams)
     if (p.tunable)
       out.push_back(&p);
+  for (const auto &p : launchParams)
+    out.push_back(&p);
   return out;
+}
+
+const ManifestLauncher *Manifest::findLauncher(const std::string &n) const {
+  for (const auto &l : launchers)
+    if (l.name == n || l.qualifiedName == n)
+      return &l;
+  return nullptr;
 }
 
 const ManifestKernel *Manifest::findKernel(const std::string &n) const {
@@ -58,6 +75,9 @@ static Expected<TemplateParam> readParam(const JsonReader &j) {
   KTUNE_TRY_ASSIGN(p.name, j.requiredString("name"));
   KTUNE_TRY_ASSIGN(p.type, j.requiredString("type"));
   KTUNE_TRY_ASSIGN(p.tunable, j.optionalBool("tunable", false));
+  KTUNE_TRY_ASSIGN(p.launcher, j.optionalString("launcher"));
+  if (p.isLaunchParam())
+    p.tunable = true; // a launch parameter exists to be tuned
   if (!p.tunable)
     return p;
   KTUNE_TRY_ASSIGN(p.kind, j.requiredString("kind"));
@@ -85,7 +105,61 @@ static Expected<LaunchGeometry> readLaunch(const JsonReader &l) {
     KTUNE_TRY_ASSIGN(g.smem, readExpr(l["smem"]));
   }
   KTUNE_TRY_ASSIGN(g.from, l.optionalString("from"));
+  KTUNE_TRY_ASSIGN(g.cooperative, l.optionalBool("cooperative", false));
   return g;
+}
+
+static Expected<std::vector<TemplateParam>> readParams(const JsonReader &ps,
+                                                       bool launchParams) {
+  if (!ps.isArray())
+    return ps.fail("expected an array");
+  std::vector<TemplateParam> out;
+  for (const JsonReader &param : ps.elements()) {
+    KTUNE_TRY_ASSIGN(auto p, readParam(param));
+    if (launchParams && !p.isLaunchParam())
+      return param.fail("a launch parameter names its \"launcher\"");
+    for (const auto &q : out)
+      if (q.name == p.name)
+        return param.fail("duplicate template parameter '" + p.name + "'");
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+static Expected<std::vector<KernelArg>> readArgs(const JsonReader &as) {
+  if (!as.isArray())
+    return as.fail("expected an array");
+  std::vector<KernelArg> out;
+  for (const JsonReader &arg : as.elements()) {
+    KernelArg a;
+    KTUNE_TRY_ASSIGN(a.name, arg.requiredString("name"));
+    KTUNE_TRY_ASSIGN(a.type, arg.requiredString("type"));
+    KTUNE_TRY_ASSIGN(a.canonicalType, arg.optionalString("canonical_type"));
+    KTUNE_TRY_ASSIGN(a.enumName, arg.optionalString("enum"));
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+static Expected<ManifestLauncher> readLauncher(const JsonReader &j) {
+  ManifestLauncher l;
+  if (!j.isObject())
+    return j.fail("expected an object");
+  KTUNE_TRY_ASSIGN(l.name, j.requiredString("name"));
+  KTUNE_TRY_ASSIGN(l.qualifiedName, j.optionalString("qualified_name", l.name));
+  if (j.has("template_params")) {
+    KTUNE_TRY_ASSIGN(l.templateParams, readParams(j["template_params"], false));
+  }
+  if (j.has("args")) {
+    KTUNE_TRY_ASSIGN(l.args, readArgs(j["args"]));
+  }
+  KTUNE_TRY_ASSIGN(l.returns, j.optionalString("returns", "void"));
+  if (j.has("kernels")) {
+    KTUNE_TRY_ASSIGN(l.kernels, j["kernels"].strings());
+  }
+  KTUNE_TRY_ASSIGN(l.from, j.optionalString("from"));
+  KTUNE_TRY_ASSIGN(l.forwarder, j.optionalBool("forwarder", false));
+  return l;
 }
 
 static Expected<ManifestKernel> readKernel(const JsonReader &j) {
@@ -95,27 +169,21 @@ static Expected<ManifestKernel> readKernel(const JsonReader &j) {
   KTUNE_TRY_ASSIGN(k.name, j.requiredString("name"));
   KTUNE_TRY_ASSIGN(k.qualifiedName, j.optionalString("qualified_name", k.name));
   if (j.has("template_params")) {
-    JsonReader ps = j["template_params"];
-    if (!ps.isArray())
-      return ps.fail("expected an array");
-    for (const JsonReader &param : ps.elements()) {
-      KTUNE_TRY_ASSIGN(auto p, readParam(param));
-      if (k.findParam(p.name))
-        return param.fail("duplicate template parameter '" + p.name + "'");
-      k.templateParams.push_back(std::move(p));
-    }
+    KTUNE_TRY_ASSIGN(k.templateParams, readParams(j["template_params"], false));
+  }
+  if (j.has("launch_params")) {
+    KTUNE_TRY_ASSIGN(k.launchParams, readParams(j["launch_params"], true));
+    for (const auto &p : k.launchParams)
+      for (const auto &q : k.templateParams)
+        if (p.name == q.name)
+          return j["launch_params"].fail("launch parameter '" + p.name +
+                                         "' is also a template parameter");
   }
   if (j.has("args")) {
-    JsonReader as = j["args"];
-    if (!as.isArray())
-      return as.fail("expected an array");
-    for (const JsonReader &arg : as.elements()) {
-      KernelArg a;
-      KTUNE_TRY_ASSIGN(a.name, arg.requiredString("name"));
-      KTUNE_TRY_ASSIGN(a.type, arg.requiredString("type"));
-      k.args.push_back(std::move(a));
-    }
+    KTUNE_TRY_ASSIGN(k.args, readArgs(j["args"]));
   }
+  KTUNE_TRY_ASSIGN(k.explicitInstantiation,
+                   j.optionalBool("explicit_instantiation", false));
   if (j.has("constraints")) {
     KTUNE_TRY_ASSIGN(k.constraints, readExprList(j["constraints"]));
   }
@@ -130,11 +198,12 @@ Expected<Manifest> manifestFromJson(const json &json) {
   if (!j.isObject())
     return makeError("a manifest is a JSON object", "$");
   std::string version = j["ktune"].isString() ? *j["ktune"].string() : "";
-  if (version != ManifestVersion)
+  if (version != ManifestVersion && version != ManifestVersion2)
     return j.failAt("ktune", "unsupported manifest version \"" + version +
                                  "\" (this ktune reads \"" + ManifestVersion +
-                                 "\")");
+                                 "\" and \"" + ManifestVersion2 + "\")");
   Manifest m;
+  m.version = version;
   KTUNE_TRY_ASSIGN(m.source, j.requiredString("source"));
   KTUNE_TRY_ASSIGN(m.original, j.optionalString("original"));
   KTUNE_TRY_ASSIGN(m.sourceSha256, j.optionalString("source_sha256"));
@@ -145,11 +214,84 @@ Expected<Manifest> manifestFromJson(const json &json) {
     KTUNE_TRY_ASSIGN(auto k, readKernel(kernel));
     m.kernels.push_back(std::move(k));
   }
+  if (j.has("files")) {
+    JsonReader files = j["files"];
+    if (!files.isArray())
+      return files.fail("expected an array of files");
+    for (const JsonReader &f : files.elements()) {
+      ManifestFile mf;
+      KTUNE_TRY_ASSIGN(mf.path, f.requiredString("path"));
+      KTUNE_TRY_ASSIGN(mf.original, f.optionalString("original"));
+      KTUNE_TRY_ASSIGN(mf.role, f.optionalString("role", "header"));
+      m.files.push_back(std::move(mf));
+    }
+  }
+  if (j.has("include_dirs")) {
+    KTUNE_TRY_ASSIGN(m.includeDirs, j["include_dirs"].strings());
+  }
+  if (j.hasValue("compile")) {
+    JsonReader c = j["compile"];
+    if (!c.isObject())
+      return c.fail("expected {\"directory\", \"arguments\", \"compiler\"}");
+    CompileCommandInfo info;
+    KTUNE_TRY_ASSIGN(info.directory, c.optionalString("directory"));
+    if (c.has("arguments")) {
+      KTUNE_TRY_ASSIGN(info.arguments, c["arguments"].strings());
+    }
+    KTUNE_TRY_ASSIGN(info.compiler, c.optionalString("compiler"));
+    m.compile = std::move(info);
+  }
+  if (j.has("launchers")) {
+    JsonReader ls = j["launchers"];
+    if (!ls.isArray())
+      return ls.fail("expected an array of launchers");
+    for (const JsonReader &l : ls.elements()) {
+      KTUNE_TRY_ASSIGN(auto launcher, readLauncher(l));
+      m.launchers.push_back(std::move(launcher));
+    }
+  }
+  for (size_t i = 0; i < m.kernels.size(); ++i)
+    for (const auto &p : m.kernels[i].launchParams)
+      if (!m.launchers.empty() && !m.findLauncher(p.launcher))
+        return j["kernels"][i]["launch_params"].fail(
+            "launch parameter '" + p.name + "' names launcher '" + p.launcher +
+            "', which the manifest does not list");
   return m;
 }
 
+static json paramToJson(const TemplateParam &p) {
+  json jp = {{"name", p.name}, {"type", p.type}, {"tunable", p.tunable}};
+  if (p.tunable) {
+    jp["kind"] = p.kind;
+    if (p.defaultValue)
+      jp["default"] = *p.defaultValue;
+    if (p.domain)
+      domainToJson(*p.domain, jp);
+  }
+  if (p.isLaunchParam())
+    jp["launcher"] = p.launcher;
+  return jp;
+}
+
+static json argsToJson(const std::vector<KernelArg> &as) {
+  json args = json::array();
+  for (const auto &a : as) {
+    json ja = {{"name", a.name}, {"type", a.type}};
+    if (!a.canonicalType.empty())
+      ja["canonical_type"] = a.canonicalType;
+    if (!a.enumName.empty())
+      ja["enum"] = a.enumName;
+    args.push_back(std::move(ja));
+  }
+  return args;
+}
+
 json manifestToJson(const Manifest &m) {
-  json j = {{"ktune", ManifestVersion},
+  bool v2 = m.version == ManifestVersion2 || !m.launchers.empty() ||
+            !m.files.empty() || !m.includeDirs.empty() || m.compile;
+  for (const auto &k : m.kernels)
+    v2 = v2 || !k.launchParams.empty();
+  json j = {{"ktune", v2 ? ManifestVersion2 : ManifestVersion},
             {"source", m.source},
             {"original", m.original},
             {"source_sha256", m.sourceSha256}};
@@ -157,32 +299,165 @@ json manifestToJson(const Manifest &m) {
   for (const auto &k : m.kernels) {
     json jk = {{"name", k.name}, {"qualified_name", k.qualifiedName}};
     json params = json::array();
-    for (const auto &p : k.templateParams) {
-      json jp = {{"name", p.name}, {"type", p.type}, {"tunable", p.tunable}};
-      if (p.tunable) {
-        jp["kind"] = p.kind;
-        if (p.defaultValue)
-          jp["default"] = *p.defaultValue;
-        if (p.domain)
-          domainToJson(*p.domain, jp);
-      }
-      params.push_back(std::move(jp));
-    }
+    for (const auto &p : k.templateParams)
+      params.push_back(paramToJson(p));
     jk["template_params"] = std::move(params);
-    json args = json::array();
-    for (const auto &a : k.args)
-      args.push_back({{"name", a.name}, {"type", a.type}});
-    jk["args"] = std::move(args);
+    if (!k.launchParams.empty()) {
+      json lps = json::array();
+      for (const auto &p : k.launchParams)
+        lps.push_back(paramToJson(p));
+      jk["launch_params"] = std::move(lps);
+    }
+    jk["args"] = argsToJson(k.args);
     jk["constraints"] = k.constraints;
-    if (k.launch)
+    if (k.launch) {
       jk["launch"] = {{"grid", k.launch->grid},
                       {"block", k.launch->block},
                       {"smem", k.launch->smem},
                       {"from", k.launch->from}};
+      if (k.launch->cooperative)
+        jk["launch"]["cooperative"] = true;
+    }
+    if (k.explicitInstantiation)
+      jk["explicit_instantiation"] = true;
     kernels.push_back(std::move(jk));
   }
   j["kernels"] = std::move(kernels);
+  if (!m.files.empty()) {
+    json files = json::array();
+    for (const auto &f : m.files)
+      files.push_back(
+          {{"path", f.path}, {"original", f.original}, {"role", f.role}});
+    j["files"] = std::move(files);
+  }
+  if (!m.includeDirs.empty())
+    j["include_dirs"] = m.includeDirs;
+  if (m.compile)
+    j["compile"] = {{"directory", m.compile->directory},
+                    {"arguments", m.compile->arguments},
+                    {"compiler", m.compile->compiler}};
+  if (!m.launchers.empty()) {
+    json ls = json::array();
+    for (const auto &l : m.launchers) {
+      json params = json::array();
+      for (const auto &p : l.templateParams)
+        params.push_back(paramToJson(p));
+      ls.push_back({{"name", l.name},
+                    {"qualified_name", l.qualifiedName},
+                    {"template_params", std::move(params)},
+                    {"args", argsToJson(l.args)},
+                    {"returns", l.returns},
+                    {"kernels", l.kernels},
+                    {"from", l.from},
+                    {"forwarder", l.forwarder}});
+    }
+    j["launchers"] = std::move(ls);
+  }
   return j;
+}
+
+Expected<ManifestKernel> launcherAsKernel(const Manifest &m,
+                                          const std::string &name) {
+  const ManifestLauncher *l = m.findLauncher(name);
+  if (!l) {
+    std::string known;
+    for (const auto &x : m.launchers)
+      known += (known.empty() ? "" : ", ") + x.name;
+    return makeError("no launcher '" + name + "' in the manifest" +
+                         (known.empty() ? std::string(" (it lists none)")
+                                        : " (it has: " + known + ")"),
+                     "launcher");
+  }
+  ManifestKernel k;
+  k.name = l->name;
+  k.qualifiedName = l->qualifiedName;
+  k.templateParams = l->templateParams;
+  k.args = l->args;
+  // The kernel it launches gives constraints over the launcher's parameters
+  // and, where its names are the launcher's, a geometry to prune with.
+  std::set<std::string> names;
+  for (const auto &p : k.templateParams)
+    names.insert(p.name);
+  for (const auto &a : k.args)
+    names.insert(a.name);
+  for (const auto &qualified : l->kernels) {
+    const ManifestKernel *kernel = m.findKernel(qualified);
+    if (!kernel)
+      continue;
+    for (const auto &c : kernel->constraints) {
+      auto e = expr::Expr::parse(c);
+      if (!e)
+        continue;
+      auto used = e->names();
+      if (std::all_of(used.begin(), used.end(), [&](const std::string &n) {
+            return names.count(n) != 0;
+          }))
+        k.constraints.push_back(c);
+    }
+    if (!k.launch && l->kernels.size() == 1)
+      k.launch = kernel->launch;
+  }
+  return k;
+}
+
+Status addLauncherEntry(Manifest &m, const std::string &launcher) {
+  auto entry = launcherAsKernel(m, launcher);
+  if (!entry)
+    return std::unexpected(entry.error());
+  if (!m.kernels.empty() && m.kernels.front().name == entry->name &&
+      m.kernels.front().qualifiedName == entry->qualifiedName)
+    return {};
+  m.kernels.insert(m.kernels.begin(), std::move(*entry));
+  return {};
+}
+
+std::string resolveLaunchExpression(
+    const std::string &text,
+    const std::function<std::optional<int64_t>(const std::string &)> &sizeOf) {
+  std::string out;
+  size_t i = 0;
+  auto isIdent = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
+  while (i < text.size()) {
+    bool boundary = i == 0 || !isIdent(text[i - 1]);
+    if (boundary && text.compare(i, 5, "std::") == 0 &&
+        (text.compare(i + 5, 3, "min") == 0 ||
+         text.compare(i + 5, 3, "max") == 0)) {
+      i += 5; // the expression language's min/max
+      continue;
+    }
+    if (boundary && text.compare(i, 6, "sizeof") == 0) {
+      size_t open = text.find_first_not_of(' ', i + 6);
+      if (open != std::string::npos && text[open] == '(') {
+        size_t close = text.find(')', open);
+        if (close != std::string::npos) {
+          std::string arg = text.substr(open + 1, close - open - 1);
+          while (!arg.empty() && arg.front() == ' ')
+            arg.erase(arg.begin());
+          while (!arg.empty() && arg.back() == ' ')
+            arg.pop_back();
+          if (auto size = sizeOf(arg)) {
+            out += std::to_string(*size);
+            i = close + 1;
+            continue;
+          }
+        }
+      }
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
+LaunchGeometry resolveLaunchGeometry(
+    LaunchGeometry g,
+    const std::function<std::optional<int64_t>(const std::string &)> &sizeOf) {
+  for (auto *list : {&g.grid, &g.block})
+    for (auto &e : *list)
+      e = resolveLaunchExpression(e, sizeOf);
+  g.smem = resolveLaunchExpression(g.smem, sizeOf);
+  return g;
 }
 
 } // namespace ktune

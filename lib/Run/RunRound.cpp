@@ -219,7 +219,12 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
           e.key.device == kr.results.device && e.key.arch == kr.results.arch)
         kr.journal.push_back(e);
   }
-  const ManifestKernel *mk = made.manifest.findKernel(cmd.kernel);
+  // Launcher mode: the launcher, seen as a kernel, is what was tuned.
+  Manifest manifest = made.manifest;
+  if (spec.spec.launcherMode)
+    if (auto added = addLauncherEntry(manifest, spec.spec.kernel); !added)
+      return std::unexpected(withContext(added.error(), manifestPath));
+  const ManifestKernel *mk = manifest.findKernel(cmd.kernel);
   if (!mk)
     return makeError("the template has no kernel '" + cmd.kernel + "'",
                      manifestPath);

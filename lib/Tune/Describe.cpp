@@ -346,6 +346,12 @@ Expected<ordered_json> describeInputs(const DescribeRequest &request) {
       if (name.empty() && sj->is_object() && sj->contains("kernel") &&
           (*sj)["kernel"].is_string())
         name = (*sj)["kernel"].get<std::string>();
+      if (name.empty() && sj->is_object() && sj->contains("launcher") &&
+          (*sj)["launcher"].is_string()) {
+        name = (*sj)["launcher"].get<std::string>();
+        if (auto added = addLauncherEntry(*manifest, name); !added)
+          return std::unexpected(withContext(added.error(), request.specPath));
+      }
       kernel = manifest->findKernel(name);
       if (!kernel)
         return makeError("no kernel '" + name + "' in the manifest",

@@ -43,6 +43,34 @@ std::vector<LauncherParam> launcherParams(const ManifestKernel &kernel,
   using Source = LauncherParam::Source;
   std::vector<LauncherParam> params;
   std::set<std::string> argNames;
+  if (spec.launcherMode) {
+    // The tuned launcher is called as the original: its parameters only.
+    std::set<std::string> carried;
+    for (const auto &a : kernel.args) {
+      auto it =
+          std::find_if(spec.args.begin(), spec.args.end(),
+                       [&](const SpecArg &s) { return s.name == a.name; });
+      const auto *sc =
+          it == spec.args.end() ? nullptr : std::get_if<ScalarArg>(&it->arg);
+      LauncherParam p{a.name, substituteIdentifiers(a.type, spec.templateArgs),
+                      Source::Scalar, a.name};
+      if (sc && sc->stream) {
+        p.source = Source::Stream;
+        p.of = "";
+      } else if (!sc) {
+        p.source = Source::Buffer;
+      } else if (auto e = expr::Expr::parse(sc->value);
+                 e && e->names().size() == 1 && e->str() == e->names()[0]) {
+        p.dim = e->names()[0];
+        carried.insert(p.dim);
+      }
+      params.push_back(std::move(p));
+    }
+    for (const auto &[dim, values] : spec.dims)
+      if (!carried.count(dim))
+        params.push_back({"dim_" + dim, "int64_t", Source::Dim, dim});
+    return params;
+  }
   for (const auto &a : kernel.args) {
     argNames.insert(a.name);
     auto it = std::find_if(spec.args.begin(), spec.args.end(),
@@ -167,6 +195,8 @@ Expected<ordered_json> describeDispatch(const DispatchHeaderInput &input,
       entry["arg"] = p.of;
     else
       entry["default"] = "0";
+    if (!p.dim.empty())
+      entry["dim"] = p.dim; // the argument carries a dimension
     params.push_back(std::move(entry));
   }
   out["params"] = std::move(params);

@@ -78,6 +78,8 @@ struct Generator {
     for (const auto &p : Params)
       if (p.source == LauncherParam::Source::Dim)
         DimParam[p.of] = p.name;
+      else if (!p.dim.empty())
+        DimParam[p.dim] = p.name;
     return {};
   }
 
@@ -103,7 +105,9 @@ struct Generator {
     std::string s;
     for (const auto &p : Params)
       s += (s.empty() ? "" : ", ") + p.type + " " + p.name;
-    if (defaultStream)
+    // A default only where the stream comes last (a launcher's may not).
+    if (defaultStream && !Params.empty() &&
+        Params.back().source == LauncherParam::Source::Stream)
       s += " = 0";
     return s;
   }
@@ -204,6 +208,10 @@ struct Generator {
     v["device"] = R.device;
     v["arch"] = R.arch;
 
+    v["return_type"] = "cudaError_t";
+    v["launcher_alias"] = "";
+    if (Sp.launcherMode)
+      return launcherValues(v);
     LaunchGeometry launch =
         Sp.launch ? *Sp.launch : K.launch.value_or(LaunchGeometry{});
     if (launch.grid.empty() || launch.block.empty())
@@ -262,19 +270,71 @@ struct Generator {
     auto smem = cpp(launch.smem);
     if (!smem)
       return makeError(smem.error().message, "launch.smem");
-    v["grid"] = *grid;
-    v["block"] = *block;
-    v["smem"] = *smem;
+    v["launch_comment"] =
+        "// One instantiation of the kernel with its launch geometry" +
+        v["launch_from"] + ".";
 
     std::string kernelArgs;
     for (const auto &p : K.templateParams)
       kernelArgs += (kernelArgs.empty() ? "" : ", ") +
                     (p.tunable ? p.name : Sp.templateArgs.at(p.name));
-    v["kernel_call"] = K.qualifiedName + "<" + kernelArgs + ">";
     std::string callArgs;
     for (const auto &a : K.args)
       callArgs += (callArgs.empty() ? "" : ", ") + a.name;
+    // Also one by one, for header templates that spell the launch out.
+    v["grid"] = *grid;
+    v["block"] = *block;
+    v["smem"] = *smem;
+    v["kernel_call"] = K.qualifiedName + "<" + kernelArgs + ">";
     v["call_args"] = callArgs;
+    v["launch_body"] = fixed + "  const dim3 grid(" + *grid +
+                       ");\n  const dim3 block(" + *block +
+                       ");\n  const size_t smem = static_cast<size_t>(" +
+                       *smem + ");\n  " + K.qualifiedName + "<" + kernelArgs +
+                       "><<<grid, block, smem, stream>>>(" + callArgs +
+                       ");\n  return cudaGetLastError();\n";
+    return commonValues(v);
+  }
+
+  /// Launcher mode: detail::launch calls the templated launcher with the
+  /// tuned values; ktune_tuned::<launcher> has the original's signature.
+  Expected<std::map<std::string, std::string>>
+  launcherValues(std::map<std::string, std::string> &v) {
+    v["launch_from"] = "";
+    v["fixed_params"] = "";
+    std::string ret = substituteIdentifiers(
+        In.launcherReturns.empty() ? "void" : In.launcherReturns,
+        Sp.templateArgs);
+    v["return_type"] = ret;
+    std::string decls;
+    for (const auto *p : K.tunableParams())
+      decls += (decls.empty() ? "" : ", ") + p->type + " " + p->name;
+    if (decls.empty())
+      return makeError("launcher '" + K.name + "' has no tunable parameter");
+    v["param_decls"] = decls;
+    v["signature"] = signature(false);
+    v["signature_with_default_stream"] = signature(true);
+    std::string templateArgs;
+    for (const auto &p : K.templateParams)
+      templateArgs += (templateArgs.empty() ? "" : ", ") +
+                      (p.tunable ? p.name : Sp.templateArgs.at(p.name));
+    v["launch_comment"] =
+        "// One instantiation of the launcher " + K.qualifiedName + ".";
+    v["launch_body"] = "  return " + K.qualifiedName + "<" + templateArgs +
+                       ">(" + forwardArgs() + ");\n";
+    v["launcher_alias"] =
+        "\nnamespace ktune_tuned {\n/// " + K.name +
+        " called as the original is, with the tuned parameters for the\n"
+        "/// nearest tuned shape.\ninline " +
+        ret + " " + K.name + "(" + signature(false) + ") {\n  return launch_" +
+        K.name + "_tuned(" + forwardArgs() +
+        ");\n}\n} // namespace "
+        "ktune_tuned\n";
+    return commonValues(v);
+  }
+
+  Expected<std::map<std::string, std::string>>
+  commonValues(std::map<std::string, std::string> &v) {
 
     std::string fields;
     for (const auto *p : K.tunableParams())

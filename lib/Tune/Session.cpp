@@ -216,6 +216,12 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
     return std::unexpected(withContext(spec.error(), cmd.specPath));
 
   std::string kernelName = cmd.kernel.empty() ? spec->kernel : cmd.kernel;
+  if (spec->launcherMode) {
+    // The launcher is the entry point: tuned as a kernel would be, found
+    // first by its name.
+    if (auto added = addLauncherEntry(*p.manifest, spec->kernel); !added)
+      return std::unexpected(withContext(added.error(), cmd.specPath));
+  }
   p.manifestKernel = p.manifest->findKernel(kernelName);
   if (!p.manifestKernel) {
     std::string known;
@@ -289,6 +295,9 @@ Status writeHeader(const TuneCommand &cmd, const Prepared &p,
   in.spec = &*p.spec;
   in.results = &results;
   in.constraints = p.space.constraints;
+  if (p.spec->launcherMode)
+    if (const ManifestLauncher *l = p.manifest->findLauncher(p.spec->kernel))
+      in.launcherReturns = l->returns;
   // Include the template relative to the header's directory.
   fs::path headerDir = fs::absolute(path).parent_path();
   in.templateInclude =

@@ -172,6 +172,17 @@ Expected<SpecArg> readArg(const std::string &name, const JsonReader &j) {
   if (!j.isObject())
     return j.fail("expected {\"buffer\": dtype, \"shape\": [...]} or "
                   "{\"value\": expression}");
+  if (j.has("stream")) {
+    KTUNE_TRY(j.onlyFields({"stream"}));
+    KTUNE_TRY_ASSIGN(bool stream, j.optionalBool("stream", false));
+    if (!stream)
+      return j.failAt("stream", "expected true (the stream ktune times on)");
+    ScalarArg s;
+    s.value = "0";
+    s.ctype = "cudaStream_t";
+    s.stream = true;
+    return SpecArg{name, s};
+  }
   bool isBuffer = j.has("buffer"), isValue = j.has("value");
   if (isBuffer == isValue)
     return j.fail("give exactly one of \"buffer\" (a device array) or "
@@ -342,15 +353,22 @@ Expected<Spec> specFromJson(const json &json) {
     return j.failAt("ktune",
                     "unsupported spec version \"" + *j["ktune"].string() +
                         "\" (this ktune reads \"" + SpecVersion + "\")");
-  KTUNE_TRY(j.onlyFields({"ktune", "kernel", "template_args", "dims", "shapes",
-                          "args", "launch", "bytes", "tolerance", "domains",
-                          "constraints", "max_registers", "compile_options",
-                          "reference_kernel", "comment", "$schema"}));
+  KTUNE_TRY(
+      j.onlyFields({"ktune", "kernel", "launcher", "template_args", "dims",
+                    "shapes", "args", "launch", "bytes", "tolerance", "domains",
+                    "constraints", "max_registers", "compile_options",
+                    "reference_kernel", "comment", "$schema"}));
 
   Spec s;
-  KTUNE_TRY_ASSIGN(JsonReader kernel, j.required("kernel"));
+  if (j.has("kernel") == j.has("launcher"))
+    return j.failAt("kernel", "give exactly one of \"kernel\" (a kernel to "
+                              "launch) and \"launcher\" (a host function to "
+                              "call)");
+  s.launcherMode = j.has("launcher");
+  JsonReader kernel = j[s.launcherMode ? "launcher" : "kernel"];
   if (!kernel.isString() || kernel.string()->empty())
-    return kernel.fail("expected the kernel's name");
+    return kernel.fail(s.launcherMode ? "expected the launcher's name"
+                                      : "expected the kernel's name");
   s.kernel = *kernel.string();
 
   if (j.has("template_args"))

@@ -81,9 +81,12 @@ Status checkExpr(const std::string &text,
 } // namespace
 
 LaunchGeometry effectiveLaunch(const Spec &spec, const ManifestKernel &kernel) {
+  auto sizeOf = [&](const std::string &t) { return templateArgSize(spec, t); };
   if (spec.launch)
-    return *spec.launch;
-  return kernel.launch.value_or(LaunchGeometry{});
+    return resolveLaunchGeometry(*spec.launch, sizeOf);
+  if (!kernel.launch)
+    return LaunchGeometry{};
+  return resolveLaunchGeometry(*kernel.launch, sizeOf);
 }
 
 Status validateSpec(const Spec &spec, const ManifestKernel &kernel) {
@@ -127,12 +130,25 @@ Status validateSpec(const Spec &spec, const ManifestKernel &kernel) {
     kernelArgs.insert(ka.name);
     auto it = std::find_if(spec.args.begin(), spec.args.end(),
                            [&](const SpecArg &a) { return a.name == ka.name; });
+    if (it == spec.args.end() && spec.launcherMode &&
+        isStreamType(ka.effectiveType()))
+      continue; // resolveSpec gives it the timing stream
     if (it == spec.args.end())
       return makeError("missing: kernel argument '" + ka.name + "' (" +
                            ka.type + ") has no entry",
                        jsonPathKey("args", ka.name));
-    bool pointer = isPointerType(ka.type);
+    bool pointer = isPointerType(ka.effectiveType());
     bool buffer = std::holds_alternative<BufferArg>(it->arg);
+    const auto *sc = std::get_if<ScalarArg>(&it->arg);
+    if (sc && sc->stream != isStreamType(ka.effectiveType()))
+      return makeError(sc->stream ? "argument '" + ka.name + "' (" + ka.type +
+                                        ") is not a stream"
+                                  : "argument '" + ka.name +
+                                        "' is a stream: give "
+                                        "{\"stream\": true}",
+                       jsonPathKey("args", ka.name));
+    if (sc && sc->stream)
+      continue;
     if (pointer && !buffer)
       return makeError("kernel argument '" + ka.name + "' is a pointer (" +
                            ka.type + "): give {\"buffer\": dtype, ...}",
@@ -150,7 +166,12 @@ Status validateSpec(const Spec &spec, const ManifestKernel &kernel) {
 
   LaunchGeometry launch = effectiveLaunch(spec, kernel);
   bool launchFromSpec = spec.launch.has_value();
-  if (launch.grid.empty() || launch.block.empty())
+  // A launcher computes its own launch: a geometry only helps pruning, and
+  // one over the kernel's names may not evaluate over the launcher's.
+  if (spec.launcherMode && !launchFromSpec)
+    launch = LaunchGeometry{};
+  const bool checkLaunch = !launch.grid.empty() || !spec.launcherMode;
+  if (checkLaunch && (launch.grid.empty() || launch.block.empty()))
     return makeError("the manifest has no launch geometry for kernel '" +
                          kernel.name +
                          "': give \"launch\": {\"grid\": [...], \"block\": "
@@ -220,20 +241,50 @@ Status validateSpec(const Spec &spec, const ManifestKernel &kernel) {
     auto launchEnv = env;
     for (const auto &[name, value] : defaults)
       launchEnv[name] = value;
-    for (size_t i = 0; i < launch.grid.size(); ++i)
+    for (size_t i = 0; checkLaunch && i < launch.grid.size(); ++i)
       KTUNE_TRY(checkExpr(launch.grid[i], launchEnv,
                           launchWhere(jsonPathIndex("grid", i)), shape, 1,
                           "grid extent"));
-    for (size_t i = 0; i < launch.block.size(); ++i)
+    for (size_t i = 0; checkLaunch && i < launch.block.size(); ++i)
       KTUNE_TRY(checkExpr(launch.block[i], launchEnv,
                           launchWhere(jsonPathIndex("block", i)), shape, 1,
                           "block extent"));
-    KTUNE_TRY(checkExpr(launch.smem, launchEnv, launchWhere("smem"), shape, 0,
-                        "shared memory size"));
+    if (checkLaunch)
+      KTUNE_TRY(checkExpr(launch.smem, launchEnv, launchWhere("smem"), shape, 0,
+                          "shared memory size"));
     if (!spec.bytes.empty())
       KTUNE_TRY(checkExpr(spec.bytes, env, "bytes", shape, 0, "byte count"));
   }
   return {};
+}
+
+std::optional<int64_t> templateArgSize(const Spec &spec,
+                                       const std::string &param) {
+  auto it = spec.templateArgs.find(param);
+  std::string type = it == spec.templateArgs.end() ? param : it->second;
+  for (const auto &d : allDTypes())
+    if (d.cudaType == type || d.name == type)
+      return static_cast<int64_t>(d.size);
+  static const std::map<std::string, int64_t> Integers = {
+      {"char", 1},         {"int8_t", 1},   {"uint8_t", 1},  {"short", 2},
+      {"int16_t", 2},      {"uint16_t", 2}, {"int", 4},      {"unsigned", 4},
+      {"unsigned int", 4}, {"int32_t", 4},  {"uint32_t", 4}, {"long", 8},
+      {"int64_t", 8},      {"uint64_t", 8}, {"size_t", 8},   {"double", 8},
+      {"half", 2},         {"__half", 2}};
+  if (auto i = Integers.find(type); i != Integers.end())
+    return i->second;
+  return std::nullopt;
+}
+
+bool isStreamType(const std::string &ctype) {
+  std::string t;
+  for (char c : ctype)
+    if (c != ' ')
+      t += c;
+  if (t.starts_with("const"))
+    t = t.substr(5);
+  return t == "cudaStream_t" || t == "CUstream" || t == "CUstream_st*" ||
+         t == "structCUstream_st*";
 }
 
 Expected<Spec> resolveSpec(Spec spec, const ManifestKernel &kernel) {
@@ -242,14 +293,25 @@ Expected<Spec> resolveSpec(Spec spec, const ManifestKernel &kernel) {
   for (const auto &ka : kernel.args) {
     auto it = std::find_if(spec.args.begin(), spec.args.end(),
                            [&](const SpecArg &a) { return a.name == ka.name; });
+    if (it == spec.args.end()) { // a launcher's stream (validateSpec)
+      ScalarArg stream;
+      stream.value = "0";
+      stream.ctype = ka.type;
+      stream.stream = true;
+      ordered.push_back(SpecArg{ka.name, stream});
+      continue;
+    }
     SpecArg a = *it;
     if (auto *sc = std::get_if<ScalarArg>(&a.arg); sc && sc->ctype.empty())
-      sc->ctype = ka.type;
+      sc->ctype = ka.effectiveType();
     ordered.push_back(std::move(a));
   }
   spec.args = std::move(ordered);
-  if (!spec.launch)
-    spec.launch = kernel.launch;
+  if (spec.launch || !spec.launcherMode) {
+    LaunchGeometry g = effectiveLaunch(spec, kernel);
+    if (!g.grid.empty())
+      spec.launch = std::move(g);
+  }
   return spec;
 }
 

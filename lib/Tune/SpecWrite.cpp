@@ -6,7 +6,8 @@ namespace ktune {
 using nlohmann::json;
 
 json specToJson(const Spec &s) {
-  json j = {{"ktune", SpecVersion}, {"kernel", s.kernel}};
+  json j = {{"ktune", SpecVersion},
+            {s.launcherMode ? "launcher" : "kernel", s.kernel}};
   if (!s.templateArgs.empty())
     j["template_args"] = s.templateArgs;
   json dims = json::object();
@@ -33,6 +34,10 @@ json specToJson(const Spec &s) {
       args[a.name] = std::move(jb);
     } else {
       const auto &sc = std::get<ScalarArg>(a.arg);
+      if (sc.stream) {
+        args[a.name] = {{"stream", true}};
+        continue;
+      }
       json js = {{"value", sc.value}};
       if (!sc.ctype.empty())
         js["type"] = sc.ctype;

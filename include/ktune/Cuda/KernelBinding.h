@@ -64,6 +64,9 @@ struct BufferPlan {
 /// One kernel argument: a buffer (index into the buffer list) or the bytes
 /// of a scalar.
 struct KernelArgValue {
+  /// buffer == StreamSlot: a launcher's stream parameter, given the stream
+  /// the worker times on.
+  static constexpr int StreamSlot = -2;
   int buffer = -1;
   std::string bytes;
 };
@@ -74,6 +77,10 @@ public:
                                         const Spec &spec);
 
   const ManifestKernel &kernel() const { return Kernel; }
+  /// Launcher mode: the entry point is a host function.
+  bool launcherMode() const { return LauncherMode; }
+  /// False in launcher mode when no geometry could be read: launch() fails.
+  bool hasGeometry() const { return !Grid.empty(); }
   /// The configuration of the manifest's defaults (the original constants).
   const Configuration &defaultConfig() const { return Default; }
 
@@ -106,6 +113,7 @@ private:
   struct ArgBinding {
     std::string name;
     bool isBuffer = false;
+    bool isStream = false;
     int bufferIndex = -1;
     BufferArg buffer;
     std::vector<expr::Expr> shape;
@@ -114,6 +122,7 @@ private:
   };
 
   ManifestKernel Kernel;
+  bool LauncherMode = false;
   Configuration Default;
   std::map<std::string, std::string> TemplateArgs;
   std::optional<std::string> ReferenceKernel;

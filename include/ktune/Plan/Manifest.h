@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@
 namespace ktune {
 
 inline constexpr const char *ManifestVersion = "manifest/1";
+/// The version with launch parameters, launchers and the project's compile
+/// command; the reader takes both.
+inline constexpr const char *ManifestVersion2 = "manifest/2";
 
 struct TemplateParam {
   std::string name;
@@ -31,11 +35,23 @@ struct TemplateParam {
   std::string kind;                    // tunable: block_size, unroll, ...
   std::optional<int64_t> defaultValue; // tunable: the original constant
   std::optional<Domain> domain;        // tunable
+  /// Launch parameters only: the templated launcher (`launchers[j].name`)
+  /// whose parameter this is. The kernel is instantiated without it.
+  std::string launcher;
+
+  bool isLaunchParam() const { return !launcher.empty(); }
 };
 
 struct KernelArg {
   std::string name;
   std::string type; // as spelled, e.g. "const __nv_bfloat16 *__restrict__"
+  std::string canonicalType; // through typedefs ("uint" -> "unsigned int")
+  std::string enumName;      // when the argument's type is an enum
+
+  /// The canonical type when the manifest has one, else the spelling.
+  const std::string &effectiveType() const {
+    return canonicalType.empty() ? type : canonicalType;
+  }
 };
 
 /// Launch geometry as expressions over template parameters and kernel
@@ -45,6 +61,7 @@ struct LaunchGeometry {
   std::vector<std::string> block; // 1-3 dimensions
   std::string smem = "0";         // dynamic shared memory bytes
   std::string from;               // "file:line" of the launch it was read from
+  bool cooperative = false;       // cudaLaunchCooperativeKernel
 };
 
 struct ManifestKernel {
@@ -54,22 +71,83 @@ struct ManifestKernel {
   std::vector<KernelArg> args;
   std::vector<std::string> constraints;
   std::optional<LaunchGeometry> launch;
+  /// Tunable parameters that shape the launch only (manifest/2); each
+  /// names its launcher. Tuned like template parameters.
+  std::vector<TemplateParam> launchParams;
+  bool explicitInstantiation = false;
 
+  /// A template parameter or a launch parameter.
   const TemplateParam *findParam(const std::string &name) const;
+  /// The tunable template parameters, then the launch parameters: the
+  /// dimensions of the search space.
   std::vector<const TemplateParam *> tunableParams() const;
 };
 
+struct ManifestFile {
+  std::string path;     // relative to the manifest
+  std::string original; // the file it was made from
+  std::string role;     // "main" | "header"
+};
+
+/// The project's compile command for the main file (manifest/2).
+struct CompileCommandInfo {
+  std::string directory;
+  std::vector<std::string> arguments; // without -c, -o and the input
+  std::string compiler;               // "nvcc", "clang", ...
+};
+
+/// A host function that became a template because a launch parameter was
+/// lifted in it (manifest/2).
+struct ManifestLauncher {
+  std::string name;
+  std::string qualifiedName;
+  std::vector<TemplateParam> templateParams;
+  std::vector<KernelArg> args;
+  std::string returns = "void";
+  std::vector<std::string> kernels; // qualified names of what it launches
+  std::string from;
+  bool forwarder = false;
+};
+
 struct Manifest {
+  std::string version = ManifestVersion; // as read
   std::string source;       // the template file, relative to the manifest
   std::string original;     // the file it was made from
   std::string sourceSha256; // of the template file's content
   std::vector<ManifestKernel> kernels;
+  std::vector<ManifestFile> files;
+  std::vector<std::string> includeDirs; // relative to the manifest
+  std::optional<CompileCommandInfo> compile;
+  std::vector<ManifestLauncher> launchers;
 
   const ManifestKernel *findKernel(const std::string &name) const;
+  const ManifestLauncher *findLauncher(const std::string &name) const;
 };
 
 Expected<Manifest> manifestFromJson(const nlohmann::json &json);
 nlohmann::json manifestToJson(const Manifest &manifest);
+
+/// Launcher mode: the launcher seen as the entry point to tune. Its template
+/// parameters (the tunable ones are the space), its arguments, and the
+/// constraints and launch geometry of the kernel it launches where it
+/// launches one (geometry for pruning and reports only: the launcher decides
+/// the real launch).
+Expected<ManifestKernel> launcherAsKernel(const Manifest &manifest,
+                                          const std::string &launcher);
+
+/// Makes the launcher findable by its name as the entry point to tune: its
+/// launcherAsKernel view goes first in `manifest.kernels` (once).
+Status addLauncherEntry(Manifest &manifest, const std::string &launcher);
+
+/// Replaces `sizeof(X)` in a launch expression by its size in bytes from
+/// `sizeOf` (nullopt: left as is, so the expression fails to parse with the
+/// name in the message), and `std::min`/`std::max` by `min`/`max`.
+std::string resolveLaunchExpression(
+    const std::string &text,
+    const std::function<std::optional<int64_t>(const std::string &)> &sizeOf);
+LaunchGeometry resolveLaunchGeometry(
+    LaunchGeometry geometry,
+    const std::function<std::optional<int64_t>(const std::string &)> &sizeOf);
 
 } // namespace ktune
 

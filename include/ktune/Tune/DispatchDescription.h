@@ -29,12 +29,17 @@ struct LauncherParam {
   std::string type; // its C++ type, the spec's template arguments filled in
   Source source = Source::Scalar;
   std::string of; // the spec argument or dimension it carries ("" for stream)
+  /// Launcher mode: the dimension a scalar argument carries (the spec sets
+  /// it to the dimension itself), so the dimension needs no parameter.
+  std::string dim;
 };
 
 /// The launchers' parameters in order: the kernel's arguments, then each
 /// dimension the arguments do not already carry (int64_t, renamed dim_<name>
 /// where an argument of the same name holds something else), then the
-/// stream. `spec` is resolved (resolveSpec).
+/// stream. `spec` is resolved (resolveSpec). In launcher mode they are the
+/// launcher's own parameters, its stream included, and nothing else unless a
+/// dimension is carried by no argument.
 std::vector<LauncherParam> launcherParams(const ManifestKernel &kernel,
                                           const Spec &spec);
 

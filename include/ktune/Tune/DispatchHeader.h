@@ -30,6 +30,8 @@ struct DispatchHeaderInput {
   std::vector<std::string> constraints;
   std::string templateInclude; // as written in #include "..."
   std::string templateFile;    // for the banner
+  /// Launcher mode: the launcher's return type as spelled ("void").
+  std::string launcherReturns;
 };
 
 /// Fills `templateText` in. `templateOrigin` names it in errors (an unknown

@@ -48,6 +48,9 @@ struct ScalarArg {
   std::string value; // expression over dims ("hidden", "1e-6")
   std::string ctype; // C type the kernel takes ("int", "float", "int64_t"),
                      // from the manifest's argument list when not given
+  /// Launcher mode: a `cudaStream_t` parameter, given the stream ktune times
+  /// on (spec: {"stream": true}; the value is unused).
+  bool stream = false;
 };
 
 struct SpecArg {
@@ -62,7 +65,11 @@ using Shape = std::map<std::string, int64_t>;
 std::string shapeLiteral(const Shape &shape);
 
 struct Spec {
-  std::string kernel;                              // manifest kernel name
+  std::string
+      kernel; // manifest kernel name, or the launcher's in launcher mode
+  /// Launcher mode ("launcher": name instead of "kernel"): the host function
+  /// is the entry point; args are its parameters.
+  bool launcherMode = false;
   std::map<std::string, std::string> templateArgs; // non-tunable, e.g. T
   std::vector<std::pair<std::string, std::vector<int64_t>>> dims;
   /// Explicit shapes; when empty, the cartesian product of dims.
@@ -97,8 +104,17 @@ Status validateSpec(const Spec &spec, const ManifestKernel &kernel);
 /// the manifest's launch geometry when the spec has none.
 Expected<Spec> resolveSpec(Spec spec, const ManifestKernel &kernel);
 
-/// The spec's launch geometry, else the manifest's (empty when neither).
+/// The spec's launch geometry, else the manifest's (empty when neither),
+/// with `sizeof(T)` of the spec's template arguments resolved.
 LaunchGeometry effectiveLaunch(const Spec &spec, const ManifestKernel &kernel);
+
+/// sizeof of a template argument's type (a dtype's C type or an integer
+/// type), by the spec's template_args; nullopt when unknown.
+std::optional<int64_t> templateArgSize(const Spec &spec,
+                                       const std::string &param);
+
+/// True for the spellings of a CUDA stream type.
+bool isStreamType(const std::string &ctype);
 
 /// The names an expression may use at one shape, as validateSpec evaluates
 /// them: the dimensions, then each scalar argument that evaluates.

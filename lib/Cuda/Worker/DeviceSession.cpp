@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 
 namespace ktune::worker {
 
@@ -242,9 +243,38 @@ DeviceSession::setup(const Helpers &helpers,
   return static_cast<int64_t>(need);
 }
 
+WExpected<int> DeviceSession::loadLibrary(const std::string &path,
+                                          const std::string &function) {
+  void *handle = nullptr;
+  if (auto it = Libraries.find(path); it != Libraries.end()) {
+    handle = it->second;
+  } else {
+    // Local symbols: every module exports the same entry name.
+    handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char *why = ::dlerror();
+      return workerError("cannot open launcher module " + path + ": " +
+                         (why ? why : "unknown error"));
+    }
+    Libraries[path] = handle;
+  }
+  Kernel k;
+  k.entry =
+      reinterpret_cast<int (*)(void **)>(::dlsym(handle, function.c_str()));
+  if (!k.entry)
+    return workerError("launcher module " + path + " has no '" + function +
+                       "'");
+  k.errorName = reinterpret_cast<const char *(*)(int)>(
+      ::dlsym(handle, "ktune_error_name"));
+  Kernels.push_back(k);
+  return static_cast<int>(Kernels.size() - 1);
+}
+
 WExpected<int> DeviceSession::load(const std::string &image,
                                    const std::string &function,
                                    FunctionAttributes &a) {
+  if (image.ends_with(".so"))
+    return loadLibrary(image, function);
   CUmodule module = nullptr;
   if (auto it = Modules.find(image); it != Modules.end()) {
     module = it->second;
@@ -280,12 +310,15 @@ WStatus DeviceSession::unloadAll() {
   for (auto &[path, module] : Modules)
     KTUNE_CU(cuModuleUnload(module));
   Modules.clear();
+  for (auto &[path, handle] : Libraries)
+    ::dlclose(handle);
+  Libraries.clear();
   return {};
 }
 
 WStatus DeviceSession::prepareLaunch(Kernel &k, const protocol::Launch &l) {
   int64_t smem = l.dims.smemDynamic;
-  if (smem > k.dynamicSmemLimit) {
+  if (!k.entry && smem > k.dynamicSmemLimit) {
     KTUNE_CU(cuFuncSetAttribute(k.function,
                                 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                 static_cast<int>(smem)));
@@ -296,7 +329,10 @@ WStatus DeviceSession::prepareLaunch(Kernel &k, const protocol::Launch &l) {
       return workerError("argument names buffer " + std::to_string(a.buffer) +
                          " but the shape has " +
                          std::to_string(Buffers.size()));
-    if (a.buffer < 0 && (a.bytes.empty() || a.bytes.size() > 16))
+    if (a.buffer == KernelArgValue::StreamSlot && !k.entry)
+      return workerError("a stream argument is for launchers only");
+    if (a.buffer < 0 && a.buffer != KernelArgValue::StreamSlot &&
+        (a.bytes.empty() || a.bytes.size() > 16))
       return workerError("scalar argument of " +
                          std::to_string(a.bytes.size()) + " bytes");
   }
@@ -314,6 +350,9 @@ WStatus DeviceSession::buildParams(const protocol::Launch &l, int set,
       CUdeviceptr p =
           set == 0 ? Buffers[a.buffer].ptr : RotationSets[set - 1][a.buffer];
       std::memcpy(&storage[2 * i], &p, sizeof(p));
+    } else if (a.buffer == KernelArgValue::StreamSlot) {
+      CUstream s = Stream;
+      std::memcpy(&storage[2 * i], &s, sizeof(s));
     } else {
       std::memcpy(&storage[2 * i], a.bytes.data(), a.bytes.size());
     }
@@ -324,6 +363,14 @@ WStatus DeviceSession::buildParams(const protocol::Launch &l, int set,
 
 WStatus DeviceSession::launch(const Kernel &k, const protocol::Launch &l,
                               void **params) {
+  if (k.entry) {
+    int e = k.entry(params);
+    if (e != 0)
+      return workerError(std::string("the launcher returned ") +
+                         (k.errorName ? k.errorName(e) : "an error") + " (" +
+                         std::to_string(e) + ")");
+    return {};
+  }
   const auto &d = l.dims;
   KTUNE_CU(cuLaunchKernel(
       k.function, static_cast<unsigned>(d.grid[0]),
@@ -442,9 +489,10 @@ DeviceSession::run(int handle, const protocol::Launch &l, int poison,
   KTUNE_CU(cuEventElapsedTime(&ms, Events[0], Events[1]));
   result.milliseconds = ms;
   blocksPerSM = -1;
-  KTUNE_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocksPerSM, k.function, static_cast<int>(l.dims.threadsPerBlock()),
-      static_cast<size_t>(l.dims.smemDynamic)));
+  if (!k.entry)
+    KTUNE_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocksPerSM, k.function, static_cast<int>(l.dims.threadsPerBlock()),
+        static_cast<size_t>(l.dims.smemDynamic)));
 
   for (auto &b : Buffers) {
     uint64_t before = 0, after = 0;

@@ -78,9 +78,13 @@ private:
     CUdeviceptr initial = 0;   // inout: the state before any run
     CUdeviceptr reference = 0; // out/inout: the reference outputs
   };
+  /// A kernel, or (launcher mode) a host entry point of a loaded module:
+  /// `int ktune_launch(void **args)` returning a cudaError_t.
   struct Kernel {
     CUfunction function = nullptr;
     int dynamicSmemLimit = 48 * 1024;
+    int (*entry)(void **) = nullptr;
+    const char *(*errorName)(int) = nullptr;
   };
   struct BatchPlan {
     bool batched = false;
@@ -99,6 +103,8 @@ private:
                       std::vector<uint64_t> &storage,
                       std::vector<void *> &params);
   WStatus launch(const Kernel &k, const protocol::Launch &l, void **params);
+  WExpected<int> loadLibrary(const std::string &path,
+                             const std::string &function);
   WStatus restoreInOut(int set);
   WStatus flushL2(int rep);
   WExpected<double> estimateMicros(Kernel &k, const protocol::Launch &l,
@@ -136,6 +142,8 @@ private:
   std::vector<CUdeviceptr> RotationSlabs;
 
   std::map<std::string, CUmodule> Modules;
+  /// Launcher modules (dlopen handles) by path; closed on unloadAll.
+  std::map<std::string, void *> Libraries;
   std::vector<Kernel> Kernels;
   std::map<std::string, BatchPlan> Plans; // by handle + launch + mode
 };

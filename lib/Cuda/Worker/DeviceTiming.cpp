@@ -121,15 +121,27 @@ DeviceSession::planBatch(Kernel &k, const protocol::Launch &l,
   KTUNE_CU(cuStreamBeginCapture(Stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
   const auto &d = l.dims;
   CUresult failed = CUDA_SUCCESS;
-  for (int j = 0; j < launches && failed == CUDA_SUCCESS; ++j)
-    failed = cuLaunchKernel(
-        k.function, static_cast<unsigned>(d.grid[0]),
-        static_cast<unsigned>(d.grid[1]), static_cast<unsigned>(d.grid[2]),
-        static_cast<unsigned>(d.block[0]), static_cast<unsigned>(d.block[1]),
-        static_cast<unsigned>(d.block[2]), static_cast<unsigned>(d.smemDynamic),
-        Stream, params[j % sets].data(), nullptr);
+  int entryFailed = 0;
+  for (int j = 0; j < launches && failed == CUDA_SUCCESS && !entryFailed; ++j)
+    if (k.entry)
+      entryFailed = k.entry(params[j % sets].data());
+    else
+      failed = cuLaunchKernel(
+          k.function, static_cast<unsigned>(d.grid[0]),
+          static_cast<unsigned>(d.grid[1]), static_cast<unsigned>(d.grid[2]),
+          static_cast<unsigned>(d.block[0]), static_cast<unsigned>(d.block[1]),
+          static_cast<unsigned>(d.block[2]),
+          static_cast<unsigned>(d.smemDynamic), Stream, params[j % sets].data(),
+          nullptr);
   CUgraph graph = nullptr;
   CUresult ended = cuStreamEndCapture(Stream, &graph);
+  if (k.entry && (entryFailed || ended != CUDA_SUCCESS)) {
+    // A launcher that cannot be captured (synchronous calls, allocations)
+    // is timed call by call with events instead.
+    if (graph)
+      cuGraphDestroy(graph);
+    return BatchPlan{};
+  }
   if (failed != CUDA_SUCCESS || ended != CUDA_SUCCESS) {
     if (graph)
       cuGraphDestroy(graph);

@@ -1,0 +1,96 @@
+//===- ktune/Cuda/LauncherModule.h - Launchers as loadable modules -*- C++
+//-*-===//
+//
+// Launcher mode compiles one configuration of a templated host launcher
+// (`ops::silu_and_mul<__nv_bfloat16, 512U>`) with nvcc into a shared object
+// that the worker opens (dlopen) and calls through one C entry point:
+//
+//   extern "C" int ktune_launch(void **args);   // cudaError_t as int
+//
+// args[i] points at the bytes of the launcher's i-th parameter (a device
+// pointer, a scalar, or the worker's stream); the generated code reads each
+// as the parameter's own type, deduced from the instantiation, so no type is
+// spelled. nvcc runs with the project's flags (the manifest's `compile`),
+// the rewritten headers' include_dirs first. Modules are cached by content;
+// the kernel's registers and spills come from the same ptxas report as
+// NVRTC's.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_CUDA_LAUNCHERMODULE_H
+#define KTUNE_CUDA_LAUNCHERMODULE_H
+
+#include "ktune/Cuda/NvrtcCompiler.h"
+#include "ktune/Plan/Manifest.h"
+#include "ktune/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ktune {
+
+/// The symbol every launcher module exports.
+inline constexpr const char *LauncherEntrySymbol = "ktune_launch";
+/// `const char *ktune_error_name(int)`: cudaGetErrorName in the module.
+inline constexpr const char *LauncherErrorSymbol = "ktune_error_name";
+
+struct LauncherModuleSettings {
+  std::string nvcc; // empty: $CUDA_HOME/bin/nvcc, else the build's
+  std::string arch = "sm_90";
+  std::string templatePath;   // the templated source the module includes
+  std::string templateSource; // its content (part of the cache key)
+  std::vector<std::string> includeDirs;  // absolute, first on the path
+  std::vector<std::string> projectFlags; // projectNvccFlags(...)
+  std::vector<std::string> extraFlags;   // the spec's compile_options
+  std::string cacheDir;                  // empty: a temporary directory
+  int jobs = 0; // parallel nvcc calls; 0 = one per hardware thread
+  /// The launched kernel whose ptxas report gives the resources.
+  std::string kernelName;
+  double timeoutSeconds = 300;
+};
+
+/// The .cu of one module: includes the template and exports
+/// `instantiation` (a qualified name with all template arguments).
+std::string launcherModuleSource(const std::string &templatePath,
+                                 const std::string &instantiation);
+
+/// The project's flags from a manifest's compile command, fit for building
+/// a module: architecture, output, dependency and input flags dropped;
+/// relative include directories made absolute. From a compiler other than
+/// nvcc only -I/-isystem/-D/-U/-std are kept.
+std::vector<std::string> projectNvccFlags(const CompileCommandInfo &compile);
+
+/// nvcc's argv for one module.
+std::vector<std::string>
+launcherCompileCommand(const LauncherModuleSettings &settings,
+                       const std::string &sourcePath,
+                       const std::string &outputPath);
+
+/// nvcc as found: $CUDA_HOME/bin/nvcc, the build's toolkit, else "nvcc".
+std::string findNvcc();
+
+class LauncherCompiler {
+public:
+  static Expected<std::unique_ptr<LauncherCompiler>>
+  create(LauncherModuleSettings settings);
+  ~LauncherCompiler();
+
+  /// Starts building what is neither cached nor under way; returns at once.
+  void prefetch(const std::vector<std::string> &instantiations);
+  /// The module of one instantiation (imagePath: the .so; loweredName: the
+  /// entry symbol), waiting for its build. A compile error carries nvcc's
+  /// first error lines.
+  Expected<CompiledKernel> get(const std::string &instantiation);
+
+  CompileStats stats() const;
+  const std::string &arch() const;
+
+private:
+  LauncherCompiler();
+  struct Impl;
+  std::unique_ptr<Impl> I;
+};
+
+} // namespace ktune
+
+#endif

@@ -27,14 +27,11 @@ struct AnnealingOptions {
   double cooling = 0.95; // per evaluation
 };
 
-class Annealing : public Strategy {
+class Annealing : public SamplingStrategy<AnnealingOptions> {
 public:
-  explicit Annealing(AnnealingOptions o) : O(o) {}
-  std::string name() const override { return "annealing"; }
-
-  void run(const SearchSpace &space, Objective &objective,
-           std::mt19937_64 &rng) override {
-    UnseenSampler sampler(space);
+  using SamplingStrategy::SamplingStrategy;
+  void search(const SearchSpace &space, Objective &objective,
+              std::mt19937_64 &rng, UnseenSampler &sampler) override {
     auto start = [&]() -> std::optional<Point> {
       if (auto d = space.defaultPoint();
           d && space.isValid(*d) && !objective.seen(*d))
@@ -94,9 +91,6 @@ public:
       }
     }
   }
-
-private:
-  AnnealingOptions O;
 };
 
 } // namespace
@@ -116,7 +110,7 @@ Expected<std::unique_ptr<Strategy>> makeAnnealing(const nlohmann::json &o) {
   if (opts.finalTemperature >= opts.initialTemperature)
     return makeError("must be below initial_temperature",
                      "annealing.final_temperature");
-  return std::make_unique<Annealing>(opts);
+  return std::make_unique<Annealing>("annealing", opts);
 }
 
 } // namespace ktune

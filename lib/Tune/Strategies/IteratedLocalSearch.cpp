@@ -25,14 +25,11 @@ struct IlsOptions {
   bool adjacentFirst = false;
 };
 
-class IteratedLocalSearch : public Strategy {
+class IteratedLocalSearch : public SamplingStrategy<IlsOptions> {
 public:
-  explicit IteratedLocalSearch(IlsOptions o) : O(o) {}
-  std::string name() const override { return "ils"; }
-
-  void run(const SearchSpace &space, Objective &objective,
-           std::mt19937_64 &rng) override {
-    UnseenSampler sampler(space);
+  using SamplingStrategy::SamplingStrategy;
+  void search(const SearchSpace &space, Objective &objective,
+              std::mt19937_64 &rng, UnseenSampler &sampler) override {
     std::optional<Point> start;
     if (auto d = space.defaultPoint(); d && space.isValid(*d))
       start = d;
@@ -121,8 +118,6 @@ private:
     }
     return {p, time};
   }
-
-  IlsOptions O;
 };
 
 } // namespace
@@ -138,7 +133,7 @@ makeIteratedLocalSearch(const nlohmann::json &o) {
   KTUNE_TRY_ASSIGN(opts.adjacentFirst,
                    r.boolean("adjacent_first", opts.adjacentFirst));
   KTUNE_TRY(r.finish());
-  return std::make_unique<IteratedLocalSearch>(opts);
+  return std::make_unique<IteratedLocalSearch>("ils", opts);
 }
 
 } // namespace ktune

@@ -41,14 +41,7 @@ static Expected<std::string> readExpr(const JsonReader &j) {
 }
 
 static Expected<std::vector<std::string>> readExprList(const JsonReader &j) {
-  if (!j.isArray())
-    return j.fail("expected an array of expressions");
-  std::vector<std::string> out;
-  for (const JsonReader &e : j.elements()) {
-    KTUNE_TRY_ASSIGN(auto text, readExpr(e));
-    out.push_back(std::move(text));
-  }
-  return out;
+  return j.readArray(readExpr, "expected an array of expressions");
 }
 
 static Expected<TemplateParam> readParam(const JsonReader &j) {
@@ -88,6 +81,13 @@ static Expected<LaunchGeometry> readLaunch(const JsonReader &l) {
   return g;
 }
 
+static Expected<KernelArg> readArg(const JsonReader &j) {
+  KernelArg a;
+  KTUNE_TRY_ASSIGN(a.name, j.requiredString("name"));
+  KTUNE_TRY_ASSIGN(a.type, j.requiredString("type"));
+  return a;
+}
+
 static Expected<ManifestKernel> readKernel(const JsonReader &j) {
   ManifestKernel k;
   if (!j.isObject())
@@ -105,17 +105,7 @@ static Expected<ManifestKernel> readKernel(const JsonReader &j) {
       k.templateParams.push_back(std::move(p));
     }
   }
-  if (j.has("args")) {
-    JsonReader as = j["args"];
-    if (!as.isArray())
-      return as.fail("expected an array");
-    for (const JsonReader &arg : as.elements()) {
-      KernelArg a;
-      KTUNE_TRY_ASSIGN(a.name, arg.requiredString("name"));
-      KTUNE_TRY_ASSIGN(a.type, arg.requiredString("type"));
-      k.args.push_back(std::move(a));
-    }
-  }
+  KTUNE_TRY_ASSIGN(k.args, j.optionalArray("args", readArg));
   if (j.has("constraints")) {
     KTUNE_TRY_ASSIGN(k.constraints, readExprList(j["constraints"]));
   }
@@ -127,24 +117,13 @@ static Expected<ManifestKernel> readKernel(const JsonReader &j) {
 
 Expected<Manifest> manifestFromJson(const json &json) {
   JsonReader j(json);
-  if (!j.isObject())
-    return makeError("a manifest is a JSON object", "$");
-  std::string version = j["ktune"].isString() ? *j["ktune"].string() : "";
-  if (version != ManifestVersion)
-    return j.failAt("ktune", "unsupported manifest version \"" + version +
-                                 "\" (this ktune reads \"" + ManifestVersion +
-                                 "\")");
+  KTUNE_TRY(j.expectVersion("a manifest", ManifestVersion));
   Manifest m;
   KTUNE_TRY_ASSIGN(m.source, j.requiredString("source"));
   KTUNE_TRY_ASSIGN(m.original, j.optionalString("original"));
   KTUNE_TRY_ASSIGN(m.sourceSha256, j.optionalString("source_sha256"));
-  JsonReader kernels = j["kernels"];
-  if (!kernels.isArray())
-    return kernels.fail("expected an array of kernels");
-  for (const JsonReader &kernel : kernels.elements()) {
-    KTUNE_TRY_ASSIGN(auto k, readKernel(kernel));
-    m.kernels.push_back(std::move(k));
-  }
+  KTUNE_TRY_ASSIGN(m.kernels, j["kernels"].readArray(
+                                  readKernel, "expected an array of kernels"));
   return m;
 }
 

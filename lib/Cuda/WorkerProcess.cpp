@@ -1,4 +1,5 @@
 #include "ktune/Cuda/WorkerProcess.h"
+#include "ktune/Support/Try.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -43,11 +44,9 @@ WorkerProcess::start(const std::string &executable,
   options.stderrTo = stderrPath.empty() ? SpawnOptions::Stderr::Inherit
                                         : SpawnOptions::Stderr::File;
   options.stderrFile = stderrPath;
-  auto child = ChildProcess::spawn(argv, options);
-  if (!child)
-    return std::unexpected(child.error());
+  KTUNE_TRY_ASSIGN(auto child, ChildProcess::spawn(argv, options));
   std::unique_ptr<WorkerProcess> w(new WorkerProcess());
-  w->Child.emplace(std::move(*child));
+  w->Child.emplace(std::move(child));
   return w;
 }
 

@@ -1,4 +1,5 @@
 #include "ktune/Cuda/WorkerProtocol.h"
+#include "ktune/Support/Try.h"
 
 #include "ktune/Support/DType.h"
 
@@ -108,10 +109,9 @@ Expected<Launch> launchFromJson(const json &j) {
       if (a.contains("buffer")) {
         v.buffer = a.at("buffer").get<int>();
       } else {
-        auto bytes = hexDecode(a.at("bytes").get<std::string>());
-        if (!bytes)
-          return std::unexpected(bytes.error());
-        v.bytes = std::move(*bytes);
+        KTUNE_TRY_ASSIGN(auto bytes,
+                         hexDecode(a.at("bytes").get<std::string>()));
+        v.bytes = std::move(bytes);
       }
       l.args.push_back(std::move(v));
     }

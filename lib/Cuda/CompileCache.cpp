@@ -1,4 +1,5 @@
 #include "ktune/Cuda/CompileCache.h"
+#include "ktune/Support/Try.h"
 
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Sha256.h"
@@ -121,8 +122,7 @@ Expected<std::string> CompileCache::storeImage(std::string_view bytes,
   std::error_code ec;
   if (fs::exists(path, ec) && fs::file_size(path, ec) == bytes.size())
     return path;
-  if (auto s = writeFileAtomically(path, std::string(bytes)); !s)
-    return std::unexpected(s.error());
+  KTUNE_TRY(writeFileAtomically(path, std::string(bytes)));
   return path;
 }
 

@@ -10,6 +10,7 @@
 #include "ktune/Cuda/HelperKernels.h"
 #include "ktune/Support/DType.h"
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Support/Try.h"
 #include "ktune/Tune/Session.h"
 
 #include <algorithm>
@@ -39,10 +40,8 @@ Expected<const ManifestKernel *> findKernel(const CudaTuneOptions &o) {
 
 /// The manifest kernel bound to the spec's buffers, values and launch.
 Expected<KernelBinding> bindKernel(const CudaTuneOptions &o) {
-  auto kernel = findKernel(o);
-  if (!kernel)
-    return std::unexpected(kernel.error());
-  auto binding = KernelBinding::create(**kernel, o.spec);
+  KTUNE_TRY_ASSIGN(auto kernel, findKernel(o));
+  auto binding = KernelBinding::create(*kernel, o.spec);
   if (!binding)
     return std::unexpected(withContext(binding.error(), "spec"));
   return binding;
@@ -78,10 +77,8 @@ std::string sourceName(const CudaTuneOptions &o) {
 /// The compiler of the template's instantiations for `arch`.
 Expected<std::unique_ptr<NvrtcCompiler>>
 templateCompiler(const CudaTuneOptions &o, const std::string &arch) {
-  auto source = templateSource(o);
-  if (!source)
-    return std::unexpected(source.error());
-  return NvrtcCompiler::create(*source, sourceName(o),
+  KTUNE_TRY_ASSIGN(auto source, templateSource(o));
+  return NvrtcCompiler::create(source, sourceName(o),
                                compilerSettings(o, arch));
 }
 
@@ -166,14 +163,12 @@ compileHelpers(const std::string &arch, const std::string &cacheDir) {
 Expected<std::string> deviceArch(const DeviceLimits &limits,
                                  const std::string &requested) {
   if (!requested.empty()) {
-    auto want = parseArch(requested);
-    if (!want)
-      return std::unexpected(want.error());
+    KTUNE_TRY_ASSIGN(auto want, parseArch(requested));
     bool runs =
         requested.starts_with("compute_")
-            ? ((*want)[0] * 10 + (*want)[1] <=
+            ? (want[0] * 10 + want[1] <=
                limits.ccMajor * 10 + limits.ccMinor)
-            : ((*want)[0] == limits.ccMajor && (*want)[1] <= limits.ccMinor);
+            : (want[0] == limits.ccMajor && want[1] <= limits.ccMinor);
     if (!runs)
       return makeError("code for " + requested + " does not run on " +
                        limits.name + " (" + limits.arch + ")");
@@ -219,14 +214,10 @@ bool cudaDeviceAvailable() { return cudaDeviceCount() > 0; }
 
 Expected<std::unique_ptr<Evaluator>>
 createCudaEvaluator(const CudaTuneOptions &options) {
-  auto binding = bindKernel(options);
-  if (!binding)
-    return std::unexpected(binding.error());
-  auto exe = findWorkerExecutable();
-  if (!exe)
-    return std::unexpected(exe.error());
+  KTUNE_TRY_ASSIGN(auto binding, bindKernel(options));
+  KTUNE_TRY_ASSIGN(auto exe, findWorkerExecutable());
   WorkerClient::Settings settings;
-  settings.executable = *exe;
+  settings.executable = exe;
   settings.watchdogSeconds = options.watchdogSeconds;
   if (options.gpu >= 0)
     settings.environment["KTUNE_DEVICE"] = std::to_string(options.gpu);
@@ -236,45 +227,29 @@ createCudaEvaluator(const CudaTuneOptions &options) {
   if ((*worker)->devices() == 0)
     return makeError("no CUDA device is visible to the worker");
   DeviceLimits limits = (*worker)->limits();
-  auto arch = deviceArch(limits, options.arch);
-  if (!arch)
-    return std::unexpected(arch.error());
-  auto compiler = templateCompiler(options, *arch);
-  if (!compiler)
-    return std::unexpected(compiler.error());
-  auto launchers = launcherCompiler(options, limits.arch);
-  if (!launchers)
-    return std::unexpected(launchers.error());
-  auto helpers = compileHelpers(*arch, options.cacheDir);
-  if (!helpers)
-    return std::unexpected(helpers.error());
+  KTUNE_TRY_ASSIGN(auto arch, deviceArch(limits, options.arch));
+  KTUNE_TRY_ASSIGN(auto compiler, templateCompiler(options, arch));
+  KTUNE_TRY_ASSIGN(auto launchers, launcherCompiler(options, limits.arch));
+  KTUNE_TRY_ASSIGN(auto helpers, compileHelpers(arch, options.cacheDir));
   auto evaluator = std::make_unique<CudaEvaluator>(
-      options, std::move(*binding), std::move(*compiler),
-      std::move(helpers->first), std::move(limits), std::move(*worker),
-      std::move(helpers->second), settings, false);
-  evaluator->setLauncherCompiler(std::move(*launchers));
+      options, std::move(binding), std::move(compiler),
+      std::move(helpers.first), std::move(limits), std::move(*worker),
+      std::move(helpers.second), settings, false);
+  evaluator->setLauncherCompiler(std::move(launchers));
   return std::unique_ptr<Evaluator>(std::move(evaluator));
 }
 
 Expected<std::unique_ptr<Evaluator>>
 createCompileOnlyEvaluator(const CudaTuneOptions &options) {
-  auto binding = bindKernel(options);
-  if (!binding)
-    return std::unexpected(binding.error());
+  KTUNE_TRY_ASSIGN(auto binding, bindKernel(options));
   std::string arch = options.arch.empty() ? "sm_90" : options.arch;
-  auto limits = staticDeviceLimits(arch);
-  if (!limits)
-    return std::unexpected(limits.error());
-  auto compiler = templateCompiler(options, arch);
-  if (!compiler)
-    return std::unexpected(compiler.error());
-  auto launchers = launcherCompiler(options, arch);
-  if (!launchers)
-    return std::unexpected(launchers.error());
+  KTUNE_TRY_ASSIGN(auto limits, staticDeviceLimits(arch));
+  KTUNE_TRY_ASSIGN(auto compiler, templateCompiler(options, arch));
+  KTUNE_TRY_ASSIGN(auto launchers, launcherCompiler(options, arch));
   auto evaluator = std::make_unique<CudaEvaluator>(
-      options, std::move(*binding), std::move(*compiler), nullptr,
-      std::move(*limits), nullptr, json(), WorkerClient::Settings{}, true);
-  evaluator->setLauncherCompiler(std::move(*launchers));
+      options, std::move(binding), std::move(compiler), nullptr,
+      std::move(limits), nullptr, json(), WorkerClient::Settings{}, true);
+  evaluator->setLauncherCompiler(std::move(launchers));
   return std::unique_ptr<Evaluator>(std::move(evaluator));
 }
 

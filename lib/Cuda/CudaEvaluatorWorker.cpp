@@ -10,8 +10,8 @@
 #include "ktune/Cuda/HelperKernels.h"
 #include "ktune/Cuda/Pruning.h"
 #include "ktune/Support/DType.h"
-#include "ktune/Support/EnumNames.h"
 #include "ktune/Support/Text.h"
+#include "ktune/Support/Try.h"
 
 #include <cmath>
 #include <cstdio>
@@ -60,16 +60,6 @@ std::string describeGuards(const protocol::BufferCheck &c) {
   return s + ")";
 }
 
-/// An outcome as a message says it ("failed with a timeout").
-constexpr EnumName<EvalStatus> StatusPhrases[] = {
-    {EvalStatus::Ok, "ok"},
-    {EvalStatus::Pruned, "pruned"},
-    {EvalStatus::CompileError, "a compile error"},
-    {EvalStatus::RuntimeError, "a runtime error"},
-    {EvalStatus::Timeout, "a timeout"},
-    {EvalStatus::WrongResult, "a wrong result"},
-};
-
 } // namespace
 
 EvalResult CudaEvaluator::workerFailure(const WorkerFailure &f,
@@ -90,8 +80,7 @@ WorkerResult<LoadedKernel> CudaEvaluator::loadKernel(const CompiledKernel &k) {
   if (auto it = Handles.find(key); it != Handles.end())
     return it->second;
   if (Handles.size() >= MaxLoadedKernels) {
-    if (auto s = Worker->unloadAll(); !s)
-      return std::unexpected(s.error());
+    KTUNE_TRY(Worker->unloadAll());
     Handles.clear();
   }
   auto loaded = Worker->load(k.imagePath, k.loweredName);
@@ -234,8 +223,7 @@ std::optional<EvalResult> CudaEvaluator::setUpShape(const Shape &shape) {
   auto prepared = compileAndPrune(shape, def, r);
   if (!prepared) {
     r.reason = "the default configuration is " +
-               std::string(nameOf(StatusPhrases, r.status, "?")) + ": " +
-               r.reason;
+               std::string(statusPhrase(r.status)) + ": " + r.reason;
     r.status =
         r.status == EvalStatus::Pruned ? EvalStatus::RuntimeError : r.status;
     return r;

@@ -1,4 +1,5 @@
 #include "ktune/Cuda/DeviceInfo.h"
+#include "ktune/Support/Try.h"
 
 #include <cctype>
 
@@ -60,18 +61,16 @@ std::vector<std::string> staticArchs() {
 }
 
 Expected<DeviceLimits> staticDeviceLimits(std::string_view arch) {
-  auto cc = parseArch(arch);
-  if (!cc)
-    return std::unexpected(cc.error());
-  std::string base = archForComputeCapability((*cc)[0], (*cc)[1]);
+  KTUNE_TRY_ASSIGN(auto cc, parseArch(arch));
+  std::string base = archForComputeCapability(cc[0], cc[1]);
   for (const auto &p : StaticParts) {
     if (base != p.arch)
       continue;
     DeviceLimits l;
     l.name = base + " (static limits of " + p.part + ")";
     l.arch = base;
-    l.ccMajor = (*cc)[0];
-    l.ccMinor = (*cc)[1];
+    l.ccMajor = cc[0];
+    l.ccMinor = cc[1];
     l.smCount = p.smCount;
     l.maxThreadsPerSM = p.maxThreadsPerSM;
     l.maxBlocksPerSM = p.maxBlocksPerSM;

@@ -1,4 +1,5 @@
 #include "ktune/Cuda/KernelBinding.h"
+#include "ktune/Support/Try.h"
 
 #include "ktune/Support/DType.h"
 
@@ -311,10 +312,8 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
       if (!type)
         return std::unexpected(withContext(type.error(), where));
       ab.scalarType = *type;
-      auto e = parseAt(scalar.value, where + ".value");
-      if (!e)
-        return std::unexpected(e.error());
-      ab.scalarValue = *e;
+      KTUNE_TRY_ASSIGN(auto e, parseAt(scalar.value, where + ".value"));
+      ab.scalarValue = e;
     }
     b.Args.push_back(std::move(ab));
   }
@@ -345,32 +344,26 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
       if (texts.empty() || texts.size() > 3)
         return makeError("expected 1 to 3 expressions", where);
       for (size_t i = 0; i < texts.size(); ++i) {
-        auto e = parseAt(texts[i], where + "[" + std::to_string(i) + "]");
-        if (!e)
-          return std::unexpected(e.error());
-        out.push_back(*e);
+        KTUNE_TRY_ASSIGN(
+            auto e, parseAt(texts[i], where + "[" + std::to_string(i) + "]"));
+        out.push_back(e);
       }
       return {};
     };
-    if (auto s = parseDims(geometry->grid, "launch.grid", b.Grid); !s)
-      return std::unexpected(s.error());
-    if (auto s = parseDims(geometry->block, "launch.block", b.Block); !s)
-      return std::unexpected(s.error());
-    auto smem =
-        parseAt(geometry->smem.empty() ? "0" : geometry->smem, "launch.smem");
-    if (!smem)
-      return std::unexpected(smem.error());
-    b.Smem = *smem;
+    KTUNE_TRY(parseDims(geometry->grid, "launch.grid", b.Grid));
+    KTUNE_TRY(parseDims(geometry->block, "launch.block", b.Block));
+    KTUNE_TRY_ASSIGN(b.Smem, parseAt(geometry->smem.empty() ? "0"
+                                                            : geometry->smem,
+                                     "launch.smem"));
   }
 
   std::vector<std::string> constraints = kernel.constraints;
   constraints.insert(constraints.end(), spec.constraints.begin(),
                      spec.constraints.end());
   for (size_t i = 0; i < constraints.size(); ++i) {
-    auto e = parseAt(constraints[i], "constraints[" + std::to_string(i) + "]");
-    if (!e)
-      return std::unexpected(e.error());
-    b.Constraints.push_back(*e);
+    KTUNE_TRY_ASSIGN(auto e, parseAt(constraints[i],
+                                     "constraints[" + std::to_string(i) + "]"));
+    b.Constraints.push_back(e);
   }
   return b;
 }
@@ -469,9 +462,7 @@ static uint64_t mixSeed(uint64_t x) {
 
 Expected<std::vector<BufferPlan>> KernelBinding::buffers(const Shape &shape,
                                                          uint64_t seed) const {
-  auto env = environment(shape, Default, false);
-  if (!env)
-    return std::unexpected(env.error());
+  KTUNE_TRY_ASSIGN(auto env, environment(shape, Default, false));
   std::vector<BufferPlan> out;
   for (const auto &a : Args) {
     if (!a.isBuffer)
@@ -486,7 +477,7 @@ Expected<std::vector<BufferPlan>> KernelBinding::buffers(const Shape &shape,
     p.seed = mixSeed(seed ^ mixSeed(static_cast<uint64_t>(a.bufferIndex) + 1));
     int64_t count = 1;
     for (size_t i = 0; i < a.shape.size(); ++i) {
-      auto v = a.shape[i].evaluateInt(*env);
+      auto v = a.shape[i].evaluateInt(env);
       std::string where =
           "args." + a.name + ".shape[" + std::to_string(i) + "]";
       if (!v)
@@ -506,9 +497,7 @@ Expected<std::vector<BufferPlan>> KernelBinding::buffers(const Shape &shape,
 
 Expected<std::vector<KernelArgValue>>
 KernelBinding::args(const Shape &shape, const Configuration &config) const {
-  auto env = environment(shape, config, false);
-  if (!env)
-    return std::unexpected(env.error());
+  KTUNE_TRY_ASSIGN(auto env, environment(shape, config, false));
   std::vector<KernelArgValue> out;
   for (const auto &a : Args) {
     KernelArgValue v;
@@ -517,7 +506,7 @@ KernelBinding::args(const Shape &shape, const Configuration &config) const {
     } else if (a.isBuffer) {
       v.buffer = a.bufferIndex;
     } else {
-      auto value = a.scalarValue->evaluate(*env);
+      auto value = a.scalarValue->evaluate(env);
       if (!value)
         return std::unexpected(
             withContext(value.error(), "args." + a.name + ".value"));
@@ -535,25 +524,22 @@ Expected<LaunchDims> KernelBinding::launch(const Shape &shape,
                                            const Configuration &config) const {
   if (Grid.empty())
     return makeError("the launcher computes its launch geometry");
-  auto env = environment(shape, config, true);
-  if (!env)
-    return std::unexpected(env.error());
+  KTUNE_TRY_ASSIGN(auto env, environment(shape, config, true));
   LaunchDims d;
-  for (size_t i = 0; i < Grid.size(); ++i) {
-    auto v = Grid[i].evaluateInt(*env);
-    if (!v)
-      return std::unexpected(
-          withContext(v.error(), "launch.grid[" + std::to_string(i) + "]"));
-    d.grid[i] = *v;
-  }
-  for (size_t i = 0; i < Block.size(); ++i) {
-    auto v = Block[i].evaluateInt(*env);
-    if (!v)
-      return std::unexpected(
-          withContext(v.error(), "launch.block[" + std::to_string(i) + "]"));
-    d.block[i] = *v;
-  }
-  auto smem = Smem.evaluateInt(*env);
+  // Dimensions not given stay 1.
+  auto evaluateDims = [&](const std::vector<expr::Expr> &exprs,
+                          std::array<int64_t, 3> &dims,
+                          const std::string &what) -> Status {
+    for (size_t i = 0; i < exprs.size(); ++i) {
+      KTUNE_TRY_ASSIGN(dims[i], withContext(exprs[i].evaluateInt(env),
+                                            "launch." + what + "[" +
+                                                std::to_string(i) + "]"));
+    }
+    return {};
+  };
+  KTUNE_TRY(evaluateDims(Grid, d.grid, "grid"));
+  KTUNE_TRY(evaluateDims(Block, d.block, "block"));
+  auto smem = Smem.evaluateInt(env);
   if (!smem)
     return std::unexpected(withContext(smem.error(), "launch.smem"));
   d.smemDynamic = *smem;

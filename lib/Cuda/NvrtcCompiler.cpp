@@ -1,4 +1,5 @@
 #include "ktune/Cuda/NvrtcCompiler.h"
+#include "ktune/Support/Try.h"
 
 #include "ktune/Cuda/CompileCache.h"
 #include "ktune/Cuda/DeviceInfo.h"
@@ -372,12 +373,10 @@ NvrtcCompiler::create(std::string source, std::string sourceName,
                       NvrtcSettings settings) {
   std::unique_ptr<NvrtcCompiler> c(new NvrtcCompiler());
   Impl &I = *c->I;
-  auto cc = parseArch(settings.arch);
-  if (!cc)
-    return std::unexpected(cc.error());
+  KTUNE_TRY_ASSIGN(auto cc, parseArch(settings.arch));
   I.IsPtx = settings.arch.starts_with("compute_");
   {
-    std::string base = archForComputeCapability((*cc)[0], (*cc)[1]);
+    std::string base = archForComputeCapability(cc[0], cc[1]);
     auto supported = nvrtcSupportedArchs();
     if (!supported.empty() && std::find(supported.begin(), supported.end(),
                                         base) == supported.end()) {
@@ -403,10 +402,8 @@ NvrtcCompiler::create(std::string source, std::string sourceName,
     I.TempDir = tmpl;
     settings.cacheDir = tmpl;
   }
-  auto cache = CompileCache::open(settings.cacheDir);
-  if (!cache)
-    return std::unexpected(cache.error());
-  I.Cache = std::move(*cache);
+  KTUNE_TRY_ASSIGN(auto cache, CompileCache::open(settings.cacheDir));
+  I.Cache = std::move(cache);
   I.Settings = std::move(settings);
   I.Pool = std::make_unique<ThreadPool>(I.Settings.jobs);
   return c;

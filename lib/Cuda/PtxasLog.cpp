@@ -1,5 +1,6 @@
 #include "ktune/Cuda/PtxasLog.h"
 
+#include <initializer_list>
 #include <regex>
 #include <vector>
 
@@ -19,6 +20,21 @@ static int numberBefore(const std::string &line, const std::regex &re) {
   if (std::regex_search(line, m, re))
     return toInt(m[1]);
   return -1;
+}
+
+/// A number ptxas reports ("304 bytes stack frame") and the field it sets.
+struct Reported {
+  const std::regex &re;
+  int PtxasFunctionInfo::*field;
+};
+
+/// Sets the fields whose numbers `line` holds.
+static void readNumbers(const std::string &line,
+                        std::initializer_list<Reported> numbers,
+                        PtxasFunctionInfo &f) {
+  for (const Reported &n : numbers)
+    if (int v = numberBefore(line, n.re); v >= 0)
+      f.*n.field = v;
 }
 
 std::map<std::string, PtxasFunctionInfo> parsePtxasLog(std::string_view text) {
@@ -58,24 +74,22 @@ std::map<std::string, PtxasFunctionInfo> parsePtxasLog(std::string_view text) {
         !currentFunction.empty()) {
       auto &f = out[currentFunction];
       f.log += line + "\n";
-      if (int v = numberBefore(line, StackRe); v >= 0)
-        f.stackFrame = v;
-      if (int v = numberBefore(line, SpillStoresRe); v >= 0)
-        f.spillStores = v;
-      if (int v = numberBefore(line, SpillLoadsRe); v >= 0)
-        f.spillLoads = v;
+      readNumbers(line,
+                  {{StackRe, &PtxasFunctionInfo::stackFrame},
+                   {SpillStoresRe, &PtxasFunctionInfo::spillStores},
+                   {SpillLoadsRe, &PtxasFunctionInfo::spillLoads}},
+                  f);
       continue;
     }
     if (std::regex_search(line, m, UsedRe) && !currentEntry.empty()) {
       auto &f = out[currentEntry];
       f.log += line + "\n";
       f.registers = toInt(m[1]);
-      if (int v = numberBefore(line, BarriersRe); v >= 0)
-        f.barriers = v;
-      if (int v = numberBefore(line, SmemRe); v >= 0)
-        f.smemStatic = v;
-      if (int v = numberBefore(line, CumulativeRe); v >= 0)
-        f.cumulativeStack = v;
+      readNumbers(line,
+                  {{BarriersRe, &PtxasFunctionInfo::barriers},
+                   {SmemRe, &PtxasFunctionInfo::smemStatic},
+                   {CumulativeRe, &PtxasFunctionInfo::cumulativeStack}},
+                  f);
       continue;
     }
     if (line.find("Compile time") != std::string::npos &&

@@ -1,4 +1,5 @@
 #include "ktune/Cuda/WorkerClient.h"
+#include "ktune/Support/Try.h"
 
 namespace ktune {
 
@@ -28,10 +29,8 @@ WorkerClient::start(const Settings &settings) {
                        ": ktune-worker is from another build");
     c->Devices = hello->at("devices").get<int>();
     if (c->Devices > 0) {
-      auto limits = deviceLimitsFromJson(hello->at("limits"));
-      if (!limits)
-        return std::unexpected(limits.error());
-      c->Limits = *limits;
+      KTUNE_TRY_ASSIGN(auto limits, deviceLimitsFromJson(hello->at("limits")));
+      c->Limits = limits;
     }
   } catch (const json::exception &e) {
     return makeError(std::string("malformed hello from the worker: ") +
@@ -82,22 +81,20 @@ WorkerClient::setup(const json &helpers,
   req["buffers"] = json::array();
   for (const auto &b : buffers)
     req["buffers"].push_back(protocol::toJson(b));
-  auto r = call(req, 3 * Config.watchdogSeconds + 60);
-  if (!r)
-    return std::unexpected(r.error());
-  return r->value("bytes", int64_t(0));
+  KTUNE_TRY_ASSIGN(auto r, call(req, 3 * Config.watchdogSeconds + 60));
+  return r.value("bytes", int64_t(0));
 }
 
 WorkerResult<LoadedKernel> WorkerClient::load(const std::string &image,
                                               const std::string &function) {
-  auto r = call(json{{"op", "load"}, {"image", image}, {"function", function}},
-                Config.watchdogSeconds + 30);
-  if (!r)
-    return std::unexpected(r.error());
+  KTUNE_TRY_ASSIGN(
+      auto r,
+      call(json{{"op", "load"}, {"image", image}, {"function", function}},
+           Config.watchdogSeconds + 30));
   try {
     LoadedKernel k;
-    k.handle = r->at("handle").get<int>();
-    const json &a = r->at("attributes");
+    k.handle = r.at("handle").get<int>();
+    const json &a = r.at("attributes");
     k.registers = a.at("registers").get<int>();
     k.smemStatic = a.at("smem_static").get<int>();
     k.localBytes = a.at("local_bytes").get<int>();
@@ -110,28 +107,24 @@ WorkerResult<LoadedKernel> WorkerClient::load(const std::string &image,
 }
 
 WorkerResult<void> WorkerClient::unloadAll() {
-  auto r = call(json{{"op", "unload_all"}}, Config.watchdogSeconds + 30);
-  if (!r)
-    return std::unexpected(r.error());
+  KTUNE_TRY(call(json{{"op", "unload_all"}}, Config.watchdogSeconds + 30));
   return {};
 }
 
 WorkerResult<RunReply> WorkerClient::run(int handle,
                                          const protocol::Launch &launch,
                                          int poison, bool makeReference) {
-  auto r = call(json{{"op", "run"},
-                     {"handle", handle},
-                     {"launch", protocol::toJson(launch)},
-                     {"poison", poison},
-                     {"reference", makeReference}},
-                Config.watchdogSeconds + 5);
-  if (!r)
-    return std::unexpected(r.error());
+  KTUNE_TRY_ASSIGN(auto r, call(json{{"op", "run"},
+                                     {"handle", handle},
+                                     {"launch", protocol::toJson(launch)},
+                                     {"poison", poison},
+                                     {"reference", makeReference}},
+                                Config.watchdogSeconds + 5));
   RunReply reply;
   try {
-    reply.result.milliseconds = r->at("ms").get<double>();
-    reply.blocksPerSM = r->at("blocks_per_sm").get<int>();
-    for (const auto &c : r->at("checks")) {
+    reply.result.milliseconds = r.at("ms").get<double>();
+    reply.blocksPerSM = r.at("blocks_per_sm").get<int>();
+    for (const auto &c : r.at("checks")) {
       auto check = protocol::bufferCheckFromJson(c);
       if (!check)
         return std::unexpected(
@@ -150,14 +143,12 @@ WorkerClient::time(int handle, const protocol::Launch &launch,
                    const protocol::TimeOptions &options) {
   // Warm-up, the estimate and graph capture come on top of the timing cap.
   double deadline = Config.watchdogSeconds + 3 * options.rule.maxSeconds + 10;
-  auto r = call(json{{"op", "time"},
-                     {"handle", handle},
-                     {"launch", protocol::toJson(launch)},
-                     {"options", protocol::toJson(options)}},
-                deadline);
-  if (!r)
-    return std::unexpected(r.error());
-  auto result = protocol::timeResultFromJson(*r);
+  KTUNE_TRY_ASSIGN(auto r, call(json{{"op", "time"},
+                                     {"handle", handle},
+                                     {"launch", protocol::toJson(launch)},
+                                     {"options", protocol::toJson(options)}},
+                                deadline));
+  auto result = protocol::timeResultFromJson(r);
   if (!result)
     return std::unexpected(WorkerFailure{false, false, result.error().str()});
   return *result;

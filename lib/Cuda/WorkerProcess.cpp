@@ -1,4 +1,5 @@
 #include "ktune/Cuda/WorkerProcess.h"
+#include "ktune/Support/Try.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -45,11 +46,9 @@ WorkerProcess::start(const std::string &executable,
                                         : SpawnOptions::Stderr::File;
   options.stderrFile = stderrPath;
   options.environment = environment; // e.g. KTUNE_DEVICE: the GPU to use
-  auto child = ChildProcess::spawn(argv, options);
-  if (!child)
-    return std::unexpected(child.error());
+  KTUNE_TRY_ASSIGN(auto child, ChildProcess::spawn(argv, options));
   std::unique_ptr<WorkerProcess> w(new WorkerProcess());
-  w->Child.emplace(std::move(*child));
+  w->Child.emplace(std::move(child));
   return w;
 }
 

@@ -1,4 +1,5 @@
 #include "ktune/Cuda/WorkerProtocol.h"
+#include "ktune/Support/Try.h"
 
 #include "ktune/Support/DType.h"
 
@@ -112,10 +113,9 @@ Expected<Launch> launchFromJson(const json &j) {
       } else if (a.contains("stream")) {
         v.buffer = KernelArgValue::StreamSlot;
       } else {
-        auto bytes = hexDecode(a.at("bytes").get<std::string>());
-        if (!bytes)
-          return std::unexpected(bytes.error());
-        v.bytes = std::move(*bytes);
+        KTUNE_TRY_ASSIGN(auto bytes,
+                         hexDecode(a.at("bytes").get<std::string>()));
+        v.bytes = std::move(bytes);
       }
       l.args.push_back(std::move(v));
     }

@@ -110,16 +110,15 @@ Expected<Candidate> readCandidate(const JsonReader &j,
     c.sites.push_back(std::move(s));
   }
 
-  if (j.has("implied_constraints")) {
-    JsonReader list = j["implied_constraints"];
-    if (!list.isArray())
-      return list.fail("expected an array of constraint strings");
-    for (const JsonReader &e : list.elements()) {
-      if (!e.isString())
-        return e.fail("expected a constraint string");
-      c.impliedConstraints.push_back(*e.string());
-    }
-  }
+  KTUNE_TRY_ASSIGN(c.impliedConstraints,
+                   j.optionalArray(
+                       "implied_constraints",
+                       [](const JsonReader &e) -> Expected<std::string> {
+                         if (!e.isString())
+                           return e.fail("expected a constraint string");
+                         return *e.string();
+                       },
+                       "expected an array of constraint strings"));
   return c;
 }
 
@@ -169,16 +168,7 @@ const Candidate *CandidateSet::find(const std::string &id) const {
 
 Expected<CandidateSet> candidatesFromJson(const json &json) {
   JsonReader j(json);
-  if (!j.isObject())
-    return makeError("a candidates file is a JSON object", "$");
-  if (!j["ktune"].isString())
-    return j.failAt("ktune", std::string("missing version field (expected \"") +
-                                 CandidatesVersion + "\")");
-  std::string version = *j["ktune"].string();
-  if (version != CandidatesVersion)
-    return j.failAt("ktune", "unsupported candidates version \"" + version +
-                                 "\" (this ktune reads \"" + CandidatesVersion +
-                                 "\")");
+  KTUNE_TRY(j.expectVersion("a candidates file", CandidatesVersion));
   CandidateSet set;
   KTUNE_TRY_ASSIGN(set.file, j.optionalString("file"));
   KTUNE_TRY_ASSIGN(JsonReader candidates, j.required("candidates"));

@@ -58,14 +58,7 @@ static Expected<std::string> readExpr(const JsonReader &j) {
 }
 
 static Expected<std::vector<std::string>> readExprList(const JsonReader &j) {
-  if (!j.isArray())
-    return j.fail("expected an array of expressions");
-  std::vector<std::string> out;
-  for (const JsonReader &e : j.elements()) {
-    KTUNE_TRY_ASSIGN(auto text, readExpr(e));
-    out.push_back(std::move(text));
-  }
-  return out;
+  return j.readArray(readExpr, "expected an array of expressions");
 }
 
 static Expected<TemplateParam> readParam(const JsonReader &j) {
@@ -207,13 +200,8 @@ Expected<Manifest> manifestFromJson(const json &json) {
   KTUNE_TRY_ASSIGN(m.source, j.requiredString("source"));
   KTUNE_TRY_ASSIGN(m.original, j.optionalString("original"));
   KTUNE_TRY_ASSIGN(m.sourceSha256, j.optionalString("source_sha256"));
-  JsonReader kernels = j["kernels"];
-  if (!kernels.isArray())
-    return kernels.fail("expected an array of kernels");
-  for (const JsonReader &kernel : kernels.elements()) {
-    KTUNE_TRY_ASSIGN(auto k, readKernel(kernel));
-    m.kernels.push_back(std::move(k));
-  }
+  KTUNE_TRY_ASSIGN(m.kernels, j["kernels"].readArray(
+                                  readKernel, "expected an array of kernels"));
   if (j.has("files")) {
     JsonReader files = j["files"];
     if (!files.isArray())

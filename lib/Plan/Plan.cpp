@@ -54,12 +54,8 @@ Expected<PlanKernel> readKernel(const JsonReader &j) {
   PlanKernel k;
   KTUNE_TRY_ASSIGN(k.kernel, j.requiredString("kernel"));
   KTUNE_TRY_ASSIGN(JsonReader params, j.required("params"));
-  if (!params.isArray())
-    return params.fail("expected an array of parameters");
-  for (const JsonReader &param : params.elements()) {
-    KTUNE_TRY_ASSIGN(auto p, readParam(param));
-    k.params.push_back(std::move(p));
-  }
+  KTUNE_TRY_ASSIGN(
+      k.params, params.readArray(readParam, "expected an array of parameters"));
   if (j.has("constraints")) {
     KTUNE_TRY_ASSIGN(k.constraints, stringList(j["constraints"], false));
   }
@@ -70,26 +66,14 @@ Expected<PlanKernel> readKernel(const JsonReader &j) {
 
 Expected<Plan> planFromJson(const json &json) {
   JsonReader j(json);
-  if (!j.isObject())
-    return makeError("a plan is a JSON object", "$");
-  if (!j["ktune"].isString())
-    return j.failAt("ktune", std::string("missing version field (expected \"") +
-                                 PlanVersion + "\")");
-  std::string version = *j["ktune"].string();
-  if (version != PlanVersion)
-    return j.failAt("ktune", "unsupported plan version \"" + version +
-                                 "\" (this ktune reads \"" + PlanVersion +
-                                 "\")");
+  KTUNE_TRY(j.expectVersion("a plan", PlanVersion));
   KTUNE_TRY(j.onlyFields({"ktune", "$schema", "planner", "kernels"}));
   Plan plan;
   KTUNE_TRY_ASSIGN(plan.planner, j.optionalString("planner"));
   KTUNE_TRY_ASSIGN(JsonReader kernels, j.required("kernels"));
-  if (!kernels.isArray())
-    return kernels.fail("expected an array of kernels");
-  for (const JsonReader &kernel : kernels.elements()) {
-    KTUNE_TRY_ASSIGN(auto k, readKernel(kernel));
-    plan.kernels.push_back(std::move(k));
-  }
+  KTUNE_TRY_ASSIGN(
+      plan.kernels,
+      kernels.readArray(readKernel, "expected an array of kernels"));
   return plan;
 }
 

@@ -1,5 +1,6 @@
 //===- ChoosePlan.cpp - A plan file, a planner's plan or the heuristic one ===//
 #include "ktune/Planner/ChoosePlan.h"
+#include "ktune/Support/Try.h"
 
 #include "ktune/Support/FileUtil.h"
 
@@ -26,12 +27,9 @@ std::unexpected<PlanErrors> failure(Error error) {
 
 std::expected<ChosenPlan, PlanErrors> fromFile(const PlannerRequest &request,
                                                const std::string &path) {
-  auto json = readJsonFile(path);
-  if (!json)
-    return failure(json.error());
-  auto plan = planFromJson(*json);
+  auto plan = readJsonFileAs(path, planFromJson);
   if (!plan)
-    return failure(withContext(plan.error(), path));
+    return failure(plan.error());
   auto errors = validatePlan(*plan, request.candidates, request.sources);
   if (!errors.empty()) {
     for (Error &e : errors)
@@ -85,29 +83,27 @@ ChosenPlan heuristic(const PlannerRequest &request, const PlanChoice &choice) {
 } // namespace
 
 Expected<ConfiguredPlanner> configurePlanner(const PlannerFlags &flags) {
-  auto options = plannerOptionsFromEnvironment();
-  if (!options)
-    return std::unexpected(options.error());
+  KTUNE_TRY_ASSIGN(auto options, plannerOptionsFromEnvironment());
   if (!flags.model.empty())
-    options->model = flags.model;
+    options.model = flags.model;
   if (flags.timeoutSeconds) {
     if (!(*flags.timeoutSeconds > 0))
       return makeError("--planner-timeout must be a positive number of "
                        "seconds");
-    options->timeoutSeconds = *flags.timeoutSeconds;
+    options.timeoutSeconds = *flags.timeoutSeconds;
   }
   if (flags.attempts)
-    options->attempts = *flags.attempts;
+    options.attempts = *flags.attempts;
   if (flags.jsonMode)
-    options->jsonMode = true;
+    options.jsonMode = true;
   if (!flags.promptTemplate.empty())
-    options->prompt.templatePath = flags.promptTemplate;
+    options.prompt.templatePath = flags.promptTemplate;
   if (!flags.planSchema.empty())
-    options->prompt.schemaPath = flags.planSchema;
-  auto planner = parsePlannerSpec(flags.spec, *options);
+    options.prompt.schemaPath = flags.planSchema;
+  auto planner = parsePlannerSpec(flags.spec, options);
   if (!planner)
     return makeError(planner.error().message, "--planner");
-  return ConfiguredPlanner{std::move(*options), std::move(*planner)};
+  return ConfiguredPlanner{std::move(options), std::move(*planner)};
 }
 
 std::expected<ChosenPlan, std::vector<Error>>
@@ -166,10 +162,8 @@ readCandidateSources(const CandidateSet &set, const std::string &candidatesPath,
       std::error_code ec;
       if (!fs::is_regular_file(p, ec))
         continue;
-      auto text = readFile(p.string());
-      if (!text)
-        return std::unexpected(text.error());
-      texts[file] = std::move(*text);
+      KTUNE_TRY_ASSIGN(auto text, readFile(p.string()));
+      texts[file] = std::move(text);
       found = true;
       break;
     }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "ktune/Planner/PlanWithValidation.h"
 #include "ktune/Planner/Prompt.h"
+#include "ktune/Support/Try.h"
 
 #include "PlannerInternal.h"
 
@@ -266,20 +267,17 @@ Expected<PlanningResult> planWithValidation(Planner &planner,
   fallback->planner = "heuristic (fallback from " + result.planner + ")";
 
   Audit audit(options.auditDir, result.planner);
-  if (auto s = audit.open(); !s)
-    return std::unexpected(s.error());
+  KTUNE_TRY(audit.open());
 
   PlannerRequest current = request;
   current.rejections.clear();
   current.rejectedReply.clear();
   for (int round = 1; round <= 2; ++round) {
-    auto prompt = planner.prompt(current);
-    if (!prompt)
-      return std::unexpected(prompt.error());
+    KTUNE_TRY_ASSIGN(auto prompt, planner.prompt(current));
     int number = audit.reserve();
     log(round == 1 ? "asking " + result.planner + " for a plan"
                    : "asking once for a corrected plan");
-    PlannerReply reply = planner.propose(current, *prompt, round);
+    PlannerReply reply = planner.propose(current, prompt, round);
 
     PlanningExchange exchange;
     exchange.number = number;
@@ -296,8 +294,7 @@ Expected<PlanningResult> planWithValidation(Planner &planner,
         v["outcome"] = outcomeName(PlanningOutcome::Fallback);
         v["plan"] = planToJson(*fallback);
       }
-      if (auto s = audit.save(number, *prompt, reply, v); !s)
-        return std::unexpected(s.error());
+      KTUNE_TRY(audit.save(number, prompt, reply, v));
       if (options.strict)
         return std::unexpected(*reply.failure);
       log(reply.failure->str());
@@ -317,8 +314,7 @@ Expected<PlanningResult> planWithValidation(Planner &planner,
           audit.verdict(number, round, exchange.verdict, {}, reply);
       v["outcome"] = outcomeName(result.outcome);
       v["plan"] = planToJson(result.plan);
-      if (auto s = audit.save(number, *prompt, reply, v); !s)
-        return std::unexpected(s.error());
+      KTUNE_TRY(audit.save(number, prompt, reply, v));
       log(std::string(round == 1 ? "plan" : "corrected plan") +
           " accepted: " + planSummary(result.plan));
       if (!audit.dir().empty())
@@ -335,8 +331,7 @@ Expected<PlanningResult> planWithValidation(Planner &planner,
       v["outcome"] = outcomeName(PlanningOutcome::Fallback);
       v["plan"] = planToJson(*fallback);
     }
-    if (auto s = audit.save(number, *prompt, reply, v); !s)
-      return std::unexpected(s.error());
+    KTUNE_TRY(audit.save(number, prompt, reply, v));
     log(std::string(round == 1 ? "plan" : "corrected plan") + " refused" +
         (round == 2 ? " too" : "") + ", " +
         countText(exchange.reasons.size(), "reason") + ":");

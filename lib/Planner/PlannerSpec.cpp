@@ -1,5 +1,6 @@
 //===- PlannerSpec.cpp - "heuristic" | "command:..." | "openai:..." -------===//
 #include "ktune/Planner/Planner.h"
+#include "ktune/Support/Try.h"
 
 #include <cstdlib>
 #include <string_view>
@@ -30,10 +31,8 @@ Expected<PlannerOptions> plannerOptionsFromEnvironment() {
   if (const char *v = envValue("KTUNE_MODEL"))
     o.model = v;
   if (const char *v = envValue("KTUNE_PLANNER_TIMEOUT")) {
-    auto s = positiveSeconds(v, "KTUNE_PLANNER_TIMEOUT");
-    if (!s)
-      return std::unexpected(s.error());
-    o.timeoutSeconds = *s;
+    KTUNE_TRY_ASSIGN(auto s, positiveSeconds(v, "KTUNE_PLANNER_TIMEOUT"));
+    o.timeoutSeconds = s;
   }
   if (const char *v = envValue("KTUNE_PLANNER_JSON_MODE")) {
     std::string_view s = v;

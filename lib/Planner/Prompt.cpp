@@ -5,6 +5,7 @@
 
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/TextTemplate.h"
+#include "ktune/Support/Try.h"
 
 #include <algorithm>
 #include <cctype>
@@ -123,23 +124,13 @@ std::map<std::string, std::string> promptValues(const PlannerRequest &request,
 
 Expected<std::string> renderPrompt(const PlannerRequest &request,
                                    const PromptOptions &options) {
-  auto templatePath = findPromptTemplate(options);
-  if (!templatePath)
-    return std::unexpected(templatePath.error());
-  auto templateText = readFile(*templatePath);
-  if (!templateText)
-    return std::unexpected(templateText.error());
-  auto schemaPath = findPlanSchema(options);
-  if (!schemaPath)
-    return std::unexpected(schemaPath.error());
-  auto schema = readFile(*schemaPath);
-  if (!schema)
-    return std::unexpected(schema.error());
-  auto text =
-      substitutePlaceholders(*templateText, promptValues(request, *schema));
-  if (!text)
-    return std::unexpected(withContext(text.error(), *templatePath));
-  return text;
+  KTUNE_TRY_ASSIGN(std::string templatePath, findPromptTemplate(options));
+  KTUNE_TRY_ASSIGN(std::string templateText, readFile(templatePath));
+  KTUNE_TRY_ASSIGN(std::string schemaPath, findPlanSchema(options));
+  KTUNE_TRY_ASSIGN(std::string schema, readFile(schemaPath));
+  return withContext(
+      substitutePlaceholders(templateText, promptValues(request, schema)),
+      templatePath);
 }
 
 } // namespace ktune::planner

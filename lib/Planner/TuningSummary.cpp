@@ -40,6 +40,24 @@ public:
     return true;
   }
 
+  /// An object, else an error (and false).
+  bool object(const JsonReader &j) {
+    if (j.isObject())
+      return true;
+    fail(j.path(), "expected an object");
+    return false;
+  }
+
+  /// Checks each element of the array field `key` (when present) with
+  /// `check`; an element that is not an object is an error.
+  template <class F>
+  void eachObject(const JsonReader &holder, const char *key, F check) {
+    if (field(holder, key, JsonKind::Array))
+      for (const JsonReader &e : holder[key].elements())
+        if (object(e))
+          check(e);
+  }
+
   void integerMap(const JsonReader &j) {
     for (const auto &[name, value] : j.fields())
       if (!value.isInteger())
@@ -47,46 +65,26 @@ public:
   }
 
   void kernel(const JsonReader &k) {
-    if (!k.isObject()) {
-      fail(k.path(), "expected an object");
-      return;
-    }
     field(k, "kernel", JsonKind::String, true);
     field(k, "evaluated", JsonKind::Integer);
     if (field(k, "statuses", JsonKind::Object))
       integerMap(k["statuses"]);
-    if (field(k, "shapes", JsonKind::Array))
-      for (const JsonReader &s : k["shapes"].elements())
-        shape(s);
-    if (field(k, "edges_hit", JsonKind::Array))
-      for (const JsonReader &e : k["edges_hit"].elements()) {
-        if (!e.isObject()) {
-          fail(e.path(), "expected an object");
-          continue;
-        }
-        field(e, "param", JsonKind::String, true);
-        if (field(e, "edge", JsonKind::String, true) &&
-            *e["edge"].string() != "min" && *e["edge"].string() != "max")
-          fail(e.pathOf("edge"), "expected \"min\" or \"max\"");
-        field(e, "value", JsonKind::Integer, true);
-        field(e, "shapes", JsonKind::Integer);
-      }
-    if (field(k, "insensitive_params", JsonKind::Array))
-      for (const JsonReader &e : k["insensitive_params"].elements()) {
-        if (!e.isObject()) {
-          fail(e.path(), "expected an object");
-          continue;
-        }
-        field(e, "param", JsonKind::String, true);
-        field(e, "spread_pct", JsonKind::Number);
-      }
+    eachObject(k, "shapes", [&](const JsonReader &s) { shape(s); });
+    eachObject(k, "edges_hit", [&](const JsonReader &e) {
+      field(e, "param", JsonKind::String, true);
+      if (field(e, "edge", JsonKind::String, true) &&
+          *e["edge"].string() != "min" && *e["edge"].string() != "max")
+        fail(e.pathOf("edge"), "expected \"min\" or \"max\"");
+      field(e, "value", JsonKind::Integer, true);
+      field(e, "shapes", JsonKind::Integer);
+    });
+    eachObject(k, "insensitive_params", [&](const JsonReader &e) {
+      field(e, "param", JsonKind::String, true);
+      field(e, "spread_pct", JsonKind::Number);
+    });
   }
 
   void shape(const JsonReader &s) {
-    if (!s.isObject()) {
-      fail(s.path(), "expected an object");
-      return;
-    }
     if (field(s, "shape", JsonKind::Object, true))
       integerMap(s["shape"]);
     field(s, "default_us", JsonKind::Number);
@@ -123,7 +121,8 @@ std::vector<Error> checkTuningSummary(const nlohmann::json &json) {
   c.field(summary, "arch", JsonKind::String);
   if (c.field(summary, "kernels", JsonKind::Array, true))
     for (const JsonReader &k : summary["kernels"].elements())
-      c.kernel(k);
+      if (c.object(k))
+        c.kernel(k);
   if (c.field(summary, "notes", JsonKind::Array))
     for (const JsonReader &note : summary["notes"].elements())
       if (!note.isString())

@@ -126,32 +126,8 @@ ParamKind inferKind(const CandidateGroup &g) {
   return ParamKind::Other;
 }
 
-namespace {
-/// What a site does, in a candidate's "why"; the launch dimensions add
-/// their axis.
-constexpr EnumName<SiteRole> RoleDescriptions[] = {
-    {SiteRole::LaunchBlock, "launch block dim"},
-    {SiteRole::LaunchGrid, "grid arithmetic"},
-    {SiteRole::LaunchSmem, "dynamic shared memory size"},
-    {SiteRole::LaunchBounds, "__launch_bounds__ max threads"},
-    {SiteRole::LaunchBoundsMinBlocks, "__launch_bounds__ min blocks per SM"},
-    {SiteRole::CubBlockSize, "cub block size"},
-    {SiteRole::CubItemsPerThread, "cub items per thread"},
-    {SiteRole::TemplateArg, "template argument at a launch"},
-    {SiteRole::TemplateDefault, "default of a kernel template parameter"},
-    {SiteRole::LoopStride, "loop stride"},
-    {SiteRole::LoopBound, "loop bound"},
-    {SiteRole::SharedExtent, "__shared__ array extent"},
-    {SiteRole::RegisterArray, "register array extent"},
-    {SiteRole::UnrollPragma, "#pragma unroll count"},
-    {SiteRole::VectorBytes, "vector width in bytes (N / sizeof(T))"},
-    {SiteRole::VectorType, "vector type for loads/stores"},
-    {SiteRole::IndexArith, "index arithmetic with blockIdx"},
-};
-} // namespace
-
 std::string roleDescription(std::optional<SiteRole> role, int dim) {
-  std::string_view text = role ? nameOf(RoleDescriptions, *role) : "";
+  std::string_view text = role ? siteRoleDescription(*role) : "";
   if (text.empty())
     return "other use";
   bool axis = *role == SiteRole::LaunchBlock || *role == SiteRole::LaunchGrid;

@@ -47,15 +47,9 @@ static void finishGroup(const SourceFacts &facts, CandidateGroup &g) {
   if (g.boundParam >= 0 &&
       g.boundParam < static_cast<int>(k->templateParams.size()))
     g.boundName = k->templateParams[g.boundParam].name;
-  std::sort(g.sites.begin(), g.sites.end(),
-            [](const Occurrence &a, const Occurrence &b) {
-              return a.offset < b.offset;
-            });
-  g.sites.erase(std::unique(g.sites.begin(), g.sites.end(),
-                            [](const Occurrence &a, const Occurrence &b) {
-                              return a.offset == b.offset;
-                            }),
-                g.sites.end());
+  std::ranges::sort(g.sites, {}, &Occurrence::offset);
+  auto dups = std::ranges::unique(g.sites, {}, &Occurrence::offset);
+  g.sites.erase(dups.begin(), dups.end());
   for (auto &s : g.sites)
     finishReplacement(s);
 }

@@ -87,10 +87,13 @@ public:
   const FunctionDecl *Host;
 };
 
-/// Visits the main file's function definitions; other files are skipped.
-class FunctionFinder : public RecursiveASTVisitor<FunctionFinder> {
+/// A visitor of the main file's declarations: the declarations of other
+/// files (headers) are skipped, the namespaces and extern "C" blocks that
+/// may hold main-file declarations are entered.
+template <class Derived>
+class MainFileVisitor : public RecursiveASTVisitor<Derived> {
 public:
-  explicit FunctionFinder(Collector &c) : C(c) {}
+  explicit MainFileVisitor(Collector &c) : C(c) {}
 
   bool TraverseDecl(Decl *d) {
     if (!d)
@@ -99,8 +102,16 @@ public:
         !C.SM.isInMainFile(C.SM.getExpansionLoc(d->getLocation())) &&
         !llvm::isa<NamespaceDecl>(d) && !llvm::isa<LinkageSpecDecl>(d))
       return true;
-    return RecursiveASTVisitor::TraverseDecl(d);
+    return RecursiveASTVisitor<Derived>::TraverseDecl(d);
   }
+
+  Collector &C;
+};
+
+/// Visits the main file's function definitions.
+class FunctionFinder : public MainFileVisitor<FunctionFinder> {
+public:
+  using MainFileVisitor::MainFileVisitor;
 
   bool VisitFunctionDecl(FunctionDecl *fd) {
     if (!fd->doesThisDeclarationHaveABody() || fd->isImplicit() ||
@@ -120,25 +131,13 @@ public:
     launches.TraverseStmt(fd->getBody());
     return true;
   }
-
-  Collector &C;
 };
 
 /// Finds references to the main file's non-template kernels that are not
 /// the callee of a <<<>>> launch.
-class KernelReferenceFinder
-    : public RecursiveASTVisitor<KernelReferenceFinder> {
+class KernelReferenceFinder : public MainFileVisitor<KernelReferenceFinder> {
 public:
-  explicit KernelReferenceFinder(Collector &c) : C(c) {}
-  bool TraverseDecl(Decl *d) {
-    if (!d)
-      return true;
-    if (!llvm::isa<TranslationUnitDecl>(d) &&
-        !C.SM.isInMainFile(C.SM.getExpansionLoc(d->getLocation())) &&
-        !llvm::isa<NamespaceDecl>(d) && !llvm::isa<LinkageSpecDecl>(d))
-      return true;
-    return RecursiveASTVisitor::TraverseDecl(d);
-  }
+  using MainFileVisitor::MainFileVisitor;
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *call) {
     if (const Expr *callee = call->getCallee())
       Callees.insert(callee->IgnoreParenImpCasts());
@@ -165,7 +164,6 @@ public:
     C.NamedNotLaunched.try_emplace(f->getCanonicalDecl(),
                                    C.SM.getExpansionLineNumber(loc));
   }
-  Collector &C;
   std::set<const Expr *> Callees;
 };
 

@@ -15,22 +15,22 @@ namespace ktune::refactor {
 
 using namespace clang;
 
+/// Every character of `s` is a letter, a digit or `extra`.
+static bool allAlnumOr(llvm::StringRef s, char extra) {
+  return llvm::all_of(s, [&](char c) {
+    return isalnum(static_cast<unsigned char>(c)) || c == extra;
+  });
+}
+
 bool isIdentifier(llvm::StringRef s) {
-  if (s.empty() || !(isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
-    return false;
-  for (char c : s)
-    if (!(isalnum(static_cast<unsigned char>(c)) || c == '_'))
-      return false;
-  return true;
+  return !s.empty() &&
+         (isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
+         allAlnumOr(s, '_');
 }
 
 bool isIntegerLiteralText(llvm::StringRef s) {
-  if (s.empty() || !isdigit(static_cast<unsigned char>(s[0])))
-    return false;
-  for (char c : s)
-    if (!(isalnum(static_cast<unsigned char>(c)) || c == '\''))
-      return false;
-  return true;
+  return !s.empty() && isdigit(static_cast<unsigned char>(s[0])) &&
+         allAlnumOr(s, '\'');
 }
 
 /// Names that are never tuning knobs: the warp size is fixed by hardware.
@@ -94,6 +94,14 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
     p.SuppressTagKeyword = true;
     return t.getAsString(p);
   };
+  // The atom is the macro spelled at the site: the macro is the constant.
+  auto asMacro = [&]() {
+    a.spelling = Spelling::Macro;
+    a.constant = "macro:" + a.text;
+    a.constantName = a.text;
+    a.castType = castFor(type);
+    return a;
+  };
 
   if (isIntegerLiteralText(a.text)) {
     a.spelling = Spelling::Literal;
@@ -107,11 +115,7 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
       // A macro whose body names the constant: the macro is what is spelled.
       if (!isIdentifier(a.text))
         return std::nullopt;
-      a.spelling = Spelling::Macro;
-      a.constant = "macro:" + a.text;
-      a.constantName = a.text;
-      a.castType = castFor(type);
-      return a;
+      return asMacro();
     }
     if (const auto *ec = llvm::dyn_cast<EnumConstantDecl>(d)) {
       const auto *en = llvm::dyn_cast<EnumDecl>(ec->getDeclContext());
@@ -152,11 +156,7 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
     SourceLocation spelled = SM.getSpellingLoc(s->getBeginLoc());
     if (SM.isInSystemHeader(spelled) || SM.isWrittenInBuiltinFile(spelled))
       return std::nullopt;
-    a.spelling = Spelling::Macro;
-    a.constant = "macro:" + a.text;
-    a.constantName = a.text;
-    a.castType = castFor(type);
-    return a;
+    return asMacro();
   }
   return std::nullopt;
 }

@@ -65,18 +65,17 @@ public:
     request.device = ctx.device;
     request.previousPlan = *ctx.plan;
     request.tuningSummary = tuningSummary(ctx);
-    auto result = planner::planWithValidation(*Inner, request, Planning);
-    if (!result)
-      return std::unexpected(result.error());
-    if (result->outcome == planner::PlanningOutcome::Fallback) {
+    KTUNE_TRY_ASSIGN(auto result,
+                     planner::planWithValidation(*Inner, request, Planning));
+    if (result.outcome == planner::PlanningOutcome::Fallback) {
       auto rules = Rules.replan(ctx);
       if (!rules)
         return rules;
       rules->replanner = Inner->describe() + ", then the rules";
       rules->outcome = "fallback";
       std::string why = "the planner gave no valid plan";
-      if (!result->fallbackReasons.empty())
-        why += " (" + result->fallbackReasons.front().str() + ")";
+      if (!result.fallbackReasons.empty())
+        why += " (" + result.fallbackReasons.front().str() + ")";
       rules->reasons.insert(
           rules->reasons.begin(),
           {"", "", ReplanAction::Planner, why + ": the rules decide"});
@@ -84,8 +83,8 @@ public:
     }
     ReplanDecision decision;
     decision.replanner = Inner->describe();
-    decision.outcome = std::string(planner::outcomeName(result->outcome));
-    decision.plan = result->plan;
+    decision.outcome = std::string(planner::outcomeName(result.outcome));
+    decision.plan = result.plan;
     // Only the kernels being tuned: the others keep the previous plan.
     Plan merged = *ctx.plan;
     merged.planner = decision.plan.planner;

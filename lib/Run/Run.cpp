@@ -9,6 +9,7 @@
 #include "Runner.h"
 
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Support/Try.h"
 
 #include <cmath>
 
@@ -61,9 +62,7 @@ std::string compileOnlyStopReason(const RoundRecord &done) {
 } // namespace
 
 Expected<RunOutcome> Runner::run() {
-  auto first = setUp();
-  if (!first)
-    return std::unexpected(first.error());
+  KTUNE_TRY_ASSIGN(auto first, setUp());
   if (TextPlanner) {
     planner::PlanningOptions planning;
     planning.auditDir = out("planner");
@@ -75,11 +74,11 @@ Expected<RunOutcome> Runner::run() {
   }
 
   RunOutcome outcome;
-  Plan current = std::move(first->plan);
-  std::string source = first->origin;
+  Plan current = std::move(first.plan);
+  std::string source = first.origin;
   std::vector<std::string> roundMessages;
-  if (first->planning)
-    roundMessages = std::move(first->planning->messages);
+  if (first.planning)
+    roundMessages = std::move(first.planning->messages);
   for (int round = 1; round <= O.rounds; ++round) {
     double limit = 0;
     if (O.timeLimitSeconds > 0) {
@@ -97,11 +96,9 @@ Expected<RunOutcome> Runner::run() {
       // nothing, and an even split would leave that time unused.
       limit = round < O.rounds ? left / 2 : left;
     }
-    auto rec = tuneRound(round, current, source, limit);
-    if (!rec)
-      return std::unexpected(rec.error());
-    rec->planningMessages = std::move(roundMessages);
-    Record.rounds.push_back(std::move(*rec));
+    KTUNE_TRY_ASSIGN(auto rec, tuneRound(round, current, source, limit));
+    rec.planningMessages = std::move(roundMessages);
+    Record.rounds.push_back(std::move(rec));
     RoundRecord &done = Record.rounds.back();
     outcome.rounds = round;
     for (const auto &k : done.kernels)
@@ -138,10 +135,8 @@ Expected<RunOutcome> Runner::run() {
       break;
     }
 
-    auto replanned = replanAfter(round, current, source);
+    KTUNE_TRY_ASSIGN(auto replanned, replanAfter(round, current, source));
     if (!replanned)
-      return std::unexpected(replanned.error());
-    if (!*replanned)
       break;
   }
   if (Record.rounds.empty())
@@ -150,8 +145,7 @@ Expected<RunOutcome> Runner::run() {
   chooseBestRound(outcome.compileOnly);
   outcome.bestRound = Record.bestRound;
   outcome.stopReason = Record.stopReason;
-  if (auto s = writeFinal(outcome); !s)
-    return std::unexpected(s.error());
+  KTUNE_TRY(writeFinal(outcome));
   return outcome;
 }
 
@@ -176,11 +170,9 @@ Expected<bool> Runner::replanAfter(int round, Plan &next,
   for (const auto &s : Specs)
     for (const auto &[name, d] : s.spec.domains)
       ctx.specDomains.insert(name);
-  auto decision = Replanning->replan(ctx);
-  if (!decision)
-    return std::unexpected(decision.error());
-  decision->plan = planner::restrictPlan(std::move(decision->plan), Kernels);
-  for (const auto &r : decision->reasons)
+  KTUNE_TRY_ASSIGN(auto decision, Replanning->replan(ctx));
+  decision.plan = planner::restrictPlan(std::move(decision.plan), Kernels);
+  for (const auto &r : decision.reasons)
     log("round " + std::to_string(round) + ": re-plan (" +
         (TextPlanner ? "planner" : "rules") +
         "): " + std::string(replanActionName(r.action)) +
@@ -190,27 +182,23 @@ Expected<bool> Runner::replanAfter(int round, Plan &next,
   for (const auto &k : done.plan.kernels)
     for (const auto &p : k.params)
       before.insert(p.candidates.begin(), p.candidates.end());
-  for (const auto &k : decision->plan.kernels)
+  for (const auto &k : decision.plan.kernels)
     for (const auto &p : k.params)
       after.insert(p.candidates.begin(), p.candidates.end());
   for (const auto &id : before)
     if (!after.count(id))
       Retired.insert(id);
-  if (auto s =
-          writeFileAtomically(out(done.dir + "/replan.json"),
-                              replanDecisionToJson(*decision).dump(2) + "\n");
-      !s)
-    return std::unexpected(s.error());
-  done.replan = *decision;
-  if (!decision->changed) {
+  KTUNE_TRY(writeFileAtomically(out(done.dir + "/replan.json"),
+                                replanDecisionToJson(decision).dump(2) + "\n"));
+  done.replan = decision;
+  if (!decision.changed) {
     Record.stopReason =
         "round " + std::to_string(round) + ": the re-plan changes nothing";
     return false;
   }
-  next = decision->plan;
-  nextSource =
-      decision->replanner + " after round " + std::to_string(round) +
-      (decision->outcome.empty() ? "" : " (" + decision->outcome + ")");
+  next = decision.plan;
+  nextSource = decision.replanner + " after round " + std::to_string(round) +
+               (decision.outcome.empty() ? "" : " (" + decision.outcome + ")");
   return true;
 }
 

@@ -9,6 +9,7 @@
 #include "ktune/Run/Report.h"
 #include "ktune/Support/DataPath.h"
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Support/Try.h"
 
 namespace ktune::run {
 
@@ -18,10 +19,8 @@ Status Runner::writeFinal(RunOutcome &outcome) {
   // (the manifest names its files relative to itself).
   std::string templatePath = out(stem() + ".tpl.cu");
   std::string manifestPath = out(stem() + ".tpl.json");
-  auto made = writeTemplate(best.plan, templatePath, manifestPath,
-                            best.dir + "/plan.json");
-  if (!made)
-    return std::unexpected(made.error());
+  KTUNE_TRY(writeTemplate(best.plan, templatePath, manifestPath,
+                          best.dir + "/plan.json"));
   if (auto s = writeFileAtomically(out("plan.json"),
                                    planToJson(best.plan).dump(2) + "\n");
       !s)
@@ -44,9 +43,7 @@ Status Runner::writeFinal(RunOutcome &outcome) {
     cmd.kernel = Specs[i].spec.kernel;
     cmd.fromResults = resultsPath;
     cmd.headerPath = out(headerName(Kernels[i]));
-    auto header = runTuneSession(cmd, evaluatorFactory());
-    if (!header)
-      return std::unexpected(header.error());
+    KTUNE_TRY(runTuneSession(cmd, evaluatorFactory()));
     outcome.headerPath = cmd.headerPath;
   }
 
@@ -55,17 +52,11 @@ Status Runner::writeFinal(RunOutcome &outcome) {
                                    runRecordToJson(Record).dump(2) + "\n");
       !s)
     return s;
-  auto frame = findDataFile("templates/report.html.in");
-  if (!frame)
-    return std::unexpected(frame.error());
-  auto text = readFile(*frame);
-  if (!text)
-    return std::unexpected(text.error());
-  auto html = renderReport(Record, *text, *frame);
-  if (!html)
-    return std::unexpected(html.error());
+  KTUNE_TRY_ASSIGN(auto frame, findDataFile("templates/report.html.in"));
+  KTUNE_TRY_ASSIGN(auto text, readFile(frame));
+  KTUNE_TRY_ASSIGN(auto html, renderReport(Record, text, frame));
   outcome.reportPath = out("report.html");
-  return writeFileAtomically(outcome.reportPath, *html);
+  return writeFileAtomically(outcome.reportPath, html);
 }
 
 } // namespace ktune::run

@@ -13,6 +13,7 @@
 #include "ktune/Run/NvrtcGuard.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Sha256.h"
+#include "ktune/Support/Try.h"
 
 namespace ktune::run {
 
@@ -93,10 +94,8 @@ Expected<RoundRecord> Runner::tuneRound(int round, const Plan &plan,
   for (const auto &k : plan.kernels)
     for (const auto &p : k.params)
       KnownDefaults[p.name] = p.defaultValue;
-  if (auto s = writeFileAtomically((fs::path(dir) / "plan.json").string(),
-                                   planToJson(plan).dump(2) + "\n");
-      !s)
-    return std::unexpected(s.error());
+  KTUNE_TRY(writeFileAtomically((fs::path(dir) / "plan.json").string(),
+                                planToJson(plan).dump(2) + "\n"));
 
   rec.templateFile = stem() + ".tpl.cu";
   rec.manifestFile = stem() + ".tpl.json";
@@ -126,19 +125,17 @@ Expected<RoundRecord> Runner::tuneRound(int round, const Plan &plan,
   json analysisJson = json::array();
   for (const auto &k : rec.kernels)
     analysisJson.push_back(kernelAnalysisToJson(k.analysis));
-  if (auto s = writeFileAtomically(
-          (fs::path(dir) / "analysis.json").string(),
-          json{{"ktune", "analysis/1"},
-               {"round", round},
-               {"roofline",
-                {{"tbps", Record.roofline.tbps ? json(*Record.roofline.tbps)
-                                               : json(nullptr)},
-                 {"source", Record.roofline.source}}},
-               {"kernels", analysisJson}}
-                  .dump(2) +
-              "\n");
-      !s)
-    return std::unexpected(s.error());
+  KTUNE_TRY(writeFileAtomically(
+      (fs::path(dir) / "analysis.json").string(),
+      json{{"ktune", "analysis/1"},
+           {"round", round},
+           {"roofline",
+            {{"tbps", Record.roofline.tbps ? json(*Record.roofline.tbps)
+                                           : json(nullptr)},
+             {"source", Record.roofline.source}}},
+           {"kernels", analysisJson}}
+              .dump(2) +
+          "\n"));
   rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                               roundStart)
                     .count();
@@ -172,8 +169,7 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
   specText["compile_options"].push_back(includeSource);
   specText["compile_options"].push_back(includeCompat);
   std::string specPath = (fs::path(dir) / (Kernels[i] + ".spec.json")).string();
-  if (auto s = writeFileAtomically(specPath, specText.dump(2) + "\n"); !s)
-    return std::unexpected(s.error());
+  KTUNE_TRY(writeFileAtomically(specPath, specText.dump(2) + "\n"));
 
   TuneCommand cmd;
   cmd.templatePath = templatePath;
@@ -202,18 +198,14 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
                        : " (strategy " + O.strategy + ", budget " +
                              (O.budget ? std::to_string(*O.budget) : "100") +
                              " per shape)"));
-  auto session = runTuneSession(cmd, evaluatorFactory());
-  if (!session)
-    return std::unexpected(session.error());
+  KTUNE_TRY_ASSIGN(auto session, runTuneSession(cmd, evaluatorFactory()));
 
-  kr.kernel = session->results.kernel;
-  kr.results = session->results;
+  kr.kernel = session.results.kernel;
+  kr.results = session.results;
   kr.resultsPath = rec.dir + "/" + resultsName(Kernels[i]);
   {
-    auto journal = Journal::open(cmd.journalPath);
-    if (!journal)
-      return std::unexpected(journal.error());
-    for (const auto &e : (*journal)->entries())
+    KTUNE_TRY_ASSIGN(auto journal, Journal::open(cmd.journalPath));
+    for (const auto &e : (journal)->entries())
       if (e.key.templateSha256 == kr.results.templateSha256 &&
           e.key.kernel == kr.results.kernel &&
           e.key.device == kr.results.device && e.key.arch == kr.results.arch)
@@ -264,7 +256,7 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
   if (!analysis)
     return std::unexpected(withContext(analysis.error(), spec.path));
   kr.analysis = std::move(*analysis);
-  return session->interrupted;
+  return session.interrupted;
 }
 
 Expected<refactor::TemplateOutput>
@@ -275,8 +267,7 @@ Runner::writeTemplate(const Plan &plan, const std::string &templatePath,
       refactor::makeTemplate(*Source, plan, templatePath, manifestPath, origin);
   if (!made)
     return std::unexpected(fromLLVM(made.takeError(), O.log));
-  if (auto s = writeFileAtomically(templatePath, made->text); !s)
-    return std::unexpected(s.error());
+  KTUNE_TRY(writeFileAtomically(templatePath, made->text));
   // Find the template's host functions (a parse of the file just written,
   // with the original's flags and directory) and guard them for NVRTC.
   refactor::CompileCommand command = O.compile;
@@ -289,9 +280,7 @@ Runner::writeTemplate(const Plan &plan, const std::string &templatePath,
     return std::unexpected(fromLLVM(ranges.takeError(), O.log));
   made->text = guardHostCode(made->text, *ranges);
   made->manifest.sourceSha256 = sha256Hex(made->text);
-  if (auto s = refactor::writeTemplateFiles(*made, templatePath, manifestPath);
-      !s)
-    return std::unexpected(s.error());
+  KTUNE_TRY(refactor::writeTemplateFiles(*made, templatePath, manifestPath));
   return std::move(*made);
 }
 

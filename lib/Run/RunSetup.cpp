@@ -11,6 +11,7 @@
 #include "ktune/Refactor/ToolSupport.h"
 #include "ktune/Support/EnumNames.h"
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Support/Try.h"
 
 #ifdef KTUNE_HAVE_CUDA
 #include "ktune/Cuda/CudaEvaluator.h"
@@ -86,13 +87,9 @@ Status Runner::readSpecs() {
                      "--spec");
   std::vector<SpecFile> all;
   for (const auto &path : O.specs) {
-    auto j = readJsonFile(path);
-    if (!j)
-      return std::unexpected(j.error());
-    auto spec = specFromJson(*j);
-    if (!spec)
-      return std::unexpected(withContext(spec.error(), path));
-    all.push_back({path, *j, std::move(*spec)});
+    KTUNE_TRY_ASSIGN(auto j, readJsonFile(path));
+    KTUNE_TRY_ASSIGN(auto spec, withContext(specFromJson(j), path));
+    all.push_back({path, std::move(j), std::move(spec)});
   }
   Kernels = O.kernels;
   if (Kernels.empty())
@@ -114,13 +111,8 @@ Status Runner::readSpecs() {
 
 Status Runner::chooseBackend() {
   if (!O.syntheticTimes.empty()) {
-    auto j = readJsonFile(O.syntheticTimes);
-    if (!j)
-      return std::unexpected(j.error());
-    auto model = syntheticModelFromJson(*j);
-    if (!model)
-      return std::unexpected(withContext(model.error(), O.syntheticTimes));
-    Synthetic = std::move(*model);
+    KTUNE_TRY_ASSIGN(Synthetic,
+                     readJsonFileAs(O.syntheticTimes, syntheticModelFromJson));
     Mode = O.compileOnly ? Backend::CompileOnly : Backend::Synthetic;
     Record.notes.push_back("times are synthetic (--synthetic-times " +
                            O.syntheticTimes +
@@ -237,8 +229,7 @@ Expected<planner::ChosenPlan> Runner::setUp() {
     return makeError("give either --plan or --planner, not both", "--plan");
   if (!fs::exists(O.source))
     return makeError(O.source + ": no such file");
-  if (auto s = readSpecs(); !s)
-    return std::unexpected(s.error());
+  KTUNE_TRY(readSpecs());
 
   Record.source = O.source;
   Record.commandLine = O.commandLine;
@@ -251,16 +242,12 @@ Expected<planner::ChosenPlan> Runner::setUp() {
   planner::PlannerFlags flags;
   flags.spec = O.plannerSpec.empty() ? "heuristic" : O.plannerSpec;
   flags.model = O.model;
-  auto configured = planner::configurePlanner(flags);
-  if (!configured)
-    return std::unexpected(configured.error());
-  if (configured->planner->isTextPlanner())
-    TextPlanner = std::move(configured->planner);
+  KTUNE_TRY_ASSIGN(auto configured, planner::configurePlanner(flags));
+  if (configured.planner->isTextPlanner())
+    TextPlanner = std::move(configured.planner);
 
-  if (auto s = analyseSource(); !s)
-    return std::unexpected(s.error());
-  if (auto s = chooseBackend(); !s)
-    return std::unexpected(s.error());
+  KTUNE_TRY(analyseSource());
+  KTUNE_TRY(chooseBackend());
   Record.backend = backendName(Mode);
 #ifdef KTUNE_HAVE_CUDA
   if (auto limits = staticDeviceLimits(O.arch.empty() ? "sm_90" : O.arch)) {

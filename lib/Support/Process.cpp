@@ -1,5 +1,6 @@
 //===- Process.cpp - Child processes with deadlines -----------------------===//
 #include "ktune/Support/Process.h"
+#include "ktune/Support/Try.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -326,9 +327,7 @@ Expected<ProcessResult> runProcess(const std::vector<std::string> &argv,
   auto start = Clock::now();
   SpawnOptions spawnOptions;
   spawnOptions.environment = options.environment;
-  auto child = ChildProcess::spawn(argv, spawnOptions);
-  if (!child)
-    return std::unexpected(child.error());
+  KTUNE_TRY_ASSIGN(auto child, ChildProcess::spawn(argv, spawnOptions));
   Deadline deadline =
       start + std::chrono::duration_cast<Clock::duration>(
                   std::chrono::duration<double>(options.timeoutSeconds));
@@ -336,16 +335,16 @@ Expected<ProcessResult> runProcess(const std::vector<std::string> &argv,
   x.input = input;
   x.closeInputAfter = true;
   x.maxOutput = options.maxOutputBytes;
-  child->exchange(x, deadline);
+  child.exchange(x, deadline);
 
   ProcessResult result;
   ExitStatus status;
   if (x.timedOut) {
     result.timedOut = true;
-    child->kill();
+    child.kill();
   } else {
     // Output closed; the process may still be exiting.
-    status = child->wait(deadline);
+    status = child.wait(deadline);
     result.timedOut = status.timedOut;
   }
   if (!result.timedOut) {

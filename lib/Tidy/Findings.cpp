@@ -41,28 +41,6 @@ constexpr KindInfo Kinds[] = {
     {ParamKind::WarpsPerBlock, "ktune-warps-per-block", "warps per block"},
 };
 
-/// What a site does, for the note at a coupled site.
-constexpr EnumName<SiteRole> RolePhrases[] = {
-    {SiteRole::Definition, "its definition"},
-    {SiteRole::LaunchBlock, "launch block dimension"},
-    {SiteRole::LaunchGrid, "launch grid arithmetic"},
-    {SiteRole::LaunchSmem, "launch shared-memory size"},
-    {SiteRole::LaunchBounds, "__launch_bounds__"},
-    {SiteRole::LaunchBoundsMinBlocks, "__launch_bounds__ minimum blocks"},
-    {SiteRole::CubBlockSize, "cub block size"},
-    {SiteRole::CubItemsPerThread, "cub items per thread"},
-    {SiteRole::TemplateArg, "template argument"},
-    {SiteRole::TemplateDefault, "template default"},
-    {SiteRole::LoopStride, "loop stride"},
-    {SiteRole::LoopBound, "loop bound"},
-    {SiteRole::SharedExtent, "__shared__ array extent"},
-    {SiteRole::RegisterArray, "register array extent"},
-    {SiteRole::UnrollPragma, "#pragma unroll"},
-    {SiteRole::VectorBytes, "vector access width"},
-    {SiteRole::VectorType, "vector type"},
-    {SiteRole::IndexArith, "index arithmetic"},
-};
-
 /// Identifiers spelled in `source` (a name is free when it is not one).
 std::set<std::string> identifiersIn(std::string_view source) {
   std::set<std::string> names;
@@ -88,10 +66,11 @@ std::set<std::string> identifiersIn(std::string_view source) {
   return names;
 }
 
-/// The plan's constraints that only mention `name`, rewritten for `newName`.
-std::vector<std::string> constraintsOf(const PlanKernel &kernel,
-                                       const std::string &name,
-                                       const std::string &newName) {
+/// The plan's constraints that mention only names `renames` renames (and at
+/// least one), rewritten with the new names.
+std::vector<std::string>
+constraintsOf(const PlanKernel &kernel,
+              const std::map<std::string, std::string> &renames) {
   std::vector<std::string> out;
   for (const auto &text : kernel.constraints) {
     auto parsed = expr::Expr::parse(text);
@@ -99,10 +78,11 @@ std::vector<std::string> constraintsOf(const PlanKernel &kernel,
       continue;
     auto names = parsed->names();
     if (names.empty() ||
-        !std::all_of(names.begin(), names.end(),
-                     [&](const std::string &n) { return n == name; }))
+        !std::all_of(names.begin(), names.end(), [&](const std::string &n) {
+          return renames.count(n) != 0;
+        }))
       continue;
-    out.push_back(expr::renameIdentifiers(text, {{name, newName}}));
+    out.push_back(expr::renameIdentifiers(text, renames));
   }
   return out;
 }
@@ -207,15 +187,10 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
             return s.role == SiteRole::TemplateDefault;
           }))
         continue;
-      std::sort(f.sites.begin(), f.sites.end(),
-                [](const SourceSite &a, const SourceSite &b) {
-                  return a.offset < b.offset;
-                });
-      f.sites.erase(std::unique(f.sites.begin(), f.sites.end(),
-                                [](const SourceSite &a, const SourceSite &b) {
-                                  return a.offset == b.offset;
-                                }),
-                    f.sites.end());
+      // One site per offset, in source order.
+      std::ranges::sort(f.sites, {}, &SourceSite::offset);
+      auto dups = std::ranges::unique(f.sites, {}, &SourceSite::offset);
+      f.sites.erase(dups.begin(), dups.end());
       f.primary = f.sites.front();
       std::string unqualified = kernel.kernel;
       if (auto pos = unqualified.rfind("::"); pos != std::string::npos)
@@ -227,10 +202,9 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
                   "); lift it to a template parameter";
       for (size_t i = 1; i < f.sites.size(); ++i)
         f.notes.push_back(
-            {f.sites[i],
-             "'" + f.sites[i].text + "' here changes with it (" +
-                 std::string(nameOf(RolePhrases, f.sites[i].role, "use")) +
-                 ")"});
+            {f.sites[i], "'" + f.sites[i].text + "' here changes with it (" +
+                             std::string(siteRolePhrase(f.sites[i].role)) +
+                             ")"});
 
       // The fix: the plan restricted to this parameter, through the same
       // validation and rewrite as ktune-refactor.
@@ -243,7 +217,7 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
       f.param = renamed;
       f.planName = param.name;
       pk.params.push_back(renamed);
-      pk.constraints = constraintsOf(kernel, param.name, f.paramName);
+      pk.constraints = constraintsOf(kernel, {{param.name, f.paramName}});
       single.kernels.push_back(std::move(pk));
       auto errors = validatePlan(single, *detection.candidates, sources);
       if (!errors.empty()) {
@@ -282,18 +256,7 @@ Plan restrictPlan(const Plan &plan,
         }
     if (pk.params.empty())
       continue;
-    for (const auto &text : kernel.constraints) {
-      auto parsed = expr::Expr::parse(text);
-      if (!parsed)
-        continue;
-      auto names = parsed->names();
-      if (names.empty() ||
-          !std::all_of(names.begin(), names.end(), [&](const std::string &n) {
-            return renames.count(n) != 0;
-          }))
-        continue;
-      pk.constraints.push_back(expr::renameIdentifiers(text, renames));
-    }
+    pk.constraints = constraintsOf(kernel, renames);
     out.kernels.push_back(std::move(pk));
   }
   return out;

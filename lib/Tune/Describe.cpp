@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ktune/Tune/Describe.h"
+#include "ktune/Support/Try.h"
 
 #include "ktune/Expr/Expr.h"
 #include "ktune/Support/FileUtil.h"
@@ -41,10 +42,9 @@ Expected<int64_t> integerAt(const std::string &text,
                             const std::map<std::string, expr::Value> &env,
                             const Shape &shape, const std::string &where,
                             int64_t atLeast, const std::string &what) {
-  auto v = evaluateAtShape(text, env, where, shape, atLeast, what);
-  if (!v)
-    return std::unexpected(v.error());
-  return v->i;
+  KTUNE_TRY_ASSIGN(auto v,
+                   evaluateAtShape(text, env, where, shape, atLeast, what));
+  return v.i;
 }
 
 const SpecArg *findArg(const Spec &spec, const std::string &name) {
@@ -89,13 +89,11 @@ Expected<ordered_json> launchAt(const LaunchGeometry &launch,
     const auto &list = std::string(part) == "grid" ? launch.grid : launch.block;
     ordered_json values = ordered_json::array();
     for (size_t i = 0; i < list.size(); ++i) {
-      auto v = integerAt(list[i], env, shape,
-                         "launch." + std::string(part) + "[" +
-                             std::to_string(i) + "]",
-                         1, std::string(part) + " extent");
-      if (!v)
-        return std::unexpected(v.error());
-      values.push_back(*v);
+      KTUNE_TRY_ASSIGN(auto v, integerAt(list[i], env, shape,
+                                         "launch." + std::string(part) + "[" +
+                                             std::to_string(i) + "]",
+                                         1, std::string(part) + " extent"));
+      values.push_back(v);
     }
     out[part] = std::move(values);
   }
@@ -120,10 +118,8 @@ Expected<ordered_json> describeSpec(const std::string &specText,
   } catch (const ordered_json::parse_error &e) {
     return makeError(e.what(), origin);
   }
-  auto j = parseJson(specText, origin);
-  if (!j)
-    return std::unexpected(j.error());
-  auto read = specFromJson(*j);
+  KTUNE_TRY_ASSIGN(auto j, parseJson(specText, origin));
+  auto read = specFromJson(j);
   if (!read)
     return std::unexpected(withContext(read.error(), origin));
   Spec spec = std::move(*read);
@@ -199,11 +195,9 @@ Expected<ordered_json> describeSpec(const std::string &specText,
         continue;
       std::string at = origin + ": args." + name;
       if (const auto *sc = std::get_if<ScalarArg>(&a->arg)) {
-        auto v = evaluateAtShape(sc->value, env, at + ".value", shape,
-                                 std::nullopt, "value");
-        if (!v)
-          return std::unexpected(v.error());
-        scalars[name] = valueJson(*v);
+        KTUNE_TRY_ASSIGN(auto v, evaluateAtShape(sc->value, env, at + ".value",
+                                                 shape, std::nullopt, "value"));
+        scalars[name] = valueJson(v);
         continue;
       }
       const auto &b = std::get<BufferArg>(a->arg);
@@ -227,11 +221,10 @@ Expected<ordered_json> describeSpec(const std::string &specText,
     s["buffers"] = std::move(buffers);
     s["buffer_bytes"] = total;
     if (!spec.bytes.empty()) {
-      auto moved = integerAt(spec.bytes, env, shape, origin + ": bytes", 0,
-                             "byte count");
-      if (!moved)
-        return std::unexpected(moved.error());
-      s["bytes"] = *moved;
+      KTUNE_TRY_ASSIGN(auto moved,
+                       integerAt(spec.bytes, env, shape, origin + ": bytes", 0,
+                                 "byte count"));
+      s["bytes"] = moved;
     }
     if (kernel && spec.launch) {
       auto launch = launchAt(*spec.launch, *kernel, spec, env, shape);
@@ -323,32 +316,22 @@ Expected<ordered_json> describeInputs(const DescribeRequest &request) {
 
   std::optional<Manifest> manifest;
   if (!manifestPath.empty()) {
-    auto mj = readJsonFile(manifestPath);
-    if (!mj)
-      return std::unexpected(mj.error());
-    auto m = manifestFromJson(*mj);
-    if (!m)
-      return std::unexpected(withContext(m.error(), manifestPath));
-    manifest = std::move(*m);
+    KTUNE_TRY_ASSIGN(manifest, readJsonFileAs(manifestPath, manifestFromJson));
   }
 
   ordered_json out = {{"ktune", DescribeVersion}};
   if (!request.specPath.empty()) {
-    auto text = readFile(request.specPath);
-    if (!text)
-      return std::unexpected(text.error());
+    KTUNE_TRY_ASSIGN(auto text, readFile(request.specPath));
     const ManifestKernel *kernel = nullptr;
     if (manifest) {
-      auto sj = parseJson(*text, request.specPath);
-      if (!sj)
-        return std::unexpected(sj.error());
+      KTUNE_TRY_ASSIGN(auto sj, parseJson(text, request.specPath));
       std::string name = request.kernel;
-      if (name.empty() && sj->is_object() && sj->contains("kernel") &&
-          (*sj)["kernel"].is_string())
-        name = (*sj)["kernel"].get<std::string>();
-      if (name.empty() && sj->is_object() && sj->contains("launcher") &&
-          (*sj)["launcher"].is_string()) {
-        name = (*sj)["launcher"].get<std::string>();
+      if (name.empty() && sj.is_object() && sj.contains("kernel") &&
+          sj["kernel"].is_string())
+        name = sj["kernel"].get<std::string>();
+      if (name.empty() && sj.is_object() && sj.contains("launcher") &&
+          sj["launcher"].is_string()) {
+        name = sj["launcher"].get<std::string>();
         if (auto added = addLauncherEntry(*manifest, name); !added)
           return std::unexpected(withContext(added.error(), request.specPath));
       }
@@ -357,7 +340,7 @@ Expected<ordered_json> describeInputs(const DescribeRequest &request) {
         return makeError("no kernel '" + name + "' in the manifest",
                          manifestPath);
     }
-    auto spec = describeSpec(*text, request.specPath, kernel);
+    auto spec = describeSpec(text, request.specPath, kernel);
     if (!spec)
       return std::unexpected(spec.error());
     out["spec"] = std::move(*spec);

@@ -1,5 +1,6 @@
 //===- DispatchHeader.cpp - Generating kernel.tuned.h ---------------------===//
 #include "ktune/Tune/DispatchHeader.h"
+#include "ktune/Support/Try.h"
 
 #include "ktune/Expr/Expr.h"
 #include "ktune/Support/TextTemplate.h"
@@ -171,10 +172,8 @@ struct Generator {
                       [&](const std::string &n) { return dims.count(n) != 0; });
       if (!mentionsDim)
         continue;
-      auto c2 = cpp(text, values);
-      if (!c2)
-        return std::unexpected(c2.error());
-      out += (out.empty() ? "" : " && ") + std::string("(") + *c2 + ")";
+      KTUNE_TRY_ASSIGN(auto c2, cpp(text, values));
+      out += (out.empty() ? "" : " && ") + std::string("(") + c2 + ")";
     }
     return out;
   }
@@ -182,23 +181,20 @@ struct Generator {
   Expected<std::string> launchGuarded(const Configuration &c,
                                       const std::string &indent,
                                       const std::string &note) {
-    auto check = runtimeCheck(c);
-    if (!check)
-      return std::unexpected(check.error());
+    KTUNE_TRY_ASSIGN(auto check, runtimeCheck(c));
     std::string call = "return ktune_" + K.name + "_detail::launch<" +
                        instantiation(c) + ">(" + forwardArgs() + ");";
     std::string out;
     if (!note.empty())
       out += indent + "// " + note + "\n";
-    if (check->empty())
+    if (check.empty())
       return out + indent + call + "\n";
-    return out + indent + "if (" + *check + ")\n" + indent + "  " + call + "\n";
+    return out + indent + "if (" + check + ")\n" + indent + "  " + call + "\n";
   }
 
   Expected<std::map<std::string, std::string>> values() {
     std::map<std::string, std::string> v;
-    if (auto ok = prepareDims(); !ok)
-      return std::unexpected(ok.error());
+    KTUNE_TRY(prepareDims());
     v["kernel"] = K.name;
     v["qualified_kernel"] = K.qualifiedName;
     v["template_file"] = In.templateFile;
@@ -367,21 +363,17 @@ struct Generator {
                "-maxrregcount or add __launch_bounds__ to get those times.\n";
     v["notes"] = notes;
 
-    auto dispatch = dispatchBody();
-    if (!dispatch)
-      return std::unexpected(dispatch.error());
-    v["dispatch_body"] = *dispatch;
+    KTUNE_TRY_ASSIGN(auto dispatch, dispatchBody());
+    v["dispatch_body"] = dispatch;
     std::string generalBody;
     if (general == defaultConfig) {
       generalBody = "  return ktune_" + K.name + "_detail::launch<" +
                     instantiation(defaultConfig) + ">(" + forwardArgs() +
                     ");\n";
     } else {
-      auto g = launchGuarded(general, "  ", "");
-      if (!g)
-        return std::unexpected(g.error());
-      generalBody = *g;
-      if (g->find("if (") != std::string::npos)
+      KTUNE_TRY_ASSIGN(auto g, launchGuarded(general, "  ", ""));
+      generalBody = g;
+      if (g.find("if (") != std::string::npos)
         generalBody += "  return ktune_" + K.name + "_detail::launch<" +
                        instantiation(defaultConfig) + ">(" + forwardArgs() +
                        ");\n";
@@ -482,12 +474,10 @@ Expected<std::string> renderDispatchHeader(const std::string &templateText,
   if (!input.kernel || !input.spec || !input.results)
     return makeError("dispatch header: kernel, spec and results are required");
   Generator g(input);
-  auto values = g.values();
-  if (!values)
-    return std::unexpected(values.error());
+  KTUNE_TRY_ASSIGN(auto values, g.values());
   for (auto &[k, v] : g.Values)
-    (*values)[k] = v;
-  return fillPlaceholders(templateText, templateOrigin, *values);
+    values[k] = v;
+  return fillPlaceholders(templateText, templateOrigin, values);
 }
 
 } // namespace ktune

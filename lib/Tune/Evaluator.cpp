@@ -2,7 +2,6 @@
 
 #include "ktune/Tune/Evaluator.h"
 
-#include "ktune/Support/EnumNames.h"
 #include "ktune/Support/Try.h"
 
 #include <climits>
@@ -11,22 +10,45 @@
 namespace ktune {
 
 namespace {
-constexpr EnumName<EvalStatus> StatusNames[] = {
-    {EvalStatus::Ok, "ok"},
-    {EvalStatus::Pruned, "pruned"},
-    {EvalStatus::CompileError, "compile_error"},
-    {EvalStatus::RuntimeError, "runtime_error"},
-    {EvalStatus::Timeout, "timeout"},
-    {EvalStatus::WrongResult, "wrong_result"},
+/// Each status's name in JSON files and how a message says it ("failed with
+/// a timeout").
+struct StatusSpelling {
+  EvalStatus status;
+  std::string_view name, phrase;
 };
+
+constexpr StatusSpelling Statuses[] = {
+    {EvalStatus::Ok, "ok", "ok"},
+    {EvalStatus::Pruned, "pruned", "pruned"},
+    {EvalStatus::CompileError, "compile_error", "a compile error"},
+    {EvalStatus::RuntimeError, "runtime_error", "a runtime error"},
+    {EvalStatus::Timeout, "timeout", "a timeout"},
+    {EvalStatus::WrongResult, "wrong_result", "a wrong result"},
+};
+
+const StatusSpelling *spellingOf(EvalStatus s) {
+  for (const StatusSpelling &row : Statuses)
+    if (row.status == s)
+      return &row;
+  return nullptr;
+}
 } // namespace
 
 std::string_view statusName(EvalStatus s) {
-  return nameOf(StatusNames, s, "unknown");
+  const StatusSpelling *row = spellingOf(s);
+  return row ? row->name : "unknown";
+}
+
+std::string_view statusPhrase(EvalStatus s) {
+  const StatusSpelling *row = spellingOf(s);
+  return row ? row->phrase : "?";
 }
 
 std::optional<EvalStatus> parseStatus(std::string_view name) {
-  return parseName(StatusNames, name);
+  for (const StatusSpelling &row : Statuses)
+    if (row.name == name)
+      return row.status;
+  return std::nullopt;
 }
 
 nlohmann::json resourcesToJson(const Resources &r,

@@ -224,13 +224,7 @@ json resultsToJson(const TuneResults &r) {
 
 Expected<TuneResults> resultsFromJson(const json &json) {
   JsonReader j(json);
-  if (!j.isObject())
-    return makeError("a results file is a JSON object", "$");
-  std::string version = j["ktune"].isString() ? *j["ktune"].string() : "";
-  if (version != ResultsVersion)
-    return j.failAt("ktune", "unsupported results version \"" + version +
-                                 "\" (this ktune reads \"" + ResultsVersion +
-                                 "\")");
+  KTUNE_TRY(j.expectVersion("a results file", ResultsVersion));
   TuneResults r;
   KTUNE_TRY_ASSIGN(r.kernel, j["kernel"].string());
   KTUNE_TRY_ASSIGN(r.device, j["device"].string());
@@ -244,12 +238,7 @@ Expected<TuneResults> resultsFromJson(const json &json) {
   for (const JsonReader &p : j["params"].elements())
     if (p.isString())
       r.params.push_back(*p.string());
-  if (!j["shapes"].isArray())
-    return j.failAt("shapes", "expected an array");
-  for (const JsonReader &js : j["shapes"].elements()) {
-    KTUNE_TRY_ASSIGN(auto s, readShape(js));
-    r.shapes.push_back(std::move(s));
-  }
+  KTUNE_TRY_ASSIGN(r.shapes, j["shapes"].readArray(readShape));
   if (j.hasValue("general")) {
     KTUNE_TRY_ASSIGN(r.general, readGeneral(j["general"]));
   }

@@ -202,24 +202,19 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
     return makeError(mj.error().message + " (the manifest; give --manifest "
                                           "if it is elsewhere)",
                      mj.error().where);
-  auto manifest = manifestFromJson(*mj);
-  if (!manifest)
-    return std::unexpected(withContext(manifest.error(), manifestPath));
-  p.manifest = std::move(*manifest);
+  KTUNE_TRY_ASSIGN(p.manifest,
+                   withContext(manifestFromJson(*mj), manifestPath));
 
   if (cmd.specPath.empty())
     return makeError("a spec is needed (--spec spec.json): the shapes, "
                      "buffers and tolerances to tune with");
-  KTUNE_TRY_ASSIGN(auto sj, readJsonFile(cmd.specPath));
-  auto spec = specFromJson(sj);
-  if (!spec)
-    return std::unexpected(withContext(spec.error(), cmd.specPath));
+  KTUNE_TRY_ASSIGN(Spec spec, readJsonFileAs(cmd.specPath, specFromJson));
 
-  std::string kernelName = cmd.kernel.empty() ? spec->kernel : cmd.kernel;
-  if (spec->launcherMode) {
+  std::string kernelName = cmd.kernel.empty() ? spec.kernel : cmd.kernel;
+  if (spec.launcherMode) {
     // The launcher is the entry point: tuned as a kernel would be, found
     // first by its name.
-    if (auto added = addLauncherEntry(*p.manifest, spec->kernel); !added)
+    if (auto added = addLauncherEntry(*p.manifest, spec.kernel); !added)
       return std::unexpected(withContext(added.error(), cmd.specPath));
   }
   p.manifestKernel = p.manifest->findKernel(kernelName);
@@ -232,7 +227,7 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
                      cmd.kernel.empty() ? cmd.specPath + ": kernel"
                                         : std::string("--kernel"));
   }
-  auto resolved = resolveSpec(std::move(*spec), *p.manifestKernel);
+  auto resolved = resolveSpec(std::move(spec), *p.manifestKernel);
   if (!resolved)
     return std::unexpected(withContext(resolved.error(), cmd.specPath));
   p.spec = std::move(*resolved);
@@ -350,16 +345,14 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
 
   if (fromResults) {
     // Regenerate the header from results written earlier (or by hand).
-    KTUNE_TRY_ASSIGN(auto rj, readJsonFile(cmd.fromResults));
-    auto results = resultsFromJson(rj);
-    if (!results)
-      return std::unexpected(withContext(results.error(), cmd.fromResults));
-    if (results->kernel != p.kernel)
-      return makeError("results are for kernel '" + results->kernel +
+    KTUNE_TRY_ASSIGN(TuneResults results,
+                     readJsonFileAs(cmd.fromResults, resultsFromJson));
+    if (results.kernel != p.kernel)
+      return makeError("results are for kernel '" + results.kernel +
                            "', the spec for '" + p.kernel + "'",
                        cmd.fromResults + ": kernel");
-    KTUNE_TRY(writeHeader(cmd, p, *results, report.headerPath));
-    report.results = std::move(*results);
+    KTUNE_TRY(writeHeader(cmd, p, results, report.headerPath));
+    report.results = std::move(results);
     report.resultsPath.clear();
     return report;
   }

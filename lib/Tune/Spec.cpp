@@ -82,14 +82,14 @@ Expected<std::string> readExprText(const JsonReader &j) {
 }
 
 Expected<std::vector<std::string>> readExprList(const JsonReader &j) {
-  if (!j.isArray())
-    return j.fail("expected an array of expressions");
-  std::vector<std::string> out;
-  for (const JsonReader &e : j.elements()) {
-    KTUNE_TRY_ASSIGN(auto text, readExprText(e));
-    out.push_back(std::move(text));
-  }
-  return out;
+  return j.readArray(readExprText, "expected an array of expressions");
+}
+
+/// A string that is not empty; `message` otherwise.
+Expected<std::string> nonEmptyString(const JsonReader &j, std::string message) {
+  if (!j.isString() || j.string()->empty())
+    return j.fail(std::move(message));
+  return j.string();
 }
 
 Expected<double> readNonNegative(const JsonReader &j) {
@@ -124,10 +124,9 @@ Expected<ScalarArg> readScalar(const JsonReader &j) {
   ScalarArg s;
   KTUNE_TRY_ASSIGN(s.value, readExprText(j["value"]));
   if (j.has("type")) {
-    JsonReader type = j["type"];
-    if (!type.isString() || type.string()->empty())
-      return type.fail("expected a C type such as \"int\" or \"float\"");
-    s.ctype = *type.string();
+    KTUNE_TRY_ASSIGN(s.ctype,
+                     nonEmptyString(j["type"], "expected a C type such as "
+                                               "\"int\" or \"float\""));
   }
   return s;
 }
@@ -344,15 +343,7 @@ Status readMaxRegisters(const JsonReader &regs, Spec &s) {
 
 Expected<Spec> specFromJson(const json &json) {
   JsonReader j(json);
-  if (!j.isObject())
-    return makeError("a spec is a JSON object", "$");
-  if (!j["ktune"].isString())
-    return j.failAt("ktune", std::string("missing version field (expected \"") +
-                                 SpecVersion + "\")");
-  if (*j["ktune"].string() != SpecVersion)
-    return j.failAt("ktune",
-                    "unsupported spec version \"" + *j["ktune"].string() +
-                        "\" (this ktune reads \"" + SpecVersion + "\")");
+  KTUNE_TRY(j.expectVersion("a spec", SpecVersion));
   KTUNE_TRY(
       j.onlyFields({"ktune", "kernel", "launcher", "template_args", "dims",
                     "shapes", "args", "launch", "bytes", "tolerance", "domains",
@@ -366,10 +357,10 @@ Expected<Spec> specFromJson(const json &json) {
                               "call)");
   s.launcherMode = j.has("launcher");
   JsonReader kernel = j[s.launcherMode ? "launcher" : "kernel"];
-  if (!kernel.isString() || kernel.string()->empty())
-    return kernel.fail(s.launcherMode ? "expected the launcher's name"
-                                      : "expected the kernel's name");
-  s.kernel = *kernel.string();
+  KTUNE_TRY_ASSIGN(s.kernel,
+                   nonEmptyString(kernel, s.launcherMode
+                                              ? "expected the launcher's name"
+                                              : "expected the kernel's name"));
 
   if (j.has("template_args"))
     KTUNE_TRY(readTemplateArgs(j["template_args"], s));
@@ -408,10 +399,9 @@ Expected<Spec> specFromJson(const json &json) {
     KTUNE_TRY_ASSIGN(s.compileOptions, j["compile_options"].strings());
   }
   if (j.hasValue("reference_kernel")) {
-    JsonReader ref = j["reference_kernel"];
-    if (!ref.isString() || ref.string()->empty())
-      return ref.fail("expected a kernel name");
-    s.referenceKernel = *ref.string();
+    KTUNE_TRY_ASSIGN(
+        s.referenceKernel,
+        nonEmptyString(j["reference_kernel"], "expected a kernel name"));
   }
   return s;
 }

@@ -101,6 +101,78 @@ Expected<std::vector<int64_t>> parsePythonIntList(std::string_view text) {
   return values;
 }
 
+namespace {
+
+/// One of a T1 file's "TuningParameters".
+Expected<SpaceParam> readT1Param(const JsonReader &p) {
+  if (!p.isObject())
+    return p.fail("expected an object");
+  JsonReader name = p["Name"];
+  if (!name.isString() || name.string()->empty())
+    return name.fail("missing string");
+  SpaceParam param;
+  param.name = *name.string();
+  if (!expr::isValidIdentifier(param.name))
+    return name.fail("'" + param.name + "' is not a valid parameter name");
+  if (p.has("Type")) {
+    JsonReader type = p["Type"];
+    std::string t = type.isString() ? *type.string() : "";
+    if (t != "int" && t != "bool")
+      return type.fail("parameter '" + param.name + "' has type '" +
+                       (type.isString() ? t : type.brief()) +
+                       "'; only int and bool parameters are supported");
+  }
+  KTUNE_TRY_ASSIGN(JsonReader values, p.required("Values"));
+  std::vector<int64_t> list;
+  if (values.isString()) {
+    auto parsed = parsePythonIntList(*values.string());
+    if (!parsed)
+      return values.fail(parsed.error().message);
+    list = std::move(*parsed);
+  } else if (values.isArray()) {
+    for (const JsonReader &v : values.elements()) {
+      auto i = v.integralOrBoolean();
+      if (!i)
+        return v.fail("not an integer (only integer and boolean "
+                      "parameters are supported)");
+      list.push_back(*i);
+    }
+  } else {
+    return values.fail("expected a list (a string such as \"[1, 2]\" or "
+                       "an array)");
+  }
+  if (list.empty())
+    return values.fail("parameter '" + param.name + "' has no values");
+  for (size_t a = 0; a < list.size(); ++a)
+    for (size_t b = 0; b < a; ++b)
+      if (list[a] == list[b])
+        return values.fail("value " + std::to_string(list[a]) +
+                           " appears twice");
+  param.domain = Domain::ofValues(std::move(list));
+  if (p.hasValue("Default")) {
+    auto i = p["Default"].integralOrBoolean();
+    if (!i)
+      return p.failAt("Default", "not an integer");
+    param.defaultValue = *i;
+  }
+  return param;
+}
+
+/// One of a T1 file's "Conditions": a string, or {"Expression": string}.
+Expected<std::string> readT1Condition(const JsonReader &cond) {
+  JsonReader text = cond;
+  if (cond.isObject()) {
+    KTUNE_TRY_ASSIGN(text, cond.required("Expression"));
+  }
+  KTUNE_TRY_ASSIGN(std::string condition, text.string());
+  auto parsed = expr::Expr::parse(condition, expr::Dialect::Python);
+  if (!parsed)
+    return text.fail("'" + condition + "': " + parsed.error().message);
+  return condition;
+}
+
+} // namespace
+
 Expected<T1Space> t1FromJson(const nlohmann::json &json) {
   JsonReader j(json);
   if (!j.isObject())
@@ -113,78 +185,10 @@ Expected<T1Space> t1FromJson(const nlohmann::json &json) {
   JsonReader space = j["ConfigurationSpace"];
   if (!space.isObject())
     return space.fail("missing object");
-  JsonReader params = space["TuningParameters"];
-  if (!params.isArray())
-    return params.fail("missing array");
-  for (const JsonReader &p : params.elements()) {
-    if (!p.isObject())
-      return p.fail("expected an object");
-    JsonReader name = p["Name"];
-    if (!name.isString() || name.string()->empty())
-      return name.fail("missing string");
-    SpaceParam param;
-    param.name = *name.string();
-    if (!expr::isValidIdentifier(param.name))
-      return name.fail("'" + param.name + "' is not a valid parameter name");
-    if (p.has("Type")) {
-      JsonReader type = p["Type"];
-      std::string t = type.isString() ? *type.string() : "";
-      if (t != "int" && t != "bool")
-        return type.fail("parameter '" + param.name + "' has type '" +
-                         (type.isString() ? t : type.brief()) +
-                         "'; only int and bool parameters are supported");
-    }
-    KTUNE_TRY_ASSIGN(JsonReader values, p.required("Values"));
-    std::vector<int64_t> list;
-    if (values.isString()) {
-      auto parsed = parsePythonIntList(*values.string());
-      if (!parsed)
-        return values.fail(parsed.error().message);
-      list = std::move(*parsed);
-    } else if (values.isArray()) {
-      for (const JsonReader &v : values.elements()) {
-        auto i = v.integralOrBoolean();
-        if (!i)
-          return v.fail("not an integer (only integer and boolean "
-                        "parameters are supported)");
-        list.push_back(*i);
-      }
-    } else {
-      return values.fail("expected a list (a string such as \"[1, 2]\" or "
-                         "an array)");
-    }
-    if (list.empty())
-      return values.fail("parameter '" + param.name + "' has no values");
-    for (size_t a = 0; a < list.size(); ++a)
-      for (size_t b = 0; b < a; ++b)
-        if (list[a] == list[b])
-          return values.fail("value " + std::to_string(list[a]) +
-                             " appears twice");
-    param.domain = Domain::ofValues(std::move(list));
-    if (p.hasValue("Default")) {
-      auto i = p["Default"].integralOrBoolean();
-      if (!i)
-        return p.failAt("Default", "not an integer");
-      param.defaultValue = *i;
-    }
-    t1.params.push_back(std::move(param));
-  }
-  if (space.has("Conditions")) {
-    JsonReader conditions = space["Conditions"];
-    if (!conditions.isArray())
-      return conditions.fail("expected an array");
-    for (const JsonReader &cond : conditions.elements()) {
-      JsonReader text = cond;
-      if (cond.isObject()) {
-        KTUNE_TRY_ASSIGN(text, cond.required("Expression"));
-      }
-      KTUNE_TRY_ASSIGN(std::string condition, text.string());
-      auto parsed = expr::Expr::parse(condition, expr::Dialect::Python);
-      if (!parsed)
-        return text.fail("'" + condition + "': " + parsed.error().message);
-      t1.conditions.push_back(condition);
-    }
-  }
+  KTUNE_TRY_ASSIGN(t1.params, space["TuningParameters"].readArray(
+                                  readT1Param, "missing array"));
+  KTUNE_TRY_ASSIGN(t1.conditions,
+                   space.optionalArray("Conditions", readT1Condition));
   return t1;
 }
 

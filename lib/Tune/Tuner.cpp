@@ -65,6 +65,26 @@ Expected<SpaceDefinition> spaceFromManifest(const ManifestKernel &kernel,
   return def;
 }
 
+/// The search space at `shape`; its errors name the shape.
+static Expected<SearchSpace> spaceAt(const SpaceDefinition &def,
+                                     const Shape &shape) {
+  return withContext(
+      SearchSpace::create(def.params, def.constraints, def.dialect, shape),
+      "shape " + shapeText(shape));
+}
+
+/// The journal key of every evaluation of this run, before its shape and
+/// configuration are filled in.
+static JournalKey journalKeyBase(const TuneOptions &options,
+                                 const Evaluator &eval) {
+  return JournalKey{options.templateSha256,
+                    options.kernel,
+                    eval.device(),
+                    eval.arch(),
+                    {},
+                    {}};
+}
+
 //===----------------------------------------------------------------------===//
 // Shared state of a run
 //===----------------------------------------------------------------------===//
@@ -212,8 +232,8 @@ Expected<TuneResults> Tuner::run() {
       tunedShapes, out.shapes[0].defaultConfig, candidates, measure);
   KTUNE_TRY(journalError);
   if (out.general && !stopped)
-    for (size_t i = 0; i < out.shapes.size() && i < out.general->perShape.size();
-         ++i)
+    for (size_t i = 0;
+         i < out.shapes.size() && i < out.general->perShape.size(); ++i)
       KTUNE_TRY(adoptGeneralWhereFaster(out.shapes[i], out.general->config,
                                         out.general->perShape[i].medianUs));
   return out;
@@ -221,34 +241,25 @@ Expected<TuneResults> Tuner::run() {
 
 Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
   const Shape &shape = Shapes[index];
-  std::string where = "shape " + shapeText(shape);
-  auto space = SearchSpace::create(Space.params, Space.constraints,
-                                   Space.dialect, shape);
-  if (!space)
-    return std::unexpected(withContext(space.error(), where));
-  S->spaces[index] = *space;
-  auto defaultPoint = space->defaultPoint();
+  KTUNE_TRY_ASSIGN(S->spaces[index], spaceAt(Space, shape));
+  const SearchSpace &space = *S->spaces[index];
+  auto defaultPoint = space.defaultPoint();
   if (!defaultPoint)
     return makeError("no default configuration: every tunable parameter "
                      "needs a default (the reference)",
-                     where);
+                     "shape " + shapeText(shape));
 
   ShapeResult result;
   result.shape = shape;
-  result.defaultConfig = space->toConfig(*defaultPoint);
+  result.defaultConfig = space.toConfig(*defaultPoint);
 
   Progress &progress = S->progress;
   ShapeObjective::Context ctx{
-      *space,
+      space,
       shape,
       Eval,
       Log,
-      JournalKey{Options.templateSha256,
-                 Options.kernel,
-                 Eval.device(),
-                 Eval.arch(),
-                 {},
-                 {}},
+      journalKeyBase(Options, Eval),
       Options.budget,
       S->start + std::chrono::duration_cast<Clock::duration>(
                      std::chrono::duration<double>(deadlineSeconds)),
@@ -292,7 +303,7 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
   if (!objective.exhausted()) {
     KTUNE_TRY_ASSIGN(auto strategy, Options.makeStrategy());
     std::mt19937_64 rng(Options.seed + 0x9E3779B97F4A7C15ull * index);
-    strategy->run(*space, objective, rng);
+    strategy->run(space, objective, rng);
   }
   KTUNE_TRY(objective.status());
   result.stopReason = objective.stopped()                   ? "interrupted"
@@ -315,7 +326,7 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
   std::sort(timed.begin(), timed.end());
   std::vector<Configuration> finalists{result.defaultConfig};
   for (size_t k = 0; k < timed.size() && k < Options.topK; ++k)
-    finalists.push_back(space->toConfig(timed[k].second));
+    finalists.push_back(space.toConfig(timed[k].second));
 
   std::vector<EvalResult> retimed;
   if (finalists.size() > 1 && !objective.stopped()) {
@@ -344,7 +355,7 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
     result.bestTime = result.defaultTime;
     if (!timed.empty() &&
         (!result.bestTime || timed[0].first < result.bestTime->medianUs)) {
-      result.bestConfig = space->toConfig(timed[0].second);
+      result.bestConfig = space.toConfig(timed[0].second);
       result.bestTime = objective.result(timed[0].second)->time;
     }
   }
@@ -355,10 +366,10 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
     m.config = finalists[k];
     if (k < retimed.size())
       m.result = retimed[k];
-    else if (auto p = space->fromConfig(finalists[k]))
+    else if (auto p = space.fromConfig(finalists[k]))
       m.result = objective.result(*p).value_or(EvalResult{});
     // Resources come from the search evaluation (re-timing may omit them).
-    if (auto p = space->fromConfig(finalists[k]))
+    if (auto p = space.fromConfig(finalists[k]))
       if (auto r = objective.result(*p); r && m.result.resources.registers < 0)
         m.result.resources = r->resources;
     result.finalists.push_back(std::move(m));
@@ -396,8 +407,12 @@ Tuner::retimeInterleaved(const Shape &shape,
   std::string batch = prefix + "@" + utcTimestamp();
   for (size_t k = 0; k < retimed.size() && k < configs.size(); ++k) {
     JournalEntry e;
-    e.key = JournalKey{Options.templateSha256, Options.kernel, Eval.device(),
-                       Eval.arch(), shape, configs[k]};
+    e.key = JournalKey{Options.templateSha256,
+                       Options.kernel,
+                       Eval.device(),
+                       Eval.arch(),
+                       shape,
+                       configs[k]};
     e.result = retimed[k];
     e.phase = JournalPhase::Retime;
     e.retimeBatch = batch;
@@ -451,25 +466,21 @@ Status Tuner::adoptGeneralWhereFaster(ShapeResult &shape,
 
 Expected<ShapeResult> Tuner::compileShape(size_t index) {
   const Shape &shape = Shapes[index];
-  std::string where = "shape " + shapeText(shape);
-  auto space = SearchSpace::create(Space.params, Space.constraints,
-                                   Space.dialect, shape);
-  if (!space)
-    return std::unexpected(withContext(space.error(), where));
-  S->spaces[index] = *space;
+  KTUNE_TRY_ASSIGN(S->spaces[index], spaceAt(Space, shape));
+  const SearchSpace &space = *S->spaces[index];
 
   ShapeResult result;
   result.shape = shape;
   result.stopReason = "compile only";
-  auto defaultPoint = space->defaultPoint();
+  auto defaultPoint = space.defaultPoint();
   if (defaultPoint)
-    result.defaultConfig = result.bestConfig = space->toConfig(*defaultPoint);
+    result.defaultConfig = result.bestConfig = space.toConfig(*defaultPoint);
 
   // The default first, then the valid space in order, up to the budget.
   std::vector<Point> points;
   if (defaultPoint)
     points.push_back(*defaultPoint);
-  space->forEachValid([&](const Point &p) {
+  space.forEachValid([&](const Point &p) {
     if (points.size() >= Options.budget)
       return false;
     if (!defaultPoint || p != *defaultPoint)
@@ -477,16 +488,11 @@ Expected<ShapeResult> Tuner::compileShape(size_t index) {
     return true;
   });
 
-  ShapeObjective::Context ctx{*space,
+  ShapeObjective::Context ctx{space,
                               shape,
                               Eval,
                               Log,
-                              JournalKey{Options.templateSha256,
-                                         Options.kernel,
-                                         Eval.device(),
-                                         Eval.arch(),
-                                         {},
-                                         {}},
+                              journalKeyBase(Options, Eval),
                               Options.budget,
                               Clock::now(),
                               false,
@@ -538,7 +544,7 @@ Expected<ShapeResult> Tuner::compileShape(size_t index) {
   for (const auto &p : objective.order())
     if (auto r = objective.result(p)) {
       ++result.statusCounts[r->status];
-      result.finalists.push_back({space->toConfig(p), *r});
+      result.finalists.push_back({space.toConfig(p), *r});
     }
   return result;
 }

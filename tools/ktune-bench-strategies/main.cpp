@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Support/Try.h"
 #include "ktune/Tune/BatchStrategyBench.h"
 #include "ktune/Tune/StrategyBench.h"
 #include "ktune/Tune/T1.h"
@@ -108,12 +109,10 @@ Expected<Args> parseArgs(int argc, char **argv) {
   if (!(a.bench.tolerance >= 0 && a.bench.tolerance < 10))
     return makeError("--tolerance: expected a number such as 0.03");
   if (!options.empty()) {
-    auto j = parseJson(options, "--options");
-    if (!j)
-      return std::unexpected(j.error());
-    if (!j->is_object())
+    KTUNE_TRY_ASSIGN(auto j, parseJson(options, "--options"));
+    if (!j.is_object())
       return makeError("--options: expected an object of strategy options");
-    a.options = *j;
+    a.options = j;
   }
   a.strategies = splitComma(strategies);
   if (!a.t4.empty() && a.t1.empty())
@@ -171,28 +170,24 @@ Status run(const Args &a) {
 
   std::vector<BenchSpace> recorded, permuted;
   if (!a.t1.empty()) {
-    auto t1 = readT1File(a.t1);
-    if (!t1)
-      return std::unexpected(t1.error());
-    auto space = t1->searchSpace();
+    KTUNE_TRY_ASSIGN(auto t1, readT1File(a.t1));
+    auto space = t1.searchSpace();
     if (!space)
       return std::unexpected(withContext(space.error(), a.t1));
     for (const auto &path : a.t4) {
-      auto replay = ReplayEvaluator::readT4File(path);
-      if (!replay)
-        return std::unexpected(replay.error());
-      auto best = replay->bestTimeUs();
+      KTUNE_TRY_ASSIGN(auto replay, ReplayEvaluator::readT4File(path));
+      auto best = replay.bestTimeUs();
       if (!best)
         return makeError("no correct configuration in the file", path);
       BenchSpace b;
-      b.name = replay->device().substr(replay->device().find(' ') + 1);
+      b.name = replay.device().substr(replay.device().find(' ') + 1);
       b.space = *space;
-      b.evaluator = std::make_shared<ReplayEvaluator>(std::move(*replay));
+      b.evaluator = std::make_shared<ReplayEvaluator>(std::move(replay));
       b.optimumUs = *best;
       recorded.push_back(b);
       if (a.permuted) {
         auto shuffled =
-            permuteDomains(*space, t1->conditions, expr::Dialect::Python,
+            permuteDomains(*space, t1.conditions, expr::Dialect::Python,
                            /*seed=*/recorded.size());
         if (!shuffled)
           return std::unexpected(shuffled.error());
@@ -271,25 +266,23 @@ Status run(const Args &a) {
                      const MarkdownTable *baseline) -> Status {
     if (spaces.empty())
       return {};
-    auto cells = runStrategyBench(spaces, strategies, a.bench);
-    if (!cells)
-      return std::unexpected(cells.error());
+    KTUNE_TRY_ASSIGN(auto cells, runStrategyBench(spaces, strategies, a.bench));
     std::vector<std::string> names;
     for (const auto &s : spaces)
       names.push_back(s.name);
-    MarkdownTable table = benchTable(*cells, names, baseline ? "ktune " : "");
+    MarkdownTable table = benchTable(cells, names, baseline ? "ktune " : "");
     if (baseline)
       for (const auto &row : baseline->rows)
         table.rows.emplace_back("KT 1.4 " + row.first, row.second);
     doc << "## " << title << "\n\n" << renderMarkdownTable(table) << "\n";
     uint64_t breaches = 0;
-    for (const auto &c : *cells)
+    for (const auto &c : cells)
       breaches += c.breaches;
     doc << "Contract breaches (repeated, invalid or over-budget evaluations): "
         << breaches << ".\n\n";
     if (a.perSeed) {
       doc << "<details><summary>per seed</summary>\n\n";
-      for (const auto &c : *cells) {
+      for (const auto &c : cells) {
         doc << "- " << c.strategy << " / " << c.space << ":";
         for (auto e : c.evaluations)
           doc << " " << e;
@@ -303,10 +296,8 @@ Status run(const Args &a) {
 
   std::optional<MarkdownTable> baseline;
   if (!a.baseline.empty()) {
-    auto text = readFile(a.baseline);
-    if (!text)
-      return std::unexpected(text.error());
-    auto table = parseMarkdownTable(*text);
+    KTUNE_TRY_ASSIGN(auto text, readFile(a.baseline));
+    auto table = parseMarkdownTable(text);
     if (!table)
       return std::unexpected(withContext(table.error(), a.baseline));
     baseline = std::move(*table);

@@ -55,16 +55,6 @@ Expected<double> parseNumber(const std::string &text, const std::string &flag) {
   return v;
 }
 
-Expected<Plan> readPlan(const std::string &path) {
-  auto json = readJsonFile(path);
-  if (!json)
-    return std::unexpected(json.error());
-  auto plan = planFromJson(*json);
-  if (!plan)
-    return std::unexpected(withContext(plan.error(), path));
-  return plan;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -170,12 +160,9 @@ int main(int argc, char **argv) {
   if (!planner)
     return fail(planner.error().str());
 
-  auto candidatesJson = readJsonFile(o.candidates);
-  if (!candidatesJson)
-    return fail(candidatesJson.error().str());
-  auto candidates = candidatesFromJson(*candidatesJson);
+  auto candidates = readJsonFileAs(o.candidates, candidatesFromJson);
   if (!candidates)
-    return fail(withContext(candidates.error(), o.candidates).str());
+    return fail(candidates.error().str());
 
   PlannerRequest request;
   request.file = candidates->file;
@@ -186,16 +173,13 @@ int main(int argc, char **argv) {
     return fail(sources.error().str());
   request.sources = std::move(*sources);
   if (device->count()) {
-    auto json = readJsonFile(o.device);
-    if (!json)
-      return fail(json.error().str());
-    auto facts = DeviceFacts::fromJson(*json);
+    auto facts = readJsonFileAs(o.device, DeviceFacts::fromJson);
     if (!facts)
-      return fail(withContext(facts.error(), o.device).str());
+      return fail(facts.error().str());
     request.device = std::move(*facts);
   }
   if (previous->count()) {
-    auto plan = readPlan(o.previousPlan);
+    auto plan = readJsonFileAs(o.previousPlan, planFromJson);
     if (!plan)
       return fail(plan.error().str());
     request.previousPlan = std::move(*plan);
@@ -212,7 +196,7 @@ int main(int argc, char **argv) {
     return fail("--previous-plan and --tuning-summary go together");
 
   if (check->count()) {
-    auto plan = readPlan(o.check);
+    auto plan = readJsonFileAs(o.check, planFromJson);
     if (!plan)
       return fail(plan.error().str());
     auto errors = validatePlan(*plan, request.candidates, request.sources);

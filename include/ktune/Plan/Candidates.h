@@ -84,6 +84,11 @@ enum class SiteRole {
 std::string_view siteRoleName(SiteRole role);
 std::optional<SiteRole> parseSiteRole(std::string_view name);
 std::ostream &operator<<(std::ostream &os, SiteRole role);
+/// How a candidate's "why" describes a site of `role` ("loop stride");
+/// empty for a definition and for other.
+std::string_view siteRoleDescription(SiteRole role);
+/// How a note at a coupled site names `role` ("launch block dimension").
+std::string_view siteRolePhrase(SiteRole role);
 
 /// One place in the source that changes with the parameter.
 struct SourceSite {

@@ -35,6 +35,8 @@ enum class EvalStatus {
 };
 std::string_view statusName(EvalStatus s); // "ok", "pruned", "compile_error", ...
 std::optional<EvalStatus> parseStatus(std::string_view name);
+/// How a message says it: "a compile error", "a timeout", ...
+std::string_view statusPhrase(EvalStatus s);
 
 /// Orders statuses by name: counts print and serialise in the order they
 /// had when they were keyed by name.

@@ -3,6 +3,7 @@
 #include "ktune/Cuda/HelperKernels.h"
 #include "ktune/Support/DType.h"
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Support/Try.h"
 
 #include <algorithm>
 #include <bit>
@@ -186,10 +187,8 @@ DeviceSession::setup(const Helpers &helpers,
       KTUNE_CU(cuModuleUnload(HelperModule));
       HelperModule = nullptr;
     }
-    auto image = readImage(helpers.image);
-    if (!image)
-      return std::unexpected(image.error());
-    KTUNE_CU(cuModuleLoadData(&HelperModule, image->data()));
+    KTUNE_TRY_ASSIGN(auto image, readImage(helpers.image));
+    KTUNE_CU(cuModuleLoadData(&HelperModule, image.data()));
     HelperImage = helpers.image;
   }
   HelperNames = helpers;
@@ -227,15 +226,13 @@ DeviceSession::setup(const Helpers &helpers,
   for (auto &b : Buffers) {
     if (b.spec.role == Role::Out || b.spec.count == 0)
       continue;
-    auto fill = helper(HelperNames.fill, b.spec.dtype, "fill");
-    if (!fill)
-      return std::unexpected(fill.error());
+    KTUNE_TRY_ASSIGN(auto fill, helper(HelperNames.fill, b.spec.dtype, "fill"));
     unsigned long long n = static_cast<unsigned long long>(b.spec.count);
     unsigned long long seed = b.spec.seed;
     int mode = b.spec.fillMode;
     double low = b.spec.low, high = b.spec.high;
     void *params[] = {&b.ptr, &n, &seed, &mode, &low, &high};
-    KTUNE_WTRY(launchHelper(*fill, b.spec.count, params));
+    KTUNE_WTRY(launchHelper(fill, b.spec.count, params));
     if (b.spec.role == Role::InOut)
       KTUNE_CU(cuMemcpyDtoDAsync(b.initial, b.ptr, b.bytes, Stream));
   }
@@ -279,10 +276,8 @@ WExpected<int> DeviceSession::load(const std::string &image,
   if (auto it = Modules.find(image); it != Modules.end()) {
     module = it->second;
   } else {
-    auto bytes = readImage(image);
-    if (!bytes)
-      return std::unexpected(bytes.error());
-    KTUNE_CU(cuModuleLoadData(&module, bytes->data()));
+    KTUNE_TRY_ASSIGN(auto bytes, readImage(image));
+    KTUNE_CU(cuModuleLoadData(&module, bytes.data()));
     Modules[image] = module;
   }
   CUfunction f = nullptr;
@@ -420,9 +415,8 @@ WExpected<protocol::BufferCheck> DeviceSession::compare(const Buffer &b) {
   c.name = b.spec.name;
   if (b.spec.count == 0)
     return c;
-  auto cmp = helper(HelperNames.compare, b.spec.dtype, "compare");
-  if (!cmp)
-    return std::unexpected(cmp.error());
+  KTUNE_TRY_ASSIGN(auto cmp,
+                   helper(HelperNames.compare, b.spec.dtype, "compare"));
   KTUNE_CU(
       cuMemsetD8Async(Stats, 0, CompareStatsWords * sizeof(uint64_t), Stream));
   KTUNE_CU(cuMemsetD8Async(Stats + CompareFirstIndex * sizeof(uint64_t), 0xff,
@@ -431,7 +425,7 @@ WExpected<protocol::BufferCheck> DeviceSession::compare(const Buffer &b) {
   unsigned long long n = static_cast<unsigned long long>(b.spec.count);
   double atol = b.spec.atol, rtol = b.spec.rtol;
   void *params[] = {&got, &want, &n, &atol, &rtol, &stats};
-  KTUNE_WTRY(launchHelper(*cmp, b.spec.count, params));
+  KTUNE_WTRY(launchHelper(cmp, b.spec.count, params));
   uint64_t words[CompareStatsWords] = {};
   KTUNE_CU(cuMemcpyDtoHAsync(words, Stats, sizeof(words), Stream));
   KTUNE_CU(cuStreamSynchronize(Stream));
@@ -442,14 +436,13 @@ WExpected<protocol::BufferCheck> DeviceSession::compare(const Buffer &b) {
   c.nonFinite = words[CompareNonFinite];
   c.wantNonFinite = words[CompareWantNonFinite];
   if (c.mismatches > 0) {
-    auto read = helper(HelperNames.readPair, b.spec.dtype, "read");
-    if (!read)
-      return std::unexpected(read.error());
+    KTUNE_TRY_ASSIGN(auto read,
+                     helper(HelperNames.readPair, b.spec.dtype, "read"));
     unsigned long long index = c.firstIndex;
     CUdeviceptr out = PairValues;
     void *readParams[] = {&got, &want, &index, &out};
-    KTUNE_CU(cuLaunchKernel(*read, 1, 1, 1, 1, 1, 1, 0, Stream, readParams,
-                            nullptr));
+    KTUNE_CU(
+        cuLaunchKernel(read, 1, 1, 1, 1, 1, 1, 0, Stream, readParams, nullptr));
     double pair[2] = {0, 0};
     KTUNE_CU(cuMemcpyDtoHAsync(pair, PairValues, sizeof(pair), Stream));
     KTUNE_CU(cuStreamSynchronize(Stream));
@@ -502,10 +495,8 @@ DeviceSession::run(int handle, const protocol::Launch &l, int poison,
     if (b.spec.role != Role::In) {
       if (makeReference && b.bytes > 0)
         KTUNE_CU(cuMemcpyDtoDAsync(b.reference, b.ptr, b.bytes, Stream));
-      auto compared = compare(b);
-      if (!compared)
-        return std::unexpected(compared.error());
-      check = *compared;
+      KTUNE_TRY_ASSIGN(auto compared, compare(b));
+      check = compared;
     }
     check.guardBefore = before;
     check.guardAfter = after;

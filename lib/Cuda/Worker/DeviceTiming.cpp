@@ -7,6 +7,7 @@
 #include "DeviceSession.h"
 
 #include "ktune/Cuda/TimingStats.h"
+#include "ktune/Support/Try.h"
 
 #include <algorithm>
 #include <chrono>
@@ -187,13 +188,9 @@ DeviceSession::time(int handle, const protocol::Launch &l,
                     protocol::toJson(l).dump();
   auto found = Plans.find(key);
   if (found == Plans.end()) {
-    auto estimate = estimateMicros(k, l, o.coldL2);
-    if (!estimate)
-      return std::unexpected(estimate.error());
-    auto plan = planBatch(k, l, o, *estimate);
-    if (!plan)
-      return std::unexpected(plan.error());
-    found = Plans.emplace(key, *plan).first;
+    KTUNE_TRY_ASSIGN(auto estimate, estimateMicros(k, l, o.coldL2));
+    KTUNE_TRY_ASSIGN(auto plan, planBatch(k, l, o, estimate));
+    found = Plans.emplace(key, plan).first;
   }
   const BatchPlan &plan = found->second;
 

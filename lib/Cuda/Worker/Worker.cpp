@@ -1,4 +1,5 @@
 #include "ktune/Cuda/Worker.h"
+#include "ktune/Support/Try.h"
 
 #include "DeviceSession.h"
 
@@ -54,18 +55,14 @@ static WExpected<json> handle(DeviceSession &session, bool &opened,
                               const json &req) {
   const std::string op = req.at("op").get<std::string>();
   if (op == "hello") {
-    auto devices = session.open();
-    if (!devices)
-      return std::unexpected(devices.error());
-    opened = *devices > 0;
-    return limitsReply(session, *devices);
+    KTUNE_TRY_ASSIGN(auto devices, session.open());
+    opened = devices > 0;
+    return limitsReply(session, devices);
   }
   if (!opened)
     return workerError("'" + op + "' before a successful hello");
   if (op == "setup") {
-    auto helpers = helpersFromJson(req);
-    if (!helpers)
-      return std::unexpected(helpers.error());
+    KTUNE_TRY_ASSIGN(auto helpers, helpersFromJson(req));
     std::vector<protocol::BufferSpec> buffers;
     for (const auto &b : req.at("buffers")) {
       auto spec = protocol::bufferSpecFromJson(b);
@@ -73,19 +70,18 @@ static WExpected<json> handle(DeviceSession &session, bool &opened,
         return workerError(spec.error().str());
       buffers.push_back(*spec);
     }
-    auto bytes = session.setup(*helpers, buffers);
+    auto bytes = session.setup(helpers, buffers);
     if (!bytes)
       return std::unexpected(bytes.error());
     return json{{"ok", true}, {"bytes", *bytes}};
   }
   if (op == "load") {
     FunctionAttributes a;
-    auto h = session.load(req.at("image").get<std::string>(),
-                          req.at("function").get<std::string>(), a);
-    if (!h)
-      return std::unexpected(h.error());
+    KTUNE_TRY_ASSIGN(auto h,
+                     session.load(req.at("image").get<std::string>(),
+                                  req.at("function").get<std::string>(), a));
     return json{{"ok", true},
-                {"handle", *h},
+                {"handle", h},
                 {"attributes",
                  {{"registers", a.registers},
                   {"smem_static", a.smemStatic},
@@ -94,8 +90,7 @@ static WExpected<json> handle(DeviceSession &session, bool &opened,
                   {"binary_version", a.binaryVersion}}}};
   }
   if (op == "unload_all") {
-    if (auto s = session.unloadAll(); !s)
-      return std::unexpected(s.error());
+    KTUNE_TRY(session.unloadAll());
     return json{{"ok", true}};
   }
   if (op == "run" || op == "time") {
@@ -105,25 +100,22 @@ static WExpected<json> handle(DeviceSession &session, bool &opened,
     int handleId = req.at("handle").get<int>();
     if (op == "run") {
       int blocksPerSM = -1;
-      auto r = session.run(handleId, *launch, req.at("poison").get<int>(),
-                           req.at("reference").get<bool>(), blocksPerSM);
-      if (!r)
-        return std::unexpected(r.error());
+      KTUNE_TRY_ASSIGN(
+          auto r, session.run(handleId, *launch, req.at("poison").get<int>(),
+                              req.at("reference").get<bool>(), blocksPerSM));
       json checks = json::array();
-      for (const auto &c : r->checks)
+      for (const auto &c : r.checks)
         checks.push_back(protocol::toJson(c));
       return json{{"ok", true},
-                  {"ms", r->milliseconds},
+                  {"ms", r.milliseconds},
                   {"blocks_per_sm", blocksPerSM},
                   {"checks", checks}};
     }
     auto options = protocol::timeOptionsFromJson(req.at("options"));
     if (!options)
       return workerError(options.error().str());
-    auto r = session.time(handleId, *launch, *options);
-    if (!r)
-      return std::unexpected(r.error());
-    json j = protocol::toJson(*r);
+    KTUNE_TRY_ASSIGN(auto r, session.time(handleId, *launch, *options));
+    json j = protocol::toJson(r);
     j["ok"] = true;
     return j;
   }

@@ -27,16 +27,13 @@ struct AnnealingOptions {
   double cooling = 0.95; // per evaluation
 };
 
-class Annealing : public Strategy {
+class Annealing : public SamplingStrategy<AnnealingOptions> {
 public:
-  explicit Annealing(AnnealingOptions o) : O(o) {}
-  std::string name() const override { return "annealing"; }
-
-  void run(const SearchSpace &space, Objective &objective,
-           std::mt19937_64 &rng) override {
+  using SamplingStrategy::SamplingStrategy;
+  void search(const SearchSpace &space, Objective &objective,
+              std::mt19937_64 &rng, UnseenSampler &sampler) override {
     if (objective.parallelism() > 1)
-      return runChains(space, objective, rng);
-    UnseenSampler sampler(space);
+      return runChains(space, objective, rng, sampler);
     auto start = [&]() -> std::optional<Point> {
       if (auto d = space.defaultPoint();
           d && space.isValid(*d) && !objective.seen(*d))
@@ -103,13 +100,12 @@ private:
   /// together. The first chain starts at the default, the others at random
   /// points; a chain that cools down reheats from the best point of all.
   void runChains(const SearchSpace &space, Objective &objective,
-                 std::mt19937_64 &rng) {
+                 std::mt19937_64 &rng, UnseenSampler &sampler) {
     struct Chain {
       std::optional<Point> current;
       std::optional<double> time;
       double temperature;
     };
-    UnseenSampler sampler(space);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     std::vector<Chain> chains(
         objective.parallelism(),
@@ -206,7 +202,6 @@ private:
     }
   }
 
-  AnnealingOptions O;
 };
 
 } // namespace
@@ -226,7 +221,7 @@ Expected<std::unique_ptr<Strategy>> makeAnnealing(const nlohmann::json &o) {
   if (opts.finalTemperature >= opts.initialTemperature)
     return makeError("must be below initial_temperature",
                      "annealing.final_temperature");
-  return std::make_unique<Annealing>(opts);
+  return std::make_unique<Annealing>("annealing", opts);
 }
 
 } // namespace ktune

@@ -127,16 +127,11 @@ Eigen::VectorXd gaussianRanks(const Eigen::VectorXd &y) {
   return out;
 }
 
-class Bayes : public Strategy {
+class Bayes : public SamplingStrategy<BayesOptions> {
 public:
-  explicit Bayes(BayesOptions o) : O(o) {}
-  std::string name() const override { return "bayes"; }
-
-  void run(const SearchSpace &space, Objective &objective,
-           std::mt19937_64 &rng) override;
-
-private:
-  BayesOptions O;
+  using SamplingStrategy::SamplingStrategy;
+  void search(const SearchSpace &space, Objective &objective,
+              std::mt19937_64 &rng, UnseenSampler &sampler) override;
 };
 
 /// Coordinates in [0, 1] of the parameters that vary: the position of the
@@ -206,10 +201,9 @@ private:
   std::vector<std::pair<size_t, std::vector<double>>> Features;
 };
 
-void Bayes::run(const SearchSpace &space, Objective &objective,
-                std::mt19937_64 &rng) {
+void Bayes::search(const SearchSpace &space, Objective &objective,
+                   std::mt19937_64 &rng, UnseenSampler &sampler) {
   Encoder encoder(space, O.encoding);
-  UnseenSampler sampler(space);
   std::vector<Point> observed;
   std::vector<std::optional<double>> outcomes;
 
@@ -537,7 +531,7 @@ Expected<std::unique_ptr<Strategy>> makeBayes(const nlohmann::json &o) {
   opts.fitSteps = *steps;
   opts.restartEvery = *restart;
   opts.startFromDefault = *def;
-  return std::make_unique<Bayes>(opts);
+  return std::make_unique<Bayes>("bayes", opts);
 }
 
 } // namespace ktune

@@ -30,14 +30,11 @@ struct GeneticOptions {
   double crossoverRate = 0.9;
 };
 
-class Genetic : public Strategy {
+class Genetic : public SamplingStrategy<GeneticOptions> {
 public:
-  explicit Genetic(GeneticOptions o) : O(o) {}
-  std::string name() const override { return "genetic"; }
-
-  void run(const SearchSpace &space, Objective &objective,
-           std::mt19937_64 &rng) override {
-    UnseenSampler sampler(space);
+  using SamplingStrategy::SamplingStrategy;
+  void search(const SearchSpace &space, Objective &objective,
+              std::mt19937_64 &rng, UnseenSampler &sampler) override {
     struct Member {
       Point point;
       double fitness; // log time; +inf for a failed point
@@ -227,8 +224,6 @@ private:
     }
     return c;
   }
-
-  GeneticOptions O;
 };
 
 } // namespace
@@ -245,7 +240,7 @@ Expected<std::unique_ptr<Strategy>> makeGenetic(const nlohmann::json &o) {
   KTUNE_TRY_ASSIGN(opts.crossoverRate,
                    r.number("crossover_rate", opts.crossoverRate, 0.0, 1.0));
   KTUNE_TRY(r.finish());
-  return std::make_unique<Genetic>(opts);
+  return std::make_unique<Genetic>("genetic", opts);
 }
 
 } // namespace ktune

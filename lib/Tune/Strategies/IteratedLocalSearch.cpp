@@ -25,16 +25,13 @@ struct IlsOptions {
   bool adjacentFirst = false;
 };
 
-class IteratedLocalSearch : public Strategy {
+class IteratedLocalSearch : public SamplingStrategy<IlsOptions> {
 public:
-  explicit IteratedLocalSearch(IlsOptions o) : O(o) {}
-  std::string name() const override { return "ils"; }
-
-  void run(const SearchSpace &space, Objective &objective,
-           std::mt19937_64 &rng) override {
+  using SamplingStrategy::SamplingStrategy;
+  void search(const SearchSpace &space, Objective &objective,
+              std::mt19937_64 &rng, UnseenSampler &sampler) override {
     if (objective.parallelism() > 1)
-      return runChains(space, objective, rng);
-    UnseenSampler sampler(space);
+      return runChains(space, objective, rng, sampler);
     std::optional<Point> start;
     if (auto d = space.defaultPoint(); d && space.isValid(*d))
       start = d;
@@ -250,8 +247,7 @@ private:
   /// next unseen neighbour (first improvement), distinct across chains. The
   /// first chain climbs from the default, the others from random points.
   void runChains(const SearchSpace &space, Objective &objective,
-                 std::mt19937_64 &rng) {
-    UnseenSampler sampler(space);
+                 std::mt19937_64 &rng, UnseenSampler &sampler) {
     std::vector<Chain> chains(objective.parallelism());
     {
       PointSet claimed;
@@ -284,7 +280,6 @@ private:
     }
   }
 
-  IlsOptions O;
 };
 
 } // namespace
@@ -300,7 +295,7 @@ makeIteratedLocalSearch(const nlohmann::json &o) {
   KTUNE_TRY_ASSIGN(opts.adjacentFirst,
                    r.boolean("adjacent_first", opts.adjacentFirst));
   KTUNE_TRY(r.finish());
-  return std::make_unique<IteratedLocalSearch>(opts);
+  return std::make_unique<IteratedLocalSearch>("ils", opts);
 }
 
 } // namespace ktune

@@ -57,6 +57,30 @@ private:
 /// Strategies use this so that a point is never evaluated twice.
 std::optional<double> evaluateOnce(Objective &objective, const Point &p);
 
+/// What the sampling strategies share: a name, their options (read by
+/// OptionReader in their make* function) and a sampler of unseen points,
+/// made afresh for each run.
+template <class Options> class SamplingStrategy : public Strategy {
+public:
+  SamplingStrategy(std::string name, Options options)
+      : Name(std::move(name)), O(std::move(options)) {}
+  std::string name() const override { return Name; }
+  void run(const SearchSpace &space, Objective &objective,
+           std::mt19937_64 &rng) final {
+    UnseenSampler sampler(space);
+    search(space, objective, rng, sampler);
+  }
+  /// One run, until the objective is exhausted or the space is covered.
+  virtual void search(const SearchSpace &space, Objective &objective,
+                      std::mt19937_64 &rng, UnseenSampler &sampler) = 0;
+
+private:
+  std::string Name;
+
+protected:
+  const Options O;
+};
+
 /// Reads strategy options: each known key with its default; unknown keys are
 /// errors (a typo must not silently fall back to a default).
 class OptionReader {

@@ -117,8 +117,8 @@ Expected<std::vector<Token>> lex(std::string_view s) {
         auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(),
                                          t.floatValue);
         if (ec != std::errc() || ptr != text.data() + text.size())
-          return makeError(columnPrefix(column) + "floating literal '" + text +
-                           "' is out of range");
+          return makeError(columnPrefix(column) + "floating literal '" +
+                           elide(text) + "' is out of range");
       } else {
         t.kind = Tok::Int;
         auto [ptr, ec] =

@@ -13,24 +13,61 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <optional>
 
 namespace ktune::expr {
 
 namespace {
 
+// Integer division helpers; callers rule out b == 0 and INT64_MIN / -1, the
+// only cases where a / b or a % b is undefined. The adjustments cannot
+// overflow: a non-zero remainder means |b| >= 2, so |a / b| <= 2^62.
 int64_t floorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0)))
+  if (a % b != 0 && ((a < 0) != (b < 0)))
     --q;
   return q;
 }
 
-int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
+int64_t ceilDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if (a % b != 0 && ((a < 0) == (b < 0)))
+    ++q;
+  return q;
+}
+
+// Python's modulo takes the divisor's sign; r + b cannot overflow since r
+// and b then have opposite signs.
+int64_t floorMod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0)))
+    r += b;
+  return r;
+}
+
+/// a ** b for b >= 0, nullopt on overflow.
+std::optional<int64_t> power(int64_t a, int64_t b) {
+  if (a == 0)
+    return b == 0 ? 1 : 0;
+  if (a == 1)
+    return 1;
+  if (a == -1)
+    return b % 2 ? -1 : 1;
+  // |a| >= 2: at most 63 rounds before overflow.
+  int64_t result = 1;
+  for (int64_t k = 0; k < b; ++k)
+    if (__builtin_mul_overflow(result, a, &result))
+      return std::nullopt;
+  return result;
+}
 
 template <class Lookup> class Evaluator {
 public:
-  Evaluator(const Lookup &lookup, Dialect dialect)
-      : Find(lookup), Lang(dialect) {}
+  /// `root` and `text` name the whole expression in error messages; a quiet
+  /// evaluator (many evaluations that only need true/false) skips them.
+  Evaluator(const Lookup &lookup, Dialect dialect, const Node &root,
+            std::string_view text, bool quiet = false)
+      : Find(lookup), Lang(dialect), Root(root), Text(text), Quiet(quiet) {}
 
   Expected<Value> eval(const Node &n) const {
     switch (n.kind) {
@@ -92,29 +129,54 @@ public:
   }
 
 private:
-  static std::unexpected<Error> overflow(const Node &n) {
-    return makeError(columnPrefix(n.column) + "integer overflow");
+  /// "col 3: integer overflow in 'a * b' (in 'a * b < 8')".
+  std::unexpected<Error> fail(const Node &n, const std::string &what) const {
+    if (Quiet)
+      return makeError(what);
+    std::string message =
+        columnPrefix(n.column) + what + " in '" + elide(printKtune(n)) + "'";
+    if (&n != &Root && !Text.empty())
+      message += " (in '" + elide(Text) + "')";
+    return makeError(std::move(message));
+  }
+  std::unexpected<Error> overflow(const Node &n) const {
+    return fail(n, "integer overflow");
+  }
+  std::unexpected<Error> divisionByZero(const Node &n) const {
+    return fail(n, "division by zero");
   }
 
   static bool compare(Op op, const Value &a, const Value &b) {
     if (a.isInt() && b.isInt()) {
       switch (op) {
-      case Op::Lt: return a.i < b.i;
-      case Op::Le: return a.i <= b.i;
-      case Op::Gt: return a.i > b.i;
-      case Op::Ge: return a.i >= b.i;
-      case Op::Eq: return a.i == b.i;
-      default: return a.i != b.i;
+      case Op::Lt:
+        return a.i < b.i;
+      case Op::Le:
+        return a.i <= b.i;
+      case Op::Gt:
+        return a.i > b.i;
+      case Op::Ge:
+        return a.i >= b.i;
+      case Op::Eq:
+        return a.i == b.i;
+      default:
+        return a.i != b.i;
       }
     }
     double x = a.asDouble(), y = b.asDouble();
     switch (op) {
-    case Op::Lt: return x < y;
-    case Op::Le: return x <= y;
-    case Op::Gt: return x > y;
-    case Op::Ge: return x >= y;
-    case Op::Eq: return x == y;
-    default: return x != y;
+    case Op::Lt:
+      return x < y;
+    case Op::Le:
+      return x <= y;
+    case Op::Gt:
+      return x > y;
+    case Op::Ge:
+      return x >= y;
+    case Op::Eq:
+      return x == y;
+    default:
+      return x != y;
     }
   }
 
@@ -155,7 +217,9 @@ private:
       case Op::FloorDiv:
       case Op::Mod:
         if (b == 0)
-          return makeError(columnPrefix(n.column) + "division by zero");
+          return divisionByZero(n);
+        // INT64_MIN / -1 overflows, and C++ leaves INT64_MIN % -1 undefined
+        // too (the C++ we print would not compile): both are errors.
         if (a == INT64_MIN && b == -1)
           return overflow(n);
         if (n.op == Op::Div)
@@ -164,17 +228,17 @@ private:
           return Value::ofInt(floorDiv(a, b));
         return Value::ofInt(Lang == Dialect::Python ? floorMod(a, b) : a % b);
       case Op::Pow: {
-        if (b < 0)
-          return Value::ofFloat(std::pow(static_cast<double>(a),
-                                         static_cast<double>(b)));
-        int64_t result = 1;
-        for (int64_t k = 0; k < b; ++k) {
-          if (__builtin_mul_overflow(result, a, &result))
-            return overflow(n);
-          if (result == 0 || result == 1)
-            break;
+        if (b < 0) {
+          // Python: 0 ** -1 raises ZeroDivisionError; otherwise a float.
+          if (a == 0)
+            return divisionByZero(n);
+          return Value::ofFloat(
+              std::pow(static_cast<double>(a), static_cast<double>(b)));
         }
-        return Value::ofInt(result);
+        std::optional<int64_t> result = power(a, b);
+        if (!result)
+          return overflow(n);
+        return Value::ofInt(*result);
       }
       default:
         break;
@@ -182,24 +246,29 @@ private:
     }
     double x = lhs->asDouble(), y = rhs->asDouble();
     switch (n.op) {
-    case Op::Add: return Value::ofFloat(x + y);
-    case Op::Sub: return Value::ofFloat(x - y);
-    case Op::Mul: return Value::ofFloat(x * y);
+    case Op::Add:
+      return Value::ofFloat(x + y);
+    case Op::Sub:
+      return Value::ofFloat(x - y);
+    case Op::Mul:
+      return Value::ofFloat(x * y);
     case Op::Div:
       if (y == 0)
-        return makeError(columnPrefix(n.column) + "division by zero");
+        return divisionByZero(n);
       return Value::ofFloat(x / y);
     case Op::FloorDiv:
       if (y == 0)
-        return makeError(columnPrefix(n.column) + "division by zero");
+        return divisionByZero(n);
       return Value::ofFloat(std::floor(x / y));
     case Op::Mod:
       if (y == 0)
-        return makeError(columnPrefix(n.column) + "division by zero");
-      return Value::ofFloat(Lang == Dialect::Python
-                                ? x - std::floor(x / y) * y
-                                : std::fmod(x, y));
-    case Op::Pow: return Value::ofFloat(std::pow(x, y));
+        return divisionByZero(n);
+      return Value::ofFloat(Lang == Dialect::Python ? x - std::floor(x / y) * y
+                                                    : std::fmod(x, y));
+    case Op::Pow:
+      if (x == 0 && y < 0)
+        return divisionByZero(n);
+      return Value::ofFloat(std::pow(x, y));
     default:
       return makeError("internal error: unknown operator");
     }
@@ -232,22 +301,27 @@ private:
     }
     // ceil_div
     if (!args[0].isInt() || !args[1].isInt())
-      return makeError(columnPrefix(n.column) +
-                       "ceil_div takes integer arguments");
-    if (args[1].i == 0)
-      return makeError(columnPrefix(n.column) + "division by zero");
-    return Value::ofInt(-floorDiv(-args[0].i, args[1].i));
+      return fail(n, "ceil_div takes integer arguments");
+    int64_t a = args[0].i, b = args[1].i;
+    if (b == 0)
+      return divisionByZero(n);
+    if (a == INT64_MIN && b == -1)
+      return overflow(n);
+    return Value::ofInt(ceilDiv(a, b));
   }
 
   const Lookup &Find;
   Dialect Lang;
+  const Node &Root;
+  std::string_view Text;
+  bool Quiet;
 };
 
 } // namespace
 
 Expected<Value> Expr::evaluate(const NameLookup &lookup) const {
   auto find = [&](const Node &n) { return lookup(n.name); };
-  return Evaluator<decltype(find)>(find, Lang).eval(*Root);
+  return Evaluator<decltype(find)>(find, Lang, *Root, Source).eval(*Root);
 }
 
 Expected<Value> Expr::evaluate(const std::map<std::string, Value> &env) const {
@@ -257,23 +331,22 @@ Expected<Value> Expr::evaluate(const std::map<std::string, Value> &env) const {
       return std::nullopt;
     return it->second;
   };
-  return Evaluator<decltype(find)>(find, Lang).eval(*Root);
+  return Evaluator<decltype(find)>(find, Lang, *Root, Source).eval(*Root);
 }
 
 Expected<int64_t>
 Expr::evaluateInt(const std::map<std::string, Value> &env) const {
   KTUNE_TRY_ASSIGN(Value v, evaluate(env));
-  if (v.isInt())
-    return v.i;
-  if (std::isfinite(v.f) && v.f == std::trunc(v.f) && std::fabs(v.f) < 9.2e18)
-    return static_cast<int64_t>(v.f);
-  return makeError("expression '" + Source + "' is not an integer (" + v.str() +
-                   ")");
+  if (std::optional<int64_t> i = v.exactInt())
+    return *i;
+  return makeError("expression '" + elide(Source) + "' is not an integer (" +
+                   v.str() + ")");
 }
 
 struct BoundExpr::Program {
   NodePtr root;
   Dialect lang;
+  std::string text;
 };
 
 Expected<BoundExpr> Expr::bind(const std::vector<std::string> &slots) const {
@@ -284,9 +357,8 @@ Expected<BoundExpr> Expr::bind(const std::vector<std::string> &slots) const {
     auto it = std::find(slots.begin(), slots.end(), n.name);
     if (it == slots.end()) {
       if (!missing)
-        missing = Error{columnPrefix(n.column) + "unknown name '" + n.name +
-                            "'",
-                        ""};
+        missing =
+            Error{columnPrefix(n.column) + "unknown name '" + n.name + "'", ""};
       return nullptr;
     }
     Node copy = n;
@@ -296,7 +368,8 @@ Expected<BoundExpr> Expr::bind(const std::vector<std::string> &slots) const {
   if (missing)
     return std::unexpected(*missing);
   BoundExpr bound;
-  bound.Code = std::make_shared<const BoundExpr::Program>(BoundExpr::Program{root, Lang});
+  bound.Code = std::make_shared<const BoundExpr::Program>(
+      BoundExpr::Program{root, Lang, Source});
   return bound;
 }
 
@@ -306,7 +379,8 @@ Expected<Value> BoundExpr::evaluate(std::span<const Value> slots) const {
       return std::nullopt;
     return slots[n.slot];
   };
-  return Evaluator<decltype(find)>(find, Code->lang).eval(*Code->root);
+  return Evaluator<decltype(find)>(find, Code->lang, *Code->root, Code->text)
+      .eval(*Code->root);
 }
 
 bool BoundExpr::holds(std::span<const int64_t> slots) const {
@@ -315,7 +389,10 @@ bool BoundExpr::holds(std::span<const int64_t> slots) const {
       return std::nullopt;
     return Value::ofInt(slots[n.slot]);
   };
-  auto v = Evaluator<decltype(find)>(find, Code->lang).eval(*Code->root);
+  // Quiet: an error only means false here, so no message is composed.
+  auto v = Evaluator<decltype(find)>(find, Code->lang, *Code->root, Code->text,
+                                     /*quiet=*/true)
+               .eval(*Code->root);
   return v && v->truthy();
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +31,17 @@ std::string Value::str() const {
   return text;
 }
 
+std::optional<int64_t> Value::exactInt() const {
+  if (isInt())
+    return i;
+  // [-2^63, 2^63) holds exactly the doubles that convert without undefined
+  // behaviour; NaN fails both comparisons.
+  if (!(f >= -9223372036854775808.0 && f < 9223372036854775808.0) ||
+      f != std::trunc(f))
+    return std::nullopt;
+  return static_cast<int64_t>(f);
+}
+
 bool Value::operator==(const Value &other) const {
   if (isInt() && other.isInt())
     return i == other.i;
@@ -39,6 +51,12 @@ bool Value::operator==(const Value &other) const {
 //===----------------------------------------------------------------------===//
 // Expr
 //===----------------------------------------------------------------------===//
+
+std::string elide(std::string_view text, size_t limit) {
+  if (text.size() <= limit)
+    return std::string(text);
+  return std::string(text.substr(0, limit)) + "...";
+}
 
 namespace {
 
@@ -54,11 +72,11 @@ void collectNames(const Node &n, std::vector<std::string> &out,
 
 Expr Expr::integer(int64_t value) {
   Node n;
-    n.kind = Node::Kind::Int;
+  n.kind = Node::Kind::Int;
   n.intValue = value;
   n.column = 1;
-  return Expr(std::make_shared<const Node>(std::move(n)),
-              std::to_string(value), Dialect::Ktune);
+  return Expr(std::make_shared<const Node>(std::move(n)), std::to_string(value),
+              Dialect::Ktune);
 }
 
 std::vector<std::string> Expr::names() const {
@@ -88,7 +106,7 @@ std::optional<int64_t> Expr::asIntegerLiteral() const {
     negate ^= n->op == Op::Neg;
     n = n->operands[0].get();
   }
-  if (n->kind != Node::Kind::Int)
+  if (n->kind != Node::Kind::Int || (negate && n->intValue == INT64_MIN))
     return std::nullopt;
   return negate ? -n->intValue : n->intValue;
 }

@@ -10,6 +10,7 @@
 
 #include "ktune/Expr/Expr.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,22 +18,38 @@
 namespace ktune::expr {
 
 enum class Op {
-  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, // arithmetic
-  Lt, Le, Gt, Ge, Eq, Ne,                 // comparisons
-  And, Or,                                // logic
-  Neg, Plus, Not,                         // unary
+  Add,
+  Sub,
+  Mul,
+  Div,
+  FloorDiv,
+  Mod,
+  Pow, // arithmetic
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne, // comparisons
+  And,
+  Or, // logic
+  Neg,
+  Plus,
+  Not, // unary
 };
 
 struct Node {
   enum class Kind { Int, Float, Name, Unary, Binary, Compare, Ternary, Call };
   Kind kind = Kind::Int;
   int column = 0;
+  /// 1 for a leaf, else 1 + the deepest operand's depth.
+  int depth = 1;
   int64_t intValue = 0;
   double floatValue = 0.0;
-  std::string name;                          // Name, Call
-  int slot = -1;                             // Name, after bind()
-  Op op = Op::Add;                           // Unary, Binary
-  std::vector<Op> compareOps;                // Compare: one per link
+  std::string name;           // Name, Call
+  int slot = -1;              // Name, after bind()
+  Op op = Op::Add;            // Unary, Binary
+  std::vector<Op> compareOps; // Compare: one per link
   std::vector<std::shared_ptr<const Node>> operands;
 };
 
@@ -43,13 +60,24 @@ inline std::string columnPrefix(int column) {
   return "col " + std::to_string(column) + ": ";
 }
 
+/// 1 + the deepest operand's depth (1 for a leaf).
+inline int depthOf(const Node &n) {
+  int depth = 0;
+  for (const auto &c : n.operands)
+    depth = std::max(depth, c->depth);
+  return depth + 1;
+}
+
+/// `text` cut to about `limit` characters with "..." (for error messages).
+std::string elide(std::string_view text, size_t limit = 80);
+
 /// Parses `text` into a tree (lexer and recursive-descent parser).
 Expected<NodePtr> parseTree(std::string_view text, Dialect dialect);
 
 /// Canonical ktune text (minimal parentheses).
 std::string printKtune(const Node &n);
 /// An equivalent C++ expression in the semantics of `lang`.
-std::string printCpp(const Node &n, Dialect lang);
+std::string printCpp(const Node &n, Dialect lang, CppForm form);
 
 /// A copy of the tree where `fn` replaced nodes (a non-null result); the
 /// subtrees it leaves alone are shared, not copied.
@@ -61,6 +89,7 @@ template <class Fn> NodePtr rewrite(const NodePtr &n, const Fn &fn) {
   Node copy = *n;
   for (auto &c : copy.operands)
     c = rewrite(c, fn);
+  copy.depth = depthOf(copy);
   return std::make_shared<const Node>(std::move(copy));
 }
 

@@ -19,10 +19,36 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 enum class Tok {
-  End, Int, Float, Name, LParen, RParen, Comma, Question, Colon,
-  Plus, Minus, Star, Slash, SlashSlash, Percent, StarStar,
-  Lt, Le, Gt, Ge, EqEq, Ne, AndAnd, OrOr, Bang,
-  KwAnd, KwOr, KwNot, KwTrue, KwFalse,
+  End,
+  Int,
+  Float,
+  Name,
+  LParen,
+  RParen,
+  Comma,
+  Question,
+  Colon,
+  Plus,
+  Minus,
+  Star,
+  Slash,
+  SlashSlash,
+  Percent,
+  StarStar,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  EqEq,
+  Ne,
+  AndAnd,
+  OrOr,
+  Bang,
+  KwAnd,
+  KwOr,
+  KwNot,
+  KwTrue,
+  KwFalse,
 };
 
 struct Token {
@@ -56,8 +82,8 @@ Expected<std::vector<Token>> lex(std::string_view s) {
          std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
       size_t start = i;
       bool isFloat = false;
-      while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) ||
-                              s[i] == '_'))
+      while (i < s.size() &&
+             (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '_'))
         ++i;
       if (i < s.size() && s[i] == '.') {
         isFloat = true;
@@ -72,8 +98,7 @@ Expected<std::vector<Token>> lex(std::string_view s) {
           ++i;
         if (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
           isFloat = true;
-          while (i < s.size() &&
-                 std::isdigit(static_cast<unsigned char>(s[i])))
+          while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
             ++i;
         } else {
           i = save;
@@ -83,18 +108,24 @@ Expected<std::vector<Token>> lex(std::string_view s) {
       text.erase(std::remove(text.begin(), text.end(), '_'), text.end());
       if (i < s.size() && isIdent(s[i]))
         return makeError(columnPrefix(column) + "malformed number '" +
-                         std::string(s.substr(start, i - start + 1)) + "'");
+                         elide(s.substr(start, i - start + 1)) + "'");
       t.text = text;
       if (isFloat) {
         t.kind = Tok::Float;
-        t.floatValue = std::strtod(text.c_str(), nullptr);
+        // from_chars: locale-independent, and out of range (1e999, 1e-999)
+        // is an error rather than inf or 0.
+        auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(),
+                                         t.floatValue);
+        if (ec != std::errc() || ptr != text.data() + text.size())
+          return makeError(columnPrefix(column) + "floating literal '" +
+                           elide(text) + "' is out of range");
       } else {
         t.kind = Tok::Int;
-        auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(),
-                                         t.intValue);
-        if (ec != std::errc())
-          return makeError(columnPrefix(column) + "integer literal '" + text +
-                           "' is out of range");
+        auto [ptr, ec] =
+            std::from_chars(text.data(), text.data() + text.size(), t.intValue);
+        if (ec != std::errc() || ptr != text.data() + text.size())
+          return makeError(columnPrefix(column) + "integer literal '" +
+                           elide(text) + "' is out of range");
       }
       tokens.push_back(std::move(t));
       continue;
@@ -197,10 +228,34 @@ private:
     return makeError(columnPrefix(t.column) + "unexpected '" + t.text + "'");
   }
 
-  static NodePtr makeNode(Node n) {
+  // Recursion is bounded: every way the grammar nests (parentheses, call
+  // arguments, ?: branches, unary operators, `not`, `**`) enters a Level,
+  // and trees built by loops (a + b + c ...) have their depth checked in
+  // makeNode; both stop at MaxNestingDepth.
+  class Level {
+  public:
+    explicit Level(int &nesting) : Nesting(nesting) { ++Nesting; }
+    ~Level() { --Nesting; }
+    Level(const Level &) = delete;
+    Level &operator=(const Level &) = delete;
+
+  private:
+    int &Nesting;
+  };
+  bool tooDeep() const { return Nesting > MaxNestingDepth; }
+  static std::unexpected<Error> tooDeepError(int column) {
+    return makeError(columnPrefix(column) +
+                     "expression nested too deeply (more than " +
+                     std::to_string(MaxNestingDepth) + " levels)");
+  }
+
+  static Expected<NodePtr> makeNode(Node n) {
+    n.depth = depthOf(n);
+    if (n.depth > MaxNestingDepth)
+      return tooDeepError(n.column);
     return std::make_shared<const Node>(std::move(n));
   }
-  static NodePtr makeUnary(Op op, NodePtr operand, int column) {
+  static Expected<NodePtr> makeUnary(Op op, NodePtr operand, int column) {
     Node n;
     n.kind = Node::Kind::Unary;
     n.op = op;
@@ -208,7 +263,8 @@ private:
     n.operands = {std::move(operand)};
     return makeNode(std::move(n));
   }
-  static NodePtr makeBinary(Op op, NodePtr lhs, NodePtr rhs, int column) {
+  static Expected<NodePtr> makeBinary(Op op, NodePtr lhs, NodePtr rhs,
+                                      int column) {
     Node n;
     n.kind = Node::Kind::Binary;
     n.op = op;
@@ -227,6 +283,9 @@ private:
     if (Lang == Dialect::Python)
       return makeError(columnPrefix(column) +
                        "'?:' is not part of the Python dialect");
+    Level level(Nesting);
+    if (tooDeep())
+      return tooDeepError(column);
     auto then = parseTernary();
     if (!then)
       return then;
@@ -252,6 +311,8 @@ private:
       if (!rhs)
         return rhs;
       lhs = makeBinary(Op::Or, *lhs, *rhs, column);
+      if (!lhs)
+        return lhs;
     }
     return lhs;
   }
@@ -266,6 +327,8 @@ private:
       if (!rhs)
         return rhs;
       lhs = makeBinary(Op::And, *lhs, *rhs, column);
+      if (!lhs)
+        return lhs;
     }
     return lhs;
   }
@@ -274,6 +337,9 @@ private:
   Expected<NodePtr> parseNot() {
     if (peek().kind == Tok::KwNot) {
       int column = take().column;
+      Level level(Nesting);
+      if (tooDeep())
+        return tooDeepError(column);
       auto operand = parseNot();
       if (!operand)
         return operand;
@@ -284,13 +350,20 @@ private:
 
   static std::optional<Op> comparisonOp(Tok kind) {
     switch (kind) {
-    case Tok::Lt: return Op::Lt;
-    case Tok::Le: return Op::Le;
-    case Tok::Gt: return Op::Gt;
-    case Tok::Ge: return Op::Ge;
-    case Tok::EqEq: return Op::Eq;
-    case Tok::Ne: return Op::Ne;
-    default: return std::nullopt;
+    case Tok::Lt:
+      return Op::Lt;
+    case Tok::Le:
+      return Op::Le;
+    case Tok::Gt:
+      return Op::Gt;
+    case Tok::Ge:
+      return Op::Ge;
+    case Tok::EqEq:
+      return Op::Eq;
+    case Tok::Ne:
+      return Op::Ne;
+    default:
+      return std::nullopt;
     }
   }
 
@@ -328,6 +401,8 @@ private:
       if (!rhs)
         return rhs;
       lhs = makeBinary(op, *lhs, *rhs, t.column);
+      if (!lhs)
+        return lhs;
     }
     return lhs;
   }
@@ -339,17 +414,28 @@ private:
     while (true) {
       Op op;
       switch (peek().kind) {
-      case Tok::Star: op = Op::Mul; break;
-      case Tok::Slash: op = Op::Div; break;
-      case Tok::SlashSlash: op = Op::FloorDiv; break;
-      case Tok::Percent: op = Op::Mod; break;
-      default: return lhs;
+      case Tok::Star:
+        op = Op::Mul;
+        break;
+      case Tok::Slash:
+        op = Op::Div;
+        break;
+      case Tok::SlashSlash:
+        op = Op::FloorDiv;
+        break;
+      case Tok::Percent:
+        op = Op::Mod;
+        break;
+      default:
+        return lhs;
       }
       int column = take().column;
       auto rhs = parseUnary();
       if (!rhs)
         return rhs;
       lhs = makeBinary(op, *lhs, *rhs, column);
+      if (!lhs)
+        return lhs;
     }
   }
 
@@ -357,9 +443,12 @@ private:
     const Token &t = peek();
     if (t.kind == Tok::Minus || t.kind == Tok::Plus || t.kind == Tok::Bang) {
       take();
-      Op op = t.kind == Tok::Minus ? Op::Neg
+      Op op = t.kind == Tok::Minus  ? Op::Neg
               : t.kind == Tok::Plus ? Op::Plus
                                     : Op::Not;
+      Level level(Nesting);
+      if (tooDeep())
+        return tooDeepError(t.column);
       auto operand = parseUnary();
       if (!operand)
         return operand;
@@ -378,6 +467,9 @@ private:
     if (Lang != Dialect::Python)
       return makeError(columnPrefix(column) +
                        "'**' is only part of the Python dialect");
+    Level level(Nesting);
+    if (tooDeep())
+      return tooDeepError(column);
     auto exponent = parseUnary();
     if (!exponent)
       return exponent;
@@ -389,14 +481,14 @@ private:
     switch (t.kind) {
     case Tok::Int: {
       Node n;
-    n.kind = Node::Kind::Int;
+      n.kind = Node::Kind::Int;
       n.column = t.column;
       n.intValue = t.intValue;
       return makeNode(std::move(n));
     }
     case Tok::Float: {
       Node n;
-    n.kind = Node::Kind::Float;
+      n.kind = Node::Kind::Float;
       n.column = t.column;
       n.floatValue = t.floatValue;
       return makeNode(std::move(n));
@@ -404,12 +496,15 @@ private:
     case Tok::KwTrue:
     case Tok::KwFalse: {
       Node n;
-    n.kind = Node::Kind::Int;
+      n.kind = Node::Kind::Int;
       n.column = t.column;
       n.intValue = t.kind == Tok::KwTrue ? 1 : 0;
       return makeNode(std::move(n));
     }
     case Tok::LParen: {
+      Level level(Nesting);
+      if (tooDeep())
+        return tooDeepError(t.column);
       auto inner = parseTernary();
       if (!inner)
         return inner;
@@ -420,7 +515,7 @@ private:
     case Tok::Name: {
       if (peek().kind != Tok::LParen) {
         Node n;
-    n.kind = Node::Kind::Name;
+        n.kind = Node::Kind::Name;
         n.column = t.column;
         n.name = t.text;
         return makeNode(std::move(n));
@@ -429,8 +524,11 @@ private:
         return makeError(columnPrefix(t.column) + "unknown function '" +
                          t.text + "' (known: min, max, ceil_div, abs)");
       take(); // '('
+      Level level(Nesting);
+      if (tooDeep())
+        return tooDeepError(t.column);
       Node n;
-    n.kind = Node::Kind::Call;
+      n.kind = Node::Kind::Call;
       n.column = t.column;
       n.name = t.text;
       if (peek().kind != Tok::RParen) {
@@ -447,11 +545,12 @@ private:
         return unexpected();
       size_t arity = n.operands.size();
       bool ok = (n.name == "min" || n.name == "max") ? arity >= 1
-                : n.name == "abs"                     ? arity == 1
-                                                      : arity == 2;
+                : n.name == "abs"                    ? arity == 1
+                                                     : arity == 2;
       if (!ok)
-        return makeError(columnPrefix(t.column) + "wrong number of arguments (" +
-                         std::to_string(arity) + ") for '" + n.name + "'");
+        return makeError(columnPrefix(t.column) +
+                         "wrong number of arguments (" + std::to_string(arity) +
+                         ") for '" + n.name + "'");
       return makeNode(std::move(n));
     }
     default:
@@ -463,11 +562,16 @@ private:
   std::vector<Token> Tokens;
   size_t Pos = 0;
   Dialect Lang;
+  int Nesting = 0;
 };
 
 } // namespace
 
 Expected<NodePtr> parseTree(std::string_view text, Dialect dialect) {
+  if (text.size() > MaxTextLength)
+    return makeError("expression is " + std::to_string(text.size()) +
+                     " bytes long (at most " + std::to_string(MaxTextLength) +
+                     ")");
   KTUNE_TRY_ASSIGN(auto tokens, lex(text));
   Parser parser(std::move(tokens), dialect);
   return parser.parseAll();

@@ -275,6 +275,7 @@ std::optional<ktune::Error> Rewriter::callEdits() {
 }
 
 std::optional<ktune::Error> Rewriter::constraintEdits() {
+  std::string helpersPath;
   for (auto &w : Work) {
     if (w.plan->constraints.empty())
       continue;
@@ -289,14 +290,20 @@ std::optional<ktune::Error> Rewriter::constraintEdits() {
       if (!e)
         return error(cpath, e.error().str());
       expr::Expr renamed = e->rename(rename);
+      // Kernel code goes through NVRTC, which takes no lambda there: an
+      // operand used more than once goes to a helper defined at the top.
+      std::string cpp = renamed.toCpp(expr::CppForm::Helper);
+      if (helpersPath.empty() && expr::usesCppHelpers(cpp))
+        helpersPath = cpath;
       std::string quoted;
       for (char c : w.plan->constraints[i]) {
         if (c == '"' || c == '\\')
           quoted += '\\';
-        quoted += c;
+        // A line break would end the string literal; spaces read the same.
+        quoted += static_cast<unsigned char>(c) < ' ' ? ' ' : c;
       }
-      text += "\n" + indent + "static_assert(" + renamed.toCpp() +
-              ", \"ktune: " + quoted + "\");";
+      text += "\n" + indent + "static_assert(" + cpp + ", \"ktune: " + quoted +
+              "\");";
     }
     // Keep the body's first statement on a line of its own.
     size_t next = w.kernel->bodyBegin;
@@ -311,6 +318,10 @@ std::optional<ktune::Error> Rewriter::constraintEdits() {
     Edits.push_back(
         Edit{w.kernel->bodyBegin, replaced, text, w.path + ".constraints", 1});
   }
+  // Once per file, at the top (global namespace; guarded, so a file that
+  // includes another rewritten one sees them once).
+  if (!helpersPath.empty())
+    Edits.push_back(Edit{0, 0, expr::cppHelpers(), helpersPath, -1});
   return std::nullopt;
 }
 

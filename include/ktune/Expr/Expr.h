@@ -8,12 +8,19 @@
 // The Python dialect reads Kernel Tuner / T1 restrictions (`/` is true
 // division, `//` floor division, `%` floor modulo, True/False).
 //
+// The language is total: any text parses to an expression or an error, and
+// any evaluation gives a value or an error. Integer overflow, division by
+// zero and out-of-range literals are errors, never undefined behaviour;
+// text longer than MaxTextLength or nested deeper than MaxNestingDepth is
+// refused, so recursion and output stay bounded.
+//
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_EXPR_EXPR_H
 #define KTUNE_EXPR_EXPR_H
 
 #include "ktune/Support/Error.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -25,6 +32,13 @@
 #include <vector>
 
 namespace ktune::expr {
+
+/// The longest expression text Expr::parse reads, in bytes.
+inline constexpr size_t MaxTextLength = 64 * 1024;
+/// The deepest nesting Expr::parse accepts: parentheses, operators and
+/// calls inside one another, and chains of binary operators (`a+b+c` is
+/// nested two deep).
+inline constexpr int MaxNestingDepth = 256;
 
 /// An integer or a floating-point number. Booleans are the integers 0 and 1.
 struct Value {
@@ -40,12 +54,24 @@ struct Value {
   bool isInt() const { return type == Type::Int; }
   double asDouble() const { return isInt() ? static_cast<double>(i) : f; }
   bool truthy() const { return isInt() ? i != 0 : f != 0.0; }
+  /// The value as an int64_t when it is an integer, or a float that is
+  /// integral and within int64_t's range; nullopt for 2.5, NaN, inf, 1e30.
+  std::optional<int64_t> exactInt() const;
   /// "256" or "1e-06"-style shortest round-trip text.
   std::string str() const;
   bool operator==(const Value &other) const;
 };
 
 enum class Dialect { Ktune, Python };
+
+/// How Expr::toCpp binds an operand that a C++ form uses more than once
+/// (`a // b` needs a and b three times) when it is not a name or a literal:
+/// Lambda: as the parameter of an immediately invoked lambda; the text is
+///   self-contained C++17 (host code; nvcc device code too, but NVRTC does
+///   not accept a lambda in device code).
+/// Helper: as the argument of a function of namespace ktune_expr, which
+///   cppHelpers() defines (__host__ __device__ under CUDA); for kernel code.
+enum class CppForm { Lambda, Helper };
 
 struct Node;
 
@@ -58,6 +84,8 @@ class BoundExpr;
 class Expr {
 public:
   /// Parses `text`. Errors give the 1-based column: "col 7: unexpected ')'".
+  /// Text over MaxTextLength, nesting over MaxNestingDepth, and integer or
+  /// floating literals out of int64_t / double range are errors.
   static Expected<Expr> parse(std::string_view text,
                               Dialect dialect = Dialect::Ktune);
   /// A literal integer expression.
@@ -67,15 +95,21 @@ public:
   const std::string &text() const { return Source; }
   /// Canonical text in the ktune dialect (minimal parentheses).
   std::string str() const;
-  /// Equivalent C++ expression, for static_assert and generated headers.
-  std::string toCpp() const;
+  /// Equivalent C++17 expression, for static_assert and generated headers;
+  /// its size is linear in the expression's: an operand that a C++ form
+  /// needs more than once is written out each time only when it is a name
+  /// or a literal, and otherwise bound once as `form` says.
+  std::string toCpp(CppForm form = CppForm::Lambda) const;
   /// Names referenced, each once, in order of first appearance.
   std::vector<std::string> names() const;
 
+  /// Errors of arithmetic (overflow, division by zero) give the column and
+  /// quote the failing part and the expression's text:
+  /// "col 3: integer overflow in 'a * b' (in 'a * b < 8')".
   Expected<Value> evaluate(const NameLookup &lookup) const;
   Expected<Value> evaluate(const std::map<std::string, Value> &env) const;
-  /// Evaluates and requires an integer result (a float that is integral is
-  /// accepted).
+  /// Evaluates and requires an integer result (a float that is integral and
+  /// within int64_t's range is accepted).
   Expected<int64_t> evaluateInt(const std::map<std::string, Value> &env) const;
 
   /// Replaces names by other expressions (parameters held at a value).
@@ -114,7 +148,8 @@ private:
   std::shared_ptr<const Program> Code;
 };
 
-/// Parses a list of constraint texts; errors name the index ("[2]: col 5: ...").
+/// Parses a list of constraint texts; errors name the index ("[2]: col 5:
+/// ...").
 Expected<std::vector<Expr>> parseAll(const std::vector<std::string> &texts,
                                      Dialect dialect = Dialect::Ktune);
 
@@ -128,6 +163,13 @@ renameIdentifiers(std::string_view text,
 /// The same for names replaced by expressions (parameters held at values).
 std::string substituteNames(std::string_view text,
                             const std::map<std::string, Expr> &replacements);
+
+/// The definitions that CppForm::Helper output calls (function templates in
+/// namespace ktune_expr, guarded by #ifndef KTUNE_EXPR_HELPERS so that a
+/// translation unit may see them more than once), ending with a newline.
+const std::string &cppHelpers();
+/// True when `cpp` (toCpp output) calls a helper of cppHelpers().
+bool usesCppHelpers(std::string_view cpp);
 
 /// True when `name` is a valid C++ identifier and not a C++ keyword or a
 /// reserved name (leading underscore + capital, double underscore).

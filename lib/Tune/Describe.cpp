@@ -114,12 +114,7 @@ Expected<ordered_json> describeSpec(const std::string &specText,
                                     const ManifestKernel *kernel) {
   // The ordered reading keeps the file's order of dimensions and arguments;
   // the spec itself is read as tuning reads it.
-  ordered_json raw;
-  try {
-    raw = ordered_json::parse(specText);
-  } catch (const ordered_json::parse_error &e) {
-    return makeError(e.what(), origin);
-  }
+  KTUNE_TRY_ASSIGN(ordered_json raw, parseOrderedJson(specText, origin));
   auto j = parseJson(specText, origin);
   if (!j)
     return std::unexpected(j.error());
@@ -334,7 +329,7 @@ Expected<ordered_json> describeInputs(const DescribeRequest &request) {
 
   ordered_json out = {{"ktune", DescribeVersion}};
   if (!request.specPath.empty()) {
-    auto text = readFile(request.specPath);
+    auto text = readFile(request.specPath, limits::MaxJsonFileBytes);
     if (!text)
       return std::unexpected(text.error());
     const ManifestKernel *kernel = nullptr;

@@ -9,6 +9,8 @@ packages=(
   libclang-19-dev llvm-19-dev llvm-19-tools clang-19 clang-tidy-19 clang-tools-19
   nlohmann-json3-dev libgtest-dev libssl-dev zlib1g-dev libeigen3-dev
   libcurl4-openssl-dev libcli11-dev
+  # scripts/fuzz.sh: libFuzzer and the sanitizers' runtimes for clang++-19
+  libclang-rt-19-dev
   # scripts/package-gpu.sh: static LLVM needs libzstd.a
   libzstd-dev
 )

@@ -9,3 +9,10 @@ build="${KTUNE_BUILD_DIR:-$root/build}"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+
+# Every fuzz harness for a bounded time (docs/fuzzing.md); 0 skips it.
+fuzz_seconds="${KTUNE_CI_FUZZ_SECONDS:-20}"
+if ((fuzz_seconds > 0)); then
+  "$root/scripts/fuzz.sh" --seconds "$fuzz_seconds" \
+    --build-dir "${KTUNE_FUZZ_BUILD_DIR:-$build-fuzz}"
+fi

@@ -126,6 +126,20 @@ std::string planSummary(const Plan &plan) {
          countText(plan.kernels.size(), "kernel");
 }
 
+/// The strict-mode error for a plan refused after the correction round.
+std::string refusedTwice(const std::vector<Error> &reasons,
+                         const std::string &auditDir) {
+  std::string line = "the planner's plan was refused twice";
+  if (!reasons.empty()) {
+    line += ": " + reasons.front().str();
+    if (reasons.size() > 1)
+      line += " (and " + countText(reasons.size() - 1, "more reason") + ")";
+  }
+  if (!auditDir.empty())
+    line += "; exchanges saved in " + auditDir;
+  return printable(line);
+}
+
 /// The reply's plan, or every reason it cannot be used.
 std::expected<Plan, std::vector<Error>>
 judgeReply(const std::string &text, const PlannerRequest &request,
@@ -327,11 +341,15 @@ Expected<PlanningResult> planWithValidation(Planner &planner,
     result.exchanges.push_back(exchange);
     nlohmann::json v =
         audit.verdict(number, round, exchange.verdict, exchange.reasons, reply);
-    if (round == 2) {
+    if (round == 2 && !options.strict) {
       v["outcome"] = outcomeName(PlanningOutcome::Fallback);
       v["plan"] = planToJson(*fallback);
     }
     KTUNE_TRY(audit.save(number, prompt, reply, v));
+    // Strict: a plan from the planner or an error, one line naming the
+    // first reason (the audit directory holds them all).
+    if (round == 2 && options.strict)
+      return makeError(refusedTwice(exchange.reasons, audit.dir()));
     log(std::string(round == 1 ? "plan" : "corrected plan") + " refused" +
         (round == 2 ? " too" : "") + ", " +
         countText(exchange.reasons.size(), "reason") + ":");

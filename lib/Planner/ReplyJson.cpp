@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ktune/Planner/Prompt.h"
+#include "ktune/Support/FileUtil.h"
 
 #include <cctype>
 #include <optional>
@@ -26,11 +27,10 @@ std::optional<nlohmann::json> asObject(std::string_view text) {
   text = trim(text);
   if (text.empty() || text.front() != '{')
     return std::nullopt;
-  nlohmann::json j = nlohmann::json::parse(text, nullptr,
-                                           /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object())
+  auto j = parseJson(std::string(text), "the reply");
+  if (!j || !j->is_object())
     return std::nullopt;
-  return j;
+  return std::move(*j);
 }
 
 struct Fence {
@@ -137,14 +137,12 @@ Expected<nlohmann::json> extractPlanJson(std::string_view reply) {
   if (attempt.empty() || attempt.front() != '{')
     return makeError("the reply holds no JSON object: answer with the plan as "
                      "one JSON object (a ```json fenced block is accepted)");
-  try {
-    nlohmann::json parsed = nlohmann::json::parse(attempt);
-    (void)parsed;
-  } catch (const nlohmann::json::parse_error &e) {
-    std::string what = e.what();
-    size_t at = what.find("syntax error");
-    return makeError("the reply's JSON does not parse: " +
-                     (at == what.npos ? what : what.substr(at)));
+  if (auto parsed = parseJson(std::string(attempt), "the reply"); !parsed) {
+    // "invalid JSON: number overflow parsing '1e999'" -> the reason alone.
+    std::string why = parsed.error().message;
+    if (why.starts_with("invalid JSON: "))
+      why = why.substr(14);
+    return makeError("the reply's JSON does not parse: " + why);
   }
   return makeError("the reply holds no JSON object");
 }

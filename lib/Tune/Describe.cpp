@@ -112,12 +112,7 @@ Expected<ordered_json> describeSpec(const std::string &specText,
                                     const ManifestKernel *kernel) {
   // The ordered reading keeps the file's order of dimensions and arguments;
   // the spec itself is read as tuning reads it.
-  ordered_json raw;
-  try {
-    raw = ordered_json::parse(specText);
-  } catch (const ordered_json::parse_error &e) {
-    return makeError(e.what(), origin);
-  }
+  KTUNE_TRY_ASSIGN(ordered_json raw, parseOrderedJson(specText, origin));
   KTUNE_TRY_ASSIGN(auto j, parseJson(specText, origin));
   auto read = specFromJson(j);
   if (!read)
@@ -321,7 +316,8 @@ Expected<ordered_json> describeInputs(const DescribeRequest &request) {
 
   ordered_json out = {{"ktune", DescribeVersion}};
   if (!request.specPath.empty()) {
-    KTUNE_TRY_ASSIGN(auto text, readFile(request.specPath));
+    KTUNE_TRY_ASSIGN(auto text,
+                     readFile(request.specPath, limits::MaxJsonFileBytes));
     const ManifestKernel *kernel = nullptr;
     if (manifest) {
       KTUNE_TRY_ASSIGN(auto sj, parseJson(text, request.specPath));

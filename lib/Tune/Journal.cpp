@@ -3,6 +3,7 @@
 
 #include "ktune/Support/EnumNames.h"
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Support/Limits.h"
 #include "ktune/Support/Try.h"
 
 #include <cerrno>
@@ -172,7 +173,7 @@ Expected<std::unique_ptr<Journal>> Journal::open(const std::string &path) {
   std::string text;
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) {
-    KTUNE_TRY_ASSIGN(text, readFile(path));
+    KTUNE_TRY_ASSIGN(text, readFile(path, limits::MaxJournalBytes));
   }
 
   // Parse complete lines; the last one may be cut short by a kill.
@@ -192,14 +193,8 @@ Expected<std::unique_ptr<Journal>> Journal::open(const std::string &path) {
         goodEnd = next;
       continue;
     }
-    json j;
-    bool parsed = true;
-    try {
-      j = json::parse(line);
-    } catch (const json::parse_error &) {
-      parsed = false;
-    }
-    if (!parsed) {
+    auto j = parseJson(line, where);
+    if (!j) {
       if (last) {
         journal->DroppedTail = true;
         break;
@@ -208,7 +203,7 @@ Expected<std::unique_ptr<Journal>> Journal::open(const std::string &path) {
                        "remove the line or the file to go on)",
                        where);
     }
-    KTUNE_TRY_ASSIGN(JournalEntry entry, journalEntryFromJson(j, where));
+    KTUNE_TRY_ASSIGN(JournalEntry entry, journalEntryFromJson(*j, where));
     if (entry.phase != JournalPhase::Retime)
       journal->Index[entry.key.canonical()] = journal->Entries.size();
     journal->Entries.push_back(std::move(entry));

@@ -9,6 +9,8 @@
 
 #include "ktune/Tune/SearchSpace.h"
 
+#include "ktune/Support/Limits.h"
+
 #include <algorithm>
 #include <limits>
 #include <mutex>
@@ -195,6 +197,9 @@ Expected<SearchSpace> SearchSpace::create(
   auto impl = std::make_shared<Impl>();
   std::set<std::string> names;
   uint64_t cartesian = 1;
+  // The domains are held enumerated: bound their values together, not only
+  // each one (a range costs a few bytes of input and 8 per value here).
+  uint64_t totalValues = 0;
   for (size_t k = 0; k < params.size(); ++k) {
     const SpaceParam &param = params[k];
     std::string where = "params[" + std::to_string(k) + "]";
@@ -212,6 +217,12 @@ Expected<SearchSpace> SearchSpace::create(
       return makeError("parameter '" + param.name + "' has " +
                            std::to_string(size) + " values; at most " +
                            std::to_string(Domain::MaxSize) + " are supported",
+                       where);
+    totalValues += size;
+    if (totalValues > limits::MaxSpaceValues)
+      return makeError("the parameters' domains hold more than " +
+                           std::to_string(limits::MaxSpaceValues) +
+                           " values together (docs/limits.md)",
                        where);
     std::vector<int64_t> values = param.domain.enumerate();
     std::set<int64_t> distinct(values.begin(), values.end());

@@ -286,10 +286,12 @@ ReplayEvaluator::fromJournal(std::string_view text, const std::string &origin,
     std::string where = origin + ":" + std::to_string(lineNo);
     if (line.find_first_not_of(" \t\r") == std::string_view::npos)
       continue;
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
+    auto j = parseJson(std::string(line), where);
+    if (!j)
+      return std::unexpected(j.error());
+    if (!j->is_object())
       return makeError("not a JSON object", where);
-    JsonReader entry(j);
+    JsonReader entry(*j);
     if (!entry["key"].isObject())
       return makeError("missing object 'key'", where);
     // The line is the location; the field goes into the message.
@@ -329,7 +331,8 @@ ReplayEvaluator::fromJournal(std::string_view text, const std::string &origin,
 Expected<ReplayEvaluator>
 ReplayEvaluator::readJournalFile(const std::string &path,
                                  const std::string &kernel) {
-  KTUNE_TRY_ASSIGN(std::string text, readMaybeGzipFile(path));
+  KTUNE_TRY_ASSIGN(std::string text,
+                   readMaybeGzipFile(path, limits::MaxJournalBytes));
   return fromJournal(text, path, kernel);
 }
 

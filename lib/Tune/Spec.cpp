@@ -8,6 +8,7 @@
 
 #include "ktune/Expr/Expr.h"
 #include "ktune/Support/JsonReader.h"
+#include "ktune/Support/Limits.h"
 #include "ktune/Support/Try.h"
 
 #include <algorithm>
@@ -222,9 +223,14 @@ Status readDims(const JsonReader &dims, Spec &s) {
     if (value.isArray()) {
       if (value.size() == 0)
         return value.fail("expected at least one value");
+      if (value.size() > limits::MaxShapes)
+        return value.fail("too many values (" + std::to_string(value.size()) +
+                          "; at most " + std::to_string(limits::MaxShapes) +
+                          ")");
+      std::set<int64_t> seen;
       for (const JsonReader &e : value.elements()) {
         KTUNE_TRY_ASSIGN(int64_t v, e.integral());
-        if (std::find(values.begin(), values.end(), v) != values.end())
+        if (!seen.insert(v).second)
           return e.fail("duplicate value " + std::to_string(v));
         values.push_back(v);
       }
@@ -236,16 +242,31 @@ Status readDims(const JsonReader &dims, Spec &s) {
     }
     s.dims.emplace_back(name, std::move(values));
   }
+  // Every combination of the dimensions is a shape to tune: bound their
+  // number before anything enumerates them (Spec::allShapes).
+  uint64_t count = 1;
+  for (const auto &[name, values] : s.dims) {
+    if (count > limits::MaxShapes / values.size())
+      return dims.fail("too many shapes: the dimensions span more than " +
+                       std::to_string(limits::MaxShapes) +
+                       " (give the shapes to tune in \"shapes\", or fewer "
+                       "values)");
+    count *= values.size();
+  }
   return {};
 }
 
 Status readShapes(const JsonReader &shapes, Spec &s) {
   if (!shapes.isArray() || shapes.size() == 0)
     return shapes.fail("expected a non-empty array of {dimension: value}");
+  if (shapes.size() > limits::MaxShapes)
+    return shapes.fail("too many shapes (" + std::to_string(shapes.size()) +
+                       "; at most " + std::to_string(limits::MaxShapes) + ")");
   std::set<std::string> dimNames;
   for (const auto &[name, values] : s.dims)
     dimNames.insert(name);
   std::set<std::string> keys;
+  std::set<Shape> seen;
   for (const JsonReader &at : shapes.elements()) {
     if (!at.isObject())
       return at.fail("expected an object {dimension: value}");
@@ -269,7 +290,7 @@ Status readShapes(const JsonReader &shapes, Spec &s) {
         return at.failAt(name, "'" + name + "' is not a dimension" +
                                    (dimNames.empty() ? " of shapes[0]"
                                                      : " declared in dims"));
-    if (std::find(s.shapes.begin(), s.shapes.end(), shape) != s.shapes.end())
+    if (!seen.insert(shape).second)
       return at.fail("duplicate shape");
     s.shapes.push_back(std::move(shape));
   }
@@ -277,12 +298,10 @@ Status readShapes(const JsonReader &shapes, Spec &s) {
   // that bucket by dimension (the dispatch header) see them.
   if (s.dims.empty())
     for (const auto &name : keys) {
-      std::vector<int64_t> values;
+      std::set<int64_t> distinct;
       for (const auto &shape : s.shapes)
-        if (std::find(values.begin(), values.end(), shape.at(name)) ==
-            values.end())
-          values.push_back(shape.at(name));
-      std::sort(values.begin(), values.end());
+        distinct.insert(shape.at(name));
+      std::vector<int64_t> values(distinct.begin(), distinct.end());
       s.dims.emplace_back(name, std::move(values));
     }
   return {};

@@ -87,8 +87,9 @@ int main(int argc, char **argv) {
   app.add_flag("--json-mode", o.jsonMode,
                "openai: ask for response_format json_object");
   app.add_flag("--strict", o.strict,
-               "a planner that cannot answer is an error, not a fallback to "
-               "the heuristic plan");
+               "the planner's plan or an error: a planner that cannot answer "
+               "or whose plan is refused twice is an error, not a fallback "
+               "to the heuristic plan; no progress lines");
   auto *sourceRoot = app.add_option(
       "--source-root", o.sourceRoot,
       "directory the candidates' file names are relative to (default: the "
@@ -228,9 +229,12 @@ int main(int argc, char **argv) {
                         : output->count() ? o.output + ".planner"
                                           : std::string("ktune-plan.planner");
   planning.strict = o.strict;
-  planning.log = [](const std::string &line) {
-    std::cerr << "ktune-plan: planner: " << line << "\n";
-  };
+  // Scripts use --strict: the plan or one error line, nothing else (the
+  // audit directory still records every exchange).
+  if (!o.strict)
+    planning.log = [](const std::string &line) {
+      std::cerr << "ktune-plan: planner: " << line << "\n";
+    };
   auto result = planWithValidation(*planner->planner, request, planning);
   if (!result)
     return fail(result.error().str());

@@ -76,8 +76,9 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   runCmd->add_option("--model", o.model, "Model for an openai: planner");
   runCmd->add_flag("--strict-planner", o.strictPlanner,
-                   "A planner that cannot answer in round 1 is an error "
-                   "instead of a fallback to the heuristic plan");
+                   "A planner that cannot answer in round 1, or whose "
+                   "plan is refused twice, is an error instead of a "
+                   "fallback to the heuristic plan");
   runCmd->add_option("--rounds", o.rounds, "Most rounds to tune")
       ->capture_default_str();
   runCmd

@@ -53,8 +53,10 @@ struct PlanningOptions {
   /// NN-verdict.json, NN-response.json for HTTP); created when needed;
   /// numbering continues after files already there. Empty = not saved.
   std::string auditDir;
-  /// A planner that cannot answer (endpoint down, timeout, non-zero exit)
-  /// is an error instead of a fallback to the heuristic plan.
+  /// A plan from the planner or an error: a planner that cannot answer
+  /// (endpoint down, timeout, non-zero exit) or whose plan is refused after
+  /// the correction round is an error instead of a fallback to the
+  /// heuristic plan.
   bool strict = false;
   /// Called with each message as it happens (drivers print it with their
   /// name, e.g. "ktune-refactor: planner: <line>").
@@ -70,8 +72,9 @@ struct PlanningOptions {
 ///      refused reply, and judge the corrected plan the same way;
 ///   3. if refused again, or the planner cannot answer: heuristicPlan, and
 ///      the messages say so with the reasons.
-/// Errors: the audit directory cannot be written, a planner error in
-/// strict mode, or (never expected) a heuristic plan that fails validation.
+/// Errors: the audit directory cannot be written, in strict mode a planner
+/// error or a plan refused twice (one line naming the first reason), or (never
+/// expected) a heuristic plan that fails validation.
 Expected<PlanningResult> planWithValidation(Planner &planner,
                                             const PlannerRequest &request,
                                             const PlanningOptions &options);

@@ -195,7 +195,8 @@ public:
   template <class F>
   auto optionalArray(std::string_view key, F &&read,
                      std::string message = "expected an array") const
-      -> decltype((*this)[key].readArray(read, message)) {
+      -> Expected<std::vector<
+          typename std::invoke_result_t<F &, const JsonReader &>::value_type>> {
     if (!has(key))
       return {};
     return (*this)[key].readArray(read, std::move(message));

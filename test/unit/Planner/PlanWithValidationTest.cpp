@@ -200,14 +200,46 @@ TEST(PlanWithValidation, StrictModeMakesPlannerFailuresErrors) {
   auto result = planWithValidation(p, r, o);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().message, "planner command exited with status 3");
+}
 
-  // Strict is about the planner answering, not about its plans.
+TEST(PlanWithValidation, StrictModeMakesASecondRefusalAnError) {
+  // Strict: a plan from the planner or an error, one line naming the first
+  // reason; both exchanges are still saved.
+  PlannerRequest r = fixtureRequest();
+  ScriptedPlanner p;
+  p.Replies = {ScriptedPlanner::text(replyText("injection.txt")),
+               ScriptedPlanner::text(replyText("injection.txt")),
+               ScriptedPlanner::text(replyText("good.txt"))};
+  TempDir audit;
+  PlanningOptions o;
+  o.strict = true;
+  o.auditDir = audit.path().string();
+  auto result = planWithValidation(p, r, o);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(p.Requests.size(), 2u) << "the reasons still go back once";
+  const std::string &m = result.error().message;
+  EXPECT_TRUE(m.starts_with("the planner's plan was refused twice: "
+                            "kernels[0].params[0].name: parameter name"))
+      << m;
+  EXPECT_NE(m.find("(and 1 more reason)"), std::string::npos) << m;
+  EXPECT_TRUE(m.ends_with("; exchanges saved in " + audit.path().string()))
+      << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << "one line";
+  auto second = readJsonFile(audit / "02-verdict.json");
+  ASSERT_TRUE(second);
+  EXPECT_EQ((*second)["verdict"], "rejected");
+  EXPECT_FALSE(second->contains("outcome")) << "no fallback was used";
+  EXPECT_FALSE(second->contains("plan"));
+
+  // A correction that is accepted is the planner's plan, strict or not.
   ScriptedPlanner q;
   q.Replies = {ScriptedPlanner::text("nonsense"),
-               ScriptedPlanner::text("nonsense")};
-  auto fallback = planWithValidation(q, r, o);
-  ASSERT_TRUE(fallback) << fallback.error().str();
-  EXPECT_EQ(fallback->outcome, PlanningOutcome::Fallback);
+               ScriptedPlanner::text(replyText("good.txt"))};
+  PlanningOptions quiet;
+  quiet.strict = true;
+  auto corrected = planWithValidation(q, r, quiet);
+  ASSERT_TRUE(corrected) << corrected.error().str();
+  EXPECT_EQ(corrected->outcome, PlanningOutcome::Corrected);
 }
 
 TEST(PlanWithValidation, AuditNumbersContinueAcrossCalls) {

@@ -107,8 +107,12 @@ EvalResult SyntheticEvaluator::evaluate(const Shape &shape,
   auto resource = [&](const std::optional<expr::Expr> &e, int fallback) {
     if (!e)
       return fallback;
+    // Range-checked: a model may evaluate to anything (1e30, NaN).
     auto v = e->evaluate(env);
-    return v ? static_cast<int>(v->asDouble()) : fallback;
+    double d = v ? v->asDouble() : NAN;
+    if (!(d > INT32_MIN - 1.0 && d < INT32_MAX + 1.0))
+      return fallback;
+    return static_cast<int>(d);
   };
   r.resources.registers = resource(Model.registers, 32);
   r.resources.smemStatic = resource(Model.smem, 0);

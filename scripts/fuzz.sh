@@ -59,6 +59,8 @@ for h in "${only[@]}"; do
   work="$build/corpus/$h" crashes="$build/crashes/$h" logs="$build/logs/$h"
   mkdir -p "$work" "$crashes" "$logs"
   rm -f "$logs"/*.log
+  # Only this run's crashes count (earlier ones stay for the reader).
+  before=$(find "$crashes" -type f | wc -l)
   seeds=()
   for d in "$root/test/fuzz/corpus/$h" "$root/test/fuzz/regressions/$h"; do
     [[ -d "$d" ]] && seeds+=("$d")
@@ -90,10 +92,10 @@ for h in "${only[@]}"; do
     }
     END { printf "%d %d %d\n", e, c, f }')
   ncorpus=$(find "$work" -type f | wc -l)
-  found=$(find "$crashes" -type f | wc -l)
+  found=$(($(find "$crashes" -type f | wc -l) - before))
   result=ok
   if ((rc != 0 || found > 0)); then
-    result="FAILED (exit $rc; $found crash files in $crashes; log in $logs)"
+    result="FAILED (exit $rc; $found new crash files in $crashes; log in $logs)"
     status=1
   fi
   printf '%-11s %12s %8s %8s %8s  %s\n' "$h" "$execs" "$cov" "$ft" "$ncorpus" "$result"

@@ -30,7 +30,7 @@ SPEC_VERSION = "spec/1"
 MANIFEST_VERSION = "manifest/1"
 ROLES = {"in", "out", "inout"}
 INITS = {"normal", "uniform", "ones", "zeros", "arange"}
-SPEC_KEYS = {"ktune", "kernel", "template_args", "dims", "shapes", "args",
+SPEC_KEYS = {"ktune", "kernel", "launcher", "template_args", "dims", "shapes", "args",
              "launch", "bytes", "tolerance", "domains", "constraints",
              "max_registers", "compile_options", "reference_kernel"}
 BUFFER_KEYS = {"buffer", "shape", "role", "init", "low", "high"}
@@ -78,41 +78,59 @@ def describe(option, path):
 
 # --- kernel signatures -------------------------------------------------------
 
+def params_after(source, open_paren):
+    """Parameter names of the parameter list opening at `open_paren`, and the
+    index just past its closing parenthesis."""
+    depth, i = 1, open_paren
+    while depth and i < len(source):
+        depth += {"(": 1, ")": -1}.get(source[i], 0)
+        i += 1
+    params, depth, current = [], 0, ""
+    for ch in source[open_paren:i - 1]:
+        if ch in "(<[":
+            depth += 1
+        elif ch in ")>]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            params.append(current)
+            current = ""
+        else:
+            current += ch
+    params.append(current)
+    names = []
+    for p in params:
+        ident = re.findall(r"[A-Za-z_]\w*", p.split("=")[0])
+        if ident:
+            names.append(ident[-1])
+    return names, i
+
+
 def kernel_params(source, kernel):
     """Parameter names of the __global__ function `kernel` in `source`."""
     for g in re.finditer(r"__global__", source):
         m = re.compile(r"\b" + re.escape(kernel) + r"\s*\(").search(
             source, g.end(), g.end() + 400)
-        if not m:
-            continue
-        depth, i = 1, m.end()
-        while depth and i < len(source):
-            depth += {"(": 1, ")": -1}.get(source[i], 0)
-            i += 1
-        params, depth, current = [], 0, ""
-        for ch in source[m.end():i - 1]:
-            if ch in "(<[":
-                depth += 1
-            elif ch in ")>]":
-                depth -= 1
-            if ch == "," and depth == 0:
-                params.append(current)
-                current = ""
-            else:
-                current += ch
-        params.append(current)
-        names = []
-        for p in params:
-            ident = re.findall(r"[A-Za-z_]\w*", p.split("=")[0])
-            if ident:
-                names.append(ident[-1])
-        return names
+        if m:
+            return params_after(source, m.end())[0]
     return None
 
 
-def find_kernel(directory, kernel):
-    for path in sorted(directory.glob("**/*.cu")):
-        params = kernel_params(path.read_text(), kernel)
+def launcher_params(source, launcher):
+    """Parameter names of the host function `launcher` defined in `source`."""
+    for m in re.finditer(r"\b" + re.escape(launcher) + r"\s*\(", source):
+        names, end = params_after(source, m.end())
+        if re.match(r"\s*\{", source[end:]):  # a definition, not a call
+            return names
+    return None
+
+
+def find_kernel(directory, kernel, launcher=False):
+    # Kernels live in sources and, as in production code, in headers.
+    paths = [p for ext in ("cu", "cuh", "h")
+             for p in sorted(directory.glob(f"**/*.{ext}"))]
+    find = launcher_params if launcher else kernel_params
+    for path in paths:
+        params = find(path.read_text(), kernel)
         if params is not None:
             return path, params
     return None, None
@@ -148,10 +166,14 @@ def check_spec(path, examples_dir):
     unknown = set(spec) - SPEC_KEYS
     if unknown:
         raise CheckError(f"{where}: unknown fields {sorted(unknown)}")
-    kernel = spec.get("kernel")
-    source, params = find_kernel(examples_dir, kernel)
+    if ("kernel" in spec) == ("launcher" in spec):
+        raise CheckError(f"{where}: give one of \"kernel\" and \"launcher\"")
+    launcher = "launcher" in spec
+    kernel = spec["launcher"] if launcher else spec["kernel"]
+    source, params = find_kernel(examples_dir, kernel, launcher)
     if params is None:
-        raise CheckError(f"{where}: no __global__ kernel '{kernel}' under "
+        what = "host function" if launcher else "__global__ kernel"
+        raise CheckError(f"{where}: no {what} '{kernel}' under "
                          f"{examples_dir}")
     args = spec.get("args", {})
     if list(args) != params:
@@ -174,8 +196,11 @@ def check_spec(path, examples_dir):
             if set(arg) - SCALAR_KEYS:
                 raise CheckError(f"{at}: unknown fields "
                                  f"{sorted(set(arg) - SCALAR_KEYS)}")
+        elif arg == {"stream": True}:
+            pass
         else:
-            raise CheckError(f"{at}: give \"buffer\" or \"value\"")
+            raise CheckError(f"{at}: give \"buffer\", \"value\" or "
+                             "\"stream\"")
 
     # Everything evaluated is ktune's: extents, scalars, bytes per shape.
     resolved = describe("--spec", path)["spec"]

@@ -198,8 +198,8 @@ size_t tooDeepOffset(const std::string &text) {
 
 /// "origin:line:col" of byte `offset` (1-based, as nlohmann counts) of text.
 std::string locate(const std::string &text, size_t offset,
-                   const std::string &origin) {
-  size_t line = 1, col = 1;
+                   const std::string &origin, size_t firstLine) {
+  size_t line = firstLine, col = 1;
   for (size_t i = 0; i + 1 < offset && i < text.size(); ++i) {
     if (text[i] == '\n') {
       ++line;
@@ -212,8 +212,8 @@ std::string locate(const std::string &text, size_t offset,
 }
 
 template <class BasicJson>
-Expected<BasicJson> parseAny(const std::string &text,
-                             const std::string &origin) {
+Expected<BasicJson> parseAny(const std::string &text, const std::string &origin,
+                             size_t firstLine = 1) {
   if (text.size() > limits::MaxJsonFileBytes)
     return makeError("JSON text of " + std::to_string(text.size()) +
                          " bytes; at most " +
@@ -226,7 +226,7 @@ Expected<BasicJson> parseAny(const std::string &text,
     if (!sax.failed()) // the parser stopped without saying why
       return makeError("invalid JSON", origin);
     size_t at = sax.position() ? sax.position() : tooDeepOffset(text);
-    std::string where = at ? locate(text, at, origin) : origin;
+    std::string where = at ? locate(text, at, origin, firstLine) : origin;
     return makeError("invalid JSON: " + sax.message(), where);
   }
   return result;
@@ -237,6 +237,15 @@ Expected<BasicJson> parseAny(const std::string &text,
 Expected<nlohmann::json> parseJson(const std::string &text,
                                    const std::string &origin) {
   return parseAny<nlohmann::json>(text, origin);
+}
+
+Expected<nlohmann::json> parseJsonLine(const std::string &line,
+                                       const std::string &origin,
+                                       size_t lineNo) {
+  auto json = parseAny<nlohmann::json>(line, origin, lineNo);
+  if (!json && json.error().where == origin)
+    json.error().where = origin + ":" + std::to_string(lineNo);
+  return json;
 }
 
 Expected<nlohmann::ordered_json> parseOrderedJson(const std::string &text,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 namespace ktune {
 
@@ -108,6 +109,46 @@ MarkdownTable batchBenchDetail(const BatchBenchReport &report,
     table.rows.emplace_back(r.strategy, cells);
   }
   return table;
+}
+
+std::string batchBenchDocument(const BatchBenchReport &report,
+                               const std::vector<BenchSpace> &spaces,
+                               const BenchOptions &options,
+                               const BenchRecord &record) {
+  BatchBenchBar bar;
+  std::vector<std::string> names;
+  for (const auto &s : spaces)
+    names.push_back(s.name);
+  std::string n = std::to_string(options.devices);
+  std::ostringstream doc;
+  doc << "# Batch strategies in simulation: " << n
+      << " virtual devices against one\n\n"
+      << "Evaluations and wall-clock rounds (one point per device per "
+         "round) until the best time found is within "
+      << options.tolerance * 100 << " % of the space's optimum: medians over "
+      << options.seeds << " seeds (" << options.firstSeed << ".."
+      << options.firstSeed + options.seeds - 1
+      << ") summed over the spaces; budget " << options.budget
+      << " evaluations; a run that never reached the target counts "
+      << options.budget + 1
+      << " evaluations and the round after the budget. With one device "
+         "rounds equal evaluations.\n\n"
+      << "- date: " << record.date << "\n- machine: " << record.machine << "\n";
+  if (!record.command.empty())
+    doc << "- command: `" << record.command << "`\n";
+  doc << "\n"
+      << renderMarkdownTable(batchBenchTable(report, bar)) << "\n"
+      << "Per space (1 device evaluations / " << n << " devices evaluations / "
+      << n << " devices rounds):\n\n"
+      << renderMarkdownTable(batchBenchDetail(report, names)) << "\n";
+  uint64_t breaches = 0;
+  for (const auto *cells : {&report.sequential, &report.batched})
+    for (const auto &c : *cells)
+      breaches += c.breaches;
+  doc << "Contract breaches (repeated, invalid or over-budget "
+         "evaluations): "
+      << breaches << ".\n";
+  return doc.str();
 }
 
 } // namespace ktune

@@ -113,6 +113,9 @@ struct Prepared {
   SpaceDefinition space;
   std::vector<Shape> shapes;
   std::unique_ptr<Evaluator> evaluator;
+  // The evaluator when it is a group of devices. Kept here rather than found
+  // by dynamic_cast: evaluators from libraries built without RTTI have none.
+  DeviceGroup *group = nullptr;
   std::string kernel, templatePath, templateSha256;
   // Template mode only.
   std::optional<Manifest> manifest;
@@ -180,6 +183,7 @@ Expected<Prepared> prepareSimulation(const TuneCommand &cmd) {
   }
   KTUNE_TRY_ASSIGN(auto group,
                    DeviceGroup::create(std::move(devices), std::move(numbers)));
+  p.group = group.get();
   p.evaluator = std::move(group);
   return p;
 }
@@ -274,6 +278,7 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
         }
       KTUNE_TRY_ASSIGN(auto group, DeviceGroup::create(std::move(workers),
                                                        std::move(numbers)));
+      p.group = group.get();
       p.evaluator = std::move(group);
     }
   }
@@ -394,8 +399,8 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
   report.wallSeconds = std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - started)
                            .count();
-  if (auto *group = dynamic_cast<DeviceGroup *>(p.evaluator.get()))
-    report.gpuActivity = group->activity();
+  if (p.group)
+    report.gpuActivity = p.group->activity();
   report.interrupted = cmd.stopRequested && cmd.stopRequested->load();
 
   KTUNE_TRY(writeFileAtomically(report.resultsPath,

@@ -286,7 +286,7 @@ ReplayEvaluator::fromJournal(std::string_view text, const std::string &origin,
     std::string where = origin + ":" + std::to_string(lineNo);
     if (line.find_first_not_of(" \t\r") == std::string_view::npos)
       continue;
-    auto j = parseJson(std::string(line), where);
+    auto j = parseJsonLine(std::string(line), origin, lineNo);
     if (!j)
       return std::unexpected(j.error());
     if (!j->is_object())

@@ -8,7 +8,10 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
+#include <fstream>
 #include <mutex>
+#include <sys/utsname.h>
 #include <thread>
 
 namespace ktune {
@@ -225,6 +228,28 @@ std::string renderMarkdownTable(const MarkdownTable &table) {
     out += "\n";
   }
   return out;
+}
+
+std::string benchMachine() {
+  std::string cpu;
+  std::ifstream info("/proc/cpuinfo");
+  for (std::string line; std::getline(info, line);)
+    if (line.rfind("model name", 0) == 0) {
+      cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  utsname u{};
+  uname(&u);
+  return (cpu.empty() ? std::string("unknown CPU") : cpu) + ", " +
+         std::to_string(std::thread::hardware_concurrency()) + " threads, " +
+         u.sysname + " " + u.release;
+}
+
+std::string benchDate() {
+  std::time_t now = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%d", std::gmtime(&now));
+  return buffer;
 }
 
 } // namespace ktune

@@ -23,11 +23,9 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <sys/utsname.h>
 #include <thread>
 
 using namespace ktune;
@@ -127,28 +125,6 @@ Expected<Args> parseArgs(int argc, char **argv) {
   return a;
 }
 
-std::string machine() {
-  std::string cpu;
-  std::ifstream info("/proc/cpuinfo");
-  for (std::string line; std::getline(info, line);)
-    if (line.rfind("model name", 0) == 0) {
-      cpu = line.substr(line.find(':') + 2);
-      break;
-    }
-  utsname u{};
-  uname(&u);
-  return (cpu.empty() ? std::string("unknown CPU") : cpu) + ", " +
-         std::to_string(std::thread::hardware_concurrency()) + " threads, " +
-         u.sysname + " " + u.release;
-}
-
-std::string today() {
-  std::time_t now = std::time(nullptr);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%d", std::gmtime(&now));
-  return buffer;
-}
-
 Status run(const Args &a) {
   std::vector<BenchStrategy> strategies;
   for (const auto &s : a.strategies) {
@@ -210,38 +186,8 @@ Status run(const Args &a) {
     auto report = runBatchBench(recorded, strategies, a.bench);
     if (!report)
       return std::unexpected(report.error());
-    BatchBenchBar bar;
-    std::vector<std::string> names;
-    for (const auto &s : recorded)
-      names.push_back(s.name);
-    std::string n = std::to_string(a.bench.devices);
-    doc << "# Batch strategies in simulation: " << n
-        << " virtual devices against one\n\n"
-        << "Evaluations and wall-clock rounds (one point per device per "
-           "round) until the best time found is within "
-        << a.bench.tolerance * 100 << " % of the space's optimum: medians over "
-        << a.bench.seeds << " seeds (" << a.bench.firstSeed << ".."
-        << a.bench.firstSeed + a.bench.seeds - 1
-        << ") summed over the spaces; budget " << a.bench.budget
-        << " evaluations; a run that never reached the target counts "
-        << a.bench.budget + 1
-        << " evaluations and the round after the budget. With one device "
-           "rounds equal evaluations.\n\n"
-        << "- date: " << today() << "\n- machine: " << machine() << "\n";
-    if (!a.command.empty())
-      doc << "- command: `" << a.command << "`\n";
-    doc << "\n"
-        << renderMarkdownTable(batchBenchTable(*report, bar)) << "\n"
-        << "Per space (1 device evaluations / " << n
-        << " devices evaluations / " << n << " devices rounds):\n\n"
-        << renderMarkdownTable(batchBenchDetail(*report, names)) << "\n";
-    uint64_t breaches = 0;
-    for (const auto *cells : {&report->sequential, &report->batched})
-      for (const auto &c : *cells)
-        breaches += c.breaches;
-    doc << "Contract breaches (repeated, invalid or over-budget "
-           "evaluations): "
-        << breaches << ".\n";
+    doc << batchBenchDocument(*report, recorded, a.bench,
+                              {benchDate(), benchMachine(), a.command});
     if (a.output.empty()) {
       std::cout << doc.str();
       return {};
@@ -256,7 +202,7 @@ Status run(const Args &a) {
       << a.bench.firstSeed << ".." << a.bench.firstSeed + a.bench.seeds - 1
       << "); " << a.bench.budget + 1
       << " = not reached in at least half the runs.\n\n"
-      << "- date: " << today() << "\n- machine: " << machine() << "\n";
+      << "- date: " << benchDate() << "\n- machine: " << benchMachine() << "\n";
   if (!a.command.empty())
     doc << "- command: `" << a.command << "`\n";
   doc << "\n";

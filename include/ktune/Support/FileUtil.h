@@ -43,6 +43,11 @@ auto readJsonFileAs(const std::string &path, F &&parse)
 /// "origin:line:col".
 Expected<nlohmann::json> parseJson(const std::string &text,
                                    const std::string &origin);
+/// parseJson of one line of a JSON-lines file: errors are at
+/// "origin:lineNo:col", or "origin:lineNo" when there is no column.
+Expected<nlohmann::json> parseJsonLine(const std::string &line,
+                                       const std::string &origin,
+                                       size_t lineNo);
 /// parseJson keeping the fields in the order of the text.
 Expected<nlohmann::ordered_json> parseOrderedJson(const std::string &text,
                                                   const std::string &origin);

@@ -63,6 +63,18 @@ MarkdownTable batchBenchTable(const BatchBenchReport &report,
 MarkdownTable batchBenchDetail(const BatchBenchReport &report,
                                const std::vector<std::string> &spaces);
 
+/// Where and how a bench ran, for the document's header.
+struct BenchRecord {
+  std::string date, machine, command;
+};
+
+/// The markdown document of a batch bench: what was measured, the bar table,
+/// the per-space table and the contract breaches.
+std::string batchBenchDocument(const BatchBenchReport &report,
+                               const std::vector<BenchSpace> &spaces,
+                               const BenchOptions &options,
+                               const BenchRecord &record);
+
 } // namespace ktune
 
 #endif

@@ -96,6 +96,12 @@ std::string renderMarkdownTable(const MarkdownTable &table);
 /// cartesian points). Times are deterministic; optima are found by enumeration.
 std::vector<BenchSpace> syntheticBenchSpaces();
 
+/// The machine a bench ran on: CPU model, threads, kernel.
+std::string benchMachine();
+
+/// Today's date (UTC), as YYYY-MM-DD.
+std::string benchDate();
+
 } // namespace ktune
 
 #endif

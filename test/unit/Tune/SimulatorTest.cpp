@@ -121,7 +121,7 @@ TEST(ReplayEvaluator, ReplaysAJournal) {
   EXPECT_EQ(bad.error().where, "j.jsonl:6");
   auto garbage = ReplayEvaluator::fromJournal("not json\n", "j.jsonl");
   ASSERT_FALSE(garbage);
-  EXPECT_EQ(garbage.error().where, "j.jsonl:1");
+  EXPECT_EQ(garbage.error().where, "j.jsonl:1:2"); // line 1, column 2
   auto okNoTime = ReplayEvaluator::fromJournal(
       R"({"key": {"config": {"B": 1}}, "status": "ok"})", "j");
   EXPECT_FALSE(okNoTime);

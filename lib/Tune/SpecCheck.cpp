@@ -32,48 +32,78 @@ bool isPointerType(const std::string &type) {
          type.find('[') != std::string::npos;
 }
 
+/// The scalar arguments' expressions, parsed once (nullopt: does not parse).
+using ScalarExprs =
+    std::vector<std::pair<std::string, std::optional<expr::Expr>>>;
+
+ScalarExprs parseScalars(const Spec &spec) {
+  ScalarExprs scalars;
+  for (const auto &a : spec.args)
+    if (const auto *sc = std::get_if<ScalarArg>(&a.arg)) {
+      auto e = expr::Expr::parse(sc->value);
+      scalars.emplace_back(a.name, e ? std::optional<expr::Expr>(std::move(*e))
+                                     : std::nullopt);
+    }
+  return scalars;
+}
+
 /// Names an expression may use for one shape: the dimensions, the scalar
 /// arguments that evaluate, and (for launch geometry) template parameters.
-std::map<std::string, expr::Value> shapeEnv(const Spec &spec,
+std::map<std::string, expr::Value> shapeEnv(const ScalarExprs &scalars,
                                             const Shape &shape) {
   std::map<std::string, expr::Value> env;
   for (const auto &[name, value] : shape)
     env[name] = expr::Value::ofInt(value);
-  for (const auto &a : spec.args)
-    if (const auto *sc = std::get_if<ScalarArg>(&a.arg)) {
-      auto e = expr::Expr::parse(sc->value);
-      if (!e)
-        continue;
-      auto v = e->evaluate(env);
-      if (v && !env.count(a.name))
-        env[a.name] = *v;
-    }
+  for (const auto &[name, e] : scalars) {
+    if (!e)
+      continue;
+    auto v = e->evaluate(env);
+    if (v && !env.count(name))
+      env[name] = *v;
+  }
   return env;
 }
 
-Status checkExpr(const std::string &text,
-                 const std::map<std::string, expr::Value> &env,
-                 const std::string &where, const Shape &shape,
-                 std::optional<int64_t> atLeast, const std::string &what) {
+/// An expression of the spec checked at every shape, parsed once: a spec
+/// may have tens of thousands of shapes.
+struct ShapeCheck {
+  expr::Expr expr;
+  std::string text, where, what;
+  std::optional<int64_t> atLeast;
+  bool withDefaults; // launch geometry also sees the tunables' defaults
+};
+
+Expected<ShapeCheck> parseCheck(const std::string &text,
+                                const std::string &where,
+                                std::optional<int64_t> atLeast,
+                                const std::string &what,
+                                bool withDefaults = false) {
   auto e = expr::Expr::parse(text);
   if (!e)
     return makeError("cannot parse '" + text + "': " + e.error().str(), where);
-  auto v = e->evaluate(env);
+  return ShapeCheck{std::move(*e), text, where, what, atLeast, withDefaults};
+}
+
+Status checkAtShape(const ShapeCheck &c,
+                    const std::map<std::string, expr::Value> &env,
+                    const Shape &shape) {
+  auto v = c.expr.evaluate(env);
   if (!v)
-    return makeError("'" + text + "' does not evaluate at shape " +
+    return makeError("'" + c.text + "' does not evaluate at shape " +
                          shapeLiteral(shape) + ": " + v.error().str(),
-                     where);
-  if (atLeast) {
-    auto i = e->evaluateInt(env);
+                     c.where);
+  if (c.atLeast) {
+    auto i = c.expr.evaluateInt(env);
     if (!i)
-      return makeError(what + " '" + text + "' is not an integer at shape " +
+      return makeError(c.what + " '" + c.text +
+                           "' is not an integer at shape " +
                            shapeLiteral(shape),
-                       where);
-    if (*i < *atLeast)
-      return makeError(what + " '" + text + "' is " + std::to_string(*i) +
+                       c.where);
+    if (*i < *c.atLeast)
+      return makeError(c.what + " '" + c.text + "' is " + std::to_string(*i) +
                            " at shape " + shapeLiteral(shape) +
-                           " (must be >= " + std::to_string(*atLeast) + ")",
-                       where);
+                           " (must be >= " + std::to_string(*c.atLeast) + ")",
+                       c.where);
   }
   return {};
 }
@@ -222,38 +252,49 @@ Status validateSpec(const Spec &spec, const ManifestKernel &kernel) {
             "'" + n + "' is neither a tunable parameter nor a dimension", at);
   }
 
-  std::vector<Shape> shapes = spec.allShapes();
-  for (const auto &shape : shapes) {
-    auto env = shapeEnv(spec, shape);
-    for (const auto &a : spec.args) {
-      std::string at = jsonPathKey("args", a.name);
-      if (const auto *b = std::get_if<BufferArg>(&a.arg)) {
-        for (size_t i = 0; i < b->shape.size(); ++i)
-          KTUNE_TRY(checkExpr(b->shape[i], env,
-                              jsonPathIndex(jsonPathKey(at, "shape"), i), shape,
-                              1, "extent"));
-      } else {
-        const auto &sc = std::get<ScalarArg>(a.arg);
-        KTUNE_TRY(checkExpr(sc.value, env, jsonPathKey(at, "value"), shape,
-                            std::nullopt, "value"));
-      }
+  std::vector<ShapeCheck> checks;
+  auto add = [&](Expected<ShapeCheck> check) -> Status {
+    if (!check)
+      return std::unexpected(check.error());
+    checks.push_back(std::move(*check));
+    return {};
+  };
+  for (const auto &a : spec.args) {
+    std::string at = jsonPathKey("args", a.name);
+    if (const auto *b = std::get_if<BufferArg>(&a.arg)) {
+      for (size_t i = 0; i < b->shape.size(); ++i)
+        KTUNE_TRY(add(parseCheck(b->shape[i],
+                                 jsonPathIndex(jsonPathKey(at, "shape"), i), 1,
+                                 "extent")));
+    } else {
+      const auto &sc = std::get<ScalarArg>(a.arg);
+      KTUNE_TRY(add(parseCheck(sc.value, jsonPathKey(at, "value"),
+                               std::nullopt, "value")));
     }
+  }
+  for (size_t i = 0; checkLaunch && i < launch.grid.size(); ++i)
+    KTUNE_TRY(add(parseCheck(launch.grid[i],
+                             launchWhere(jsonPathIndex("grid", i)), 1,
+                             "grid extent", true)));
+  for (size_t i = 0; checkLaunch && i < launch.block.size(); ++i)
+    KTUNE_TRY(add(parseCheck(launch.block[i],
+                             launchWhere(jsonPathIndex("block", i)), 1,
+                             "block extent", true)));
+  if (checkLaunch)
+    KTUNE_TRY(add(parseCheck(launch.smem, launchWhere("smem"), 0,
+                             "shared memory size", true)));
+  if (!spec.bytes.empty())
+    KTUNE_TRY(add(parseCheck(spec.bytes, "bytes", 0, "byte count")));
+
+  ScalarExprs scalars = parseScalars(spec);
+  for (const auto &shape : spec.allShapes()) {
+    auto env = shapeEnv(scalars, shape);
     auto launchEnv = env;
     for (const auto &[name, value] : defaults)
       launchEnv[name] = value;
-    for (size_t i = 0; checkLaunch && i < launch.grid.size(); ++i)
-      KTUNE_TRY(checkExpr(launch.grid[i], launchEnv,
-                          launchWhere(jsonPathIndex("grid", i)), shape, 1,
-                          "grid extent"));
-    for (size_t i = 0; checkLaunch && i < launch.block.size(); ++i)
-      KTUNE_TRY(checkExpr(launch.block[i], launchEnv,
-                          launchWhere(jsonPathIndex("block", i)), shape, 1,
-                          "block extent"));
-    if (checkLaunch)
-      KTUNE_TRY(checkExpr(launch.smem, launchEnv, launchWhere("smem"), shape, 0,
-                          "shared memory size"));
-    if (!spec.bytes.empty())
-      KTUNE_TRY(checkExpr(spec.bytes, env, "bytes", shape, 0, "byte count"));
+    for (const auto &check : checks)
+      KTUNE_TRY(checkAtShape(check, check.withDefaults ? launchEnv : env,
+                             shape));
   }
   return {};
 }
@@ -317,7 +358,7 @@ Expected<Spec> resolveSpec(Spec spec, const ManifestKernel &kernel) {
 
 std::map<std::string, expr::Value> shapeValues(const Spec &spec,
                                                const Shape &shape) {
-  return shapeEnv(spec, shape);
+  return shapeEnv(parseScalars(spec), shape);
 }
 
 Expected<expr::Value>
@@ -325,11 +366,11 @@ evaluateAtShape(const std::string &text,
                 const std::map<std::string, expr::Value> &env,
                 const std::string &where, const Shape &shape,
                 std::optional<int64_t> atLeast, const std::string &what) {
-  KTUNE_TRY(checkExpr(text, env, where, shape, atLeast, what));
-  auto e = expr::Expr::parse(text);
+  KTUNE_TRY_ASSIGN(ShapeCheck check, parseCheck(text, where, atLeast, what));
+  KTUNE_TRY(checkAtShape(check, env, shape));
   if (atLeast)
-    return expr::Value::ofInt(*e->evaluateInt(env));
-  return *e->evaluate(env);
+    return expr::Value::ofInt(*check.expr.evaluateInt(env));
+  return *check.expr.evaluate(env);
 }
 
 } // namespace ktune

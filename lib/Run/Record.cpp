@@ -5,14 +5,37 @@ namespace ktune::run {
 
 using nlohmann::json;
 
+namespace {
+json gpuActivityToJson(const std::vector<WorkerActivity> &gpus) {
+  json out = json::array();
+  for (const auto &a : gpus) {
+    json g = {{"gpu", a.gpu},
+              {"evaluations", a.evaluations},
+              {"busy_seconds", a.busySeconds}};
+    if (a.rank >= 0)
+      g["rank"] = a.rank;
+    if (a.lost)
+      g["lost"] = a.lostReason;
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+} // namespace
+
 json runRecordToJson(const RunRecord &r) {
   json rounds = json::array();
   for (const auto &round : r.rounds) {
     json kernels = json::array();
-    for (const auto &k : round.kernels)
-      kernels.push_back({{"kernel", k.kernel},
-                         {"results", k.resultsPath},
-                         {"analysis", kernelAnalysisToJson(k.analysis)}});
+    for (const auto &k : round.kernels) {
+      json kernel = {{"kernel", k.kernel},
+                     {"results", k.resultsPath},
+                     {"analysis", kernelAnalysisToJson(k.analysis)}};
+      if (!k.gpus.empty()) {
+        kernel["gpus"] = gpuActivityToJson(k.gpus);
+        kernel["tune_seconds"] = k.tuneSeconds;
+      }
+      kernels.push_back(std::move(kernel));
+    }
     json j{{"round", round.round},
            {"dir", round.dir},
            {"plan", planToJson(round.plan)},

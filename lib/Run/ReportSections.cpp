@@ -237,6 +237,36 @@ std::string configurations(const RunRecord &r) {
   }
   return s;
 }
+namespace {
+/// Evaluations per GPU and the speedup over one (several GPUs only).
+std::string gpuTable(const KernelRound &k) {
+  if (k.gpus.empty())
+    return "";
+  std::string s = "<table><tr><th>device</th><th class=\"num\">evaluations"
+                  "</th><th class=\"num\">busy (s)</th></tr>\n";
+  double busy = 0;
+  for (const auto &a : k.gpus) {
+    s += "<tr><td>" + esc(workerLabel(a)) +
+         (a.lost
+              ? " <span class=\"muted\">lost: " + esc(a.lostReason) + "</span>"
+              : std::string()) +
+         "</td><td class=\"num\">" + std::to_string(a.evaluations) +
+         "</td><td class=\"num\">" + formatDouble("%.1f", a.busySeconds) +
+         "</td></tr>\n";
+    busy += a.busySeconds;
+  }
+  s += "</table>\n<p>" + std::to_string(k.gpus.size()) + " workers, ";
+  if (k.tuneSeconds > 0 && busy >= 0.01 * k.tuneSeconds)
+    s += formatDouble("%.2f", busy / k.tuneSeconds) +
+         "x the wall-clock speed of one GPU (busy " +
+         formatDouble("%.1f", busy) + " s in " +
+         formatDouble("%.1f", k.tuneSeconds) + " s).</p>\n";
+  else
+    s += "evaluations took no measurable time: no speedup to report.</p>\n";
+  return s;
+}
+} // namespace
+
 std::string roundsSection(const RunRecord &r) {
   std::string s = "<h2 id=\"rounds\">Rounds: plans and reasons</h2>\n";
   for (const auto &round : r.rounds) {
@@ -307,6 +337,8 @@ std::string roundsSection(const RunRecord &r) {
         for (const auto &n : a.notes)
           s += "<p class=\"muted\">" + esc(n) + "</p>\n";
       }
+      if (kr)
+        s += gpuTable(*kr);
     }
     if (!round.planningMessages.empty()) {
       s += "<details><summary>planner messages</summary><ul>";

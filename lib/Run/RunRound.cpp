@@ -14,6 +14,9 @@
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Sha256.h"
 #include "ktune/Support/Try.h"
+#include "ktune/Tune/MultiDevice.h"
+
+#include <sstream>
 
 namespace ktune::run {
 
@@ -187,6 +190,7 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
   cmd.cacheDir = O.cacheDir;
   cmd.jobs = O.jobs;
   cmd.arch = O.arch;
+  cmd.gpus = Gpus;
   cmd.outPath = (fs::path(dir) / resultsName(Kernels[i])).string();
   cmd.journalPath = (fs::path(dir) / "journal.jsonl").string();
   cmd.headerPath = (fs::path(dir) / headerName(Kernels[i])).string();
@@ -199,6 +203,15 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
                              (O.budget ? std::to_string(*O.budget) : "100") +
                              " per shape)"));
   KTUNE_TRY_ASSIGN(auto session, runTuneSession(cmd, evaluatorFactory()));
+  if (!session.gpuActivity.empty()) {
+    // Each worker's share, one line each (as ktune-tune prints them).
+    std::istringstream activity(
+        formatGpuActivity(session.gpuActivity, session.wallSeconds));
+    for (std::string line; std::getline(activity, line);)
+      log("round " + std::to_string(rec.round) + ": " + line);
+    kr.gpus = session.gpuActivity;
+    kr.tuneSeconds = session.wallSeconds;
+  }
 
   kr.kernel = session.results.kernel;
   kr.results = session.results;

@@ -12,6 +12,7 @@
 #include "ktune/Support/EnumNames.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Try.h"
+#include "ktune/Tune/MultiDevice.h"
 
 #ifdef KTUNE_HAVE_CUDA
 #include "ktune/Cuda/CudaEvaluator.h"
@@ -110,6 +111,30 @@ Status Runner::readSpecs() {
 }
 
 Status Runner::chooseBackend() {
+  KTUNE_TRY(chooseMode());
+  if (O.gpus.empty())
+    return {};
+  if (O.compileOnly)
+    return makeError("compile-only runs time nothing: drop --gpus", "--gpus");
+  if (Mode == Backend::CompileOnly) {
+    log("no GPU to time on: --gpus is ignored");
+    return {};
+  }
+  // Synthetic times have as many virtual devices as one asks for.
+  int available = Mode == Backend::Synthetic ? MaxVirtualDevices : 0;
+#ifdef KTUNE_HAVE_CUDA
+  if (Mode == Backend::Gpu)
+    available = cudaDeviceCount();
+#endif
+  KTUNE_TRY_ASSIGN(Gpus, parseGpuList(O.gpus, available));
+  if (Gpus.size() > 1)
+    log("tuning on " + std::to_string(Gpus.size()) +
+        (Mode == Backend::Synthetic ? " virtual devices" : " GPUs") +
+        ", one search");
+  return {};
+}
+
+Status Runner::chooseMode() {
   if (!O.syntheticTimes.empty()) {
     KTUNE_TRY_ASSIGN(Synthetic,
                      readJsonFileAs(O.syntheticTimes, syntheticModelFromJson));

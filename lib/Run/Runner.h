@@ -60,6 +60,7 @@ private:
   RunRecord Record;
   Backend Mode = Backend::Gpu;
   std::optional<SyntheticModel> Synthetic;
+  std::vector<int> Gpus;       // --gpus, resolved; empty = one device
   std::vector<SpecFile> Specs; // one per selected kernel, in order
   std::vector<std::string> Kernels;
   std::optional<refactor::Analysis> Source;
@@ -101,6 +102,7 @@ private:
   Expected<planner::ChosenPlan> setUp();
   Status readSpecs();
   Status chooseBackend();
+  Status chooseMode(); // GPU, compile-only or synthetic
   Status analyseSource();
   Expected<planner::ChosenPlan> firstPlan();
   EvaluatorFactory evaluatorFactory() const;

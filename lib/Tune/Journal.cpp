@@ -92,6 +92,8 @@ json journalEntryToJson(const JournalEntry &e) {
   j["search_ms"] = roundMs(e.searchMs);
   if (e.result.gpu >= 0)
     j["gpu"] = e.result.gpu; // which of several GPUs measured it
+  if (e.result.rank >= 0)
+    j["rank"] = e.result.rank; // on which host (MPI rank), across hosts
   if (!e.retimeBatch.empty())
     j["retime_batch"] = e.retimeBatch;
   j["at"] = e.at;
@@ -145,6 +147,8 @@ Expected<JournalEntry> readEntry(const JsonReader &j) {
   KTUNE_TRY_ASSIGN(e.searchMs, j.optionalNumber("search_ms", 0.0));
   KTUNE_TRY_ASSIGN(int64_t gpu, j.optionalInteger("gpu", -1, -1, INT_MAX));
   e.result.gpu = static_cast<int>(gpu);
+  KTUNE_TRY_ASSIGN(int64_t rank, j.optionalInteger("rank", -1, -1, INT_MAX));
+  e.result.rank = static_cast<int>(rank);
   KTUNE_TRY_ASSIGN(e.retimeBatch, j.optionalString("retime_batch"));
   KTUNE_TRY_ASSIGN(e.at, j.optionalString("at"));
   return e;

@@ -3,6 +3,8 @@
 #include "ktune/Tune/MultiDevice.h"
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -11,23 +13,28 @@ namespace ktune {
 
 Expected<std::unique_ptr<DeviceGroup>>
 DeviceGroup::create(std::vector<std::unique_ptr<Evaluator>> workers,
-                    std::vector<int> gpus) {
+                    std::vector<int> gpus, std::vector<int> ranks) {
   if (workers.empty())
     return makeError("a device group needs at least one worker");
   if (gpus.size() != workers.size())
     return makeError("one GPU per worker is needed");
-  for (size_t i = 1; i < workers.size(); ++i)
-    if (workers[i]->device() != workers[0]->device() ||
-        workers[i]->arch() != workers[0]->arch())
-      return makeError("GPU " + std::to_string(gpus[i]) + " is a " +
-                       workers[i]->device() + ", GPU " +
-                       std::to_string(gpus[0]) + " a " + workers[0]->device() +
-                       ": different models are tuned as separate devices");
+  if (!ranks.empty() && ranks.size() != workers.size())
+    return makeError("one rank per worker is needed");
   std::unique_ptr<DeviceGroup> group(new DeviceGroup());
+  for (size_t i = 0; i < workers.size(); ++i) {
+    WorkerActivity a;
+    a.gpu = gpus[i];
+    a.rank = ranks.empty() ? -1 : ranks[i];
+    if (i > 0 && (workers[i]->device() != workers[0]->device() ||
+                  workers[i]->arch() != workers[0]->arch()))
+      return makeError(workerLabel(a) + " is a " + workers[i]->device() + ", " +
+                       workerLabel(group->Activity[0]) + " a " +
+                       workers[0]->device() +
+                       ": different models are tuned as separate devices");
+    group->Activity.push_back(a);
+  }
   group->Workers = std::move(workers);
   group->Gpus = std::move(gpus);
-  for (int gpu : group->Gpus)
-    group->Activity.push_back(WorkerActivity{gpu, 0, 0, false});
   return group;
 }
 
@@ -43,29 +50,74 @@ EvalResult DeviceGroup::runOn(size_t worker, const Shape &shape,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
           .count();
   r.gpu = Gpus[worker];
-  std::lock_guard<std::mutex> guard(Lock);
-  Activity[worker].busy = false;
-  Activity[worker].evaluations++;
-  Activity[worker].busySeconds += seconds;
+  r.rank = Activity[worker].rank;
+  std::function<void(const WorkerActivity &)> report;
+  WorkerActivity lost;
+  {
+    std::lock_guard<std::mutex> guard(Lock);
+    WorkerActivity &a = Activity[worker];
+    a.busy = false;
+    a.busySeconds += seconds;
+    if (!Workers[worker]->lost()) {
+      a.evaluations++;
+      return r;
+    }
+    // Not a measurement: the configuration goes back to the others.
+    a.requeued++;
+    if (!a.lost) {
+      a.lost = true;
+      a.lostReason = r.reason;
+      report = OnLost;
+      lost = a;
+    }
+  }
+  if (report)
+    report(lost);
   return r;
 }
 
+std::optional<size_t> DeviceGroup::firstLive() const {
+  for (size_t w = 0; w < Workers.size(); ++w)
+    if (!Workers[w]->lost())
+      return w;
+  return std::nullopt;
+}
+
+namespace {
+EvalResult allLost() {
+  EvalResult r;
+  r.status = EvalStatus::RuntimeError;
+  r.reason = "every worker was lost";
+  return r;
+}
+} // namespace
+
 EvalResult DeviceGroup::evaluate(const Shape &shape,
                                  const Configuration &config) {
-  return runOn(0, shape, config);
+  while (auto w = firstLive()) {
+    EvalResult r = runOn(*w, shape, config);
+    if (!Workers[*w]->lost())
+      return r;
+  }
+  return allLost();
 }
 
 std::vector<EvalResult>
 DeviceGroup::retime(const Shape &shape,
                     const std::vector<Configuration> &configs) {
   // Finalists are compared on one GPU: interleaved, same conditions.
+  auto w = firstLive();
+  if (!w)
+    return std::vector<EvalResult>(configs.size(), allLost());
   auto begin = std::chrono::steady_clock::now();
-  auto out = Workers[0]->retime(shape, configs);
-  for (auto &r : out)
-    r.gpu = Gpus[0];
+  auto out = Workers[*w]->retime(shape, configs);
+  for (auto &r : out) {
+    r.gpu = Gpus[*w];
+    r.rank = Activity[*w].rank;
+  }
   std::lock_guard<std::mutex> guard(Lock);
-  Activity[0].evaluations += out.size();
-  Activity[0].busySeconds +=
+  Activity[*w].evaluations += out.size();
+  Activity[*w].busySeconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
           .count();
   return out;
@@ -74,29 +126,70 @@ DeviceGroup::retime(const Shape &shape,
 void DeviceGroup::evaluateBatch(const Shape &shape,
                                 const std::vector<Configuration> &configs,
                                 const BatchDone &done) {
-  // Worker w takes configurations w, w + N, ... in turn: one at a time per
-  // GPU. Results are handed on under a lock, as each finishes.
-  std::mutex doneLock;
+  // Each worker takes the next configuration when it is free: one at a time
+  // per GPU, and a slow host holds up nobody. Results are handed on under a
+  // lock, as each finishes. A lost worker puts its configuration back.
+  std::mutex queueLock, doneLock;
+  std::condition_variable changed;
+  std::deque<size_t> queue;
+  for (size_t i = 0; i < configs.size(); ++i)
+    queue.push_back(i);
+  size_t pending = configs.size();
   auto serve = [&](size_t w) {
-    for (size_t i = w; i < configs.size(); i += Workers.size()) {
+    for (;;) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> guard(queueLock);
+        changed.wait(guard, [&] { return !queue.empty() || pending == 0; });
+        if (pending == 0)
+          return;
+        i = queue.front();
+        queue.pop_front();
+      }
       EvalResult r = runOn(w, shape, configs[i]);
-      std::lock_guard<std::mutex> guard(doneLock);
-      done(i, std::move(r));
+      if (Workers[w]->lost()) {
+        {
+          std::lock_guard<std::mutex> guard(queueLock);
+          queue.push_front(i);
+        }
+        changed.notify_all();
+        return;
+      }
+      {
+        std::lock_guard<std::mutex> guard(doneLock);
+        done(i, std::move(r));
+      }
+      {
+        std::lock_guard<std::mutex> guard(queueLock);
+        --pending;
+      }
+      changed.notify_all();
     }
   };
-  size_t used = std::min(Workers.size(), configs.size());
+  std::vector<size_t> live;
+  for (size_t w = 0; w < Workers.size() && live.size() < configs.size(); ++w)
+    if (!Workers[w]->lost())
+      live.push_back(w);
   std::vector<std::thread> threads;
-  for (size_t w = 1; w < used; ++w)
-    threads.emplace_back(serve, w);
-  if (used > 0)
-    serve(0);
+  for (size_t k = 1; k < live.size(); ++k)
+    threads.emplace_back(serve, live[k]);
+  if (!live.empty())
+    serve(live[0]);
   for (auto &t : threads)
     t.join();
+  // Only when every worker was lost is anything left.
+  for (size_t i : queue)
+    done(i, allLost());
 }
 
 std::vector<WorkerActivity> DeviceGroup::activity() const {
   std::lock_guard<std::mutex> guard(Lock);
   return Activity;
+}
+
+std::string workerLabel(const WorkerActivity &a) {
+  return (a.rank >= 0 ? "rank " + std::to_string(a.rank) + " " : "") + "GPU " +
+         std::to_string(a.gpu);
 }
 
 std::string formatGpuActivity(const std::vector<WorkerActivity> &activity,
@@ -105,18 +198,42 @@ std::string formatGpuActivity(const std::vector<WorkerActivity> &activity,
   double busy = 0;
   char line[160];
   for (const auto &a : activity) {
-    std::snprintf(
-        line, sizeof line, "GPU %d: %llu evaluation(s), busy %.1f s\n", a.gpu,
-        static_cast<unsigned long long>(a.evaluations), a.busySeconds);
-    out += line;
+    std::snprintf(line, sizeof line, ": %llu evaluation(s), busy %.1f s",
+                  static_cast<unsigned long long>(a.evaluations),
+                  a.busySeconds);
+    out += workerLabel(a) + line;
+    if (a.lost)
+      out += "; lost (" + a.lostReason + "), " + std::to_string(a.requeued) +
+             " configuration(s) in flight given to the others";
+    out += "\n";
     busy += a.busySeconds;
   }
-  if (wallSeconds > 0) {
+  // Evaluations that take no measurable time (synthetic ones) say nothing
+  // about speed.
+  if (wallSeconds > 0 && busy >= 0.01 * wallSeconds) {
     std::snprintf(line, sizeof line,
                   "%zu workers: %.2fx the wall-clock speed of one GPU "
                   "(busy %.1f s in %.1f s)\n",
                   activity.size(), busy / wallSeconds, busy, wallSeconds);
     out += line;
+  } else if (wallSeconds > 0) {
+    out += std::to_string(activity.size()) +
+           " workers: evaluations took no measurable time, no speedup to "
+           "report\n";
+  }
+  return out;
+}
+
+std::string
+formatGpuActivityBrief(const std::vector<WorkerActivity> &activity) {
+  std::string out = "GPUs";
+  for (const auto &a : activity) {
+    out += " ";
+    if (a.rank >= 0)
+      out += std::to_string(a.rank) + ".";
+    out += std::to_string(a.gpu) + ":";
+    out += a.lost ? std::string("lost")
+                  : std::to_string(a.evaluations) + (a.busy ? "*" : "");
   }
   return out;
 }

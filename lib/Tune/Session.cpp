@@ -392,6 +392,23 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
   options.topK = cmd.topK;
   options.progress = cmd.progress;
   options.stopRequested = cmd.stopRequested;
+  if (p.group) {
+    DeviceGroup *group = p.group;
+    options.progress.activity = [group] {
+      return formatGpuActivityBrief(group->activity());
+    };
+    ProgressOptions out = cmd.progress;
+    group->onWorkerLost([out](const WorkerActivity &a) {
+      if (!out.out)
+        return;
+      std::fprintf(out.out,
+                   "%s%s lost (%s): its configuration in flight "
+                   "goes to the others\n",
+                   out.tty ? "\n" : "", workerLabel(a).c_str(),
+                   a.lostReason.c_str());
+      std::fflush(out.out);
+    });
+  }
 
   Tuner tuner(p.space, p.shapes, *p.evaluator, *journal, options);
   auto started = std::chrono::steady_clock::now();

@@ -44,11 +44,14 @@ void Progress::update(const ProgressLine &p, bool force) {
                 static_cast<unsigned long long>(p.spent),
                 static_cast<unsigned long long>(p.budget), p.timed ? best : "",
                 p.timed ? ", " : "", durationText(p.etaSeconds).c_str());
+  std::string text = line;
+  if (O.activity)
+    text += "; " + O.activity();
   if (O.tty) {
-    std::fprintf(O.out, "\r\033[K%s", line);
+    std::fprintf(O.out, "\r\033[K%s", text.c_str());
     Dirty = true;
   } else {
-    std::fprintf(O.out, "%s\n", line);
+    std::fprintf(O.out, "%s\n", text.c_str());
   }
   std::fflush(O.out);
 }

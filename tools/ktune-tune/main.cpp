@@ -117,7 +117,7 @@ int main(int argc, char **argv) {
                  "search)");
   app.add_option("--devices", cmd.simulateDevices,
                  "With --simulate: N virtual devices (batches of N)")
-      ->check(CLI::Range(1u, 1024u));
+      ->check(CLI::Range(1u, unsigned(MaxVirtualDevices)));
   // Several workers on one GPU: exercises the multi-GPU path on one device.
   app.add_option("--workers-per-gpu", cmd.workersPerGpu)
       ->check(CLI::Range(1u, 64u))

@@ -103,6 +103,9 @@ int main(int argc, char **argv) {
                      "Compile cache (default: $KTUNE_CACHE_DIR or "
                      "~/.cache/ktune)");
   runCmd->add_option("--jobs", o.jobs, "Compile threads (0 = all cores)");
+  runCmd->add_option("--gpus", o.gpus,
+                     "Tune on several GPUs at once, one worker each: \"all\" "
+                     "or ordinals such as 0,2,3");
   runCmd->add_option("--arch", o.arch,
                      "Target architecture, e.g. sm_90 (default: the "
                      "device's)");

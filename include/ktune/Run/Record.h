@@ -13,6 +13,7 @@
 #include "ktune/Run/Analysis.h"
 #include "ktune/Run/Replan.h"
 #include "ktune/Tune/Journal.h"
+#include "ktune/Tune/MultiDevice.h"
 #include "ktune/Tune/Results.h"
 
 #include <nlohmann/json.hpp>
@@ -32,6 +33,10 @@ struct KernelRound {
   std::vector<JournalEntry> journal;
   KernelAnalysis analysis;
   std::string resultsPath; // relative to the output directory
+  /// Per GPU when several tuned together (--gpus), and the session's wall
+  /// time: evaluations per GPU and the speedup over one GPU.
+  std::vector<WorkerActivity> gpus;
+  double tuneSeconds = 0;
 };
 
 struct RoundRecord {

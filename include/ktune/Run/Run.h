@@ -55,6 +55,9 @@ struct RunOptions {
   std::string cacheDir;
   int jobs = 0;
   std::string arch;
+  /// "all" or GPU ordinals such as 0,2,3: a worker per GPU, one search.
+  /// With --synthetic-times, the ordinals are virtual devices.
+  std::string gpus;
 
   // Parsing the original source (stage 1).
   refactor::CompileCommand compile;

@@ -95,6 +95,9 @@ struct EvalResult {
   /// The GPU (or virtual device) that measured it when several tune
   /// together; -1 otherwise. Journaled as "gpu".
   int gpu = -1;
+  /// The MPI rank whose host measured it in a run across hosts; -1
+  /// otherwise. Journaled as "rank".
+  int rank = -1;
 };
 
 class Evaluator {
@@ -121,6 +124,9 @@ public:
     for (size_t i = 0; i < configs.size(); ++i)
       done(i, evaluate(shape, configs[i]));
   }
+  /// True once this evaluator can evaluate nothing more (a host lost): the
+  /// result it just returned is no measurement and goes to another worker.
+  virtual bool lost() const { return false; }
   /// Re-times configurations interleaved (ABCABC...) for the final choice.
   /// The default just evaluates each again.
   virtual std::vector<EvalResult>

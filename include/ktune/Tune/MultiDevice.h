@@ -2,11 +2,14 @@
 //
 // Identical GPUs share one search: a DeviceGroup is an Evaluator made of
 // one worker evaluator per GPU (each pinned to its GPU, each with its own
-// worker process and watchdog). A batch goes out one configuration per
-// worker, so at most one kernel is timed per GPU at a time; each result
+// worker process and watchdog; a GPU of another host is a worker too,
+// lib/Cluster). Each worker takes the next configuration of a batch when it
+// is free, so at most one kernel is timed per GPU at a time; each result
 // comes back stamped with its GPU and is handed on as soon as it finishes.
-// Compiling ahead and re-timing (which compares finalists on one device)
-// use the first worker; compiled code is shared through the on-disk cache.
+// A worker that is lost (a host gone) gives its configuration back to the
+// others and takes no more. Compiling ahead and re-timing (which compares
+// finalists on one device) use the first worker; compiled code is shared
+// through the on-disk cache.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_TUNE_MULTIDEVICE_H
@@ -14,8 +17,10 @@
 
 #include "ktune/Tune/Evaluator.h"
 
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,15 +32,21 @@ struct WorkerActivity {
   uint64_t evaluations = 0;
   double busySeconds = 0;
   bool busy = false;
+  int rank = -1; // the MPI rank of the worker's host; -1: one host
+  /// Lost workers take no more work; what they had in flight went back.
+  bool lost = false;
+  std::string lostReason;
+  uint64_t requeued = 0;
 };
 
 class DeviceGroup : public Evaluator {
 public:
   /// `gpus[i]` names the GPU of `workers[i]` (an ordinal, or a virtual
-  /// device number). Every worker must report the same device and arch.
+  /// device number); `ranks`, when given, the host (MPI rank) of each.
+  /// Every worker must report the same device and arch.
   static Expected<std::unique_ptr<DeviceGroup>>
-  create(std::vector<std::unique_ptr<Evaluator>> workers,
-         std::vector<int> gpus);
+  create(std::vector<std::unique_ptr<Evaluator>> workers, std::vector<int> gpus,
+         std::vector<int> ranks = {});
 
   std::string device() const override { return Workers[0]->device(); }
   std::string arch() const override { return Workers[0]->arch(); }
@@ -53,15 +64,21 @@ public:
 
   /// Per GPU, in worker order.
   std::vector<WorkerActivity> activity() const;
+  /// Called (never concurrently) when a worker is lost, with its activity.
+  void onWorkerLost(std::function<void(const WorkerActivity &)> callback) {
+    OnLost = std::move(callback);
+  }
 
 private:
   DeviceGroup() = default;
   EvalResult runOn(size_t worker, const Shape &shape,
                    const Configuration &config);
+  std::optional<size_t> firstLive() const;
   std::vector<std::unique_ptr<Evaluator>> Workers;
   std::vector<int> Gpus;
   mutable std::mutex Lock;
   std::vector<WorkerActivity> Activity;
+  std::function<void(const WorkerActivity &)> OnLost;
 };
 
 /// An Evaluator forwarding to a shared one that answers concurrent calls
@@ -94,10 +111,18 @@ private:
 /// have needed for the same evaluations).
 std::string formatGpuActivity(const std::vector<WorkerActivity> &activity,
                               double wallSeconds);
+/// One worker's name: "GPU 1", or "rank 2 GPU 1" across hosts.
+std::string workerLabel(const WorkerActivity &a);
+/// For the progress line: "GPUs 0:12* 1:11" (evaluations, * = timing now);
+/// across hosts "GPUs 0.0:12* 1.0:9 2.0:lost" (rank.GPU).
+std::string formatGpuActivityBrief(const std::vector<WorkerActivity> &activity);
 
 /// "all" -> every ordinal below `available`; "0,2,3" -> those (each below
 /// `available`, no repeats). Errors name --gpus.
 Expected<std::vector<int>> parseGpuList(const std::string &text, int available);
+
+/// The most virtual devices a simulated or synthetic run may have.
+constexpr int MaxVirtualDevices = 1024;
 
 } // namespace ktune
 

@@ -55,6 +55,8 @@ struct ProgressOptions {
   std::FILE *out = nullptr; // nullptr: silent
   bool tty = false;         // rewrite one line in place
   uint64_t every = 10;      // without a TTY: a line every N evaluations
+  /// What each GPU does, appended to each line (several GPUs).
+  std::function<std::string()> activity;
 };
 
 struct TuneOptions {

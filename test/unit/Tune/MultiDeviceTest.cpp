@@ -1,12 +1,16 @@
 #include "ktune/Tune/MultiDevice.h"
 #include "TempDir.h"
+#include "ktune/Tune/Journal.h"
 #include "ktune/Tune/Session.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 using namespace ktune;
 using namespace ktune::testing;
@@ -110,4 +114,125 @@ TEST(MultiDevice, GpuListsAreChecked) {
       formatGpuActivity({{0, 10, 5.0, false}, {1, 8, 5.0, false}}, 5.0);
   EXPECT_NE(text.find("GPU 1: 8 evaluation(s)"), std::string::npos) << text;
   EXPECT_NE(text.find("2.00x"), std::string::npos) << text;
+}
+
+// A group's workers take the next configuration when free; a worker that is
+// lost gives its configuration back and takes no more.
+namespace {
+
+class CountingWorker : public Evaluator {
+public:
+  /// Lost on its evaluation number `lostOn` (1-based; 0: never).
+  explicit CountingWorker(int lostOn = 0) : LostOn(lostOn) {}
+  std::string device() const override { return "fake"; }
+  std::string arch() const override { return "sm_90"; }
+  EvalResult evaluate(const Shape &, const Configuration &config) override {
+    EvalResult r;
+    if (LostOn && ++Calls >= LostOn) {
+      Lost = true;
+      r.status = EvalStatus::RuntimeError;
+      r.reason = "host gone";
+      return r;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    r.time = Timing{static_cast<double>(config.at("x")), 0, 1};
+    return r;
+  }
+  bool lost() const override { return Lost; }
+
+private:
+  int LostOn, Calls = 0;
+  std::atomic<bool> Lost{false};
+};
+
+std::unique_ptr<DeviceGroup> groupOf(std::vector<int> lostOn,
+                                     std::vector<int> ranks = {}) {
+  std::vector<std::unique_ptr<Evaluator>> workers;
+  std::vector<int> gpus;
+  for (size_t i = 0; i < lostOn.size(); ++i) {
+    workers.push_back(std::make_unique<CountingWorker>(lostOn[i]));
+    gpus.push_back(static_cast<int>(i));
+  }
+  auto group = DeviceGroup::create(std::move(workers), gpus, ranks);
+  EXPECT_TRUE(group) << group.error().str();
+  return std::move(*group);
+}
+
+std::vector<Configuration> configs(int n) {
+  std::vector<Configuration> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back({{"x", i + 1}});
+  return out;
+}
+
+} // namespace
+
+TEST(MultiDevice, ALostWorkersConfigurationGoesToTheOthers) {
+  auto group = groupOf({0, 2, 0}, {0, 1, 2});
+  std::vector<WorkerActivity> reported;
+  group->onWorkerLost([&](const WorkerActivity &a) { reported.push_back(a); });
+  std::vector<int> answered(12, 0);
+  size_t byRank1 = 0;
+  group->evaluateBatch({}, configs(12), [&](size_t i, EvalResult r) {
+    ++answered[i];
+    ASSERT_EQ(r.status, EvalStatus::Ok) << r.reason;
+    EXPECT_EQ(r.time->medianUs, static_cast<double>(i + 1));
+    byRank1 += r.rank == 1;
+  });
+  EXPECT_EQ(answered, std::vector<int>(12, 1));
+  EXPECT_EQ(byRank1, 1u); // measured once, then lost on its second
+  ASSERT_EQ(reported.size(), 1u);
+  EXPECT_EQ(reported[0].rank, 1);
+  EXPECT_EQ(reported[0].lostReason, "host gone");
+  auto activity = group->activity();
+  EXPECT_TRUE(activity[1].lost);
+  EXPECT_EQ(activity[1].requeued, 1u);
+  EXPECT_EQ(activity[1].evaluations, 1u);
+  EXPECT_EQ(activity[0].evaluations + activity[1].evaluations +
+                activity[2].evaluations,
+            12u);
+  // Later batches and single evaluations leave it out.
+  group->evaluateBatch({}, configs(4), [&](size_t, EvalResult r) {
+    EXPECT_EQ(r.status, EvalStatus::Ok);
+  });
+  EXPECT_EQ(group->evaluate({}, {{"x", 7}}).time->medianUs, 7.0);
+  EXPECT_EQ(group->activity()[1].evaluations, 1u);
+  std::string text = formatGpuActivity(group->activity(), 1.0);
+  EXPECT_NE(text.find("rank 1 GPU 1: 1 evaluation(s), busy"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("lost (host gone), 1 configuration(s) in flight given "
+                      "to the others"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(formatGpuActivityBrief(group->activity()).find("GPUs 0.0:"), 0u);
+  EXPECT_NE(formatGpuActivityBrief(group->activity()).find(" 1.1:lost "),
+            std::string::npos);
+}
+
+TEST(MultiDevice, EveryWorkerLostIsAnErrorForWhatIsLeft) {
+  auto group = groupOf({1, 1});
+  size_t errors = 0;
+  group->evaluateBatch({}, configs(3), [&](size_t, EvalResult r) {
+    EXPECT_EQ(r.status, EvalStatus::RuntimeError);
+    EXPECT_EQ(r.reason, "every worker was lost");
+    ++errors;
+  });
+  EXPECT_EQ(errors, 3u);
+  EXPECT_EQ(group->evaluate({}, {{"x", 1}}).reason, "every worker was lost");
+  EXPECT_EQ(group->retime({}, configs(2)).size(), 2u);
+}
+
+TEST(MultiDevice, TheJournalRecordsTheRankAcrossHosts) {
+  JournalEntry e;
+  e.key.kernel = "k";
+  e.result.gpu = 1;
+  e.result.rank = 2;
+  nlohmann::json j = journalEntryToJson(e);
+  EXPECT_EQ(j["gpu"], 1);
+  EXPECT_EQ(j["rank"], 2);
+  auto back = journalEntryFromJson(j, "x");
+  ASSERT_TRUE(back) << back.error().str();
+  EXPECT_EQ(back->result.rank, 2);
+  e.result.rank = -1; // one host: no rank written
+  EXPECT_FALSE(journalEntryToJson(e).contains("rank"));
 }

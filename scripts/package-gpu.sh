@@ -45,7 +45,7 @@ if [ "$do_build" = 1 ]; then
   # function), which keeps .carry small.
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DKTUNE_STATIC_CLANG=ON -DKTUNE_ENABLE_CLANG=ON -DKTUNE_ENABLE_CUDA=ON \
-    -DKTUNE_BUILD_TESTS=OFF -DKTUNE_ENABLE_CURL=OFF \
+    -DKTUNE_BUILD_TESTS=OFF -DKTUNE_ENABLE_CURL=OFF -DKTUNE_ENABLE_MPI=OFF \
     "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc -Wl,--gc-sections"
   ninja -C "$build" -j "$jobs" ktune ktune-tune ktune-worker
 fi

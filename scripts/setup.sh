@@ -13,6 +13,8 @@ packages=(
   libclang-rt-19-dev
   # scripts/package-gpu.sh: static LLVM needs libzstd.a
   libzstd-dev
+  # ktune-tune across hosts (mpirun) and its loopback test
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

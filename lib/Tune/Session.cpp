@@ -116,6 +116,9 @@ struct Prepared {
   // The evaluator when it is a group of devices. Kept here rather than found
   // by dynamic_cast: evaluators from libraries built without RTTI have none.
   DeviceGroup *group = nullptr;
+  // Rank workers only: the workers, not grouped.
+  std::vector<std::unique_ptr<Evaluator>> workers;
+  HostWorkers host;
   std::string kernel, templatePath, templateSha256;
   // Template mode only.
   std::optional<Manifest> manifest;
@@ -123,10 +126,43 @@ struct Prepared {
   const ManifestKernel *manifestKernel = nullptr;
 };
 
-Expected<Prepared> prepareSimulation(const TuneCommand &cmd) {
+/// The session's evaluator over `workers` (on `gpus`): a group, joined by
+/// the other hosts' workers in a run across hosts; or, for a rank other
+/// than 0, the workers themselves.
+Status groupWorkers(const TuneCommand &cmd, Prepared &p,
+                    std::vector<std::unique_ptr<Evaluator>> workers,
+                    std::vector<int> gpus, bool workersOnly) {
+  p.host.device = workers[0]->device();
+  p.host.arch = workers[0]->arch();
+  p.host.gpus = gpus;
+  if (workersOnly) {
+    p.workers = std::move(workers);
+    return {};
+  }
+  std::vector<int> ranks;
+  if (cmd.joinOthers) {
+    KTUNE_TRY_ASSIGN(ExtraWorkers others, cmd.joinOthers(p.host));
+    ranks.assign(workers.size(), 0);
+    for (size_t i = 0; i < others.workers.size(); ++i) {
+      workers.push_back(std::move(others.workers[i]));
+      gpus.push_back(others.gpus[i]);
+      ranks.push_back(others.ranks[i]);
+    }
+  }
+  KTUNE_TRY_ASSIGN(auto group, DeviceGroup::create(std::move(workers),
+                                                   std::move(gpus), ranks));
+  p.group = group.get();
+  p.evaluator = std::move(group);
+  return {};
+}
+
+Expected<Prepared> prepareSimulation(const TuneCommand &cmd,
+                                     bool workersOnly = false) {
   Prepared p;
   KTUNE_TRY_ASSIGN(auto text, readMaybeGzipFile(cmd.simulatePath));
   p.templateSha256 = sha256Hex(text);
+  p.host.inputsSha256 = p.templateSha256;
+  p.host.virtualDevices = true;
   KTUNE_TRY_ASSIGN(auto t4, parseJson(text, cmd.simulatePath));
   std::string device = stemOf(cmd.simulatePath);
   if (auto pos = device.find("_T4"); pos != std::string::npos && pos > 0)
@@ -138,6 +174,8 @@ Expected<Prepared> prepareSimulation(const TuneCommand &cmd) {
 
   if (!cmd.spacePath.empty()) {
     KTUNE_TRY_ASSIGN(p.space, spaceFromT1(cmd.spacePath));
+    KTUNE_TRY_ASSIGN(auto spaceText, readFile(cmd.spacePath));
+    p.host.inputsSha256 = sha256Hex(p.host.inputsSha256 + spaceText);
     auto t1 = readT1File(cmd.spacePath);
     p.kernel = t1 && !t1->kernelName.empty() ? t1->kernelName : "";
   } else {
@@ -170,7 +208,7 @@ Expected<Prepared> prepareSimulation(const TuneCommand &cmd) {
                                                 cmd.simulateDelayMs);
     return eval;
   };
-  if (workers == 1) {
+  if (workers == 1 && !cmd.joinOthers && !workersOnly) {
     p.evaluator = oneDevice();
     return p;
   }
@@ -181,16 +219,15 @@ Expected<Prepared> prepareSimulation(const TuneCommand &cmd) {
     devices.push_back(oneDevice());
     numbers.push_back(static_cast<int>(d / std::max(1u, cmd.workersPerGpu)));
   }
-  KTUNE_TRY_ASSIGN(auto group,
-                   DeviceGroup::create(std::move(devices), std::move(numbers)));
-  p.group = group.get();
-  p.evaluator = std::move(group);
+  KTUNE_TRY(groupWorkers(cmd, p, std::move(devices), std::move(numbers),
+                         workersOnly));
   return p;
 }
 
 Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
                                    const EvaluatorFactory &makeEvaluator,
-                                   bool needEvaluator, std::string &source) {
+                                   bool needEvaluator, std::string &source,
+                                   bool workersOnly = false) {
   Prepared p;
   p.templatePath = cmd.templatePath;
   KTUNE_TRY_ASSIGN(source, readFile(cmd.templatePath));
@@ -213,6 +250,8 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
     return makeError("a spec is needed (--spec spec.json): the shapes, "
                      "buffers and tolerances to tune with");
   KTUNE_TRY_ASSIGN(Spec spec, readJsonFileAs(cmd.specPath, specFromJson));
+  KTUNE_TRY_ASSIGN(auto specText, readFile(cmd.specPath));
+  p.host.inputsSha256 = sha256Hex(p.templateSha256 + mj->dump() + specText);
 
   std::string kernelName = cmd.kernel.empty() ? spec.kernel : cmd.kernel;
   if (spec.launcherMode) {
@@ -239,6 +278,8 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
 
   if (!cmd.spacePath.empty()) {
     KTUNE_TRY_ASSIGN(p.space, spaceFromT1(cmd.spacePath));
+    KTUNE_TRY_ASSIGN(auto spaceText, readFile(cmd.spacePath));
+    p.host.inputsSha256 = sha256Hex(p.host.inputsSha256 + spaceText);
   } else {
     auto def = spaceFromManifest(*p.manifestKernel, *p.spec);
     if (!def)
@@ -258,7 +299,8 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
     req.cacheDir = cmd.cacheDir.empty() ? defaultCacheDir() : cmd.cacheDir;
     req.jobs = cmd.jobs;
     req.arch = cmd.arch;
-    if (cmd.gpus.empty() && cmd.workersPerGpu <= 1) {
+    if (cmd.gpus.empty() && cmd.workersPerGpu <= 1 && !cmd.joinOthers &&
+        !workersOnly) {
       KTUNE_TRY_ASSIGN(p.evaluator, makeEvaluator(req));
     } else {
       // A worker per GPU (pinned), one search over all of them.
@@ -276,10 +318,8 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
           workers.push_back(std::move(*eval));
           numbers.push_back(std::max(gpu, 0));
         }
-      KTUNE_TRY_ASSIGN(auto group, DeviceGroup::create(std::move(workers),
-                                                       std::move(numbers)));
-      p.group = group.get();
-      p.evaluator = std::move(group);
+      KTUNE_TRY(groupWorkers(cmd, p, std::move(workers), std::move(numbers),
+                             workersOnly));
     }
   }
   return p;
@@ -442,6 +482,19 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
   }
   report.results = std::move(results);
   return report;
+}
+
+Expected<RankWorkers>
+prepareRankWorkers(const TuneCommand &cmd,
+                   const EvaluatorFactory &makeEvaluator) {
+  if (cmd.simulatePath.empty() == cmd.templatePath.empty())
+    return makeError("give either a template or --simulate");
+  std::string source;
+  KTUNE_TRY_ASSIGN(Prepared p,
+                   cmd.simulatePath.empty()
+                       ? prepareTemplate(cmd, makeEvaluator, true, source, true)
+                       : prepareSimulation(cmd, true));
+  return RankWorkers{std::move(p.host), std::move(p.workers)};
 }
 
 } // namespace ktune

@@ -7,6 +7,7 @@
 // Parses options and hands them to ktune::runTuneSession (lib/Tune).
 //
 //===----------------------------------------------------------------------===//
+#include "ktune/Cluster/Mpi.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Tune/Describe.h"
 #include "ktune/Tune/MergedHeader.h"
@@ -36,6 +37,38 @@ Expected<std::unique_ptr<Evaluator>> makeEvaluator(const EvaluatorRequest &r) {
                    "(--simulate) and regenerate headers (--from-results), but "
                    "not compile or run kernels");
 #endif
+}
+
+/// Under mpirun: rank 0 tunes with every rank's GPUs and returns its
+/// report; the other ranks serve it and exit here. `abandon`: a rank fell
+/// silent and may hang, so the job must be ended rather than finalized.
+SessionReport tuneOnRank(const TuneCommand &cmd,
+                         const cluster::ClusterWorld &world, bool quiet,
+                         bool &abandon) {
+  auto log = [quiet](const std::string &line) {
+    if (!quiet)
+      std::fprintf(stderr, "ktune-tune: %s\n", line.c_str());
+  };
+  if (std::string w = cluster::mpiRecoveryWarning();
+      world.rank == 0 && !w.empty())
+    log("warning: " + w);
+  auto outcome =
+      cluster::runAcrossHosts(cmd, makeEvaluator, world,
+                              cluster::ClusterOptions::fromEnvironment(), log);
+  if (!outcome)
+    std::fprintf(stderr, "ktune-tune: rank %d: error: %s\n", world.rank,
+                 outcome.error().str().c_str());
+  if (world.rank != 0 || !outcome) {
+    // Rank 0 failing ends every rank; another leaves alone.
+    cluster::finishMpi(outcome           ? cluster::MpiEnd::Finalize
+                       : world.rank == 0 ? cluster::MpiEnd::Abort
+                                         : cluster::MpiEnd::Leave,
+                       outcome ? 0 : 1);
+    std::exit(outcome ? 0 : 1);
+  }
+  for (const auto &lost : outcome->lost)
+    abandon = abandon || lost.silent;
+  return std::move(*outcome->report);
 }
 
 } // namespace
@@ -133,6 +166,12 @@ int main(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     return app.exit(e);
   }
+  auto world = cluster::startMpi(argc, argv);
+  if (!world) {
+    std::fprintf(stderr, "ktune-tune: error: %s\n",
+                 world.error().str().c_str());
+    return 1;
+  }
 
   if (describe) {
     auto d = describeInputs(
@@ -206,7 +245,10 @@ int main(int argc, char **argv) {
   }
   cmd.stopRequested = stopOnInterrupt();
 
-  auto report = runTuneSession(cmd, makeEvaluator);
+  bool abandon = false;
+  auto report =
+      *world ? Expected<SessionReport>(tuneOnRank(cmd, **world, quiet, abandon))
+             : runTuneSession(cmd, makeEvaluator);
   if (!report) {
     std::fprintf(stderr, "ktune-tune: error: %s\n",
                  report.error().str().c_str());
@@ -229,5 +271,7 @@ int main(int argc, char **argv) {
     if (!report->headerPath.empty())
       std::fprintf(stderr, "wrote %s\n", report->headerPath.c_str());
   }
+  cluster::finishMpi(abandon ? cluster::MpiEnd::Abort
+                             : cluster::MpiEnd::Finalize);
   return report->interrupted ? 130 : 0;
 }

@@ -26,6 +26,24 @@
 
 namespace ktune {
 
+/// This host's workers, as the other hosts of a run must match them.
+struct HostWorkers {
+  std::string device, arch;
+  /// Of everything that decides a measurement: template, manifest and spec
+  /// (or the recording and space replayed).
+  std::string inputsSha256;
+  std::vector<int> gpus;
+  bool virtualDevices = false; // a replay: ranks may share a host
+};
+
+/// Workers on other hosts, joined to this host's in a run across hosts.
+struct ExtraWorkers {
+  std::vector<std::unique_ptr<Evaluator>> workers;
+  std::vector<int> gpus, ranks;
+};
+using JoinOthers =
+    std::function<Expected<ExtraWorkers>(const HostWorkers &self)>;
+
 struct TuneCommand {
   // What to tune: a template with its manifest and spec, or a recording.
   std::string templatePath;
@@ -51,6 +69,9 @@ struct TuneCommand {
   unsigned simulateDevices = 1;
   /// Workers per GPU (>1 only to test the multi-GPU path on one device).
   unsigned workersPerGpu = 1;
+  /// Across hosts, on rank 0: the other ranks' GPUs, joined once this
+  /// host's workers exist (lib/Cluster). This host's workers are rank 0's.
+  JoinOthers joinOthers;
 
   // Where the compiled code goes.
   std::string cacheDir;
@@ -98,6 +119,15 @@ struct SessionReport {
 /// Runs one invocation. Errors name the file and JSON path they concern.
 Expected<SessionReport> runTuneSession(const TuneCommand &command,
                                        const EvaluatorFactory &makeEvaluator);
+
+/// This host's workers for `command`, built as runTuneSession builds its
+/// own but tuning nothing: what a rank other than 0 evaluates with.
+struct RankWorkers {
+  HostWorkers self;
+  std::vector<std::unique_ptr<Evaluator>> workers;
+};
+Expected<RankWorkers> prepareRankWorkers(const TuneCommand &command,
+                                         const EvaluatorFactory &makeEvaluator);
 
 /// $KTUNE_CACHE_DIR, else $XDG_CACHE_HOME/ktune, else ~/.cache/ktune.
 std::string defaultCacheDir();

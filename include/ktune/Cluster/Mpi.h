@@ -1,0 +1,40 @@
+//===- ktune/Cluster/Mpi.h - Ranks started by mpirun ------------*- C++ -*-===//
+//
+// MPI starts the ranks of a run across hosts and tells them where rank 0
+// listens (one broadcast); nothing else goes over MPI. Built without MPI
+// (KTUNE_ENABLE_MPI=OFF, or no MPI found), a program started by an MPI
+// launcher with several ranks is told so rather than tuning alone on each.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_CLUSTER_MPI_H
+#define KTUNE_CLUSTER_MPI_H
+
+#include "ktune/Cluster/Cluster.h"
+
+#include <optional>
+#include <string>
+
+namespace ktune::cluster {
+
+/// True when this build can run across hosts.
+bool mpiBuiltIn();
+
+/// When an MPI launcher started this process with more than one rank: MPI
+/// set up and the world; otherwise nullopt (and MPI left alone).
+Expected<std::optional<ClusterWorld>> startMpi(int &argc, char **&argv);
+
+enum class MpiEnd {
+  Finalize, // every rank finishes together
+  Leave,    // this rank failed: leave without waiting for the others
+  Abort,    // a rank may hang: end the whole job (rank 0, outputs written)
+};
+/// Ends MPI (nothing when it was not started); `status` for an abort.
+void finishMpi(MpiEnd how, int status = 0);
+
+/// A warning for rank 0 when a rank that dies would end the whole job
+/// (Open MPI's mpirun without --enable-recovery); empty otherwise.
+std::string mpiRecoveryWarning();
+
+} // namespace ktune::cluster
+
+#endif

@@ -46,6 +46,8 @@ Expected<ClusterOutcome> runAcrossHosts(TuneCommand cmd,
   if (world.rank != 0) {
     KTUNE_TRY_ASSIGN(std::string text, world.shareFromRoot(""));
     std::vector<std::string> addresses = splitAddresses(text);
+    if (addresses.empty())
+      return makeError("rank 0 could not listen for the other ranks");
     auto workers = prepareRankWorkers(cmd, makeEvaluator);
     if (!workers) {
       // Rank 0 hears why rather than waiting for this rank in vain.
@@ -57,11 +59,14 @@ Expected<ClusterOutcome> runAcrossHosts(TuneCommand cmd,
     return out;
   }
 
-  KTUNE_TRY_ASSIGN(auto coordinator, Coordinator::listen(options, log));
+  // The others hear rank 0's addresses, or none when it cannot listen.
+  auto listening = Coordinator::listen(options, log);
   std::string addresses;
-  for (const auto &a : coordinator->addresses())
-    addresses += (addresses.empty() ? "" : ",") + a;
+  if (listening)
+    for (const auto &a : (*listening)->addresses())
+      addresses += (addresses.empty() ? "" : ",") + a;
   KTUNE_TRY(world.shareFromRoot(addresses));
+  KTUNE_TRY_ASSIGN(auto coordinator, std::move(listening));
   cmd.joinOthers = [&](const HostWorkers &self) {
     log("rank 0 (" + hostName() + "): waiting for " +
         std::to_string(world.size - 1) + " other rank(s)");

@@ -74,7 +74,7 @@ Expected<std::optional<ClusterWorld>> startMpi(int &argc, char **&argv) {
 #endif
 }
 
-void finishMpi(MpiEnd how, int status) {
+void finishMpi(MpiEnd how) {
 #ifdef KTUNE_HAVE_MPI
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
@@ -83,11 +83,8 @@ void finishMpi(MpiEnd how, int status) {
     return;
   if (how == MpiEnd::Finalize)
     MPI_Finalize();
-  else if (how == MpiEnd::Abort)
-    MPI_Abort(MPI_COMM_WORLD, status);
 #else
   (void)how;
-  (void)status;
 #endif
 }
 

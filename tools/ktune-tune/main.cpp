@@ -40,11 +40,10 @@ Expected<std::unique_ptr<Evaluator>> makeEvaluator(const EvaluatorRequest &r) {
 }
 
 /// Under mpirun: rank 0 tunes with every rank's GPUs and returns its
-/// report; the other ranks serve it and exit here. `abandon`: a rank fell
-/// silent and may hang, so the job must be ended rather than finalized.
-SessionReport tuneOnRank(const TuneCommand &cmd,
-                         const cluster::ClusterWorld &world, bool quiet,
-                         bool &abandon) {
+/// report; the other ranks serve it and exit here.
+Expected<SessionReport> tuneOnRank(const TuneCommand &cmd,
+                                   const cluster::ClusterWorld &world,
+                                   bool quiet) {
   auto log = [quiet](const std::string &line) {
     if (!quiet)
       std::fprintf(stderr, "ktune-tune: %s\n", line.c_str());
@@ -55,20 +54,20 @@ SessionReport tuneOnRank(const TuneCommand &cmd,
   auto outcome =
       cluster::runAcrossHosts(cmd, makeEvaluator, world,
                               cluster::ClusterOptions::fromEnvironment(), log);
+  if (world.rank == 0) {
+    if (!outcome) {
+      cluster::finishMpi(cluster::MpiEnd::Finalize);
+      return std::unexpected(outcome.error());
+    }
+    return std::move(*outcome->report);
+  }
   if (!outcome)
     std::fprintf(stderr, "ktune-tune: rank %d: error: %s\n", world.rank,
                  outcome.error().str().c_str());
-  if (world.rank != 0 || !outcome) {
-    // Rank 0 failing ends every rank; another leaves alone.
-    cluster::finishMpi(outcome           ? cluster::MpiEnd::Finalize
-                       : world.rank == 0 ? cluster::MpiEnd::Abort
-                                         : cluster::MpiEnd::Leave,
-                       outcome ? 0 : 1);
-    std::exit(outcome ? 0 : 1);
-  }
-  for (const auto &lost : outcome->lost)
-    abandon = abandon || lost.silent;
-  return std::move(*outcome->report);
+  // A rank that lost rank 0 leaves without waiting for the others.
+  cluster::finishMpi(outcome ? cluster::MpiEnd::Finalize
+                             : cluster::MpiEnd::Leave);
+  std::exit(outcome ? 0 : 1);
 }
 
 } // namespace
@@ -245,10 +244,8 @@ int main(int argc, char **argv) {
   }
   cmd.stopRequested = stopOnInterrupt();
 
-  bool abandon = false;
-  auto report =
-      *world ? Expected<SessionReport>(tuneOnRank(cmd, **world, quiet, abandon))
-             : runTuneSession(cmd, makeEvaluator);
+  auto report = *world ? tuneOnRank(cmd, **world, quiet)
+                       : runTuneSession(cmd, makeEvaluator);
   if (!report) {
     std::fprintf(stderr, "ktune-tune: error: %s\n",
                  report.error().str().c_str());
@@ -271,7 +268,6 @@ int main(int argc, char **argv) {
     if (!report->headerPath.empty())
       std::fprintf(stderr, "wrote %s\n", report->headerPath.c_str());
   }
-  cluster::finishMpi(abandon ? cluster::MpiEnd::Abort
-                             : cluster::MpiEnd::Finalize);
+  cluster::finishMpi(cluster::MpiEnd::Finalize);
   return report->interrupted ? 130 : 0;
 }

@@ -24,12 +24,11 @@ bool mpiBuiltIn();
 Expected<std::optional<ClusterWorld>> startMpi(int &argc, char **&argv);
 
 enum class MpiEnd {
-  Finalize, // every rank finishes together
+  Finalize, // with the others (a rank lost on the way is not waited for)
   Leave,    // this rank failed: leave without waiting for the others
-  Abort,    // a rank may hang: end the whole job (rank 0, outputs written)
 };
-/// Ends MPI (nothing when it was not started); `status` for an abort.
-void finishMpi(MpiEnd how, int status = 0);
+/// Ends MPI (nothing when it was not started).
+void finishMpi(MpiEnd how);
 
 /// A warning for rank 0 when a rank that dies would end the whole job
 /// (Open MPI's mpirun without --enable-recovery); empty otherwise.

@@ -263,7 +263,7 @@ const JournalEntry *Journal::find(const JournalKey &key) const {
   return it == Index.end() ? nullptr : &Entries[it->second];
 }
 
-Status Journal::append(const JournalEntry &entry) {
+Status Journal::append(const JournalEntry &entry, Sync sync) {
   std::string line = journalEntryToJson(entry).dump() + "\n";
   if (std::fwrite(line.data(), 1, line.size(), File) != line.size() ||
       std::fflush(File) != 0)
@@ -271,11 +271,15 @@ Status Journal::append(const JournalEntry &entry) {
                          std::strerror(errno),
                      Path);
   // fsync: a power cut, not only a kill, must not lose what was reported.
-  ::fsync(::fileno(File));
+  // A batch's lines share one (a fsync per line held the GPUs up).
+  if (sync == Sync::Now)
+    ::fsync(::fileno(File));
   if (entry.phase != JournalPhase::Retime)
     Index[entry.key.canonical()] = Entries.size();
   Entries.push_back(entry);
   return {};
 }
+
+void Journal::sync() { ::fsync(::fileno(File)); }
 
 } // namespace ktune

@@ -48,17 +48,18 @@ std::optional<double> ShapeObjective::run(const Point &p, JournalPhase phase) {
   } else {
     e.result = C.eval.evaluate(C.shape, e.key.config);
   }
-  return record(p, e, begin, searchMs);
+  return record(p, e, Journal::Sync::Now, begin, searchMs);
 }
 
 std::optional<double> ShapeObjective::record(const Point &p, JournalEntry &e,
+                                             Journal::Sync sync,
                                              Clock::time_point begin,
                                              double searchMs) {
   LastEnd = Clock::now();
   e.evalMs = std::chrono::duration<double, std::milli>(LastEnd - begin).count();
   e.searchMs = searchMs;
   e.at = utcTimestamp();
-  if (auto ok = C.journal.append(e); !ok && JournalStatus)
+  if (auto ok = C.journal.append(e, sync); !ok && JournalStatus)
     JournalStatus = std::unexpected(ok.error());
   auto outcome = outcomeOf(e.result);
   Known[p] = outcome;
@@ -109,9 +110,11 @@ ShapeObjective::evaluateBatch(const std::vector<Point> &points) {
     e.phase = JournalPhase::Search;
     e.result = std::move(result);
     // Each finished evaluation is journaled at once.
-    out[fresh[i]] = record(points[fresh[i]], e, begin, searchMs);
+    out[fresh[i]] =
+        record(points[fresh[i]], e, Journal::Sync::Later, begin, searchMs);
     searchMs = 0;
   });
+  C.journal.sync(); // the batch's lines on disk before the strategy goes on
   return out;
 }
 

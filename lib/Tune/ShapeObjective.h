@@ -138,7 +138,8 @@ private:
   std::optional<double> run(const Point &p, JournalPhase phase);
   /// Journals and records one finished evaluation.
   std::optional<double> record(const Point &p, JournalEntry &e,
-                               Clock::time_point begin, double searchMs);
+                               Journal::Sync sync, Clock::time_point begin,
+                               double searchMs);
 
   Context C;
   std::map<Point, std::optional<double>> Known;

@@ -83,8 +83,14 @@ public:
   /// The latest non-retime entry for `key`, if any.
   const JournalEntry *find(const JournalKey &key) const;
 
-  /// Appends one line, then flushes and fsyncs it before returning.
-  Status append(const JournalEntry &entry);
+  /// When an appended line reaches the disk: at once, or (a batch of
+  /// evaluations finishing together) at the next sync(). Either way it is
+  /// written before append returns, so a killed process loses nothing.
+  enum class Sync { Now, Later };
+  /// Appends one line, flushes it, and fsyncs it unless `sync` is Later.
+  Status append(const JournalEntry &entry, Sync sync = Sync::Now);
+  /// Fsyncs the lines appended with Sync::Later.
+  void sync();
 
 private:
   Journal() = default;

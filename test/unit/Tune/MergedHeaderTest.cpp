@@ -105,6 +105,12 @@ int launch(float *x, long long n) {
   EXPECT_EQ(run("cd " + dir.file("") + " && " + nvcc +
                 " -std=c++17 -c use.cu -o use.o"),
             0);
+  // The same per-device checks compiled by nvcc as CUDA: the selection
+  // runs on the host, so no GPU is needed to run them.
+  ASSERT_EQ(run("cd " + dir.file("") + " && " + nvcc +
+                " -std=c++17 -x cu check.cpp -o check_nvcc"),
+            0);
+  EXPECT_EQ(run(dir.file("check_nvcc")), 0);
 }
 
 TEST(MergedHeader, RefusesToMixDevicesOrKernels) {

@@ -2,13 +2,14 @@
 //
 // Private to lib/Cluster. Every message is a JSON object with a "type":
 //
-//   rank -> 0   hello   {rank, host, device, arch, inputs, gpus, virtual}
-//                       or {rank, host, error}: it could not set up
+//   rank -> 0   hello   {token, rank, host, device, arch, inputs, gpus,
+//                       virtual} or {token, rank, host, error}: it could
+//                       not set up
 //   0 -> rank   welcome {} | refused {reason}
 //   0 -> rank   eval    {id, slot, shape, config}: slot = the rank's worker
 //   rank -> 0   result  {id, result}: the result as the journal writes it
 //   both ways   beat    {}: every heartbeatSeconds
-//   0 -> rank   done    {}: the run is over
+//   0 -> rank   done    {finalize}: the run is over; end MPI together?
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_LIB_CLUSTER_CLUSTERINTERNAL_H
@@ -40,7 +41,7 @@ Expected<EvalResult> resultFromWire(const nlohmann::json &json,
 std::string rankName(int rank, const std::string &host);
 
 /// Tells rank 0 that this rank could not set its workers up.
-void reportSetupFailure(const std::vector<std::string> &addresses, int rank,
+void reportSetupFailure(const Invitation &rankZero, int rank,
                         const Error &error, const ClusterOptions &options);
 
 } // namespace ktune::cluster

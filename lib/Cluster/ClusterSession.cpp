@@ -19,16 +19,29 @@ void fromEnvironment(const char *name, double &value) {
   }
 }
 
-std::vector<std::string> splitAddresses(const std::string &text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty())
-      out.push_back(item);
+} // namespace
+
+std::string Invitation::text() const {
+  std::string out = token + "@";
+  for (size_t i = 0; i < addresses.size(); ++i)
+    out += (i ? "," : "") + addresses[i];
   return out;
 }
 
-} // namespace
+Expected<Invitation> Invitation::parse(const std::string &text) {
+  auto at = text.find('@');
+  if (at == std::string::npos || at == 0)
+    return makeError("rank 0 could not listen for the other ranks");
+  Invitation out;
+  out.token = text.substr(0, at);
+  std::stringstream in(text.substr(at + 1));
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty())
+      out.addresses.push_back(item);
+  if (out.addresses.empty())
+    return makeError("rank 0 gave no address to reach it");
+  return out;
+}
 
 ClusterOptions ClusterOptions::fromEnvironment() {
   ClusterOptions o;
@@ -45,27 +58,23 @@ Expected<ClusterOutcome> runAcrossHosts(TuneCommand cmd,
   ClusterOutcome out;
   if (world.rank != 0) {
     KTUNE_TRY_ASSIGN(std::string text, world.shareFromRoot(""));
-    std::vector<std::string> addresses = splitAddresses(text);
-    if (addresses.empty())
-      return makeError("rank 0 could not listen for the other ranks");
+    KTUNE_TRY_ASSIGN(Invitation rankZero, Invitation::parse(text));
     auto workers = prepareRankWorkers(cmd, makeEvaluator);
     if (!workers) {
       // Rank 0 hears why rather than waiting for this rank in vain.
-      reportSetupFailure(addresses, world.rank, workers.error(), options);
+      reportSetupFailure(rankZero, world.rank, workers.error(), options);
       return std::unexpected(workers.error());
     }
-    KTUNE_TRY(
-        serveRank(addresses, world.rank, std::move(*workers), options, log));
+    KTUNE_TRY_ASSIGN(
+        out.finalizeTogether,
+        serveRank(rankZero, world.rank, std::move(*workers), options, log));
     return out;
   }
 
-  // The others hear rank 0's addresses, or none when it cannot listen.
+  // The others hear where rank 0 listens, or nothing when it cannot.
   auto listening = Coordinator::listen(options, log);
-  std::string addresses;
-  if (listening)
-    for (const auto &a : (*listening)->addresses())
-      addresses += (addresses.empty() ? "" : ",") + a;
-  KTUNE_TRY(world.shareFromRoot(addresses));
+  KTUNE_TRY(world.shareFromRoot(listening ? (*listening)->invitation().text()
+                                          : std::string()));
   KTUNE_TRY_ASSIGN(auto coordinator, std::move(listening));
   cmd.joinOthers = [&](const HostWorkers &self) {
     log("rank 0 (" + hostName() + "): waiting for " +
@@ -73,8 +82,9 @@ Expected<ClusterOutcome> runAcrossHosts(TuneCommand cmd,
     return coordinator->join(world.size - 1, self);
   };
   auto report = runTuneSession(cmd, makeEvaluator);
-  coordinator->finish();
   out.lost = coordinator->lost();
+  out.finalizeTogether = report && out.lost.empty();
+  coordinator->finish(out.finalizeTogether);
   if (!report)
     return std::unexpected(report.error());
   out.report = std::move(*report);

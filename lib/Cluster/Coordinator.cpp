@@ -8,6 +8,7 @@
 #include <climits>
 #include <condition_variable>
 #include <map>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -102,10 +103,10 @@ public:
   }
 
   /// Tells the rank the run is over and stops reading.
-  void finish() {
+  void finish(bool together) {
     Stopping = true;
     if (!lost())
-      (void)Conn->send({{"type", "done"}});
+      (void)Conn->send({{"type", "done"}, {"finalize", together}});
   }
 
   void markLost(const std::string &reason, bool silent) {
@@ -183,6 +184,7 @@ private:
 struct Coordinator::Impl {
   ClusterOptions Options;
   Log Report;
+  std::string Token;
   std::unique_ptr<Listener> Listening;
   std::mutex LinksLock; // the heart reads Links while join adds to them
   std::vector<std::shared_ptr<RankLink>> Links;
@@ -266,15 +268,22 @@ Coordinator::listen(const ClusterOptions &options, Log log) {
   auto impl = std::make_unique<Impl>();
   impl->Options = options;
   impl->Report = std::move(log);
+  std::random_device random;
+  for (int i = 0; i < 4; ++i) {
+    char word[9];
+    std::snprintf(word, sizeof word, "%08x", random());
+    impl->Token += word;
+  }
   KTUNE_TRY_ASSIGN(impl->Listening, Listener::open());
   impl->Heart = std::thread([i = impl.get()] { i->beatUntilStopped(); });
   return std::unique_ptr<Coordinator>(new Coordinator(std::move(impl)));
 }
 
-std::vector<std::string> Coordinator::addresses() const {
-  std::vector<std::string> out;
+Invitation Coordinator::invitation() const {
+  Invitation out;
   for (const auto &ip : hostAddresses())
-    out.push_back(ip + ":" + std::to_string(I->Listening->port()));
+    out.addresses.push_back(ip + ":" + std::to_string(I->Listening->port()));
+  out.token = I->Token;
   return out;
 }
 
@@ -301,9 +310,10 @@ Expected<ExtraWorkers> Coordinator::join(int ranks, const HostWorkers &self) {
     int rank =
         static_cast<int>(reader.optionalInteger("rank", -1).value_or(-1));
     std::string host = reader.optionalString("host").value_or("?");
-    if (reader.optionalString("type").value_or("") != "hello" || rank < 1 ||
+    if (reader.optionalString("type").value_or("") != "hello" ||
+        reader.optionalString("token").value_or("") != I->Token || rank < 1 ||
         rank > ranks || answered.count(rank))
-      continue;
+      continue; // not one of this run's ranks
     answered.insert(rank);
     std::string why = I->refusal(reader, self, taken);
     if (!why.empty()) {
@@ -329,7 +339,7 @@ Expected<ExtraWorkers> Coordinator::join(int ranks, const HostWorkers &self) {
   return out;
 }
 
-void Coordinator::finish() {
+void Coordinator::finish(bool together) {
   {
     std::lock_guard<std::mutex> guard(I->HeartLock);
     if (I->Stopping)
@@ -340,7 +350,7 @@ void Coordinator::finish() {
   if (I->Heart.joinable())
     I->Heart.join();
   for (auto &link : I->Links)
-    link->finish();
+    link->finish(together);
   for (auto &reader : I->Readers)
     reader.join();
   I->Listening.reset(); // ranks still waiting to join hear it closed

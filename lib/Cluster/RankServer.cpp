@@ -38,11 +38,16 @@ std::string rankName(int rank, const std::string &host) {
 
 namespace {
 
-json helloOf(int rank, const HostWorkers &self) {
-  return {{"type", "hello"},    {"rank", rank},
-          {"host", hostName()}, {"device", self.device},
-          {"arch", self.arch},  {"inputs", self.inputsSha256},
-          {"gpus", self.gpus},  {"virtual", self.virtualDevices}};
+json helloOf(const std::string &token, int rank, const HostWorkers &self) {
+  return {{"type", "hello"},
+          {"token", token},
+          {"rank", rank},
+          {"host", hostName()},
+          {"device", self.device},
+          {"arch", self.arch},
+          {"inputs", self.inputsSha256},
+          {"gpus", self.gpus},
+          {"virtual", self.virtualDevices}};
 }
 
 /// One of this rank's workers: evaluates what comes for it, one at a time.
@@ -117,21 +122,23 @@ Status readEval(const json &m, size_t slots, size_t &slot, uint64_t &id,
 
 } // namespace
 
-void reportSetupFailure(const std::vector<std::string> &addresses, int rank,
+void reportSetupFailure(const Invitation &rankZero, int rank,
                         const Error &error, const ClusterOptions &options) {
-  auto conn = Connection::connect(addresses, options.joinSeconds);
+  auto conn = Connection::connect(rankZero.addresses, options.joinSeconds);
   if (conn)
     (void)(*conn)->send({{"type", "hello"},
+                         {"token", rankZero.token},
                          {"rank", rank},
                          {"host", hostName()},
                          {"error", error.str()}});
 }
 
-Status serveRank(const std::vector<std::string> &addresses, int rank,
-                 RankWorkers workers, const ClusterOptions &options, Log log) {
-  KTUNE_TRY_ASSIGN(auto conn,
-                   Connection::connect(addresses, options.joinSeconds));
-  KTUNE_TRY(conn->send(helloOf(rank, workers.self)));
+Expected<bool> serveRank(const Invitation &rankZero, int rank,
+                         RankWorkers workers, const ClusterOptions &options,
+                         Log log) {
+  KTUNE_TRY_ASSIGN(
+      auto conn, Connection::connect(rankZero.addresses, options.joinSeconds));
+  KTUNE_TRY(conn->send(helloOf(rankZero.token, rank, workers.self)));
   // Rank 0 admits the others once its own GPUs are ready.
   KTUNE_TRY_ASSIGN(auto answer, conn->receive(options.joinSeconds + 30));
   if (!answer)
@@ -158,7 +165,7 @@ Status serveRank(const std::vector<std::string> &addresses, int rank,
       }
     }
   });
-  Status outcome;
+  Expected<bool> outcome = false;
   auto lastHeard = Clock::now();
   for (;;) {
     auto message = conn->receive(PollSeconds);
@@ -177,8 +184,10 @@ Status serveRank(const std::vector<std::string> &addresses, int rank,
     }
     lastHeard = Clock::now();
     std::string type = (*message)->value("type", "");
-    if (type == "done")
+    if (type == "done") {
+      outcome = (*message)->value("finalize", false);
       break;
+    }
     if (type != "eval")
       continue;
     size_t slot = 0;

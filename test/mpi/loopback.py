@@ -174,6 +174,10 @@ def main():
     try:
         out, err = proc.communicate(timeout=90)
     except subprocess.TimeoutExpired:
+        left = subprocess.run(["ps", "-eo", "pid,stat,wchan:20,args"],
+                              capture_output=True, text=True).stdout
+        print("still running:\n" + "\n".join(
+            l for l in left.splitlines() if marker in l or "PID" in l))
         proc.kill()
         out, err = proc.communicate()
         check(False, "the run did not finish after rank 2 was killed")

@@ -40,10 +40,11 @@ Expected<std::unique_ptr<Evaluator>> makeEvaluator(const EvaluatorRequest &r) {
 }
 
 /// Under mpirun: rank 0 tunes with every rank's GPUs and returns its
-/// report; the other ranks serve it and exit here.
+/// report; the other ranks serve it and exit here. `mpiEnd`: how rank 0
+/// ends MPI once it has written its outputs.
 Expected<SessionReport> tuneOnRank(const TuneCommand &cmd,
                                    const cluster::ClusterWorld &world,
-                                   bool quiet) {
+                                   bool quiet, cluster::MpiEnd &mpiEnd) {
   auto log = [quiet](const std::string &line) {
     if (!quiet)
       std::fprintf(stderr, "ktune-tune: %s\n", line.c_str());
@@ -54,19 +55,19 @@ Expected<SessionReport> tuneOnRank(const TuneCommand &cmd,
   auto outcome =
       cluster::runAcrossHosts(cmd, makeEvaluator, world,
                               cluster::ClusterOptions::fromEnvironment(), log);
+  // All ranks finalize together only when none was lost: otherwise each
+  // leaves (the others were told so).
+  mpiEnd = outcome && outcome->finalizeTogether ? cluster::MpiEnd::Finalize
+                                                : cluster::MpiEnd::Leave;
   if (world.rank == 0) {
-    if (!outcome) {
-      cluster::finishMpi(cluster::MpiEnd::Finalize);
+    if (!outcome)
       return std::unexpected(outcome.error());
-    }
     return std::move(*outcome->report);
   }
   if (!outcome)
     std::fprintf(stderr, "ktune-tune: rank %d: error: %s\n", world.rank,
                  outcome.error().str().c_str());
-  // A rank that lost rank 0 leaves without waiting for the others.
-  cluster::finishMpi(outcome ? cluster::MpiEnd::Finalize
-                             : cluster::MpiEnd::Leave);
+  cluster::finishMpi(mpiEnd);
   std::exit(outcome ? 0 : 1);
 }
 
@@ -244,7 +245,8 @@ int main(int argc, char **argv) {
   }
   cmd.stopRequested = stopOnInterrupt();
 
-  auto report = *world ? tuneOnRank(cmd, **world, quiet)
+  cluster::MpiEnd mpiEnd = cluster::MpiEnd::Finalize;
+  auto report = *world ? tuneOnRank(cmd, **world, quiet, mpiEnd)
                        : runTuneSession(cmd, makeEvaluator);
   if (!report) {
     std::fprintf(stderr, "ktune-tune: error: %s\n",
@@ -268,6 +270,6 @@ int main(int argc, char **argv) {
     if (!report->headerPath.empty())
       std::fprintf(stderr, "wrote %s\n", report->headerPath.c_str());
   }
-  cluster::finishMpi(cluster::MpiEnd::Finalize);
+  cluster::finishMpi(mpiEnd);
   return report->interrupted ? 130 : 0;
 }

@@ -39,6 +39,17 @@ struct ClusterOptions {
 
 using Log = std::function<void(const std::string &)>;
 
+/// Where rank 0 listens, and the token that admits a rank: rank 0 makes
+/// it afresh for each run and the ranks hear it over MPI, so a process that
+/// merely reaches the port is not taken for a rank.
+struct Invitation {
+  std::vector<std::string> addresses; // "ip:port"
+  std::string token;
+  /// "token@ip:port,ip:port" and back (an error when malformed).
+  std::string text() const;
+  static Expected<Invitation> parse(const std::string &text);
+};
+
 /// A rank lost during the run.
 struct LostRank {
   int rank = -1;
@@ -55,16 +66,19 @@ public:
   listen(const ClusterOptions &options, Log log);
   ~Coordinator();
 
-  /// "ip:port" for each of this host's addresses: where the others connect.
-  std::vector<std::string> addresses() const;
+  /// This host's addresses with the listener's port, and the token.
+  Invitation invitation() const;
   /// Waits for `ranks` other ranks to join (each sends what its workers
   /// are). A rank whose device, architecture or inputs differ from `self`,
   /// that could not set up its GPUs, or that shares this host's GPUs, is
   /// told why and left out; one that never comes is reported. Returns one
   /// worker per GPU of those admitted.
   Expected<ExtraWorkers> join(int ranks, const HostWorkers &self);
-  /// Tells every rank still there that the run is over.
-  void finish();
+  /// Tells every rank still there that the run is over, and whether all
+  /// ranks end MPI together (`together`: none was lost or left out) or each
+  /// leaves alone (Open MPI 4.1's MPI_Finalize may wait forever for a dead
+  /// rank).
+  void finish(bool together = false);
   /// The ranks lost so far.
   std::vector<LostRank> lost() const;
 
@@ -75,11 +89,13 @@ private:
   std::unique_ptr<Impl> I;
 };
 
-/// A rank other than 0: joins rank 0 at one of `addresses` with `workers`
-/// (what `self` describes) and evaluates what it is sent until told the run
-/// is over. An error when rank 0 refuses it or is lost.
-Status serveRank(const std::vector<std::string> &addresses, int rank,
-                 RankWorkers workers, const ClusterOptions &options, Log log);
+/// A rank other than 0: joins rank 0 with `workers` (what `workers.self`
+/// describes) and evaluates what it is sent until told the run is over;
+/// then whether every rank ends MPI together. An error when rank 0 refuses
+/// it or is lost.
+Expected<bool> serveRank(const Invitation &rankZero, int rank,
+                         RankWorkers workers, const ClusterOptions &options,
+                         Log log);
 
 /// How the ranks of a run were started (MPI: lib/Cluster/Mpi.cpp).
 struct ClusterWorld {
@@ -92,6 +108,8 @@ struct ClusterOutcome {
   /// Rank 0's session (absent on the other ranks).
   std::optional<SessionReport> report;
   std::vector<LostRank> lost;
+  /// Every rank ends MPI together (MPI_Finalize); otherwise each leaves.
+  bool finalizeTogether = false;
 };
 
 /// Runs `command` as rank `world.rank` of `world.size`: rank 0 tunes with

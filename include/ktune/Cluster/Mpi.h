@@ -24,8 +24,8 @@ bool mpiBuiltIn();
 Expected<std::optional<ClusterWorld>> startMpi(int &argc, char **&argv);
 
 enum class MpiEnd {
-  Finalize, // with the others (a rank lost on the way is not waited for)
-  Leave,    // this rank failed: leave without waiting for the others
+  Finalize, // with every other rank
+  Leave,    // without waiting for the others (some rank failed or was lost)
 };
 /// Ends MPI (nothing when it was not started).
 void finishMpi(MpiEnd how);

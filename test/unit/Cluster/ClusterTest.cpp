@@ -107,13 +107,17 @@ std::vector<json> journalOf(const std::string &path) {
   return out;
 }
 
-/// Rank 0's addresses, as a joining rank reads them.
-std::vector<std::string> split(const std::string &text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    out.push_back(item);
-  return out;
+/// How a rank joins: its hello, with what rank 0 expects of it.
+json helloFrom(const Invitation &zero, const std::string &host,
+               const RankWorkers &self, std::vector<int> gpus) {
+  return {{"type", "hello"},
+          {"token", zero.token},
+          {"rank", 1},
+          {"host", host},
+          {"device", self.self.device},
+          {"arch", self.self.arch},
+          {"inputs", self.self.inputsSha256},
+          {"gpus", gpus}};
 }
 
 } // namespace
@@ -153,7 +157,8 @@ TEST(Cluster, ThreeRanksTuneOneSearchAndJournalTheirRanks) {
   SharedText shared;
   Lines lines;
   std::vector<std::thread> others;
-  std::vector<Status> served(3);
+  // Per rank: -1 failed, else whether it ends MPI with the others.
+  std::vector<int> together(3, -1);
   for (int rank = 1; rank < 3; ++rank)
     others.emplace_back([&, rank] {
       // Rank 1 waits for rank 2 longer than a silence: rank 0 beats to it
@@ -163,14 +168,15 @@ TEST(Cluster, ThreeRanksTuneOneSearchAndJournalTheirRanks) {
       auto out =
           runAcrossHosts(commandFor(dir, 64), nullptr, shared.world(rank, 3),
                          fastOptions(), lines.log());
-      served[rank] = out ? Status() : Status(std::unexpected(out.error()));
+      together[rank] = out ? out->finalizeTogether : -1;
     });
   auto outcome = runAcrossHosts(commandFor(dir, 64), nullptr,
                                 shared.world(0, 3), fastOptions(), lines.log());
   for (auto &t : others)
     t.join();
   ASSERT_TRUE(outcome) << outcome.error().str();
-  EXPECT_TRUE(served[1] && served[2]);
+  EXPECT_EQ(together, (std::vector<int>{-1, 1, 1}));
+  EXPECT_TRUE(outcome->finalizeTogether);
   ASSERT_TRUE(outcome->report);
   EXPECT_TRUE(outcome->lost.empty());
   EXPECT_TRUE(lines.has("rank 1 (")) << "rank 1 did not join";
@@ -197,16 +203,11 @@ TEST(Cluster, ARankThatDiesCostsOnlyItsConfigurationInFlight) {
     auto world = shared.world(1, 2);
     auto text = world.shareFromRoot("");
     auto self = prepareRankWorkers(commandFor(dir, 30), nullptr);
-    ASSERT_TRUE(text && self);
-    auto conn = Connection::connect(split(*text), 10);
+    auto zero = Invitation::parse(*text);
+    ASSERT_TRUE(text && self && zero);
+    auto conn = Connection::connect(zero->addresses, 10);
     ASSERT_TRUE(conn);
-    ASSERT_TRUE((*conn)->send({{"type", "hello"},
-                               {"rank", 1},
-                               {"host", "elsewhere"},
-                               {"device", self->self.device},
-                               {"arch", self->self.arch},
-                               {"inputs", self->self.inputsSha256},
-                               {"gpus", {0, 1}}}));
+    ASSERT_TRUE((*conn)->send(helloFrom(*zero, "elsewhere", *self, {0, 1})));
     for (;;) {
       auto m = (*conn)->receive(10);
       if (!m || !*m || (**m)["type"] == "eval")
@@ -220,6 +221,7 @@ TEST(Cluster, ARankThatDiesCostsOnlyItsConfigurationInFlight) {
   ASSERT_EQ(outcome->lost.size(), 1u);
   EXPECT_EQ(outcome->lost[0].rank, 1);
   EXPECT_FALSE(outcome->lost[0].silent);
+  EXPECT_FALSE(outcome->finalizeTogether) << "a rank lost: each leaves";
   EXPECT_TRUE(lines.has("rank 1 (elsewhere) lost: "));
   const auto &results = outcome->report->results.shapes.at(0);
   EXPECT_EQ(results.evaluations, 30u); // the budget, spent in full
@@ -250,16 +252,11 @@ TEST(Cluster, ASilentRankIsLostAfterItsSilence) {
     auto world = shared.world(1, 2);
     auto text = world.shareFromRoot("");
     auto self = prepareRankWorkers(commandFor(dir, 20), nullptr);
-    ASSERT_TRUE(text && self);
-    auto conn = Connection::connect(split(*text), 10);
+    auto zero = Invitation::parse(*text);
+    ASSERT_TRUE(text && self && zero);
+    auto conn = Connection::connect(zero->addresses, 10);
     ASSERT_TRUE(conn);
-    ASSERT_TRUE((*conn)->send({{"type", "hello"},
-                               {"rank", 1},
-                               {"host", "hung"},
-                               {"device", self->self.device},
-                               {"arch", self->self.arch},
-                               {"inputs", self->self.inputsSha256},
-                               {"gpus", {0}}}));
+    ASSERT_TRUE((*conn)->send(helloFrom(*zero, "hung", *self, {0})));
     while (!over) // connected, never answering, never beating
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
   });
@@ -330,10 +327,49 @@ TEST(Cluster, ARankLosingRankZeroStops) {
   auto workers = prepareRankWorkers(commandFor(dir, 10), nullptr);
   ASSERT_TRUE(workers) << workers.error().str();
   Lines lines;
-  auto served = serveRank({"127.0.0.1:" + std::to_string((*listener)->port())},
-                          1, std::move(*workers), fastOptions(), lines.log());
+  Invitation zero{{"127.0.0.1:" + std::to_string((*listener)->port())}, "t"};
+  auto served =
+      serveRank(zero, 1, std::move(*workers), fastOptions(), lines.log());
   rankZero.join();
   ASSERT_FALSE(served);
   EXPECT_NE(served.error().message.find("lost rank 0: "), std::string::npos)
       << served.error().str();
+}
+
+TEST(Cluster, AHelloWithoutTheRunsTokenIsNotARank) {
+  TempDir dir;
+  writeRecording(dir.file("space_T4.json"));
+  SharedText shared;
+  Lines lines;
+  Expected<bool> served = false;
+  std::thread ranks([&] {
+    auto world = shared.world(1, 2);
+    auto text = world.shareFromRoot("");
+    auto self = prepareRankWorkers(commandFor(dir, 10), nullptr);
+    auto zero = Invitation::parse(*text);
+    ASSERT_TRUE(text && self && zero);
+    // First a process that reached the port without the token...
+    Invitation stranger = *zero;
+    stranger.token = "guessed";
+    auto conn = Connection::connect(zero->addresses, 10);
+    ASSERT_TRUE(conn);
+    ASSERT_TRUE((*conn)->send(helloFrom(stranger, "stranger", *self, {0})));
+    auto answer = (*conn)->receive(10);
+    EXPECT_FALSE(answer) << "it was answered";
+    // ...then the real rank 1.
+    served = serveRank(*zero, 1, std::move(*self), fastOptions(), lines.log());
+  });
+  auto outcome = runAcrossHosts(commandFor(dir, 10), nullptr,
+                                shared.world(0, 2), fastOptions(), lines.log());
+  ranks.join();
+  ASSERT_TRUE(outcome) << outcome.error().str();
+  ASSERT_TRUE(served) << served.error().str();
+  EXPECT_TRUE(*served) << "all there: MPI ends together";
+  EXPECT_TRUE(outcome->finalizeTogether);
+  EXPECT_TRUE(outcome->lost.empty());
+  EXPECT_EQ(outcome->report->gpuActivity.size(), 4u);
+  EXPECT_FALSE(lines.has("stranger"));
+  EXPECT_EQ(Invitation::parse("t@a:1,b:2")->addresses.size(), 2u);
+  EXPECT_FALSE(Invitation::parse(""));   // rank 0 could not listen
+  EXPECT_FALSE(Invitation::parse("t@")); // no address
 }

@@ -49,6 +49,9 @@ Expected<SessionReport> simulateSession(const std::string &dir,
   cmd.budget = budget;
   cmd.simulateDevices = devices;
   cmd.workersPerGpu = workers;
+  // Evaluations that take some time: every device gets its share of each
+  // batch (a free worker takes the next configuration).
+  cmd.simulateDelayMs = 2;
   cmd.outPath = dir + "/results.json";
   return runTuneSession(cmd, nullptr);
 }

@@ -15,9 +15,11 @@
 # cache, a short calibration run, then the two measured runs.
 #
 # Environment (all optional):
-#   OUT          logs and the runs' files (default bench-out/multi_gpu);
-#                the report goes to $RESULTS_DIR (default $OUT when OUT is
-#                set, else bench/results)
+#   OUT          logs and each run's results, journal and log in runs/
+#                (default bench-out/multi_gpu); the report goes to
+#                $RESULTS_DIR (default $OUT when OUT is set, else
+#                bench/results). The compile cache stays in a temporary
+#                directory.
 #   TARGET_S     seconds of the one-GPU run (default 75)
 #   GPUS_ONE     --gpus of the first run (default 0)
 #   GPUS_TWO     --gpus of the second (default 0,1); with one GPU,
@@ -35,9 +37,9 @@ target_s="${TARGET_S:-75}"
 gpus_one="${GPUS_ONE:-0}"
 gpus_two="${GPUS_TWO:-0,1}"
 python="${PYTHON:-python3}"
-work="$out/work"
-rm -rf "$work"
-mkdir -p "$work" "$results_dir"
+work="$(mktemp -d "${TMPDIR:-/tmp}/ktune-multi-gpu.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out" "$results_dir"
 t_start=$(date +%s)
 elapsed() { echo "$(( $(date +%s) - t_start )) s"; }
 
@@ -107,16 +109,22 @@ run() {
 }
 
 echo "== calibrate ($(elapsed))"
-run calibration "$gpus_one" 10 || exit 1
+run calibration "$gpus_one" 10 || { cp -r "$work/calibration" "$out/"; exit 1; }
 budget="$("$python" bench/multi_gpu/report.py budget --calibration "$work/calibration" \
   --target-seconds "$target_s")"
 echo "budget $budget per shape (about $target_s s on one GPU)"
 
 echo "== one GPU ($(elapsed))"
-run one "$gpus_one" "$budget" || exit 1
+run one "$gpus_one" "$budget" || { cp -r "$work/one" "$out/"; exit 1; }
 echo "== two GPUs ($(elapsed))"
-run two "$gpus_two" "$budget" || exit 1
+run two "$gpus_two" "$budget" || { cp -r "$work/two" "$out/"; exit 1; }
 
+# What each run wrote, beside the logs (not the compile cache).
+rm -rf "$out/runs"
+mkdir -p "$out/runs"
+for name in calibration one two; do
+  cp -r "$work/$name" "$out/runs/"
+done
 report="$results_dir/multi_gpu_${slug}.md"
 "$python" bench/multi_gpu/report.py write --one "$work/one" --two "$work/two" \
   --device "$device" --out "$report" \

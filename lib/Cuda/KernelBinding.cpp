@@ -309,6 +309,20 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
       if (auto t = spec.templateArgs.find(bare); t != spec.templateArgs.end())
         ctype = t->second;
       auto type = parseScalarType(ctype);
+      if (!type && scalar.ctype.empty() && !karg.enumName.empty()) {
+        // An enum whose underlying type the manifest does not give. A
+        // launcher reads its parameter as the enum itself from a slot of 16
+        // zeroed bytes: eight little-endian bytes hold any enumerator. A
+        // kernel's parameter must have its exact size.
+        if (!spec.launcherMode)
+          return makeError("argument '" + karg.name + "' is of enum type '" +
+                               karg.enumName +
+                               "' and the manifest gives no underlying "
+                               "type: give the spec's \"type\" (e.g. "
+                               "\"int\")",
+                           where);
+        type = ScalarType{ScalarType::Kind::SignedInt, 8, karg.enumName};
+      }
       if (!type)
         return std::unexpected(withContext(type.error(), where));
       ab.scalarType = *type;
@@ -352,9 +366,9 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
     };
     KTUNE_TRY(parseDims(geometry->grid, "launch.grid", b.Grid));
     KTUNE_TRY(parseDims(geometry->block, "launch.block", b.Block));
-    KTUNE_TRY_ASSIGN(b.Smem, parseAt(geometry->smem.empty() ? "0"
-                                                            : geometry->smem,
-                                     "launch.smem"));
+    KTUNE_TRY_ASSIGN(
+        b.Smem,
+        parseAt(geometry->smem.empty() ? "0" : geometry->smem, "launch.smem"));
   }
 
   std::vector<std::string> constraints = kernel.constraints;

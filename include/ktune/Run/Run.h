@@ -55,6 +55,8 @@ struct RunOptions {
   std::string cacheDir;
   int jobs = 0;
   std::string arch;
+  /// --compiler: NVRTC, nvcc, or auto (the spec's choice when not given).
+  std::optional<CompilerChoice> compiler;
 
   // Parsing the original source (stage 1).
   refactor::CompileCommand compile;

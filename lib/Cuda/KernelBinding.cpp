@@ -309,7 +309,11 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
       if (auto t = spec.templateArgs.find(bare); t != spec.templateArgs.end())
         ctype = t->second;
       auto type = parseScalarType(ctype);
-      if (!type && scalar.ctype.empty() && !karg.enumName.empty()) {
+      // The spec's own type, or the manifest's (resolveSpec copies it).
+      bool manifestType = scalar.ctype.empty() ||
+                          scalar.ctype == karg.effectiveType() ||
+                          scalar.ctype == karg.type;
+      if (!type && manifestType && !karg.enumName.empty()) {
         // An enum whose underlying type the manifest does not give. A
         // launcher reads its parameter as the enum itself from a slot of 16
         // zeroed bytes: eight little-endian bytes hold any enumerator. A

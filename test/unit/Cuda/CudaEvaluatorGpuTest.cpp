@@ -429,3 +429,29 @@ TEST_F(Gpu, EveryElementTypeIsFilledAndCompared) {
         << info.name << ": " << wrong.reason;
   }
 }
+
+TEST_F(Gpu, TheNvccBackendBuildsWhatTheWorkerLoadsAndVerifies) {
+  SKIP_WITHOUT_GPU();
+  // The same kernels through nvcc: fatbin images, device functions found by
+  // their relocations; the planted faults are caught as with NVRTC.
+  CudaTuneOptions o = elementwiseOptions(planted(), PlantedN, Cache);
+  o.compiler = CompilerChoice::Nvcc;
+  auto e = make(o);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->compiler().backend, "nvcc");
+  EvalResult ok = e->evaluate(PlantedShape, fault(0, 256));
+  ASSERT_EQ(ok.status, EvalStatus::Ok) << describe(ok);
+  ASSERT_TRUE(ok.time);
+  EXPECT_GT(ok.resources.registers, 0);
+  EXPECT_EQ(e->evaluate(PlantedShape, fault(1)).status,
+            EvalStatus::WrongResult);
+  EXPECT_GE(e->compiler().calls, 1u);
+}
+
+TEST_F(Gpu, AutoChoosesNvrtcWhenItCompilesTheDefault) {
+  SKIP_WITHOUT_GPU();
+  auto e = make(elementwiseOptions(planted(), PlantedN, Cache));
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->compiler().backend, "nvrtc");
+  EXPECT_EQ(e->compiler().reason, "NVRTC compiles the default configuration");
+}

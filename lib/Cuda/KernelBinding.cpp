@@ -50,14 +50,17 @@ Expected<ScalarType> parseScalarType(std::string_view ctype) {
       {"unsigned char|uint8_t", K::UnsignedInt, 1},
       {"short|short int|signed short|signed short int|int16_t", K::SignedInt,
        2},
-      {"unsigned short|unsigned short int|uint16_t", K::UnsignedInt, 2},
+      // glibc's typedefs (uint, ushort, ulong) come with nvcc's host headers.
+      {"unsigned short|unsigned short int|uint16_t|ushort|u_short",
+       K::UnsignedInt, 2},
       {"int|signed|signed int|int32_t", K::SignedInt, 4},
-      {"unsigned|unsigned int|uint32_t", K::UnsignedInt, 4},
+      {"unsigned|unsigned int|uint32_t|uint|u_int", K::UnsignedInt, 4},
       {"long|long int|signed long|long long|long long int|signed long long|"
        "int64_t|ptrdiff_t|ssize_t|intptr_t|long signed int",
        K::SignedInt, 8},
       {"unsigned long|unsigned long int|unsigned long long|"
-       "unsigned long long int|uint64_t|size_t|uintptr_t|long unsigned int",
+       "unsigned long long int|uint64_t|size_t|uintptr_t|long unsigned int|"
+       "ulong|u_long",
        K::UnsignedInt, 8},
       {"float", K::Float, 4},
       {"double", K::Double, 8},

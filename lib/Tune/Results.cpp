@@ -297,14 +297,17 @@ std::string formatResultsTable(const TuneResults &r) {
         << (r.compiler.reason.empty() ? "" : " (" + r.compiler.reason + ")")
         << "\n";
   if (r.compileOnly) {
-    out << padRight("shape", 28) << padRight("evaluations", 13)
+    size_t shapeWidth = 28;
+    for (const auto &s : r.shapes)
+      shapeWidth = std::max(shapeWidth, shapeText(s.shape).size() + 2);
+    out << padRight("shape", shapeWidth) << padRight("evaluations", 13)
         << "status counts\n";
     for (const auto &s : r.shapes) {
       std::string counts;
       for (const auto &[status, n] : s.statusCounts)
         counts += (counts.empty() ? "" : ", ") +
                   std::string(statusName(status)) + " " + std::to_string(n);
-      out << padRight(shapeText(s.shape), 28)
+      out << padRight(shapeText(s.shape), shapeWidth)
           << padRight(std::to_string(s.evaluations), 13) << counts << "\n";
     }
     if (r.shapes.empty())

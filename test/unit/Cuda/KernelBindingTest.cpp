@@ -187,6 +187,11 @@ TEST(KernelBinding, ScalarTypesAndEncoding) {
   EXPECT_EQ(decode<uint32_t>(*encodeScalar(*u32, Value::ofInt(4000000000ll))),
             4000000000u);
   EXPECT_FALSE(encodeScalar(*u32, Value::ofInt(-1)));
+  auto glibc = parseScalarType("const uint");
+  ASSERT_TRUE(glibc);
+  EXPECT_EQ(glibc->kind, ScalarType::Kind::UnsignedInt);
+  EXPECT_EQ(glibc->size, 4u);
+  EXPECT_EQ(parseScalarType("ulong")->size, 8u);
   auto size = parseScalarType("std::size_t");
   ASSERT_TRUE(size);
   EXPECT_EQ(size->kind, ScalarType::Kind::UnsignedInt);

@@ -395,10 +395,10 @@ Tuner::retimeInterleaved(const Shape &shape,
   std::string prefix = retimeBatchPrefix(configs);
   std::map<std::string, std::map<Configuration, EvalResult>> batches;
   std::string lastComplete;
+  const JournalKey base = journalKeyBase(Options, Eval);
   for (const auto &e : Log.entries())
     if (e.phase == JournalPhase::Retime && e.key.shape == shape &&
-        e.key.sameRun(journalKeyBase(Options, Eval)) &&
-        e.retimeBatch.rfind(prefix, 0) == 0) {
+        e.key.sameRun(base) && e.retimeBatch.rfind(prefix, 0) == 0) {
       auto &batch = batches[e.retimeBatch];
       batch[e.key.config] = e.result;
       if (batch.size() == configs.size())
@@ -417,7 +417,7 @@ Tuner::retimeInterleaved(const Shape &shape,
   std::string batch = prefix + "@" + utcTimestamp();
   for (size_t k = 0; k < retimed.size() && k < configs.size(); ++k) {
     JournalEntry e;
-    e.key = journalKeyBase(Options, Eval);
+    e.key = base;
     e.key.shape = shape;
     e.key.config = configs[k];
     e.result = retimed[k];

@@ -12,15 +12,26 @@
 #
 #   scripts/demo.sh                         # the launcher demo (above)
 #   scripts/demo.sh <example> [options]     # `ktune run` on examples/<example>.cu
+#
+# On a host without internet or LLVM (a GPU machine): KTUNE_DEMO_SETUP=0
+# skips the package installation and KTUNE_DEMO_CMAKE_ARGS adds configure
+# options, e.g. "-DKTUNE_ENABLE_CLANG=OFF -DKTUNE_BUILD_TESTS=OFF": the
+# launcher demo needs only ktune-tune and ktune-worker, which build without
+# Clang.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${KTUNE_BUILD_DIR:-$root/build}"
 example="${1:-launcher}"
 shift || true
 
-"$root/scripts/setup.sh"
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" --target ktune ktune-refactor ktune-tune ktune-worker
+[ "${KTUNE_DEMO_SETUP:-1}" = 0 ] || "$root/scripts/setup.sh"
+# shellcheck disable=SC2086
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${KTUNE_DEMO_CMAKE_ARGS:-} >/dev/null
+if [ "$example" = launcher ]; then
+  cmake --build "$build" --target ktune-tune ktune-worker
+else
+  cmake --build "$build" --target ktune ktune-refactor ktune-tune ktune-worker
+fi
 
 cd "$root"
 if [ "$example" = launcher ]; then

@@ -29,6 +29,8 @@
 #               first, so the tuner writes what it found)
 #   QUICK=1     bench.py --quick (two shapes per kernel)
 #   SKIP_TUNE=1 reuse $OUT/tuned from an earlier call
+#   NVCC_THROUGHPUT=0  skip step 3 (when one call per kernel measured it)
+#   TAG         the report's file name tag (default: the device's name)
 #   SYNTHETIC=1 no GPU: `ktune run --synthetic-times` (bench/realcode/
 #               synthetic/) instead of timing, and bench.py --build-only:
 #               checks this script's steps on a machine without a GPU
@@ -129,11 +131,12 @@ fi
 # merge_attn_states' template where its run wrote one (NVRTC cannot compile
 # it: `uint`), each with an empty cache and every core.
 "$py" -c "import json; s=json.load(open('examples/silu_and_mul.spec.json')); s.pop('max_registers', None); s['dims']={'num_tokens':[4096],'d':[4096]}; json.dump(s, open('$out/build/silu_and_mul.spec.json','w'))"
+: > "$out/nvcc_throughput.jsonl"
 throughput=("silu_and_mul_handwritten|examples/handwritten/silu_and_mul.tpl.cu|$out/build/silu_and_mul.spec.json|")
 mas="$out/tuned/merge_attn_states/round-1"
 [ -f "$mas/merge_attn_states.tpl.cu" ] && [ -f "$mas/merge_attn_states_kernel.spec.json" ] &&
   throughput+=("merge_attn_states|$mas/merge_attn_states.tpl.cu|$mas/merge_attn_states_kernel.spec.json|$out/build")
-: > "$out/nvcc_throughput.jsonl"
+[ "${NVCC_THROUGHPUT:-1}" = 0 ] && throughput=()
 for entry in "${throughput[@]}"; do
   IFS='|' read -r name tpl spec build <<< "$entry"
   project=()
@@ -166,6 +169,7 @@ bench=("$py" bench/realcode/bench.py --realcode "$realcode" --compile-db "$out/b
        --tuned-dir "$out/tuned" --out "$out" --build-dir "$out/build/libs" --kernels "$kernels"
        --nvcc-throughput "$out/nvcc_throughput.jsonl")
 [ "${QUICK:-0}" = 1 ] && bench+=(--quick)
+[ -n "${TAG:-}" ] && bench+=(--tag "$TAG")
 [ "$synthetic" = 1 ] && bench+=(--build-only)
 "${bench[@]}" 2>&1 | tee "$log/bench.log"
 rc=${PIPESTATUS[0]}

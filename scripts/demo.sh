@@ -1,57 +1,62 @@
 #!/usr/bin/env bash
-# Sets up a fresh machine, builds ktune and runs it on a bundled kernel:
-#   ktune run examples/silu_and_mul.cu --spec examples/silu_and_mul.spec.json --out-dir tuned/
-# With a GPU the kernel is tuned and tuned/ gets silu_and_mul.tuned.h and
-# report.html; without one ktune stops after a compile-only pass over the
-# whole space and says so.
+# Sets up a fresh machine, builds ktune and tunes a bundled kernel written
+# the way FlashInfer and SGLang write theirs (examples/launcher/): a kernel
+# that reads blockDim, launched by a host function that caps the block at
+# 1024 threads. The cap is the knob: ktune builds the user's launcher with
+# nvcc for each cap (a launch parameter of the bundled template), calls it
+# as an application would, checks every output against the native launcher
+# and times it with a cold L2, then writes a header whose
+# ktune_tuned::silu_and_mul is called as the original is. Without a GPU it
+# builds every configuration, checks it against the device limits, says so
+# and stops.
 #
-#   scripts/demo.sh [example-name] [extra ktune run options]
-#   scripts/demo.sh launcher [extra ktune-tune options]
-# `launcher` tunes examples/launcher/: a kernel that reads blockDim, launched
-# by a host function that caps the block at 1024 threads. The cap is a launch
-# parameter; ktune calls the user's launcher (built by nvcc) for each value,
-# checks it against the original and writes a header whose
-# ktune_tuned::silu_and_mul is called as the original is.
+#   scripts/demo.sh                         # the launcher demo (above)
+#   scripts/demo.sh <example> [options]     # `ktune run` on examples/<example>.cu
+#
+# On a host without internet or LLVM (a GPU machine): KTUNE_DEMO_SETUP=0
+# skips the package installation and KTUNE_DEMO_CMAKE_ARGS adds configure
+# options, e.g. "-DKTUNE_ENABLE_CLANG=OFF -DKTUNE_BUILD_TESTS=OFF": the
+# launcher demo needs only ktune-tune and ktune-worker, which build without
+# Clang.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${KTUNE_BUILD_DIR:-$root/build}"
-example="${1:-silu_and_mul}"
+example="${1:-launcher}"
 shift || true
 
-"$root/scripts/setup.sh"
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" --target ktune ktune-refactor ktune-tune ktune-worker
+[ "${KTUNE_DEMO_SETUP:-1}" = 0 ] || "$root/scripts/setup.sh"
+# shellcheck disable=SC2086
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${KTUNE_DEMO_CMAKE_ARGS:-} >/dev/null
+if [ "$example" = launcher ]; then
+  cmake --build "$build" --target ktune-tune ktune-worker
+else
+  cmake --build "$build" --target ktune ktune-refactor ktune-tune ktune-worker
+fi
 
 cd "$root"
 if [ "$example" = launcher ]; then
   ex=examples/launcher
   out=tuned/launcher
   mkdir -p "$out"
+  mode=()
+  if [ -n "${KTUNE_NO_GPU:-}" ] || ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "demo: no GPU here: building and checking every configuration (compile-only)"
+    mode=(--compile-only)
+  fi
   status=0
   "$build/bin/ktune-tune" $ex/silu_and_mul_launcher.tpl.cu \
-    --spec $ex/silu_and_mul_launcher.spec.json --strategy brute_force \
+    --spec $ex/silu_and_mul_launcher.spec.json --strategy brute_force "${mode[@]}" \
     --out $out/silu_and_mul.results.json --header $out/silu_and_mul.tuned.h \
-    --journal $out/silu_and_mul.journal "$@" || status=$?
+    --journal $out/silu_and_mul.journal.jsonl "$@" || status=$?
   echo
   if [ $status -ne 0 ]; then
     echo "demo: ktune-tune failed (exit $status)"
     exit $status
   fi
-  python3 - "$out/silu_and_mul.results.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-if r.get("compile_only"):
-    print("demo: no GPU here: every block cap was built by nvcc and checked "
-          "against the device limits; run it on a GPU to time them.")
-    sys.exit(0)
-best = max(r["shapes"], key=lambda s: s.get("speedup", 1))
-print(f"demo: on {r['device']}, the host's block cap 1024 was not the best "
-      f"at {sum(s['speedup'] > 1.02 for s in r['shapes'])} of "
-      f"{len(r['shapes'])} shapes; best gain {best['speedup']:.2f}x at "
-      + ", ".join(f"{k}={v}" for k, v in best["shape"].items())
-      + f" with BLOCK_CAP={best['best']['config']['BLOCK_CAP']}.")
-PY
-  echo "demo: include $out/silu_and_mul.tuned.h and call ktune_tuned::silu_and_mul(out, in, d, num_tokens, stream)"
+  python3 scripts/demo_summary.py $out/silu_and_mul.results.json
+  if [ ${#mode[@]} -eq 0 ]; then
+    echo "demo: include $out/silu_and_mul.tuned.h and call ktune_tuned::silu_and_mul(out, in, d, num_tokens, stream)"
+  fi
   exit 0
 fi
 "$build/bin/ktune" run "examples/$example.cu" --spec "examples/$example.spec.json" \

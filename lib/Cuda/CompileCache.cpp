@@ -117,7 +117,12 @@ std::optional<CacheEntry> CompileCache::lookup(const std::string &key) const {
 
 Expected<std::string> CompileCache::storeImage(std::string_view bytes,
                                                bool isPtx) {
-  std::string name = sha256Hex(bytes) + (isPtx ? ".ptx" : ".cubin");
+  return storeImageAs(bytes, isPtx ? ".ptx" : ".cubin");
+}
+
+Expected<std::string> CompileCache::storeImageAs(std::string_view bytes,
+                                                 std::string_view extension) {
+  std::string name = sha256Hex(bytes) + std::string(extension);
   std::string path = (fs::path(Dir) / "images" / name).string();
   std::error_code ec;
   if (fs::exists(path, ec) && fs::file_size(path, ec) == bytes.size())

@@ -1,10 +1,12 @@
 //===- CreateEvaluator.cpp - Building the GPU and compile-only evaluators -===//
 //
-// The kernel's binding, the NVRTC compilers (the template's and the
-// verification helpers'), the architecture to compile for, the worker, and
-// createEvaluator: the one way ktune-tune and `ktune run` get an evaluator.
+// The kernel's binding, the compilers (the template's, chosen by
+// ChooseCompiler.h, and the verification helpers'), the architecture to
+// compile for, the worker, and createEvaluator: the one way ktune-tune and
+// `ktune run` get an evaluator.
 //
 //===----------------------------------------------------------------------===//
+#include "ChooseCompiler.h"
 #include "CudaEvaluatorImpl.h"
 
 #include "ktune/Cuda/HelperKernels.h"
@@ -15,12 +17,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <mutex>
 
 namespace ktune {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
@@ -45,73 +45,6 @@ Expected<KernelBinding> bindKernel(const CudaTuneOptions &o) {
   if (!binding)
     return std::unexpected(withContext(binding.error(), "spec"));
   return binding;
-}
-
-Expected<std::string> templateSource(const CudaTuneOptions &o) {
-  if (!o.templateSource.empty())
-    return o.templateSource;
-  if (o.templatePath.empty())
-    return makeError("no template source and no template path");
-  return readFile(o.templatePath);
-}
-
-NvrtcSettings compilerSettings(const CudaTuneOptions &o,
-                               const std::string &arch) {
-  NvrtcSettings s;
-  s.arch = arch;
-  if (!o.templatePath.empty()) {
-    fs::path dir = fs::path(o.templatePath).parent_path();
-    s.includePaths.push_back(dir.empty() ? "." : dir.string());
-  }
-  s.extraOptions = o.spec.compileOptions;
-  s.cacheDir = o.cacheDir;
-  s.jobs = o.jobs;
-  return s;
-}
-
-std::string sourceName(const CudaTuneOptions &o) {
-  return o.templatePath.empty() ? "kernel.tpl.cu"
-                                : fs::path(o.templatePath).filename().string();
-}
-
-/// The compiler of the template's instantiations for `arch`.
-Expected<std::unique_ptr<NvrtcCompiler>>
-templateCompiler(const CudaTuneOptions &o, const std::string &arch) {
-  KTUNE_TRY_ASSIGN(auto source, templateSource(o));
-  return NvrtcCompiler::create(source, sourceName(o),
-                               compilerSettings(o, arch));
-}
-
-/// Launcher mode: nvcc builds each configuration of the launcher into a
-/// module, with the project's flags and the rewritten headers first.
-Expected<std::unique_ptr<LauncherCompiler>>
-launcherCompiler(const CudaTuneOptions &o, const std::string &arch) {
-  if (!o.spec.launcherMode)
-    return nullptr;
-  if (!o.spec.maxRegisters.empty())
-    return makeError("a register cap cannot be applied through a launcher: "
-                     "drop \"max_registers\" in launcher mode",
-                     "max_registers");
-  LauncherModuleSettings s;
-  s.arch = arch.starts_with("compute_") ? "sm_" + arch.substr(8) : arch;
-  s.templatePath = fs::absolute(o.templatePath).string();
-  auto source = templateSource(o);
-  if (!source)
-    return std::unexpected(source.error());
-  s.templateSource = *source;
-  fs::path base = fs::absolute(o.templatePath).parent_path();
-  for (const auto &d : o.manifest.includeDirs)
-    s.includeDirs.push_back(
-        fs::path(d).is_absolute() ? d : (base / d).lexically_normal().string());
-  if (o.manifest.compile)
-    s.projectFlags = projectNvccFlags(*o.manifest.compile);
-  s.extraFlags = o.spec.compileOptions;
-  s.cacheDir = o.cacheDir;
-  s.jobs = o.jobs;
-  if (const ManifestLauncher *l = o.manifest.findLauncher(o.spec.kernel);
-      l && !l->kernels.empty())
-    s.kernelName = l->kernels.front();
-  return LauncherCompiler::create(std::move(s));
 }
 
 /// Compiles the helper kernels into one image and names them for the worker.
@@ -166,8 +99,7 @@ Expected<std::string> deviceArch(const DeviceLimits &limits,
     KTUNE_TRY_ASSIGN(auto want, parseArch(requested));
     bool runs =
         requested.starts_with("compute_")
-            ? (want[0] * 10 + want[1] <=
-               limits.ccMajor * 10 + limits.ccMinor)
+            ? (want[0] * 10 + want[1] <= limits.ccMajor * 10 + limits.ccMinor)
             : (want[0] == limits.ccMajor && want[1] <= limits.ccMinor);
     if (!runs)
       return makeError("code for " + requested + " does not run on " +
@@ -228,15 +160,15 @@ createCudaEvaluator(const CudaTuneOptions &options) {
     return makeError("no CUDA device is visible to the worker");
   DeviceLimits limits = (*worker)->limits();
   KTUNE_TRY_ASSIGN(auto arch, deviceArch(limits, options.arch));
-  KTUNE_TRY_ASSIGN(auto compiler, templateCompiler(options, arch));
-  KTUNE_TRY_ASSIGN(auto launchers, launcherCompiler(options, limits.arch));
+  KTUNE_TRY_ASSIGN(
+      auto chosen,
+      chooseCompiler(options, binding,
+                     options.spec.launcherMode ? limits.arch : arch));
   KTUNE_TRY_ASSIGN(auto helpers, compileHelpers(arch, options.cacheDir));
-  auto evaluator = std::make_unique<CudaEvaluator>(
-      options, std::move(binding), std::move(compiler),
-      std::move(helpers.first), std::move(limits), std::move(*worker),
-      std::move(helpers.second), settings, false);
-  evaluator->setLauncherCompiler(std::move(launchers));
-  return std::unique_ptr<Evaluator>(std::move(evaluator));
+  return std::unique_ptr<Evaluator>(std::make_unique<CudaEvaluator>(
+      options, std::move(binding), std::move(chosen.compiler),
+      std::move(chosen.report), std::move(helpers.first), std::move(limits),
+      std::move(*worker), std::move(helpers.second), settings, false));
 }
 
 Expected<std::unique_ptr<Evaluator>>
@@ -244,13 +176,11 @@ createCompileOnlyEvaluator(const CudaTuneOptions &options) {
   KTUNE_TRY_ASSIGN(auto binding, bindKernel(options));
   std::string arch = options.arch.empty() ? "sm_90" : options.arch;
   KTUNE_TRY_ASSIGN(auto limits, staticDeviceLimits(arch));
-  KTUNE_TRY_ASSIGN(auto compiler, templateCompiler(options, arch));
-  KTUNE_TRY_ASSIGN(auto launchers, launcherCompiler(options, arch));
-  auto evaluator = std::make_unique<CudaEvaluator>(
-      options, std::move(binding), std::move(compiler), nullptr,
-      std::move(limits), nullptr, json(), WorkerClient::Settings{}, true);
-  evaluator->setLauncherCompiler(std::move(launchers));
-  return std::unique_ptr<Evaluator>(std::move(evaluator));
+  KTUNE_TRY_ASSIGN(auto chosen, chooseCompiler(options, binding, arch));
+  return std::unique_ptr<Evaluator>(std::make_unique<CudaEvaluator>(
+      options, std::move(binding), std::move(chosen.compiler),
+      std::move(chosen.report), nullptr, std::move(limits), nullptr, json(),
+      WorkerClient::Settings{}, true));
 }
 
 Expected<std::unique_ptr<Evaluator>>
@@ -265,6 +195,11 @@ createEvaluator(const EvaluatorRequest &request) {
   o.jobs = request.jobs;
   o.arch = request.arch;
   o.gpu = request.gpu;
+  o.compiler = request.compiler;
+  o.compilerChoiceFrom = request.compilerChoiceFrom;
+  o.projectCommand = request.projectCommand;
+  o.includeDirs = request.includeDirs;
+  o.nvrtcIncludeDirs = request.nvrtcIncludeDirs;
   if (request.compileOnly)
     return createCompileOnlyEvaluator(o);
   if (!cudaDeviceAvailable())

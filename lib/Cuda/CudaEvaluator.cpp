@@ -32,21 +32,18 @@ void CudaEvaluator::prepare(const std::vector<Configuration> &upcoming) {
       continue;
     insts.push_back({*name, KernelBinding::maxRegisters(*full)});
   }
-  if (Launchers) {
-    std::vector<std::string> names;
-    for (const auto &i : insts)
-      names.push_back(i.nameExpression);
-    Launchers->prefetch(names);
-    return;
-  }
   Compiler->prefetch(insts);
 }
 
-Expected<CompiledKernel> CudaEvaluator::compiled(const std::string &name,
-                                                 int maxRegisters) {
-  if (Launchers)
-    return Launchers->get(name);
-  return Compiler->get({name, maxRegisters});
+CompilerReport CudaEvaluator::compiler() const {
+  CompilerReport r = Report;
+  CompileStats s = Compiler->stats();
+  r.calls = s.programs;
+  r.instantiations = s.instantiations;
+  r.cacheHits = s.cacheHits;
+  r.failures = s.failures;
+  r.compileSeconds = s.compileSeconds;
+  return r;
 }
 
 EvalResult CudaEvaluator::evaluate(const Shape &shape,
@@ -189,7 +186,7 @@ CudaEvaluator::compileAndPrune(const Shape &shape, const Configuration &config,
   auto name = Binding.nameExpression(*full);
   if (!name)
     return fail(EvalStatus::CompileError, name.error().str());
-  auto compiled = this->compiled(*name, KernelBinding::maxRegisters(*full));
+  auto compiled = Compiler->get({*name, KernelBinding::maxRegisters(*full)});
   if (!compiled)
     return fail(EvalStatus::CompileError, compiled.error().str());
   r.compileMs = compiled->compileMs;

@@ -19,7 +19,7 @@
 
 #include "ktune/Cuda/CudaEvaluator.h"
 #include "ktune/Cuda/KernelBinding.h"
-#include "ktune/Cuda/LauncherModule.h"
+#include "ktune/Cuda/KernelCompiler.h"
 #include "ktune/Cuda/NvrtcCompiler.h"
 #include "ktune/Cuda/WorkerClient.h"
 
@@ -31,25 +31,24 @@ namespace ktune {
 
 class CudaEvaluator final : public Evaluator {
 public:
+  /// `compiler` builds the configurations: NVRTC or nvcc instantiations of
+  /// the kernel, or (launcher mode) nvcc modules of the launcher; `report`
+  /// says which and why (its counters are filled in on asking).
   CudaEvaluator(CudaTuneOptions options, KernelBinding binding,
-                std::unique_ptr<NvrtcCompiler> compiler,
+                std::unique_ptr<KernelCompiler> compiler, CompilerReport report,
                 std::unique_ptr<NvrtcCompiler> helperCompiler,
                 DeviceLimits limits, std::unique_ptr<WorkerClient> worker,
                 nlohmann::json helpers, WorkerClient::Settings workerSettings,
                 bool compileOnly)
       : Options(std::move(options)), Binding(std::move(binding)),
-        Compiler(std::move(compiler)),
+        Compiler(std::move(compiler)), Report(std::move(report)),
         HelperCompiler(std::move(helperCompiler)), Limits(std::move(limits)),
         Worker(std::move(worker)), Helpers(std::move(helpers)),
         WorkerSettings(std::move(workerSettings)), CompileOnly(compileOnly) {}
 
-  /// Launcher mode: configurations are modules built by nvcc.
-  void setLauncherCompiler(std::unique_ptr<LauncherCompiler> launchers) {
-    Launchers = std::move(launchers);
-  }
-
   std::string device() const override { return Limits.name; }
   std::string arch() const override { return Compiler->arch(); }
+  CompilerReport compiler() const override;
   void prepare(const std::vector<Configuration> &upcoming) override;
   EvalResult evaluate(const Shape &shape, const Configuration &config) override;
   std::vector<EvalResult>
@@ -74,8 +73,6 @@ private:
   std::optional<Prepared> compileAndPrune(const Shape &shape,
                                           const Configuration &config,
                                           EvalResult &r);
-  /// The kernel (NVRTC) or the launcher module (nvcc) of a configuration.
-  Expected<CompiledKernel> compiled(const std::string &name, int maxRegisters);
 
   // The worker (CudaEvaluatorWorker.cpp).
   EvalResult workerFailure(const WorkerFailure &f, const std::string &context,
@@ -90,9 +87,9 @@ private:
 
   CudaTuneOptions Options;
   KernelBinding Binding;
-  std::unique_ptr<NvrtcCompiler> Compiler;
+  std::unique_ptr<KernelCompiler> Compiler;
+  CompilerReport Report;
   std::unique_ptr<NvrtcCompiler> HelperCompiler; // owns the helpers' image
-  std::unique_ptr<LauncherCompiler> Launchers;   // launcher mode only
   DeviceLimits Limits;
   std::unique_ptr<WorkerClient> Worker;
   nlohmann::json Helpers;

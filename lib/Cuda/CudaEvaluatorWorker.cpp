@@ -230,7 +230,7 @@ std::optional<EvalResult> CudaEvaluator::setUpShape(const Shape &shape) {
   }
   CompiledKernel kernel = prepared->Kernel;
   if (auto ref = Binding.referenceNameExpression()) {
-    auto compiled = this->compiled(*ref, 0);
+    auto compiled = Compiler->get({*ref, 0});
     if (!compiled) {
       r.status = EvalStatus::CompileError;
       r.reason = "the reference kernel " + *ref + ": " + compiled.error().str();

@@ -50,14 +50,17 @@ Expected<ScalarType> parseScalarType(std::string_view ctype) {
       {"unsigned char|uint8_t", K::UnsignedInt, 1},
       {"short|short int|signed short|signed short int|int16_t", K::SignedInt,
        2},
-      {"unsigned short|unsigned short int|uint16_t", K::UnsignedInt, 2},
+      // glibc's typedefs (uint, ushort, ulong) come with nvcc's host headers.
+      {"unsigned short|unsigned short int|uint16_t|ushort|u_short",
+       K::UnsignedInt, 2},
       {"int|signed|signed int|int32_t", K::SignedInt, 4},
-      {"unsigned|unsigned int|uint32_t", K::UnsignedInt, 4},
+      {"unsigned|unsigned int|uint32_t|uint|u_int", K::UnsignedInt, 4},
       {"long|long int|signed long|long long|long long int|signed long long|"
        "int64_t|ptrdiff_t|ssize_t|intptr_t|long signed int",
        K::SignedInt, 8},
       {"unsigned long|unsigned long int|unsigned long long|"
-       "unsigned long long int|uint64_t|size_t|uintptr_t|long unsigned int",
+       "unsigned long long int|uint64_t|size_t|uintptr_t|long unsigned int|"
+       "ulong|u_long",
        K::UnsignedInt, 8},
       {"float", K::Float, 4},
       {"double", K::Double, 8},
@@ -309,6 +312,24 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
       if (auto t = spec.templateArgs.find(bare); t != spec.templateArgs.end())
         ctype = t->second;
       auto type = parseScalarType(ctype);
+      // The spec's own type, or the manifest's (resolveSpec copies it).
+      bool manifestType = scalar.ctype.empty() ||
+                          scalar.ctype == karg.effectiveType() ||
+                          scalar.ctype == karg.type;
+      if (!type && manifestType && !karg.enumName.empty()) {
+        // An enum whose underlying type the manifest does not give. A
+        // launcher reads its parameter as the enum itself from a slot of 16
+        // zeroed bytes: eight little-endian bytes hold any enumerator. A
+        // kernel's parameter must have its exact size.
+        if (!spec.launcherMode)
+          return makeError("argument '" + karg.name + "' is of enum type '" +
+                               karg.enumName +
+                               "' and the manifest gives no underlying "
+                               "type: give the spec's \"type\" (e.g. "
+                               "\"int\")",
+                           where);
+        type = ScalarType{ScalarType::Kind::SignedInt, 8, karg.enumName};
+      }
       if (!type)
         return std::unexpected(withContext(type.error(), where));
       ab.scalarType = *type;
@@ -352,9 +373,9 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
     };
     KTUNE_TRY(parseDims(geometry->grid, "launch.grid", b.Grid));
     KTUNE_TRY(parseDims(geometry->block, "launch.block", b.Block));
-    KTUNE_TRY_ASSIGN(b.Smem, parseAt(geometry->smem.empty() ? "0"
-                                                            : geometry->smem,
-                                     "launch.smem"));
+    KTUNE_TRY_ASSIGN(
+        b.Smem,
+        parseAt(geometry->smem.empty() ? "0" : geometry->smem, "launch.smem"));
   }
 
   std::vector<std::string> constraints = kernel.constraints;

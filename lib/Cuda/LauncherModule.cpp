@@ -2,12 +2,11 @@
 #include "ktune/Cuda/LauncherModule.h"
 
 #include "ktune/Cuda/PtxasLog.h"
+#include "ktune/Support/CompilerMessage.h"
 #include "ktune/Support/FileUtil.h"
-#include "ktune/Support/Process.h"
 #include "ktune/Support/Sha256.h"
 #include "ktune/Support/ThreadPool.h"
 
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
@@ -66,131 +65,25 @@ ktune_error_name(int e) {
   return s;
 }
 
-static bool startsWithAny(const std::string &a,
-                          std::initializer_list<const char *> prefixes) {
-  for (const char *p : prefixes)
-    if (a.starts_with(p))
-      return true;
-  return false;
-}
-
-std::vector<std::string> projectNvccFlags(const CompileCommandInfo &c) {
-  const bool nvcc =
-      c.compiler.empty() || c.compiler.find("nvcc") != std::string::npos;
-  auto absolute = [&](const std::string &dir) {
-    if (dir.empty() || fs::path(dir).is_absolute() || c.directory.empty())
-      return dir;
-    return (fs::path(c.directory) / dir).lexically_normal().string();
-  };
-  std::vector<std::string> out;
-  const auto &a = c.arguments;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const std::string &x = a[i];
-    bool hasValue = i + 1 < a.size();
-    // Flags with a separate value that ktune replaces or that make no sense
-    // for a module.
-    if (x == "-o" || x == "-MF" || x == "-MT" || x == "-MQ" ||
-        x == "-gencode" || x == "-arch" || x == "-code" ||
-        x == "--generate-code" || x == "--gpu-architecture" ||
-        x == "--gpu-code" || x == "-ccbin" || x == "--compiler-bindir" ||
-        x == "--output-file") {
-      ++i;
-      continue;
-    }
-    if (x == "-c" || x == "--compile" || x == "-M" || x == "-MD" ||
-        x == "-MMD" || x == "-shared" || x == "--shared" ||
-        startsWithAny(x, {"-gencode=", "-arch=", "-code=", "--generate-code=",
-                          "--gpu-architecture=", "--gpu-code=", "-MF",
-                          "-ccbin=", "--compiler-bindir=", "--output-file="}) ||
-        x.ends_with(".cu") || x.ends_with(".o"))
-      continue;
-    if ((x == "-I" || x == "-isystem") && hasValue) {
-      out.push_back(x);
-      out.push_back(absolute(a[++i]));
-      continue;
-    }
-    if (x.starts_with("-I") && x.size() > 2) {
-      out.push_back("-I" + absolute(x.substr(2)));
-      continue;
-    }
-    if (!nvcc) {
-      if (startsWithAny(x, {"-D", "-U", "-std=", "-isystem"}))
-        out.push_back(x);
-      else if ((x == "-D" || x == "-U") && hasValue) {
-        out.push_back(x);
-        out.push_back(a[++i]);
-      }
-      continue;
-    }
-    out.push_back(x);
+static NvccCommand nvccCommand(const LauncherModuleSettings &s) {
+  NvccCommand c;
+  c.nvcc = s.nvcc;
+  c.arch = s.arch;
+  c.includeDirs = s.includeDirs;
+  c.projectFlags = s.projectFlags;
+  c.extraFlags = s.extraFlags;
+  if (!s.templatePath.empty()) {
+    fs::path dir = fs::path(s.templatePath).parent_path();
+    c.templateDir = dir.empty() ? std::string(".") : dir.string();
   }
-  return out;
-}
-
-std::string findNvcc() {
-  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char *root = std::getenv(var); root && *root) {
-      fs::path p = fs::path(root) / "bin" / "nvcc";
-      if (fs::exists(p))
-        return p.string();
-    }
-#ifdef KTUNE_NVCC
-  if (fs::exists(KTUNE_NVCC))
-    return KTUNE_NVCC;
-#endif
-  return "nvcc";
+  return c;
 }
 
 std::vector<std::string> launcherCompileCommand(const LauncherModuleSettings &s,
                                                 const std::string &sourcePath,
                                                 const std::string &outputPath) {
-  std::vector<std::string> argv = {s.nvcc.empty() ? findNvcc() : s.nvcc};
-  for (const auto &d : s.includeDirs)
-    argv.push_back("-I" + d);
-  bool hasStd = false, hasOpt = false;
-  for (const auto &f : s.projectFlags) {
-    hasStd = hasStd || f.starts_with("-std") || f.starts_with("--std");
-    hasOpt = hasOpt || f.starts_with("-O");
-  }
-  if (!hasStd)
-    argv.push_back("-std=c++17");
-  if (!hasOpt)
-    argv.push_back("-O3");
-  argv.insert(argv.end(), s.projectFlags.begin(), s.projectFlags.end());
-  argv.insert(argv.end(), s.extraFlags.begin(), s.extraFlags.end());
-  if (!s.templatePath.empty()) {
-    fs::path dir = fs::path(s.templatePath).parent_path();
-    argv.push_back("-I" + (dir.empty() ? std::string(".") : dir.string()));
-  }
-  argv.insert(argv.end(),
-              {"-arch=" + s.arch, "-Xptxas", "-v", "-shared", "-Xcompiler",
-               "-fPIC", "-o", outputPath, sourcePath});
-  return argv;
-}
-
-/// The first error lines of a compiler's output, or its last lines.
-static std::string firstErrors(const std::string &log) {
-  std::vector<std::string> lines, errors;
-  size_t start = 0;
-  while (start < log.size()) {
-    size_t end = log.find('\n', start);
-    if (end == std::string::npos)
-      end = log.size();
-    std::string line = log.substr(start, end - start);
-    if (!line.empty())
-      lines.push_back(line);
-    if (line.find("error") != std::string::npos && errors.size() < 4)
-      errors.push_back(line);
-    start = end + 1;
-  }
-  if (errors.empty())
-    for (size_t i = lines.size() > 4 ? lines.size() - 4 : 0; i < lines.size();
-         ++i)
-      errors.push_back(lines[i]);
-  std::string out;
-  for (const auto &e : errors)
-    out += (out.empty() ? "" : "\n") + e;
-  return out.empty() ? "nvcc failed with no output" : out;
+  return nvccArgv(nvccCommand(s), NvccOutput::SharedModule, sourcePath,
+                  outputPath);
 }
 
 struct LauncherCompiler::Impl {
@@ -246,7 +139,8 @@ LauncherCompiler::Impl::build(const std::string &instantiation) {
   std::string source =
       launcherModuleSource(Settings.templatePath, instantiation);
   // The key covers the module's text, the template's, and the command.
-  std::string keyText = source + "\n" + Settings.templateSource + "\n";
+  std::string keyText = source + "\n" + Settings.templateSource + "\n" +
+                        nvccVersionString(Settings.nvcc) + "\n";
   for (const auto &a : launcherCompileCommand(Settings, "in.cu", "out.so"))
     keyText += a + "\n";
   std::string key = sha256Hex(keyText).substr(0, 32);
@@ -285,38 +179,32 @@ LauncherCompiler::Impl::build(const std::string &instantiation) {
   fs::path cu = dir / (key + "." + unique + ".cu");
   fs::path tmpSo = dir / (key + "." + unique + ".so.tmp");
   KTUNE_TRY(writeFileAtomically(cu.string(), source));
-  ProcessOptions options;
-  options.timeoutSeconds = Settings.timeoutSeconds;
   auto argv = launcherCompileCommand(Settings, cu.string(), tmpSo.string());
-  auto started = std::chrono::steady_clock::now();
-  auto r = runProcess(argv, "", options);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
-          .count();
+  auto r = runNvcc(argv, Settings.timeoutSeconds);
   std::error_code ec;
   fs::remove(cu, ec);
+  if (!r)
+    return std::unexpected(r.error());
   {
     std::lock_guard lock(Mutex);
     ++Stats.programs;
-    Stats.compileSeconds += seconds;
+    Stats.compileSeconds += r->seconds;
   }
-  if (!r)
-    return makeError("cannot run " + argv.front() + ": " + r.error().str());
-  std::string text = r->err + r->out;
-  if (r->timedOut || r->exitCode != 0) {
+  const std::string &text = r->log;
+  if (!r->ok) {
     fs::remove(tmpSo, ec);
     std::lock_guard lock(Mutex);
     ++Stats.failures;
     return makeError(r->timedOut ? "nvcc timed out after " +
-                                       std::to_string(int(seconds)) + " s"
-                                 : firstErrors(text));
+                                       std::to_string(int(r->seconds)) + " s"
+                                 : firstCompilerErrors(text));
   }
   (void)writeFileAtomically(log.string(), text);
   fs::rename(tmpSo, so, ec);
   if (ec)
     return makeError("cannot store the module: " + ec.message());
   fill(text);
-  k.compileMs = seconds * 1000.0;
+  k.compileMs = r->seconds * 1000.0;
   std::lock_guard lock(Mutex);
   ++Stats.instantiations;
   return k;
@@ -342,8 +230,24 @@ void LauncherCompiler::prefetch(const std::vector<std::string> &insts) {
     I->start(i);
 }
 
+void LauncherCompiler::prefetch(const std::vector<Instantiation> &insts) {
+  for (const auto &i : insts)
+    I->start(i.nameExpression);
+}
+
 Expected<CompiledKernel> LauncherCompiler::get(const std::string &inst) {
   return I->start(inst).get();
+}
+
+Expected<CompiledKernel> LauncherCompiler::get(const Instantiation &inst) {
+  if (inst.maxRegisters > 0)
+    return makeError("a register cap cannot be applied through a launcher");
+  return get(inst.nameExpression);
+}
+
+std::vector<std::string> LauncherCompiler::recordedOptions() const {
+  auto argv = launcherCompileCommand(I->Settings, "<module>.cu", "<module>.so");
+  return std::vector<std::string>(argv.begin() + 1, argv.end());
 }
 
 CompileStats LauncherCompiler::stats() const {

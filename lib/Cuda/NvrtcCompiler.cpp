@@ -415,6 +415,10 @@ std::vector<std::string> NvrtcCompiler::options(int maxRegisters) const {
   return I->options(maxRegisters);
 }
 
+std::vector<std::string> NvrtcCompiler::recordedOptions() const {
+  return I->Settings.extraOptions;
+}
+
 std::string NvrtcCompiler::cacheKey(const Instantiation &inst) const {
   return I->key(inst);
 }
@@ -473,16 +477,6 @@ Expected<CompiledKernel> NvrtcCompiler::get(const Instantiation &inst) {
     future = I->Results.at(key);
   }
   return future.get();
-}
-
-std::vector<Expected<CompiledKernel>>
-NvrtcCompiler::compileAll(const std::vector<Instantiation> &insts) {
-  prefetch(insts);
-  std::vector<Expected<CompiledKernel>> out;
-  out.reserve(insts.size());
-  for (const auto &inst : insts)
-    out.push_back(get(inst));
-  return out;
 }
 
 CompileStats NvrtcCompiler::stats() const {

@@ -139,9 +139,7 @@ Expected<KernelAnalysis> analyzeKernel(const KernelRoundInput &in,
   std::map<Shape, std::vector<const JournalEntry *>> byShape;
   if (in.journal)
     for (const auto &e : *in.journal)
-      if (e.key.templateSha256 == results.templateSha256 &&
-          e.key.kernel == results.kernel && e.key.device == results.device &&
-          e.key.arch == results.arch && e.phase != JournalPhase::Retime)
+      if (journaledBy(e.key, results) && e.phase != JournalPhase::Retime)
         byShape[e.key.shape].push_back(&e);
 
   std::vector<double> noises, bests, speedups;

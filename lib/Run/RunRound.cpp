@@ -55,6 +55,20 @@ void fixSpecNames(json &spec,
       spec["domains"].erase(name);
 }
 
+/// The flags the source was parsed with, as the project's compile command:
+/// a compilation database's are nvcc's unless they name Clang's CUDA flags;
+/// flags given after -- are the project's too.
+CompileCommandInfo projectCommand(const refactor::CompileCommand &c) {
+  CompileCommandInfo info;
+  info.directory = c.directory.empty() ? "." : c.directory;
+  info.arguments = c.args;
+  info.compiler = "nvcc";
+  for (const auto &a : c.args)
+    if (a.starts_with("--cuda-") || a == "-xcuda" || a == "--offload-arch")
+      info.compiler = "clang++";
+  return info;
+}
+
 std::string planSummary(const Plan &plan) {
   std::string s;
   for (const auto &k : plan.kernels) {
@@ -151,13 +165,6 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
                                   const std::string &manifestPath,
                                   double timeLimit, KernelRound &kr) {
   std::string dir = out(rec.dir);
-  // The template lives in the round's directory: headers included from the
-  // original file's directory must still be found; NVRTC gets ktune's
-  // standard-library names (NvrtcGuard.h).
-  std::string includeSource = "--include-path=" + sourceDir();
-  std::string includeCompat =
-      "--include-path=" +
-      (fs::path(refactor::findShareDir()) / "nvrtc-compat").string();
   const SpecFile &spec = Specs[i];
   json specText = spec.text;
   if (const ManifestKernel *mk = made.manifest.findKernel(spec.spec.kernel)) {
@@ -167,10 +174,6 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
         fixedNames[name] = value;
     fixSpecNames(specText, fixedNames);
   }
-  if (!specText.contains("compile_options"))
-    specText["compile_options"] = json::array();
-  specText["compile_options"].push_back(includeSource);
-  specText["compile_options"].push_back(includeCompat);
   std::string specPath = (fs::path(dir) / (Kernels[i] + ".spec.json")).string();
   KTUNE_TRY(writeFileAtomically(specPath, specText.dump(2) + "\n"));
 
@@ -191,6 +194,16 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
   cmd.jobs = O.jobs;
   cmd.arch = O.arch;
   cmd.gpus = Gpus;
+  cmd.compiler = O.compiler;
+  // The template lives in the round's directory: headers included from the
+  // original file's directory must still be found; NVRTC also gets ktune's
+  // standard-library names (NvrtcGuard.h). Both compilers get the flags the
+  // source was parsed with (-p or --), nvcc as they are.
+  cmd.includeDirs = {sourceDir()};
+  cmd.nvrtcIncludeDirs = {
+      (fs::path(refactor::findShareDir()) / "nvrtc-compat").string()};
+  if (!made.manifest.compile)
+    cmd.projectCommand = projectCommand(O.compile);
   cmd.outPath = (fs::path(dir) / resultsName(Kernels[i])).string();
   cmd.journalPath = (fs::path(dir) / "journal.jsonl").string();
   cmd.headerPath = (fs::path(dir) / headerName(Kernels[i])).string();
@@ -213,15 +226,37 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
     kr.tuneSeconds = session.wallSeconds;
   }
 
+  // Which compiler, and whether most configurations failed: in the log,
+  // run.json and the report.
+  std::vector<std::string> notes;
+  if (const CompilerReport &c = session.results.compiler; !c.backend.empty()) {
+    std::string note = spec.spec.kernel + ": compiled with " + c.backend +
+                       (c.reason.empty() ? "" : " (" + c.reason + ")");
+    if (!c.dropped.empty())
+      note += "; left out for NVRTC: " + joinNames(c.dropped);
+    notes.push_back(note);
+  }
+  for (const auto &n : session.results.notes)
+    notes.push_back(spec.spec.kernel + ": " + n);
+  for (std::string w = failureWarning(session.results); !w.empty();) {
+    size_t nl = w.find('\n');
+    notes.push_back(spec.spec.kernel + ": " + w.substr(0, nl));
+    w = nl == std::string::npos ? "" : w.substr(nl + 1);
+  }
+  for (const auto &note : notes)
+    if (std::find(Record.notes.begin(), Record.notes.end(), note) ==
+        Record.notes.end()) {
+      Record.notes.push_back(note);
+      log("round " + std::to_string(rec.round) + ": " + note);
+    }
+
   kr.kernel = session.results.kernel;
   kr.results = session.results;
   kr.resultsPath = rec.dir + "/" + resultsName(Kernels[i]);
   {
     KTUNE_TRY_ASSIGN(auto journal, Journal::open(cmd.journalPath));
     for (const auto &e : (journal)->entries())
-      if (e.key.templateSha256 == kr.results.templateSha256 &&
-          e.key.kernel == kr.results.kernel &&
-          e.key.device == kr.results.device && e.key.arch == kr.results.arch)
+      if (journaledBy(e.key, kr.results))
         kr.journal.push_back(e);
   }
   // Launcher mode: the launcher, seen as a kernel, is what was tuned.
@@ -239,6 +274,8 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
   auto resolved = resolveSpec(std::move(*roundSpec), *mk);
   if (!resolved)
     return std::unexpected(withContext(resolved.error(), specPath));
+  if (!cmd.compileOnly)
+    withdrawRegisterCaps(*resolved); // as the session did
   auto space = spaceFromManifest(*mk, *resolved);
   if (!space)
     return std::unexpected(withContext(space.error(), specPath));

@@ -2,6 +2,7 @@
 #include "ktune/Tune/DispatchDescription.h"
 
 #include "ktune/Expr/Expr.h"
+#include "ktune/Tune/Tuner.h"
 
 #include <algorithm>
 #include <cctype>
@@ -103,6 +104,29 @@ std::vector<LauncherParam> launcherParams(const ManifestKernel &kernel,
   return params;
 }
 
+Status checkNoRegisterCap(const TuneResults &r) {
+  auto capped = [](const Configuration &c) {
+    auto it = c.find(MaxRegistersParam);
+    return it != c.end() && it->second != 0;
+  };
+  auto refuse = [](const Configuration &c, const std::string &where) {
+    return makeError(
+        "the results choose a register cap (" + configText(c) + " " + where +
+            ") that a dispatch header cannot apply: --maxrregcount is a "
+            "compile option of the whole translation unit. Tune without "
+            "max_registers, or give the kernel a min-blocks parameter "
+            "(__launch_bounds__(BLOCK, MIN_BLOCKS)), which the header "
+            "applies",
+        "results");
+  };
+  for (const auto &s : r.shapes)
+    if (capped(s.bestConfig))
+      return refuse(s.bestConfig, "at " + shapeText(s.shape));
+  if (r.general && capped(r.general->config))
+    return refuse(r.general->config, "as the general configuration");
+  return {};
+}
+
 Configuration dispatchDefaultConfig(const ManifestKernel &kernel,
                                     const TuneResults &results) {
   if (!results.shapes.empty())
@@ -147,8 +171,7 @@ Expected<ordered_json> describeDispatch(const DispatchHeaderInput &input,
   const Spec &spec = *input.spec;
   const TuneResults &r = *input.results;
 
-  bool registerCap = std::find(r.params.begin(), r.params.end(),
-                               "maxrregcount") != r.params.end();
+  KTUNE_TRY(checkNoRegisterCap(r));
   // A configuration as the header's config struct holds it.
   auto configJson = [&](const Configuration &c) {
     ordered_json out = ordered_json::object();
@@ -156,8 +179,6 @@ Expected<ordered_json> describeDispatch(const DispatchHeaderInput &input,
       auto it = c.find(p->name);
       out[p->name] = it != c.end() ? it->second : p->defaultValue.value_or(0);
     }
-    if (registerCap)
-      out["maxrregcount"] = c.count("maxrregcount") ? c.at("maxrregcount") : 0;
     return out;
   };
   auto shapeJson = [&](const Shape &shape) {

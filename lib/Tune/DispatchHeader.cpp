@@ -139,15 +139,7 @@ struct Generator {
            valueText(p->type,
                      it != c.end() ? it->second : p->defaultValue.value_or(0));
     }
-    if (hasRegisterCap())
-      s += (s.empty() ? "" : ", ") +
-           std::to_string(c.count("maxrregcount") ? c.at("maxrregcount") : 0);
     return "{" + s + "}";
-  }
-
-  bool hasRegisterCap() const {
-    return std::find(R.params.begin(), R.params.end(), "maxrregcount") !=
-           R.params.end();
   }
 
   /// The C++ condition under which `c` may launch for the actual dimensions:
@@ -335,8 +327,6 @@ struct Generator {
     std::string fields;
     for (const auto *p : K.tunableParams())
       fields += "  " + p->type + " " + p->name + ";\n";
-    if (hasRegisterCap())
-      fields += "  int maxrregcount; // 0 = no cap\n";
     v["config_fields"] = fields;
 
     Configuration defaultConfig = dispatchDefaultConfig(K, R);
@@ -350,18 +340,7 @@ struct Generator {
                         (R.shapes.size() == 1 ? "" : "s") + ")"
                   : " (none was measured on every shape: the default)";
 
-    // Register caps are compile options, not template arguments.
-    std::string notes;
-    bool capped = false;
-    for (const auto &s : R.shapes)
-      if (s.bestConfig.count("maxrregcount") && s.bestConfig.at("maxrregcount"))
-        capped = true;
-    if (capped)
-      notes += "//\n// Note: some tuned configurations carry a register cap "
-               "(maxrregcount, noted per\n// shape below). A header cannot "
-               "apply it per instantiation: compile the\n// template with "
-               "-maxrregcount or add __launch_bounds__ to get those times.\n";
-    v["notes"] = notes;
+    v["notes"] = "";
 
     KTUNE_TRY_ASSIGN(auto dispatch, dispatchBody());
     v["dispatch_body"] = dispatch;
@@ -473,6 +452,7 @@ Expected<std::string> renderDispatchHeader(const std::string &templateText,
                                            const DispatchHeaderInput &input) {
   if (!input.kernel || !input.spec || !input.results)
     return makeError("dispatch header: kernel, spec and results are required");
+  KTUNE_TRY(checkNoRegisterCap(*input.results));
   Generator g(input);
   KTUNE_TRY_ASSIGN(auto values, g.values());
   for (auto &[k, v] : g.Values)

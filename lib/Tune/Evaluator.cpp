@@ -93,6 +93,38 @@ Expected<Resources> resourcesFromJson(const JsonReader &j) {
   return r;
 }
 
+nlohmann::json compilerReportToJson(const CompilerReport &c) {
+  return nlohmann::json{{"backend", c.backend},
+                        {"reason", c.reason},
+                        {"options", c.options},
+                        {"dropped", c.dropped},
+                        {"calls", c.calls},
+                        {"instantiations", c.instantiations},
+                        {"cache_hits", c.cacheHits},
+                        {"failures", c.failures},
+                        {"compile_seconds", c.compileSeconds}};
+}
+
+Expected<CompilerReport> compilerReportFromJson(const JsonReader &j) {
+  if (!j.isObject())
+    return j.fail("expected an object");
+  CompilerReport c;
+  KTUNE_TRY_ASSIGN(c.backend, j.optionalString("backend"));
+  KTUNE_TRY_ASSIGN(c.reason, j.optionalString("reason"));
+  if (j.hasValue("options")) {
+    KTUNE_TRY_ASSIGN(c.options, j["options"].strings());
+  }
+  if (j.hasValue("dropped")) {
+    KTUNE_TRY_ASSIGN(c.dropped, j["dropped"].strings());
+  }
+  KTUNE_TRY_ASSIGN(c.calls, j.optionalUnsigned("calls", 0));
+  KTUNE_TRY_ASSIGN(c.instantiations, j.optionalUnsigned("instantiations", 0));
+  KTUNE_TRY_ASSIGN(c.cacheHits, j.optionalUnsigned("cache_hits", 0));
+  KTUNE_TRY_ASSIGN(c.failures, j.optionalUnsigned("failures", 0));
+  KTUNE_TRY_ASSIGN(c.compileSeconds, j.optionalNumber("compile_seconds", 0.0));
+  return c;
+}
+
 void to_json(nlohmann::json &j, const StatusCounts &counts) {
   j = nlohmann::json::object();
   for (const auto &[status, n] : counts)

@@ -21,6 +21,10 @@ namespace ktune {
 
 using nlohmann::json;
 
+std::string journalCompiler(const CompilerReport &report) {
+  return report.backend == "nvrtc" ? std::string() : report.backend;
+}
+
 std::string JournalKey::canonical() const {
   // nlohmann::json objects keep keys sorted: the dump is canonical.
   json j = {{"template", templateSha256},
@@ -29,6 +33,8 @@ std::string JournalKey::canonical() const {
             {"arch", arch},
             {"shape", shape},
             {"config", config}};
+  if (!compiler.empty())
+    j["compiler"] = compiler;
   return j.dump();
 }
 
@@ -70,6 +76,8 @@ json journalEntryToJson(const JournalEntry &e) {
               {"arch", e.key.arch},
               {"shape", e.key.shape},
               {"config", e.key.config}};
+  if (!e.key.compiler.empty())
+    key["compiler"] = e.key.compiler;
   json j = {{"key", std::move(key)},
             {"status", statusName(e.result.status)},
             {"phase", phaseName(e.phase)}};
@@ -109,6 +117,7 @@ Expected<JournalEntry> readEntry(const JsonReader &j) {
   KTUNE_TRY_ASSIGN(e.key.kernel, k["kernel"].string());
   KTUNE_TRY_ASSIGN(e.key.device, k["device"].string());
   KTUNE_TRY_ASSIGN(e.key.arch, k["arch"].string());
+  KTUNE_TRY_ASSIGN(e.key.compiler, k.optionalString("compiler"));
   if (k.has("shape")) {
     KTUNE_TRY_ASSIGN(auto shape, k["shape"].integerFields());
     e.key.shape = Shape(shape.begin(), shape.end());

@@ -219,6 +219,17 @@ json resultsToJson(const TuneResults &r) {
   } else {
     j["general"] = nullptr;
   }
+  if (!r.compiler.backend.empty())
+    j["compiler"] = compilerReportToJson(r.compiler);
+  json failures = json::object();
+  for (const auto &[status, f] : r.failures)
+    failures[std::string(statusName(status))] = {
+        {"count", f.count},
+        {"commonest_reason", f.commonestReason},
+        {"commonest_count", f.commonestCount}};
+  j["failures"] = std::move(failures);
+  if (!r.notes.empty())
+    j["notes"] = r.notes;
   return j;
 }
 
@@ -241,6 +252,19 @@ Expected<TuneResults> resultsFromJson(const json &json) {
   KTUNE_TRY_ASSIGN(r.shapes, j["shapes"].readArray(readShape));
   if (j.hasValue("general")) {
     KTUNE_TRY_ASSIGN(r.general, readGeneral(j["general"]));
+  }
+  if (j.hasValue("compiler")) {
+    KTUNE_TRY_ASSIGN(r.compiler, compilerReportFromJson(j["compiler"]));
+  }
+  for (const auto &[name, f] : j["failures"].fields()) {
+    auto status = parseStatus(name);
+    if (!status)
+      return f.fail("unknown status '" + name + "'");
+    FailureSummary &out = r.failures[*status];
+    KTUNE_TRY_ASSIGN(out.count, f.optionalUnsigned("count", 0));
+    KTUNE_TRY_ASSIGN(out.commonestReason, f.optionalString("commonest_reason"));
+    KTUNE_TRY_ASSIGN(out.commonestCount,
+                     f.optionalUnsigned("commonest_count", 0));
   }
   return r;
 }
@@ -268,15 +292,22 @@ std::string formatResultsTable(const TuneResults &r) {
     out << ", strategy " << r.strategy << ", budget " << r.budget
         << " per shape, seed " << r.seed;
   out << "\n";
+  if (!r.compiler.backend.empty())
+    out << "compiled with " << r.compiler.backend
+        << (r.compiler.reason.empty() ? "" : " (" + r.compiler.reason + ")")
+        << "\n";
   if (r.compileOnly) {
-    out << padRight("shape", 28) << padRight("evaluations", 13)
+    size_t shapeWidth = 28;
+    for (const auto &s : r.shapes)
+      shapeWidth = std::max(shapeWidth, shapeText(s.shape).size() + 2);
+    out << padRight("shape", shapeWidth) << padRight("evaluations", 13)
         << "status counts\n";
     for (const auto &s : r.shapes) {
       std::string counts;
       for (const auto &[status, n] : s.statusCounts)
         counts += (counts.empty() ? "" : ", ") +
                   std::string(statusName(status)) + " " + std::to_string(n);
-      out << padRight(shapeText(s.shape), 28)
+      out << padRight(shapeText(s.shape), shapeWidth)
           << padRight(std::to_string(s.evaluations), 13) << counts << "\n";
     }
     if (r.shapes.empty())
@@ -318,6 +349,9 @@ std::string formatResultsTable(const TuneResults &r) {
     if (first.finalists.size() > maxRows)
       out << "... " << first.finalists.size() - maxRows
           << " more in the results file\n";
+    out << failureWarning(r);
+    for (const auto &n : r.notes)
+      out << "note: " << n << "\n";
     return out.str();
   }
   size_t shapeWidth = 5;
@@ -348,6 +382,9 @@ std::string formatResultsTable(const TuneResults &r) {
   } else if (!r.shapes.empty()) {
     out << "general configuration: none measured on every shape\n";
   }
+  out << failureWarning(r);
+  for (const auto &n : r.notes)
+    out << "note: " << n << "\n";
   return out.str();
 }
 

@@ -1,6 +1,7 @@
 //===- Session.cpp - One ktune-tune invocation, end to end ----------------===//
 #include "ktune/Tune/Session.h"
 
+#include "ktune/Plan/CompileDatabase.h"
 #include "ktune/Support/DataPath.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Sha256.h"
@@ -124,6 +125,7 @@ struct Prepared {
   std::optional<Manifest> manifest;
   std::optional<Spec> spec;
   const ManifestKernel *manifestKernel = nullptr;
+  std::vector<std::string> notes; // for the results
 };
 
 /// The session's evaluator over `workers` (on `gpus`): a group, joined by
@@ -199,8 +201,8 @@ Expected<Prepared> prepareSimulation(const TuneCommand &cmd,
   }
   p.shapes = {Shape{}};
   auto shared = std::make_shared<ReplayEvaluator>(std::move(*replay));
-  unsigned workers = std::max(1u, cmd.simulateDevices) *
-                     std::max(1u, cmd.workersPerGpu);
+  unsigned workers =
+      std::max(1u, cmd.simulateDevices) * std::max(1u, cmd.workersPerGpu);
   auto oneDevice = [&]() -> std::unique_ptr<Evaluator> {
     std::unique_ptr<Evaluator> eval = std::make_unique<SharedEvaluator>(shared);
     if (cmd.simulateDelayMs)
@@ -274,6 +276,9 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
   if (!resolved)
     return std::unexpected(withContext(resolved.error(), cmd.specPath));
   p.spec = std::move(*resolved);
+  if (!cmd.compileOnly)
+    if (auto note = withdrawRegisterCaps(*p.spec))
+      p.notes.push_back(*note);
   p.kernel = p.manifestKernel->name;
 
   if (!cmd.spacePath.empty()) {
@@ -299,13 +304,32 @@ Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
     req.cacheDir = cmd.cacheDir.empty() ? defaultCacheDir() : cmd.cacheDir;
     req.jobs = cmd.jobs;
     req.arch = cmd.arch;
+    req.compiler = cmd.compiler.value_or(p.spec->compiler);
+    req.compilerChoiceFrom = cmd.compiler ? "--compiler"
+                             : p.spec->compiler != CompilerChoice::Auto
+                                 ? "the spec"
+                                 : "";
+    req.projectCommand = cmd.projectCommand;
+    if (!req.projectCommand && !cmd.buildPath.empty()) {
+      // The command that compiles the file the template was made from.
+      fs::path dir = fs::path(manifestPath).parent_path();
+      std::string original = p.manifest->original.empty()
+                                 ? cmd.templatePath
+                                 : (dir / p.manifest->original).string();
+      KTUNE_TRY_ASSIGN(
+          req.projectCommand,
+          withContext(compileCommandFromDatabase(cmd.buildPath, original),
+                      "-p " + cmd.buildPath));
+    }
+    req.includeDirs = cmd.includeDirs;
+    req.nvrtcIncludeDirs = cmd.nvrtcIncludeDirs;
     if (cmd.gpus.empty() && cmd.workersPerGpu <= 1 && !cmd.joinOthers &&
         !workersOnly) {
       KTUNE_TRY_ASSIGN(p.evaluator, makeEvaluator(req));
     } else {
       // A worker per GPU (pinned), one search over all of them.
-      std::vector<int> gpus = cmd.gpus.empty() ? std::vector<int>{-1}
-                                               : cmd.gpus;
+      std::vector<int> gpus =
+          cmd.gpus.empty() ? std::vector<int>{-1} : cmd.gpus;
       std::vector<std::unique_ptr<Evaluator>> workers;
       std::vector<int> numbers;
       for (int gpu : gpus)
@@ -453,9 +477,10 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
   Tuner tuner(p.space, p.shapes, *p.evaluator, *journal, options);
   auto started = std::chrono::steady_clock::now();
   KTUNE_TRY_ASSIGN(auto results, tuner.run());
-  report.wallSeconds = std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - started)
-                           .count();
+  results.notes.insert(results.notes.end(), p.notes.begin(), p.notes.end());
+  report.wallSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+          .count();
   if (p.group)
     report.gpuActivity = p.group->activity();
   report.interrupted = cmd.stopRequested && cmd.stopRequested->load();
@@ -466,9 +491,7 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
   if (!cmd.t4Path.empty()) {
     std::vector<JournalEntry> ours;
     for (const auto &e : journal->entries())
-      if (e.key.templateSha256 == p.templateSha256 &&
-          e.key.kernel == p.kernel && e.key.device == results.device &&
-          e.key.arch == results.arch)
+      if (journaledBy(e.key, results))
         ours.push_back(e);
     report.t4Path = cmd.t4Path;
     KTUNE_TRY(

@@ -130,9 +130,7 @@ public:
 
 private:
   bool sameRun(const JournalKey &k) const {
-    return k.templateSha256 == C.keyBase.templateSha256 &&
-           k.kernel == C.keyBase.kernel && k.device == C.keyBase.device &&
-           k.arch == C.keyBase.arch && k.shape == C.shape;
+    return k.sameRun(C.keyBase) && k.shape == C.shape;
   }
 
   std::optional<double> run(const Point &p, JournalPhase phase);

@@ -367,7 +367,7 @@ Expected<Spec> specFromJson(const json &json) {
       j.onlyFields({"ktune", "kernel", "launcher", "template_args", "dims",
                     "shapes", "args", "launch", "bytes", "tolerance", "domains",
                     "constraints", "max_registers", "compile_options",
-                    "reference_kernel", "comment", "$schema"}));
+                    "compiler", "reference_kernel", "comment", "$schema"}));
 
   Spec s;
   if (j.has("kernel") == j.has("launcher"))
@@ -417,12 +417,31 @@ Expected<Spec> specFromJson(const json &json) {
   if (j.has("compile_options")) {
     KTUNE_TRY_ASSIGN(s.compileOptions, j["compile_options"].strings());
   }
+  if (j.hasValue("compiler")) {
+    KTUNE_TRY_ASSIGN(s.compiler,
+                     j["compiler"].enumeration(CompilerChoiceNames));
+  }
   if (j.hasValue("reference_kernel")) {
     KTUNE_TRY_ASSIGN(
         s.referenceKernel,
         nonEmptyString(j["reference_kernel"], "expected a kernel name"));
   }
   return s;
+}
+
+std::optional<std::string> withdrawRegisterCaps(Spec &spec) {
+  if (spec.maxRegisters.empty())
+    return std::nullopt;
+  std::string caps;
+  for (int64_t c : spec.maxRegisters)
+    caps += (caps.empty() ? "" : ", ") + std::to_string(c);
+  spec.maxRegisters.clear();
+  return "max_registers [" + caps +
+         "] not searched: a dispatch header cannot apply a --maxrregcount "
+         "cap (a compile option of the whole translation unit); "
+         "--compile-only shows registers and spills under each cap, and a "
+         "kernel's min-blocks parameter (__launch_bounds__(BLOCK, "
+         "MIN_BLOCKS)) is tuned and applied instead";
 }
 
 } // namespace ktune

@@ -75,6 +75,8 @@ json specToJson(const Spec &s) {
     j["max_registers"] = s.maxRegisters;
   if (!s.compileOptions.empty())
     j["compile_options"] = s.compileOptions;
+  if (s.compiler != CompilerChoice::Auto)
+    j["compiler"] = std::string(nameOf(CompilerChoiceNames, s.compiler, ""));
   if (s.referenceKernel)
     j["reference_kernel"] = *s.referenceKernel;
   return j;

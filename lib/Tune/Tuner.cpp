@@ -77,12 +77,14 @@ static Expected<SearchSpace> spaceAt(const SpaceDefinition &def,
 /// configuration are filled in.
 static JournalKey journalKeyBase(const TuneOptions &options,
                                  const Evaluator &eval) {
-  return JournalKey{options.templateSha256,
-                    options.kernel,
-                    eval.device(),
-                    eval.arch(),
-                    {},
-                    {}};
+  JournalKey key{options.templateSha256,
+                 options.kernel,
+                 eval.device(),
+                 eval.arch(),
+                 {},
+                 {}};
+  key.compiler = journalCompiler(eval.compiler());
+  return key;
 }
 
 //===----------------------------------------------------------------------===//
@@ -96,6 +98,7 @@ struct Tuner::State {
   uint64_t newEvaluations = 0; // made by this process
   double newEvaluationSeconds = 0;
   std::vector<std::optional<SearchSpace>> spaces; // per shape
+  FailureTally failures; // budgeted evaluations of every shape
 };
 
 namespace {
@@ -154,6 +157,8 @@ Expected<TuneResults> Tuner::run() {
     out.shapes.push_back(std::move(shape));
   }
   S->progress.endLine();
+  out.failures = S->failures.summaries();
+  out.compiler = Eval.compiler();
   if (Options.compileOnly || out.shapes.empty())
     return out;
 
@@ -178,8 +183,7 @@ Expected<TuneResults> Tuner::run() {
     tunedShapes.push_back(s.shape);
 
   bool stopped = Options.stopRequested && Options.stopRequested->load();
-  JournalKey base{
-      Options.templateSha256, Options.kernel, out.device, out.arch, {}, {}};
+  JournalKey base = journalKeyBase(Options, Eval);
   auto lookup = [&](const Shape &shape,
                     const Configuration &config) -> const JournalEntry * {
     JournalKey key = base;
@@ -231,6 +235,7 @@ Expected<TuneResults> Tuner::run() {
   out.general = chooseGeneralConfiguration(
       tunedShapes, out.shapes[0].defaultConfig, candidates, measure);
   KTUNE_TRY(journalError);
+  out.compiler = Eval.compiler();
   if (out.general && !stopped)
     for (size_t i = 0;
          i < out.shapes.size() && i < out.general->perShape.size(); ++i)
@@ -296,9 +301,13 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
                   std::to_string(objective.resumed()) +
                   " evaluation(s) read back from the journal");
 
-  // The reference first.
+  // The reference first: when it fails, nothing can be checked against it.
   objective.prefetch({*defaultPoint});
   defaultUs = objective.evaluateDefault(*defaultPoint);
+  if (!defaultUs && !objective.stopped())
+    if (auto r = objective.result(*defaultPoint))
+      return std::unexpected(
+          defaultFailureError(shape, result.defaultConfig, *r));
 
   if (!objective.exhausted()) {
     KTUNE_TRY_ASSIGN(auto strategy, Options.makeStrategy());
@@ -312,8 +321,10 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
                                                             : "space exhausted";
   result.evaluations = objective.spent();
   for (const auto &p : objective.order())
-    if (auto r = objective.result(p))
+    if (auto r = objective.result(p)) {
       ++result.statusCounts[r->status];
+      S->failures.add(*r);
+    }
 
   // Finalists: the best few by search time, re-timed with the default.
   // Only budgeted evaluations compete: what the general-configuration phase
@@ -384,11 +395,10 @@ Tuner::retimeInterleaved(const Shape &shape,
   std::string prefix = retimeBatchPrefix(configs);
   std::map<std::string, std::map<Configuration, EvalResult>> batches;
   std::string lastComplete;
+  const JournalKey base = journalKeyBase(Options, Eval);
   for (const auto &e : Log.entries())
     if (e.phase == JournalPhase::Retime && e.key.shape == shape &&
-        e.key.templateSha256 == Options.templateSha256 &&
-        e.key.kernel == Options.kernel && e.key.device == Eval.device() &&
-        e.key.arch == Eval.arch() && e.retimeBatch.rfind(prefix, 0) == 0) {
+        e.key.sameRun(base) && e.retimeBatch.rfind(prefix, 0) == 0) {
       auto &batch = batches[e.retimeBatch];
       batch[e.key.config] = e.result;
       if (batch.size() == configs.size())
@@ -407,12 +417,9 @@ Tuner::retimeInterleaved(const Shape &shape,
   std::string batch = prefix + "@" + utcTimestamp();
   for (size_t k = 0; k < retimed.size() && k < configs.size(); ++k) {
     JournalEntry e;
-    e.key = JournalKey{Options.templateSha256,
-                       Options.kernel,
-                       Eval.device(),
-                       Eval.arch(),
-                       shape,
-                       configs[k]};
+    e.key = base;
+    e.key.shape = shape;
+    e.key.config = configs[k];
     e.result = retimed[k];
     e.phase = JournalPhase::Retime;
     e.retimeBatch = batch;
@@ -522,6 +529,16 @@ Expected<ShapeResult> Tuner::compileShape(size_t index) {
     S->progress.note("shape " + shapeText(shape) + ": " +
                      std::to_string(objective.resumed()) +
                      " evaluation(s) read back from the journal");
+  // The default alone first: when it does not compile, nothing else is
+  // compiled (and a batch never has to be split to find that out).
+  if (defaultPoint && !objective.stopped()) {
+    objective.prefetch({*defaultPoint});
+    objective.evaluateDefault(*defaultPoint);
+    if (auto r = objective.result(*defaultPoint);
+        r && r->status != EvalStatus::Ok)
+      return std::unexpected(
+          defaultFailureError(shape, result.defaultConfig, *r));
+  }
   size_t batch = std::max<size_t>(1, Options.prepareBatch);
   for (size_t start = 0; start < points.size(); start += batch) {
     if (objective.stopped())
@@ -544,6 +561,7 @@ Expected<ShapeResult> Tuner::compileShape(size_t index) {
   for (const auto &p : objective.order())
     if (auto r = objective.result(p)) {
       ++result.statusCounts[r->status];
+      S->failures.add(*r);
       result.finalists.push_back({space.toConfig(p), *r});
     }
   return result;

@@ -3,6 +3,8 @@
 //   ktune-tune kernel.tpl.cu --spec spec.json [--strategy bayes --budget 200]
 //   ktune-tune kernel.tpl.cu --spec spec.json --compile-only
 //   ktune-tune --simulate space_T4.json.gz --strategy genetic --t4 run.json
+//   ktune-tune kernel.tpl.cu --spec spec.json -p build/      (nvcc: the
+//       project's flags from compile_commands.json; or after --)
 //
 // Parses options and hands them to ktune::runTuneSession (lib/Tune).
 //
@@ -74,6 +76,15 @@ Expected<SessionReport> tuneOnRank(const TuneCommand &cmd,
 } // namespace
 
 int main(int argc, char **argv) {
+  // Arguments after `--` are the project's compile flags (for nvcc, and
+  // NVRTC where it takes them).
+  std::optional<std::vector<std::string>> projectFlags;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--") {
+      projectFlags.emplace(argv + i + 1, argv + argc);
+      argc = i;
+      break;
+    }
   CLI::App app{"ktune-tune: compile, verify, time and search the "
                "configurations of a kernel template; writes results, a "
                "journal, a T4 file and a dispatch header."};
@@ -137,6 +148,15 @@ int main(int argc, char **argv) {
   app.add_option("--jobs", cmd.jobs, "Compile threads (0 = all cores)");
   app.add_option("--arch", cmd.arch,
                  "Target architecture, e.g. sm_90 (default: the device's)");
+  std::string compiler;
+  app.add_option("--compiler", compiler,
+                 "Who compiles the configurations: nvrtc, nvcc, or auto "
+                 "(NVRTC when it compiles the default configuration, else "
+                 "nvcc; default: the spec's \"compiler\", else auto)")
+      ->check(CLI::IsMember({"auto", "nvrtc", "nvcc"}));
+  app.add_option("-p", cmd.buildPath,
+                 "Build directory whose compile_commands.json has the "
+                 "project's flags for the template's original file");
   app.add_option("--simulate-delay-ms", cmd.simulateDelayMs,
                  "Sleep this long per replayed evaluation (testing resume)");
   std::string gpus;
@@ -214,6 +234,10 @@ int main(int argc, char **argv) {
   }
   if (budgetOpt->count())
     cmd.budget = budget;
+  if (!compiler.empty())
+    cmd.compiler = parseName(CompilerChoiceNames, compiler);
+  if (projectFlags)
+    cmd.projectCommand = CompileCommandInfo{".", *projectFlags, "nvcc"};
   if (const char *w = std::getenv("KTUNE_WORKERS_PER_GPU"); w && *w)
     cmd.workersPerGpu = static_cast<unsigned>(std::max(1, std::atoi(w)));
   if (!gpus.empty()) {
@@ -255,6 +279,7 @@ int main(int argc, char **argv) {
   }
   if (cmd.fromResults.empty())
     std::fputs(formatResultsTable(report->results).c_str(), stdout);
+
   std::fflush(stdout);
   if (!quiet && !report->gpuActivity.empty())
     std::fputs(

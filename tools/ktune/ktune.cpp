@@ -109,6 +109,13 @@ int main(int argc, char **argv) {
   runCmd->add_option("--arch", o.arch,
                      "Target architecture, e.g. sm_90 (default: the "
                      "device's)");
+  std::string compiler;
+  runCmd
+      ->add_option("--compiler", compiler,
+                   "Who compiles the configurations: nvrtc, nvcc, or auto "
+                   "(NVRTC when it compiles the default configuration, "
+                   "else nvcc with the project's flags)")
+      ->check(CLI::IsMember({"auto", "nvrtc", "nvcc"}));
   auto *rooflineOpt = runCmd->add_option(
       "--roofline-tbps", roofline,
       "The device's memory bandwidth in TB/s, measured by a device-to-device "
@@ -141,6 +148,8 @@ int main(int argc, char **argv) {
   }
   if (budgetOpt->count())
     o.budget = budget;
+  if (!compiler.empty())
+    o.compiler = parseName(CompilerChoiceNames, compiler);
   if (rooflineOpt->count()) {
     if (!(roofline > 0))
       return fail("--roofline-tbps: expected a positive number of TB/s");

@@ -9,7 +9,7 @@
 // written atomically, so concurrent writers and crashes leave no torn entry.
 //
 //   <dir>/entries/<k[0:2]>/<key>.json   one per instantiation
-//   <dir>/images/<sha256>.cubin|.ptx    one per NVRTC program
+//   <dir>/images/<sha256>.cubin|.ptx|.fatbin   one per program or nvcc call
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_CUDA_COMPILECACHE_H
@@ -61,6 +61,9 @@ public:
   /// Stores an image by content; returns its path. Storing the same bytes
   /// again is a no-op.
   Expected<std::string> storeImage(std::string_view bytes, bool isPtx);
+  /// The same with the file's extension given (".fatbin").
+  Expected<std::string> storeImageAs(std::string_view bytes,
+                                     std::string_view extension);
 
   /// Stores an entry (its imagePath must come from storeImage when ok).
   Status store(const std::string &key, const CacheEntry &entry);

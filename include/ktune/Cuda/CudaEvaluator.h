@@ -40,6 +40,15 @@ struct CudaTuneOptions {
   /// The GPU (ordinal) the worker runs on; -1: the default (KTUNE_DEVICE,
   /// else 0).
   int gpu = -1;
+  /// NVRTC, nvcc, or NVRTC when it compiles the default configuration
+  /// (auto); where the choice came from ("--compiler", "the spec").
+  CompilerChoice compiler = CompilerChoice::Auto;
+  std::string compilerChoiceFrom;
+  /// The project's compile command; else the manifest's "compile".
+  std::optional<CompileCommandInfo> projectCommand;
+  /// Include directories for both backends, and for NVRTC only.
+  std::vector<std::string> includeDirs;
+  std::vector<std::string> nvrtcIncludeDirs;
 };
 
 /// True when a CUDA driver and at least one device are usable.

@@ -19,7 +19,8 @@
 #ifndef KTUNE_CUDA_LAUNCHERMODULE_H
 #define KTUNE_CUDA_LAUNCHERMODULE_H
 
-#include "ktune/Cuda/NvrtcCompiler.h"
+#include "ktune/Cuda/KernelCompiler.h"
+#include "ktune/Cuda/Nvcc.h"
 #include "ktune/Plan/Manifest.h"
 #include "ktune/Support/Error.h"
 
@@ -54,36 +55,33 @@ struct LauncherModuleSettings {
 std::string launcherModuleSource(const std::string &templatePath,
                                  const std::string &instantiation);
 
-/// The project's flags from a manifest's compile command, fit for building
-/// a module: architecture, output, dependency and input flags dropped;
-/// relative include directories made absolute. From a compiler other than
-/// nvcc only -I/-isystem/-D/-U/-std are kept.
-std::vector<std::string> projectNvccFlags(const CompileCommandInfo &compile);
-
-/// nvcc's argv for one module.
+/// nvcc's argv for one module (nvccArgv with NvccOutput::SharedModule).
 std::vector<std::string>
 launcherCompileCommand(const LauncherModuleSettings &settings,
                        const std::string &sourcePath,
                        const std::string &outputPath);
 
-/// nvcc as found: $CUDA_HOME/bin/nvcc, the build's toolkit, else "nvcc".
-std::string findNvcc();
-
-class LauncherCompiler {
+/// Builds launcher modules: an Instantiation names the launcher's
+/// instantiation (no register cap: a cap cannot reach a launcher).
+class LauncherCompiler final : public KernelCompiler {
 public:
   static Expected<std::unique_ptr<LauncherCompiler>>
   create(LauncherModuleSettings settings);
-  ~LauncherCompiler();
+  ~LauncherCompiler() override;
 
   /// Starts building what is neither cached nor under way; returns at once.
   void prefetch(const std::vector<std::string> &instantiations);
+  void prefetch(const std::vector<Instantiation> &instantiations) override;
   /// The module of one instantiation (imagePath: the .so; loweredName: the
   /// entry symbol), waiting for its build. A compile error carries nvcc's
   /// first error lines.
   Expected<CompiledKernel> get(const std::string &instantiation);
+  Expected<CompiledKernel> get(const Instantiation &instantiation) override;
 
-  CompileStats stats() const;
-  const std::string &arch() const;
+  CompileStats stats() const override;
+  const std::string &arch() const override;
+  std::string backend() const override { return "nvcc"; }
+  std::vector<std::string> recordedOptions() const override;
 
 private:
   LauncherCompiler();

@@ -14,7 +14,7 @@
 #ifndef KTUNE_CUDA_NVRTCCOMPILER_H
 #define KTUNE_CUDA_NVRTCCOMPILER_H
 
-#include "ktune/Cuda/PtxasLog.h"
+#include "ktune/Cuda/KernelCompiler.h"
 #include "ktune/Support/Error.h"
 
 #include <cstdint>
@@ -35,49 +35,18 @@ struct NvrtcSettings {
   int maxBatch = 16; // most name expressions in one NVRTC program
 };
 
-struct Instantiation {
-  std::string nameExpression;
-  int maxRegisters = 0; // --maxrregcount; 0 = no cap
-};
-
-struct CompiledKernel {
-  std::string nameExpression;
-  std::string loweredName; // the symbol to look up in the image
-  std::string imagePath;   // cubin or PTX file in the cache
-  bool isPtx = false;
-  PtxasFunctionInfo resources; // registers == -1 when unknown (PTX)
-  std::string log;
-  double compileMs = 0; // this instantiation's share of its batch's time
-  bool fromCache = false;
-};
-
-struct CompileStats {
-  uint64_t programs = 0;       // NVRTC programs compiled
-  uint64_t instantiations = 0; // instantiations compiled (not from cache)
-  uint64_t cacheHits = 0;
-  uint64_t failures = 0;
-  double compileSeconds = 0; // summed over programs (CPU-parallel)
-};
-
-class NvrtcCompiler {
+class NvrtcCompiler final : public KernelCompiler {
 public:
   static Expected<std::unique_ptr<NvrtcCompiler>>
   create(std::string source, std::string sourceName, NvrtcSettings settings);
-  ~NvrtcCompiler();
+  ~NvrtcCompiler() override;
 
-  /// Starts compiling what is neither cached nor already under way, in
-  /// batches on the pool; returns at once.
-  void prefetch(const std::vector<Instantiation> &instantiations);
-  /// The result for one instantiation, waiting for (or starting) its
-  /// compile. A compile error is an Error whose message holds the
-  /// compiler's first error lines.
-  Expected<CompiledKernel> get(const Instantiation &instantiation);
-  /// prefetch + get for each, in order.
-  std::vector<Expected<CompiledKernel>>
-  compileAll(const std::vector<Instantiation> &instantiations);
-
-  CompileStats stats() const;
-  const std::string &arch() const;
+  void prefetch(const std::vector<Instantiation> &instantiations) override;
+  Expected<CompiledKernel> get(const Instantiation &instantiation) override;
+  CompileStats stats() const override;
+  const std::string &arch() const override;
+  std::string backend() const override { return "nvrtc"; }
+  std::vector<std::string> recordedOptions() const override;
   /// NVRTC options for an instantiation, in the order passed.
   std::vector<std::string> options(int maxRegisters) const;
   std::string cacheKey(const Instantiation &instantiation) const;

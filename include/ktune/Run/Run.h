@@ -58,6 +58,8 @@ struct RunOptions {
   /// "all" or GPU ordinals such as 0,2,3: a worker per GPU, one search.
   /// With --synthetic-times, the ordinals are virtual devices.
   std::string gpus;
+  /// --compiler: NVRTC, nvcc, or auto (the spec's choice when not given).
+  std::optional<CompilerChoice> compiler;
 
   // Parsing the original source (stage 1).
   refactor::CompileCommand compile;

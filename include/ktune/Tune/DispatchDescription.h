@@ -45,6 +45,11 @@ std::vector<LauncherParam> launcherParams(const ManifestKernel &kernel,
 
 /// The header's default configuration: the results' (the reference every
 /// speedup was measured against), else the manifest's defaults.
+/// An error when the results choose a register cap (maxrregcount) at a
+/// shape or as the general configuration: no header can apply one, and a
+/// header must not promise a time it cannot reproduce.
+Status checkNoRegisterCap(const TuneResults &results);
+
 Configuration dispatchDefaultConfig(const ManifestKernel &kernel,
                                     const TuneResults &results);
 

@@ -27,13 +27,14 @@ using Configuration = std::map<std::string, int64_t>;
 
 enum class EvalStatus {
   Ok,
-  Pruned,        // over a hardware limit or a constraint; never launched
+  Pruned, // over a hardware limit or a constraint; never launched
   CompileError,
-  RuntimeError,  // illegal address, sticky CUDA error, launch failure
-  Timeout,       // the watchdog killed the worker
-  WrongResult,   // output differs from the reference
+  RuntimeError, // illegal address, sticky CUDA error, launch failure
+  Timeout,      // the watchdog killed the worker
+  WrongResult,  // output differs from the reference
 };
-std::string_view statusName(EvalStatus s); // "ok", "pruned", "compile_error", ...
+std::string_view
+statusName(EvalStatus s); // "ok", "pruned", "compile_error", ...
 std::optional<EvalStatus> parseStatus(std::string_view name);
 /// How a message says it: "a compile error", "a timeout", ...
 std::string_view statusPhrase(EvalStatus s);
@@ -54,8 +55,8 @@ struct Resources {
   int registers = -1;
   int spillStores = 0, spillLoads = 0;
   int stackFrame = 0;
-  int smemStatic = -1;  // bytes
-  int smemDynamic = 0;  // bytes, from the launch geometry
+  int smemStatic = -1; // bytes
+  int smemDynamic = 0; // bytes, from the launch geometry
   int threadsPerBlock = 0;
   int blocksPerSM = -1; // occupancy, when known
 };
@@ -100,6 +101,25 @@ struct EvalResult {
   int rank = -1;
 };
 
+/// Which compiler built the configurations, and why: results, report and
+/// messages show it. Empty backend when nothing is compiled (replays).
+struct CompilerReport {
+  std::string backend; // "nvrtc" or "nvcc"
+  std::string reason;  // why this one ("NVRTC cannot compile ...")
+  /// Options every compile gets, as the backend takes them.
+  std::vector<std::string> options;
+  /// Project or spec flags the backend does not take (NVRTC: -O3,
+  /// --expt-relaxed-constexpr, ...), left out.
+  std::vector<std::string> dropped;
+  uint64_t calls = 0;          // NVRTC programs or nvcc calls
+  uint64_t instantiations = 0; // compiled (not from the cache)
+  uint64_t cacheHits = 0;
+  uint64_t failures = 0;
+  double compileSeconds = 0; // summed over calls (they run in parallel)
+};
+nlohmann::json compilerReportToJson(const CompilerReport &report);
+Expected<CompilerReport> compilerReportFromJson(const JsonReader &json);
+
 class Evaluator {
 public:
   virtual ~Evaluator() = default;
@@ -107,6 +127,8 @@ public:
   virtual std::string device() const = 0;
   /// "sm_90", ...
   virtual std::string arch() const = 0;
+  /// The compiler and its counters so far (nothing for replays).
+  virtual CompilerReport compiler() const { return {}; }
   /// A batch the strategy will ask for soon: compile ahead, in parallel.
   virtual void prepare(const std::vector<Configuration> &upcoming) {}
   virtual EvalResult evaluate(const Shape &shape,

@@ -31,11 +31,25 @@ struct JournalKey {
   std::string arch;
   Shape shape;
   Configuration config;
+  /// The compiler when it is not NVRTC ("nvcc"): code from another
+  /// compiler is another measurement.
+  std::string compiler;
 
   bool operator==(const JournalKey &) const = default;
+  /// Same template, kernel, device, architecture and compiler: the same
+  /// run's key, whatever the shape and configuration.
+  bool sameRun(const JournalKey &other) const {
+    return templateSha256 == other.templateSha256 && kernel == other.kernel &&
+           device == other.device && arch == other.arch &&
+           compiler == other.compiler;
+  }
   /// Canonical text (sorted keys), for hashing and comparison.
   std::string canonical() const;
 };
+
+/// The journal key's compiler for evaluations built by `report`'s backend:
+/// empty for NVRTC (keys written before there was a choice), else its name.
+std::string journalCompiler(const CompilerReport &report);
 
 /// Why an evaluation was made. Search evaluations (the default included)
 /// count towards the per-shape budget; retimes re-measure the finalists;

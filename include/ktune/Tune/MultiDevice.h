@@ -50,6 +50,7 @@ public:
 
   std::string device() const override { return Workers[0]->device(); }
   std::string arch() const override { return Workers[0]->arch(); }
+  CompilerReport compiler() const override { return Workers[0]->compiler(); }
   void prepare(const std::vector<Configuration> &upcoming) override {
     Workers[0]->prepare(upcoming);
   }
@@ -89,6 +90,7 @@ public:
       : Inner(std::move(inner)) {}
   std::string device() const override { return Inner->device(); }
   std::string arch() const override { return Inner->arch(); }
+  CompilerReport compiler() const override { return Inner->compiler(); }
   void prepare(const std::vector<Configuration> &upcoming) override {
     Inner->prepare(upcoming);
   }

@@ -12,6 +12,7 @@
 #define KTUNE_TUNE_RESULTS_H
 
 #include "ktune/Tune/Evaluator.h"
+#include "ktune/Tune/Journal.h"
 
 #include <nlohmann/json.hpp>
 
@@ -66,6 +67,30 @@ struct GeneralResult {
   size_t candidates = 0;                  // configurations compared
 };
 
+/// The evaluations that failed one way (compile errors, wrong results, ...)
+/// and the reason most of them share.
+struct FailureSummary {
+  uint64_t count = 0;
+  std::string commonestReason; // the first compiler message where there is one
+  uint64_t commonestCount = 0;
+};
+using FailureSummaries = std::map<EvalStatus, FailureSummary, StatusNameOrder>;
+
+/// Counts failed evaluations by status and by reason.
+class FailureTally {
+public:
+  void add(const EvalResult &result);
+  FailureSummaries summaries() const;
+
+private:
+  std::map<EvalStatus, std::map<std::string, uint64_t>, StatusNameOrder>
+      Reasons;
+};
+
+/// A reason as failures are grouped by it: a compile error's first compiler
+/// message ("k.tpl.cu:12: error: ..."), else the reason's first line.
+std::string reasonKey(const EvalResult &result);
+
 struct TuneResults {
   std::string kernel;
   std::string templatePath;
@@ -79,7 +104,30 @@ struct TuneResults {
   std::vector<std::string> params; // tunable parameters, space order
   std::vector<ShapeResult> shapes;
   std::optional<GeneralResult> general;
+  /// Which compiler built the configurations and why (empty backend for
+  /// replays).
+  CompilerReport compiler;
+  /// Budgeted evaluations that failed, by status (pruned ones included).
+  FailureSummaries failures;
+  /// What a person should know about the run (a spec's register caps left
+  /// out, ...), one sentence each.
+  std::vector<std::string> notes;
 };
+
+/// True when a journal entry belongs to the run these results come from
+/// (template, kernel, device, architecture and compiler).
+bool journaledBy(const JournalKey &key, const TuneResults &results);
+
+/// "warning: 45 of 60 configurations did not compile; the commonest reason
+/// (40 of them): ..." when most evaluations failed the same way; empty
+/// otherwise. Pruned configurations never count as failures here.
+std::string failureWarning(const TuneResults &results);
+
+/// The error a run stops with when the default configuration (the
+/// reference) fails at a shape: its status, the first compiler message and
+/// its file:line.
+Error defaultFailureError(const Shape &shape, const Configuration &config,
+                          const EvalResult &result);
 
 nlohmann::json resultsToJson(const TuneResults &results);
 Expected<TuneResults> resultsFromJson(const nlohmann::json &json);

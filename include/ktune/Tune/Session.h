@@ -73,10 +73,21 @@ struct TuneCommand {
   /// host's workers exist (lib/Cluster). This host's workers are rank 0's.
   JoinOthers joinOthers;
 
-  // Where the compiled code goes.
+  // Where the compiled code goes, and how it is compiled.
   std::string cacheDir;
   int jobs = 0;
   std::string arch;
+  /// --compiler: overrides the spec's "compiler" when set.
+  std::optional<CompilerChoice> compiler;
+  /// The project's compile command (the flags after --), or the build
+  /// directory whose compile_commands.json has it (-p, looked up for the
+  /// manifest's "original"): replaces the manifest's "compile" when set.
+  std::optional<CompileCommandInfo> projectCommand;
+  std::string buildPath;
+  /// Include directories for both backends (after the manifest's
+  /// include_dirs), and for NVRTC only (ktune's nvrtc-compat headers).
+  std::vector<std::string> includeDirs;
+  std::vector<std::string> nvrtcIncludeDirs;
 
   // Outputs. Defaults: <stem>.results.json beside the template (in the
   // working directory for --simulate), the journal beside the results,
@@ -102,6 +113,12 @@ struct EvaluatorRequest {
   int jobs = 0;
   std::string arch;
   int gpu = -1; // the GPU to pin the worker to; -1: the default
+  /// The spec's choice unless --compiler overrides it.
+  CompilerChoice compiler = CompilerChoice::Auto;
+  std::string compilerChoiceFrom; // "--compiler", "the spec", ""
+  std::optional<CompileCommandInfo> projectCommand;
+  std::vector<std::string> includeDirs;
+  std::vector<std::string> nvrtcIncludeDirs;
 };
 using EvaluatorFactory = std::function<Expected<std::unique_ptr<Evaluator>>(
     const EvaluatorRequest &)>;

@@ -34,6 +34,14 @@ enum class Role { In, Out, InOut };
 inline constexpr EnumName<Role> RoleNames[] = {
     {Role::In, "in"}, {Role::Out, "out"}, {Role::InOut, "inout"}};
 
+/// Who compiles the template's configurations: NVRTC when it compiles the
+/// default configuration, else nvcc (auto); or one of them, forced.
+enum class CompilerChoice { Auto, Nvrtc, Nvcc };
+inline constexpr EnumName<CompilerChoice> CompilerChoiceNames[] = {
+    {CompilerChoice::Auto, "auto"},
+    {CompilerChoice::Nvrtc, "nvrtc"},
+    {CompilerChoice::Nvcc, "nvcc"}};
+
 struct BufferArg {
   DType dtype = DType::F32;
   std::vector<std::string> shape; // expressions over dims
@@ -83,7 +91,10 @@ struct Spec {
   std::vector<std::string> constraints;
   /// Candidate --maxrregcount values searched like a parameter; 0 = no cap.
   std::vector<int64_t> maxRegisters;
-  std::vector<std::string> compileOptions;    // extra NVRTC options
+  /// Extra compiler options, in NVRTC's or nvcc's spelling (each backend
+  /// gets its own).
+  std::vector<std::string> compileOptions;
+  CompilerChoice compiler = CompilerChoice::Auto;
   std::optional<std::string> referenceKernel; // optional user reference
 
   std::vector<Shape> allShapes() const;
@@ -112,6 +123,15 @@ LaunchGeometry effectiveLaunch(const Spec &spec, const ManifestKernel &kernel);
 /// type), by the spec's template_args; nullopt when unknown.
 std::optional<int64_t> templateArgSize(const Spec &spec,
                                        const std::string &param);
+
+/// A tuning run that writes a dispatch header does not search register caps:
+/// --maxrregcount is a compile option of the whole translation unit, so no
+/// header could apply a cap it found (a kernel's min-blocks parameter,
+/// `__launch_bounds__(BLOCK, MIN_BLOCKS)`, is tuned instead). Clears the
+/// spec's max_registers and returns the note that says so; nullopt when
+/// there were none. Compile-only runs keep them (registers and spills under
+/// each cap).
+std::optional<std::string> withdrawRegisterCaps(Spec &spec);
 
 /// True for the spellings of a CUDA stream type.
 bool isStreamType(const std::string &ctype);

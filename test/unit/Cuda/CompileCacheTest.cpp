@@ -35,9 +35,7 @@ TEST(CompileCache, KeyCoversEveryPart) {
   EXPECT_NE(base,
             changed([](CompileKey &k) { k.compilerVersion = "nvrtc 13.1"; }));
   // Parts are delimited: moving text between parts changes the key.
-  EXPECT_NE(changed([](CompileKey &k) {
-              k.options = {"-a", "b"};
-            }),
+  EXPECT_NE(changed([](CompileKey &k) { k.options = {"-a", "b"}; }),
             changed([](CompileKey &k) { k.options = {"-ab"}; }));
 }
 

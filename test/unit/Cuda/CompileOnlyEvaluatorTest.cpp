@@ -1,10 +1,12 @@
 #include "ktune/Cuda/CudaEvaluator.h"
+#include "ktune/Cuda/Nvcc.h"
 #include "ktune/Tune/Session.h"
 
 #include "CudaTestUtil.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 using namespace ktune;
@@ -177,4 +179,111 @@ TEST(CreateEvaluator, TheOneFactoryOfKtuneTuneAndKtuneRun) {
     ASSERT_FALSE(gpu);
     EXPECT_NE(gpu.error().message.find("--compile-only"), std::string::npos);
   }
+}
+
+namespace {
+
+/// hh::axpy<BLOCK, VEC> of Inputs/host_headers.tpl.cu, which NVRTC cannot
+/// compile; the manifest carries the project's flags.
+CudaTuneOptions hostHeadersOptions(const std::string &cacheDir) {
+  CudaTuneOptions o;
+  o.templatePath = inputPath("host_headers.tpl.cu");
+  o.templateSource = *readFile(o.templatePath);
+  ManifestKernel mk;
+  mk.name = "axpy";
+  mk.qualifiedName = "hh::axpy";
+  mk.templateParams = {tunable("BLOCK", 128, {64, 128, 256}, "block_size"),
+                       tunable("VEC", 1, {1, 2, 3}, "vector_width")};
+  mk.args = {{"y", "float *"},
+             {"x", "const float *"},
+             {"n", "const uint", "unsigned int", ""},
+             {"mode", "Mode", "unsigned char", "hh::Mode"},
+             {"offset", "int64_t", "long", ""}};
+  mk.launch = LaunchGeometry{{"ceil_div(n, BLOCK * VEC)"}, {"BLOCK"}, "0", ""};
+  o.manifest.kernels = {mk};
+  o.manifest.compile = CompileCommandInfo{
+      ".", {"-O3", "--expt-relaxed-constexpr", "-DNDEBUG"}, "nvcc"};
+  o.kernel = o.spec.kernel = "axpy";
+  o.spec.dims = {{"n", {100000}}};
+  o.spec.args = {bufferArg("y", DType::F32, {"n"}, Role::Out),
+                 bufferArg("x", DType::F32, {"n"}, Role::In),
+                 scalarArg("n", "n"), scalarArg("mode", "1"),
+                 scalarArg("offset", "-2")};
+  o.cacheDir = cacheDir;
+  o.jobs = 2;
+  return o;
+}
+
+bool haveNvcc() { return findNvcc() != "nvcc"; }
+
+} // namespace
+
+TEST_F(CompileOnly, AutoTakesNvrtcWhereItCompilesTheDefault) {
+  CudaTuneOptions o = siluOptions(Cache);
+  // The project's flags: what NVRTC takes reaches it, the rest is listed.
+  o.manifest.compile = CompileCommandInfo{
+      ".", {"-O3", "--expt-relaxed-constexpr", "-DKTUNE_TEST=1"}, "nvcc"};
+  auto e = make(o);
+  ASSERT_TRUE(e);
+  CompilerReport c = e->compiler();
+  EXPECT_EQ(c.backend, "nvrtc");
+  EXPECT_EQ(c.reason, "NVRTC compiles the default configuration");
+  EXPECT_NE(std::find(c.options.begin(), c.options.end(), "-DKTUNE_TEST=1"),
+            c.options.end());
+  EXPECT_EQ(c.dropped,
+            std::vector<std::string>({"-O3", "--expt-relaxed-constexpr"}));
+  EXPECT_EQ(c.calls, 1u); // the default, compiled to choose
+}
+
+TEST_F(CompileOnly, AutoTakesNvccWhereNvrtcCannotCompileTheDefault) {
+  if (!haveNvcc())
+    GTEST_SKIP() << "no nvcc";
+  auto e = make(hostHeadersOptions(Cache));
+  ASSERT_TRUE(e);
+  CompilerReport c = e->compiler();
+  EXPECT_EQ(c.backend, "nvcc");
+  EXPECT_TRUE(
+      c.reason.starts_with("NVRTC cannot compile the default configuration: "))
+      << c.reason;
+  EXPECT_NE(c.reason.find("host_headers.tpl.cu:"), std::string::npos);
+  EXPECT_NE(
+      std::find(c.options.begin(), c.options.end(), "--expt-relaxed-constexpr"),
+      c.options.end());
+  // Scalar types from the manifest: uint, int64_t and the enum.
+  EvalResult r = e->evaluate({{"n", 100000}}, {{"BLOCK", 256}, {"VEC", 2}});
+  EXPECT_EQ(r.status, EvalStatus::Ok) << r.reason;
+  EXPECT_GT(r.resources.registers, 0);
+  r = e->evaluate({{"n", 100000}}, {{"BLOCK", 64}, {"VEC", 3}});
+  EXPECT_EQ(r.status, EvalStatus::CompileError);
+  EXPECT_NE(r.reason.find("VEC = 3 is not a vector width"), std::string::npos);
+}
+
+TEST_F(CompileOnly, AForcedCompilerThatCannotCompileTheDefaultIsAnError) {
+  CudaTuneOptions o = hostHeadersOptions(Cache);
+  o.compiler = CompilerChoice::Nvrtc;
+  o.compilerChoiceFrom = "--compiler";
+  auto e = createCompileOnlyEvaluator(o);
+  ASSERT_FALSE(e);
+  EXPECT_TRUE(e.error().where.starts_with(o.templatePath + ":"))
+      << e.error().str();
+  EXPECT_NE(e.error().message.find("the default configuration (hh::axpy<128, "
+                                   "1>) does not compile with nvrtc"),
+            std::string::npos)
+      << e.error().str();
+  if (!haveNvcc())
+    return;
+  // nvcc without the project's --expt-relaxed-constexpr: its message.
+  o.compiler = CompilerChoice::Nvcc;
+  o.manifest.compile.reset();
+  e = createCompileOnlyEvaluator(o);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().where, o.templatePath + ":18") << e.error().str();
+  EXPECT_NE(e.error().message.find("--expt-relaxed-constexpr"),
+            std::string::npos);
+  // The flags given to the tool replace the manifest's.
+  o.projectCommand =
+      CompileCommandInfo{".", {"--expt-relaxed-constexpr"}, "nvcc"};
+  e = createCompileOnlyEvaluator(o);
+  ASSERT_TRUE(e) << e.error().str();
+  EXPECT_EQ((*e)->compiler().reason, "nvcc, as --compiler asks");
 }

@@ -429,3 +429,67 @@ TEST_F(Gpu, EveryElementTypeIsFilledAndCompared) {
         << info.name << ": " << wrong.reason;
   }
 }
+
+TEST_F(Gpu, TheNvccBackendBuildsWhatTheWorkerLoadsAndVerifies) {
+  SKIP_WITHOUT_GPU();
+  // The same kernels through nvcc: fatbin images, device functions found by
+  // their relocations; the planted faults are caught as with NVRTC.
+  CudaTuneOptions o = elementwiseOptions(planted(), PlantedN, Cache);
+  o.compiler = CompilerChoice::Nvcc;
+  auto e = make(o);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->compiler().backend, "nvcc");
+  EvalResult ok = e->evaluate(PlantedShape, fault(0, 256));
+  ASSERT_EQ(ok.status, EvalStatus::Ok) << describe(ok);
+  ASSERT_TRUE(ok.time);
+  EXPECT_GT(ok.resources.registers, 0);
+  EXPECT_EQ(e->evaluate(PlantedShape, fault(1)).status,
+            EvalStatus::WrongResult);
+  EXPECT_GE(e->compiler().calls, 1u);
+}
+
+TEST_F(Gpu, AutoChoosesNvrtcWhenItCompilesTheDefault) {
+  SKIP_WITHOUT_GPU();
+  auto e = make(elementwiseOptions(planted(), PlantedN, Cache));
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->compiler().backend, "nvrtc");
+  EXPECT_EQ(e->compiler().reason, "NVRTC compiles the default configuration");
+}
+
+TEST_F(Gpu, LauncherArgumentsOfManifestTypesReachTheLauncher) {
+  SKIP_WITHOUT_GPU();
+  // test/lit/Inputs/tune/enum_launcher: int64_t num_tokens and an enum
+  // dtype without an underlying type; the launcher refuses all but bf16.
+  std::string dir = std::string(KTUNE_SOURCE_DIR) + "/test/lit/Inputs/tune/";
+  auto mj = readJsonFile(dir + "enum_launcher.tpl.json");
+  auto sj = readJsonFile(dir + "enum_launcher.spec.json");
+  ASSERT_TRUE(mj && sj);
+  auto manifest = manifestFromJson(*mj);
+  auto spec = specFromJson(*sj);
+  ASSERT_TRUE(manifest && spec);
+  ASSERT_TRUE(addLauncherEntry(*manifest, spec->kernel));
+  auto resolved = resolveSpec(*spec, manifest->kernels.front());
+  ASSERT_TRUE(resolved) << resolved.error().str();
+  CudaTuneOptions o;
+  o.templatePath = dir + "enum_launcher.tpl.cu";
+  o.templateSource = *readFile(o.templatePath);
+  o.manifest = *manifest;
+  o.kernel = spec->kernel;
+  o.spec = *resolved;
+  o.cacheDir = Cache;
+  auto e = make(o);
+  ASSERT_TRUE(e);
+  const Shape shape = {{"num_tokens", 64}, {"d", 4096}};
+  EvalResult r = e->evaluate(shape, {{"BLOCK_CAP", 256}});
+  ASSERT_EQ(r.status, EvalStatus::Ok) << describe(r);
+  // A dtype the launcher refuses: the default itself fails.
+  for (auto &a : o.spec.args)
+    if (a.name == "dtype")
+      std::get<ScalarArg>(a.arg).value = "0";
+  auto bad = make(o);
+  ASSERT_TRUE(bad);
+  r = bad->evaluate(shape, {{"BLOCK_CAP", 1024}});
+  EXPECT_EQ(r.status, EvalStatus::RuntimeError) << describe(r);
+  EXPECT_NE(r.reason.find("cudaErrorInvalidValue"), std::string::npos)
+      << describe(r);
+}

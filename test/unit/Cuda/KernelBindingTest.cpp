@@ -187,6 +187,11 @@ TEST(KernelBinding, ScalarTypesAndEncoding) {
   EXPECT_EQ(decode<uint32_t>(*encodeScalar(*u32, Value::ofInt(4000000000ll))),
             4000000000u);
   EXPECT_FALSE(encodeScalar(*u32, Value::ofInt(-1)));
+  auto glibc = parseScalarType("const uint");
+  ASSERT_TRUE(glibc);
+  EXPECT_EQ(glibc->kind, ScalarType::Kind::UnsignedInt);
+  EXPECT_EQ(glibc->size, 4u);
+  EXPECT_EQ(parseScalarType("ulong")->size, 8u);
   auto size = parseScalarType("std::size_t");
   ASSERT_TRUE(size);
   EXPECT_EQ(size->kind, ScalarType::Kind::UnsignedInt);
@@ -220,4 +225,46 @@ TEST(KernelBinding, ScalarOfTemplateType) {
   auto args = b->args(Small, b->defaultConfig());
   ASSERT_TRUE(args);
   EXPECT_EQ(decode<float>(args->back().bytes), 1e-6f);
+}
+
+TEST(KernelBinding, ScalarTypesComeFromTheManifestsCanonicalTypes) {
+  // `const uint n`, `int64_t offset` and an enum: the spec spells no type.
+  auto o = siluOptions("");
+  o.manifest.kernels[0].args.push_back({"n", "const uint", "unsigned int", ""});
+  o.manifest.kernels[0].args.push_back({"offset", "int64_t", "long", ""});
+  o.spec.args.push_back(scalarArg("n", "4000000000"));
+  o.spec.args.push_back(scalarArg("offset", "-3"));
+  auto b = KernelBinding::create(o.manifest.kernels[0], o.spec);
+  ASSERT_TRUE(b) << b.error().str();
+  auto args = b->args(Small, b->defaultConfig());
+  ASSERT_TRUE(args) << args.error().str();
+  ASSERT_GE(args->size(), 2u);
+  EXPECT_EQ(decode<uint32_t>((*args)[args->size() - 2].bytes), 4000000000u);
+  EXPECT_EQ(decode<int64_t>(args->back().bytes), -3);
+}
+
+TEST(KernelBinding, EnumsWithoutAnUnderlyingTypeReachLaunchersOnly) {
+  auto o = siluOptions("");
+  o.manifest.kernels[0].args.push_back(
+      {"mode", "at::ScalarType", "at::ScalarType", "at::ScalarType"});
+  o.spec.args.push_back(scalarArg("mode", "2"));
+  // A kernel's parameter must have its exact size: the spec must say it.
+  auto b = KernelBinding::create(o.manifest.kernels[0], o.spec);
+  ASSERT_FALSE(b);
+  EXPECT_EQ(b.error().where, "args.mode");
+  EXPECT_NE(b.error().message.find("enum type 'at::ScalarType'"),
+            std::string::npos);
+  // A launcher reads it as the enum itself: eight bytes hold its value.
+  o.spec.launcherMode = true;
+  b = KernelBinding::create(o.manifest.kernels[0], o.spec);
+  ASSERT_TRUE(b) << b.error().str();
+  auto args = b->args(Small, b->defaultConfig());
+  ASSERT_TRUE(args);
+  EXPECT_EQ(decode<int64_t>(args->back().bytes), 2);
+  // An underlying type from the manifest, or the spec's "type", is used.
+  o.spec.launcherMode = false;
+  o.manifest.kernels[0].args.back().canonicalType = "unsigned char";
+  b = KernelBinding::create(o.manifest.kernels[0], o.spec);
+  ASSERT_TRUE(b) << b.error().str();
+  EXPECT_EQ(b->args(Small, b->defaultConfig())->back().bytes.size(), 1u);
 }

@@ -1,4 +1,5 @@
 #include "ktune/Tune/DispatchHeader.h"
+#include "ktune/Tune/DispatchDescription.h"
 
 #include "ktune/Support/FileUtil.h"
 
@@ -170,15 +171,30 @@ TEST(DispatchHeader, ADimensionThatAnArgumentRedefinesGetsItsOwnName) {
   EXPECT_TRUE(has(h, "((dim_hidden % (2 * 8)) == 0)")) << h;
 }
 
-TEST(DispatchHeader, RegisterCapsAreNotedNotSilentlyDropped) {
+TEST(DispatchHeader, AChosenRegisterCapIsRefusedNotPromised) {
+  // A --maxrregcount cap is a compile option of the whole translation unit:
+  // no header can apply it, so none may promise the time measured with it.
   Fixture f;
   f.results.params.push_back("maxrregcount");
   f.results.shapes[0].bestConfig["maxrregcount"] = 64;
-  std::string h = f.render();
-  EXPECT_TRUE(has(h, "maxrregcount=64")) << h;
-  EXPECT_TRUE(has(h, "Note: some tuned configurations carry a register cap"))
-      << h;
-  EXPECT_TRUE(has(h, "int maxrregcount; // 0 = no cap")) << h;
+  auto text = readFile(std::string(KTUNE_SOURCE_DIR) +
+                       "/templates/dispatch_header.h.in");
+  ASSERT_TRUE(text);
+  auto h = renderDispatchHeader(*text, "t", f.input);
+  ASSERT_FALSE(h);
+  EXPECT_NE(h.error().message.find("maxrregcount=64"), std::string::npos)
+      << h.error().message;
+  EXPECT_NE(h.error().message.find("cannot apply"), std::string::npos);
+  EXPECT_FALSE(describeDispatch(f.input, "k.tuned.h"));
+  // The same as the general configuration.
+  f.results.shapes[0].bestConfig["maxrregcount"] = 0;
+  f.results.general = GeneralResult{{{"maxrregcount", 32}}, 1.1, {}, 1};
+  EXPECT_FALSE(renderDispatchHeader(*text, "t", f.input));
+  // Caps searched but never chosen (0 = none) leave no trace in the header.
+  f.results.general.reset();
+  std::string ok = f.render();
+  EXPECT_FALSE(has(ok, "maxrregcount;")) << ok;
+  EXPECT_FALSE(has(ok, "register cap")) << ok;
 }
 
 TEST(DispatchHeader, NoLaunchGeometryIsAnError) {

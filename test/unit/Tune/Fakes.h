@@ -28,6 +28,7 @@ public:
 
   std::string device() const override { return "fake GPU"; }
   std::string arch() const override { return "sm_00"; }
+  CompilerReport compiler() const override { return Compiler; }
   void prepare(const std::vector<Configuration> &upcoming) override {
     Prepared.insert(Prepared.end(), upcoming.begin(), upcoming.end());
   }
@@ -44,7 +45,8 @@ public:
       r.resources.registers = 32;
     } else {
       r.status = EvalStatus::CompileError;
-      r.reason = "error: too many resources requested";
+      r.reason = FailureReason ? FailureReason(config)
+                               : "error: too many resources requested";
     }
     return r;
   }
@@ -67,6 +69,9 @@ public:
 
   TimeFn F;
   TimeFn RetimeF; // when set, re-timing answers differently from search
+  /// The compile error's reason per configuration (default: one for all).
+  std::function<std::string(const Configuration &)> FailureReason;
+  CompilerReport Compiler; // what compiler() reports
   std::optional<size_t> CrashAfter;
   unsigned DelayMs = 0;
   std::vector<std::pair<Shape, Configuration>> Calls;

@@ -202,3 +202,25 @@ TEST(Journal, WrongTypesAreErrorsNotExceptions) {
   ASSERT_FALSE(kernel);
   EXPECT_EQ(kernel.error().str(), "x:4: key.kernel: expected a string");
 }
+
+TEST(Journal, TheCompilerIsPartOfTheKey) {
+  JournalEntry e = entry(256, 10);
+  // NVRTC's keys carry no compiler (journals written before there was a
+  // choice read the same).
+  EXPECT_FALSE(journalEntryToJson(e)["key"].contains("compiler"));
+  EXPECT_EQ(journalCompiler(CompilerReport{"nvrtc"}), "");
+  EXPECT_EQ(journalCompiler(CompilerReport{"nvcc"}), "nvcc");
+  JournalEntry nvcc = e;
+  nvcc.key.compiler = "nvcc";
+  EXPECT_NE(nvcc.key.canonical(), e.key.canonical());
+  EXPECT_FALSE(nvcc.key.sameRun(e.key));
+  auto back = journalEntryFromJson(journalEntryToJson(nvcc), "j:1");
+  ASSERT_TRUE(back) << back.error().str();
+  EXPECT_EQ(back->key, nvcc.key);
+  TempDir dir;
+  auto j = Journal::open(dir.file("j.jsonl"));
+  ASSERT_TRUE(j);
+  ASSERT_TRUE((*j)->append(e));
+  EXPECT_EQ((*j)->find(nvcc.key), nullptr);
+  EXPECT_NE((*j)->find(e.key), nullptr);
+}

@@ -1,5 +1,5 @@
-#include "TempDir.h"
 #include "ktune/Tune/MergedHeader.h"
+#include "TempDir.h"
 
 #include <gtest/gtest.h>
 
@@ -20,8 +20,8 @@ TuneResults fabricated(const std::string &device, const std::string &arch,
   r.device = device;
   r.arch = arch;
   r.params = {"BLOCK", "VEC"};
-  for (auto [n, block] : {std::pair{int64_t{1024}, block1k},
-                          std::pair{int64_t{4096}, block4k}}) {
+  for (auto [n, block] :
+       {std::pair{int64_t{1024}, block1k}, std::pair{int64_t{4096}, block4k}}) {
     ShapeResult s;
     s.shape = {{"N", n}};
     s.defaultConfig = {{"BLOCK", 256}, {"VEC", 4}};
@@ -85,7 +85,9 @@ int main() {
   return failures;
 }
 )";
-  ASSERT_EQ(run("cd " + dir.file("") + " && c++ -std=c++17 -Wall -Werror -o check check.cpp"), 0)
+  ASSERT_EQ(run("cd " + dir.file("") +
+                " && c++ -std=c++17 -Wall -Werror -o check check.cpp"),
+            0)
       << *header;
   EXPECT_EQ(run(dir.file("check")), 0);
 

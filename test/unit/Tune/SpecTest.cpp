@@ -343,3 +343,33 @@ TEST(Spec, ExampleSpecsRead) {
   if (read == 0)
     GTEST_SKIP() << "no example specs in this checkout";
 }
+
+TEST(Spec, RegisterCapsAreWithdrawnWhereAHeaderCannotApplyThem) {
+  auto s = specFromJson(json::parse(R"({"ktune": "spec/1", "kernel": "k",
+    "dims": {"n": [1]}, "args": {}, "max_registers": [0, 32, 64]})"));
+  ASSERT_TRUE(s) << s.error().str();
+  auto note = withdrawRegisterCaps(*s);
+  ASSERT_TRUE(note);
+  EXPECT_NE(note->find("max_registers [0, 32, 64] not searched"),
+            std::string::npos);
+  EXPECT_NE(note->find("MIN_BLOCKS"), std::string::npos);
+  EXPECT_TRUE(s->maxRegisters.empty());
+  EXPECT_FALSE(withdrawRegisterCaps(*s));
+}
+
+TEST(Spec, TheCompilerCanBeChosen) {
+  auto base = json::parse(R"({"ktune": "spec/1", "kernel": "k",
+    "dims": {"n": [1]}, "args": {}})");
+  auto s = specFromJson(base);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->compiler, CompilerChoice::Auto);
+  base["compiler"] = "nvcc";
+  s = specFromJson(base);
+  ASSERT_TRUE(s) << s.error().str();
+  EXPECT_EQ(s->compiler, CompilerChoice::Nvcc);
+  EXPECT_EQ(specToJson(*s)["compiler"], "nvcc");
+  base["compiler"] = "gcc";
+  s = specFromJson(base);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().where, "compiler");
+}

@@ -1,7 +1,7 @@
 #include "ktune/Tune/T1.h"
+#include "SharedData.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Tune/Simulator.h"
-#include "SharedData.h"
 
 #include <gtest/gtest.h>
 

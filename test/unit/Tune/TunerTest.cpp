@@ -421,3 +421,110 @@ TEST(Tuner, NoDefaultIsAnError) {
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("default"), std::string::npos);
 }
+
+TEST(Tuner, ADefaultThatDoesNotCompileStopsWithTheCompilersMessage) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval([](const Shape &, const Configuration &c) {
+    return c.at("BLOCK") == 256 ? std::nullopt : std::optional<double>(1.0);
+  });
+  eval.FailureReason = [](const Configuration &) {
+    return "compile error: k.tpl.cu(12): error: identifier \"uint\" is "
+           "undefined | k.tpl.cu(13): error: more";
+  };
+  for (bool compileOnly : {false, true}) {
+    TuneOptions o = options(20);
+    o.compileOnly = compileOnly;
+    auto r = Tuner(space(), {{{"n", 10}}}, eval, *journal, o).run();
+    ASSERT_FALSE(r) << "compile only: " << compileOnly;
+    EXPECT_EQ(r.error().where, "k.tpl.cu:12");
+    EXPECT_NE(r.error().message.find(
+                  "the default configuration (BLOCK=256 VEC=4) does not "
+                  "compile at shape n=10: error: identifier \"uint\" is "
+                  "undefined"),
+              std::string::npos)
+        << r.error().message;
+  }
+  // Nothing but the default was compiled.
+  for (const auto &call : eval.Calls)
+    EXPECT_EQ(call.second.at("BLOCK"), 256);
+}
+
+TEST(Tuner, ADefaultThatFailsAtRunTimeStopsToo) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval(timeOf);
+  eval.F = [](const Shape &s, const Configuration &c) {
+    return s.at("n") == 5000 && c.at("BLOCK") == 256
+               ? std::nullopt
+               : std::optional<double>(2.0);
+  };
+  eval.FailureReason = [](const Configuration &) {
+    return std::string("wrong result");
+  };
+  auto r =
+      Tuner(space(), {{{"n", 10}}, {{"n", 5000}}}, eval, *journal, options(8))
+          .run();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("at shape n=5000"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("nothing was tuned"), std::string::npos);
+}
+
+TEST(Tuner, MostConfigurationsFailingIsSaidWithTheCommonestReason) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval([](const Shape &, const Configuration &c) {
+    return c.at("VEC") == 4 ? std::optional<double>(1.0) : std::nullopt;
+  });
+  eval.FailureReason = [](const Configuration &c) -> std::string {
+    if (c.at("VEC") == 8)
+      return "compile error: k.tpl.cu(30): error: too wide";
+    // Each its own message: none as common as the one above.
+    return "compile error: k.tpl.cu(20): error: " +
+           std::to_string(c.at("BLOCK")) + " x " + std::to_string(c.at("VEC")) +
+           " unsupported";
+  };
+  eval.Compiler.backend = "nvcc";
+  eval.Compiler.reason = "NVRTC cannot compile the default configuration";
+  TuneOptions o = options(UINT64_MAX);
+  o.compileOnly = true;
+  o.makeStrategy = nullptr;
+  auto r = Tuner(space(), {{{"n", 10}}}, eval, *journal, o).run();
+  ASSERT_TRUE(r) << r.error().str();
+  const FailureSummary &f = r->failures.at(EvalStatus::CompileError);
+  EXPECT_EQ(f.count, 17u); // 23 valid, 6 with VEC = 4
+  EXPECT_EQ(f.commonestReason, "k.tpl.cu:30: error: too wide");
+  EXPECT_EQ(f.commonestCount, 5u);
+  std::string table = formatResultsTable(*r);
+  EXPECT_NE(table.find("warning: 17 of 23 evaluated configurations did not "
+                       "compile; the commonest reason (5 of them): "
+                       "k.tpl.cu:30: error: too wide"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("compiled with nvcc (NVRTC cannot compile the default "
+                       "configuration)"),
+            std::string::npos);
+  // The journal keys name the compiler that is not NVRTC.
+  for (const auto &e : journal->entries())
+    EXPECT_EQ(e.key.compiler, "nvcc");
+  // Read back, the results keep both.
+  auto back = resultsFromJson(resultsToJson(*r));
+  ASSERT_TRUE(back) << back.error().str();
+  EXPECT_EQ(back->compiler.backend, "nvcc");
+  EXPECT_EQ(back->failures.at(EvalStatus::CompileError).commonestCount, 5u);
+  EXPECT_EQ(failureWarning(*back), failureWarning(*r));
+}
+
+TEST(Tuner, ResultsFromAnotherCompilerAreNotReused) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval(timeOf);
+  auto first = Tuner(space(), {{{"n", 10}}}, eval, *journal, options(6)).run();
+  ASSERT_TRUE(first);
+  size_t calls = eval.Calls.size();
+  eval.Compiler.backend = "nvcc";
+  auto second = Tuner(space(), {{{"n", 10}}}, eval, *journal, options(6)).run();
+  ASSERT_TRUE(second);
+  EXPECT_GE(eval.Calls.size(), calls + 6); // measured afresh
+}

@@ -11,6 +11,7 @@
 
 #include "ktune/Run/Record.h"
 #include "ktune/Support/Text.h"
+#include "ktune/Tune/MultiDevice.h"
 #include "ktune/Tune/Results.h"
 
 #include <optional>

@@ -256,7 +256,7 @@ std::string gpuTable(const KernelRound &k) {
     busy += a.busySeconds;
   }
   s += "</table>\n<p>" + std::to_string(k.gpus.size()) + " workers, ";
-  if (k.tuneSeconds > 0 && busy >= 0.01 * k.tuneSeconds)
+  if (speedupIsMeasurable(busy, k.tuneSeconds))
     s += formatDouble("%.2f", busy / k.tuneSeconds) +
          "x the wall-clock speed of one GPU (busy " +
          formatDouble("%.1f", busy) + " s in " +

@@ -192,6 +192,13 @@ std::string workerLabel(const WorkerActivity &a) {
          std::to_string(a.gpu);
 }
 
+bool speedupIsMeasurable(double busySeconds, double wallSeconds) {
+  // Half a second: less than one real compile-and-time, more than thousands
+  // of synthetic lookups, whatever the machine's load.
+  return wallSeconds > 0 && busySeconds >= 0.5 &&
+         busySeconds >= 0.01 * wallSeconds;
+}
+
 std::string formatGpuActivity(const std::vector<WorkerActivity> &activity,
                               double wallSeconds) {
   std::string out;
@@ -208,9 +215,7 @@ std::string formatGpuActivity(const std::vector<WorkerActivity> &activity,
     out += "\n";
     busy += a.busySeconds;
   }
-  // Evaluations that take no measurable time (synthetic ones) say nothing
-  // about speed.
-  if (wallSeconds > 0 && busy >= 0.01 * wallSeconds) {
+  if (speedupIsMeasurable(busy, wallSeconds)) {
     std::snprintf(line, sizeof line,
                   "%zu workers: %.2fx the wall-clock speed of one GPU "
                   "(busy %.1f s in %.1f s)\n",

@@ -113,6 +113,9 @@ private:
 /// have needed for the same evaluations).
 std::string formatGpuActivity(const std::vector<WorkerActivity> &activity,
                               double wallSeconds);
+/// Whether `busySeconds` of work in `wallSeconds` is enough to state a
+/// speedup: synthetic evaluations take next to no time and say nothing.
+bool speedupIsMeasurable(double busySeconds, double wallSeconds);
 /// One worker's name: "GPU 1", or "rank 2 GPU 1" across hosts.
 std::string workerLabel(const WorkerActivity &a);
 /// For the progress line: "GPUs 0:12* 1:11" (evaluations, * = timing now);

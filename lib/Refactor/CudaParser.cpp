@@ -1,4 +1,5 @@
 #include "ktune/Refactor/CudaParser.h"
+#include "ktune/Refactor/CompileCommand.h"
 
 #include "PreambleCache.h"
 
@@ -134,78 +135,6 @@ static std::string resourceDir(const ParserOptions &options) {
   return KTUNE_CLANG_RESOURCE_DIR;
 }
 
-static std::string absoluteIn(const std::string &dir, const std::string &path) {
-  if (path.empty() || llvm::sys::path::is_absolute(path) || dir.empty())
-    return path;
-  llvm::SmallString<256> p(dir);
-  llvm::sys::path::append(p, path);
-  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
-  return std::string(p);
-}
-
-/// Keeps the flags of a database command (often nvcc's) that matter for
-/// parsing, translated to Clang's spelling; relative paths are resolved
-/// against the command's directory.
-static std::vector<std::string>
-filterDatabaseArgs(const std::vector<std::string> &args,
-                   const std::string &dir) {
-  struct Flag {
-    const char *spelling; // as accepted (nvcc or gcc style)
-    const char *clang;    // as passed on
-    bool isPath;
-  };
-  static const Flag flags[] = {
-      {"-I", "-I", true},
-      {"--include-path", "-I", true},
-      {"-isystem", "-isystem", true},
-      {"--system-include", "-isystem", true},
-      {"-iquote", "-iquote", true},
-      {"-idirafter", "-idirafter", true},
-      {"-include", "-include", true},
-      {"--pre-include", "-include", true},
-      {"-D", "-D", false},
-      {"--define-macro", "-D", false},
-      {"-U", "-U", false},
-      {"--undefine-macro", "-U", false},
-      {"-std", "-std=", false},
-      {"--std", "-std=", false},
-  };
-  std::vector<std::string> out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string &a = args[i];
-    for (const Flag &f : flags) {
-      std::string_view s = f.spelling;
-      if (a.rfind(s, 0) != 0)
-        continue;
-      std::string value;
-      if (a.size() == s.size()) {
-        if (i + 1 >= args.size())
-          break;
-        value = args[++i];
-      } else if (a[s.size()] == '=') {
-        value = a.substr(s.size() + 1);
-      } else if (s.size() == 2) { // -Ipath, -DNAME
-        value = a.substr(2);
-      } else {
-        continue; // a longer flag sharing the prefix (-include-pch, ...)
-      }
-      if (f.isPath)
-        value = absoluteIn(dir, value);
-      std::string clang = f.clang;
-      if (clang == "-std=")
-        out.push_back(clang + value);
-      else if (clang.size() == 2)
-        out.push_back(clang + value);
-      else {
-        out.push_back(clang);
-        out.push_back(value);
-      }
-      break;
-    }
-  }
-  return out;
-}
-
 /// Arguments given after `--` go to Clang as they are, except those that
 /// would change what kind of job runs.
 static std::vector<std::string>
@@ -237,9 +166,12 @@ static bool hasPrefixArg(const std::vector<std::string> &args,
 llvm::Expected<std::vector<std::string>>
 clangCommandLine(const CompileCommand &command, const ParserOptions &options,
                  CudaSide side) {
-  std::vector<std::string> user =
-      command.fromDatabase ? filterDatabaseArgs(command.args, command.directory)
-                           : filterUserArgs(command.args);
+  TranslatedFlags flags =
+      command.fromDatabase
+          ? translateCompileFlags(command.args, command.directory)
+          : translateCompileFlags(filterUserArgs(command.args),
+                                  command.directory, /*keepUnknown=*/true);
+  const std::vector<std::string> &user = flags.args;
   std::string share =
       options.shareDir.empty() ? findShareDir() : options.shareDir;
   if (!isDirectory(share + "/cuda-compat"))
@@ -269,8 +201,6 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
       cl.push_back("--cuda-path=" + *cuda);
       cl.push_back("-isystem");
       cl.push_back(share + "/cuda-compat");
-      cl.push_back("-include");
-      cl.push_back(share + "/cuda-compat/ktune_clang_cuda_intrinsics.h");
       if (isDirectory(*cuda + "/include/cccl")) {
         cl.push_back("-isystem");
         cl.push_back(*cuda + "/include/cccl");
@@ -280,17 +210,24 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
       cl.push_back("-nocudalib");
       cl.push_back("-include");
       cl.push_back(share + "/cuda-shim/ktune_cuda_shim.h");
-      cl.push_back("-include");
-      cl.push_back(share + "/cuda-compat/ktune_clang_cuda_intrinsics.h");
     }
+    // What nvcc's implicit includes declare and Clang's CUDA headers do
+    // not; headers nvcc's host compiler finds on its own path (omp.h) are
+    // looked for last.
+    cl.push_back("-include");
+    cl.push_back(share + "/cuda-compat/ktune_clang_cuda_intrinsics.h");
+    cl.push_back("-include");
+    cl.push_back(share + "/cuda-compat/ktune_nvcc_implicit.h");
+    cl.push_back("-idirafter");
+    cl.push_back(share + "/cuda-compat/host-fallback");
   }
   if (side == CudaSide::Host) {
     cl.push_back("--cuda-host-only");
   } else {
     cl.push_back("--cuda-device-only");
-    if (!hasPrefixArg(user, "--cuda-gpu-arch") &&
-        !hasPrefixArg(user, "--offload-arch"))
-      cl.push_back("--cuda-gpu-arch=" + options.gpuArch);
+    cl.push_back("--cuda-gpu-arch=" + chooseGpuArch(flags.gpuArchs,
+                                                    options.gpuArch)
+                                          .value_or(options.gpuArch));
   }
   cl.insert(cl.end(), user.begin(), user.end());
   cl.push_back(command.file);

@@ -225,9 +225,9 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
     cl.push_back("--cuda-host-only");
   } else {
     cl.push_back("--cuda-device-only");
-    cl.push_back("--cuda-gpu-arch=" + chooseGpuArch(flags.gpuArchs,
-                                                    options.gpuArch)
-                                          .value_or(options.gpuArch));
+    cl.push_back("--cuda-gpu-arch=" +
+                 chooseGpuArch(flags.gpuArchs, options.gpuArch)
+                     .value_or(options.gpuArch));
   }
   cl.insert(cl.end(), user.begin(), user.end());
   cl.push_back(command.file);

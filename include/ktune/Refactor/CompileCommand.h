@@ -61,9 +61,8 @@ TranslatedFlags translateCompileFlags(const std::vector<std::string> &args,
 /// The architecture the device side is parsed for: `preferred` when the
 /// command names it or names none Clang 19 knows (up to sm_90a), else the
 /// newest one it names that Clang knows. nullopt: use `preferred`.
-std::optional<std::string>
-chooseGpuArch(const std::vector<std::string> &archs,
-              const std::string &preferred);
+std::optional<std::string> chooseGpuArch(const std::vector<std::string> &archs,
+                                         const std::string &preferred);
 
 /// The command line of a Clang tool as CommonOptionsParser reads it (the
 /// sources, -p, --extra-arg, --extra-arg-before and the arguments after

@@ -85,8 +85,7 @@ TEST(CompileFlags, NvccSpellingsTranslated) {
        {}},
       {{"--threads", "32", "-Xptxas", "-v", "-maxrregcount", "64"}, {}},
       {{"--threads=4", "-Xptxas=-v,-O3", "--maxrregcount=64"}, {}},
-      {{"-ccbin", "g++-12", "--compiler-bindir=/usr/bin", "-rdc", "true"},
-       {}},
+      {{"-ccbin", "g++-12", "--compiler-bindir=/usr/bin", "-rdc", "true"}, {}},
       {{"-Xlinker", "-rpath", "-lcuda", "-L/usr/lib", "-L", "/opt/lib"}, {}},
       {{"--cuda-path=/opt/cuda-12", "-MD", "-MF", "k.d", "-MT", "k.o"}, {}},
       // A host compiler's -Werror takes no value: the -I after it stays.
@@ -110,9 +109,9 @@ TEST(CompileFlags, ArgumentsAfterDashDashKeepClangFlags) {
       {"-Iinc", "-Wno-unused", "--expt-relaxed-constexpr", "-nocudainc",
        "-use_fast_math", "--cuda-gpu-arch=sm_80", "-fno-exceptions"},
       "", /*keepUnknown=*/true);
-  EXPECT_EQ(t.args, (std::vector<std::string>{"-I", "inc", "-Wno-unused",
-                                               "-nocudainc",
-                                               "-fno-exceptions"}));
+  EXPECT_EQ(t.args,
+            (std::vector<std::string>{"-I", "inc", "-Wno-unused", "-nocudainc",
+                                      "-fno-exceptions"}));
   EXPECT_EQ(t.gpuArchs, (std::vector<std::string>{"sm_80"}));
 }
 

@@ -1,6 +1,7 @@
 #include "ktune/Refactor/CudaParser.h"
 #include "ktune/Refactor/CompileCommand.h"
 
+#include "ParseRecovery.h"
 #include "PreambleCache.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -236,13 +237,22 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
 
 namespace {
 
+/// What the errors of one side's parse came to.
+struct Recovery {
+  bool recovered = false; // errors only in unrelated host code
+  std::string firstError, blocking;
+};
+
 /// Skips the bodies of functions outside the main file (headers are never
-/// analysed) and hands the finished AST to the callback.
+/// analysed) and hands the finished AST to the callback; after errors only
+/// when they all lie in code that does not matter (ParseRecovery.h).
 class SideConsumer : public clang::ASTConsumer {
 public:
   SideConsumer(clang::SourceManager &sm, const SideCallback &onAST,
-               CudaSide side, bool skipHeaderBodies)
-      : SM(sm), OnAST(onAST), Side(side), SkipHeaderBodies(skipHeaderBodies) {}
+               CudaSide side, bool skipHeaderBodies,
+               const ErrorRecorder *errors, Recovery &recovery)
+      : SM(sm), OnAST(onAST), Side(side), SkipHeaderBodies(skipHeaderBodies),
+        Errors(errors), Outcome(recovery) {}
 
   bool shouldSkipFunctionBody(clang::Decl *d) override {
     return SkipHeaderBodies &&
@@ -250,8 +260,16 @@ public:
   }
 
   void HandleTranslationUnit(clang::ASTContext &ctx) override {
-    if (ctx.getDiagnostics().hasErrorOccurred())
-      return;
+    if (ctx.getDiagnostics().hasErrorOccurred()) {
+      if (!Errors || Errors->Errors.empty())
+        return;
+      RecoveryVerdict verdict = judgeErrors(ctx, Errors->Errors);
+      Outcome.firstError = Errors->Errors.front().text;
+      Outcome.blocking = verdict.blocking;
+      if (!verdict.recoverable)
+        return;
+      Outcome.recovered = true;
+    }
     OnAST(ctx, Side);
   }
 
@@ -260,31 +278,38 @@ private:
   const SideCallback &OnAST;
   CudaSide Side;
   bool SkipHeaderBodies;
+  const ErrorRecorder *Errors;
+  Recovery &Outcome;
 };
 
 class SideFrontendAction : public clang::ASTFrontendAction {
 public:
-  SideFrontendAction(const SideCallback &onAST, CudaSide side, bool skip)
-      : OnAST(onAST), Side(side), Skip(skip) {}
+  SideFrontendAction(const SideCallback &onAST, CudaSide side, bool skip,
+                     const ErrorRecorder *errors, Recovery &recovery)
+      : OnAST(onAST), Side(side), Skip(skip), Errors(errors),
+        Outcome(recovery) {}
   std::unique_ptr<clang::ASTConsumer>
   CreateASTConsumer(clang::CompilerInstance &ci, llvm::StringRef) override {
     return std::make_unique<SideConsumer>(ci.getSourceManager(), OnAST, Side,
-                                          Skip);
+                                          Skip, Errors, Outcome);
   }
 
 private:
   const SideCallback &OnAST;
   CudaSide Side;
   bool Skip;
+  const ErrorRecorder *Errors;
+  Recovery &Outcome;
 };
 
 /// Runs one side: sets up the preamble, then parses.
 class SideToolAction : public clang::tooling::ToolAction {
 public:
   SideToolAction(const SideCallback &onAST, CudaSide side,
-                 const ParserOptions &options, std::string argsKey)
-      : OnAST(onAST), Side(side), Options(options),
-        ArgsKey(std::move(argsKey)) {}
+                 const ParserOptions &options, std::string argsKey,
+                 const ErrorRecorder *errors)
+      : OnAST(onAST), Side(side), Options(options), ArgsKey(std::move(argsKey)),
+        Errors(errors) {}
 
   bool runInvocation(std::shared_ptr<clang::CompilerInvocation> invocation,
                      clang::FileManager *files,
@@ -300,6 +325,8 @@ public:
         return true;
     }
     invocation->getFrontendOpts().SkipFunctionBodies = Options.skipHeaderBodies;
+    // Every error is judged (ParseRecovery.h): none may go unreported.
+    invocation->getDiagnosticOpts().ErrorLimit = 0;
     clang::CompilerInstance compiler(std::move(pchOps));
     compiler.setInvocation(std::move(invocation));
     compiler.setFileManager(files);
@@ -307,7 +334,10 @@ public:
     if (!compiler.hasDiagnostics())
       return false;
     compiler.createSourceManager(*files);
-    SideFrontendAction action(OnAST, Side, Options.skipHeaderBodies);
+    // The summary Clang prints ("1 error generated") is ours to give.
+    compiler.setVerboseOutputStream(llvm::nulls());
+    SideFrontendAction action(OnAST, Side, Options.skipHeaderBodies, Errors,
+                              Outcome);
     bool ok = compiler.ExecuteAction(action);
     files->clearStatCache();
     return ok;
@@ -315,12 +345,14 @@ public:
 
   PreambleUse Preamble = PreambleUse::None;
   bool OnlyPreamble = false; // build the preamble, parse nothing
+  Recovery Outcome;
 
 private:
   const SideCallback &OnAST;
   CudaSide Side;
   const ParserOptions &Options;
   std::string ArgsKey;
+  const ErrorRecorder *Errors;
 };
 
 struct SideResult {
@@ -328,6 +360,7 @@ struct SideResult {
   unsigned errors = 0;
   std::string diagnostics;
   std::string setupError;
+  Recovery recovery;
   PreambleUse preamble = PreambleUse::None;
   double seconds = 0;
 };
@@ -357,17 +390,19 @@ SideResult runSide(const CompileCommand &command, const ParserOptions &options,
         new clang::DiagnosticOptions());
     diagOpts->ShowColors = false;
     clang::TextDiagnosticPrinter printer(os, diagOpts.get());
+    ErrorRecorder recorder(printer);
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(
         clang::FileSystemOptions());
-    SideToolAction action(onAST, side, opts, key);
+    SideToolAction action(onAST, side, opts, key, &recorder);
     action.OnlyPreamble = onlyPreamble;
     clang::tooling::ToolInvocation invocation(
         *cl, &action, files.get(),
         std::make_shared<clang::PCHContainerOperations>());
-    invocation.setDiagnosticConsumer(&printer);
+    invocation.setDiagnosticConsumer(&recorder);
     result.ok = invocation.run();
-    result.errors = printer.getNumErrors();
+    result.errors = recorder.getNumErrors();
     result.preamble = action.Preamble;
+    result.recovery = action.Outcome;
     os.flush();
     result.diagnostics = text;
   };
@@ -417,13 +452,30 @@ llvm::Error parseBothSides(const CompileCommand &command,
   // repeats them, so it is shown only when the host side compiled.
   for (auto [r, side] : {std::pair{&host, CudaSide::Host},
                          std::pair{&device, CudaSide::Device}}) {
-    if (r->ok && r->errors == 0)
+    if ((r->ok && r->errors == 0) || r->recovery.recovered)
       continue;
     std::string summary = command.file + ": cannot parse (" +
                           std::to_string(r->errors) + " error" +
                           (r->errors == 1 ? "" : "s") + " on the " +
                           std::string(sideName(side)) + " side)";
+    if (!r->recovery.blocking.empty())
+      summary += ": " + r->recovery.blocking;
     return llvm::make_error<ParseError>(r->diagnostics, summary);
+  }
+  // Errors only in host code unrelated to the kernels: say so once.
+  for (auto [r, side] : {std::pair{&host, CudaSide::Host},
+                         std::pair{&device, CudaSide::Device}}) {
+    if (!r->recovery.recovered)
+      continue;
+    if (stats)
+      stats->notes.push_back(
+          r->recovery.firstError + " [" + std::to_string(r->errors) + " error" +
+          (r->errors == 1 ? "" : "s") + " on the " +
+          std::string(sideName(side)) +
+          " side, all in host code outside the kernels, the functions "
+          "they call and their launchers: carrying on from Clang's "
+          "recovered AST]");
+    break;
   }
   return llvm::Error::success();
 }

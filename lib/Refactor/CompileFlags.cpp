@@ -390,6 +390,39 @@ TranslatedFlags translateCompileFlags(const std::vector<std::string> &args,
   return out;
 }
 
+std::vector<std::string>
+joinNvccOptionValues(const std::vector<std::string> &args) {
+  // Options Clang knows keep their own spelling.
+  static const char *const clangKnows[] = {
+      "-o",  "-x",       "-L",       "-l",      "-MF",       "-MT",
+      "-MQ", "-isystem", "-include", "-iquote", "-idirafter"};
+  auto isNvccValueOption = [](llvm::StringRef a) {
+    if (std::any_of(std::begin(clangKnows), std::end(clangKnows),
+                    [&](const char *k) { return a == k; }))
+      return false;
+    if (takesSeparateValue(a))
+      return true;
+    return std::any_of(std::begin(Flags), std::end(Flags),
+                       [&](const FlagSpec &f) {
+                         return a == f.spelling && f.kind != FlagKind::OpenMP &&
+                                llvm::StringRef(f.spelling).size() > 2;
+                       });
+  };
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef a = args[i];
+    if (i + 1 < args.size() && isNvccValueOption(a) &&
+        (!llvm::StringRef(args[i + 1]).starts_with("-") ||
+         valueMayStartWithDash(a))) {
+      out.push_back(a.str() + "=" + args[i + 1]);
+      ++i;
+      continue;
+    }
+    out.push_back(a.str());
+  }
+  return out;
+}
+
 std::optional<std::string> chooseGpuArch(const std::vector<std::string> &archs,
                                          const std::string &preferred) {
   // Clang 19 knows architectures up to sm_90a.

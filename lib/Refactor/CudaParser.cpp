@@ -226,6 +226,11 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
     cl.push_back("--cuda-host-only");
   } else {
     cl.push_back("--cuda-device-only");
+    // nvcc preprocesses the device side with the host compiler's -fopenmp
+    // too; Clang's device side ignores it: the macro, as the host side has
+    // it.
+    if (flags.openmp)
+      cl.push_back("-D_OPENMP=202011");
     cl.push_back("--cuda-gpu-arch=" +
                  chooseGpuArch(flags.gpuArchs, options.gpuArch)
                      .value_or(options.gpuArch));

@@ -58,6 +58,13 @@ TranslatedFlags translateCompileFlags(const std::vector<std::string> &args,
                                       const std::string &directory,
                                       bool keepUnknown = false);
 
+/// nvcc's options spelled with their value as the next argument
+/// (`--threads 4`, `-gencode arch=...`, `-Xcompiler -fopenmp`) joined into
+/// one (`--threads=4`), so that Clang's reading of a command line does not
+/// take the values for input files.
+std::vector<std::string>
+joinNvccOptionValues(const std::vector<std::string> &args);
+
 /// The architecture the device side is parsed for: `preferred` when the
 /// command names it or names none Clang 19 knows (up to sm_90a), else the
 /// newest one it names that Clang knows. nullopt: use `preferred`.

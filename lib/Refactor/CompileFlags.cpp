@@ -27,7 +27,6 @@ enum class FlagKind {
   GenCode,     // -gencode arch=compute_90,code=[sm_90,compute_90]
   HostOptions, // -Xcompiler a,b: translated like direct flags
   OpenMP,      // -fopenmp
-  DropValue,   // an option and its value, both dropped
 };
 
 struct FlagSpec {
@@ -256,8 +255,6 @@ private:
   void apply(const FlagSpec &f, const std::string &value) {
     switch (f.kind) {
     case FlagKind::Path:
-      add({f.clang, absoluteIn(Directory, value)});
-      return;
     case FlagKind::File:
       add({f.clang, absoluteIn(Directory, value)});
       return;
@@ -289,7 +286,6 @@ private:
       return;
     }
     case FlagKind::OpenMP:
-    case FlagKind::DropValue:
       return;
     }
   }

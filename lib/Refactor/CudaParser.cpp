@@ -1,6 +1,7 @@
 #include "ktune/Refactor/CudaParser.h"
 #include "ktune/Refactor/CompileCommand.h"
 
+#include "NvccSyntax.h"
 #include "ParseRecovery.h"
 #include "PreambleCache.h"
 
@@ -12,6 +13,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -312,9 +314,9 @@ class SideToolAction : public clang::tooling::ToolAction {
 public:
   SideToolAction(const SideCallback &onAST, CudaSide side,
                  const ParserOptions &options, std::string argsKey,
-                 const ErrorRecorder *errors)
+                 const ErrorRecorder *errors, const std::string *mainText)
       : OnAST(onAST), Side(side), Options(options), ArgsKey(std::move(argsKey)),
-        Errors(errors) {}
+        Errors(errors), MainText(mainText) {}
 
   bool runInvocation(std::shared_ptr<clang::CompilerInvocation> invocation,
                      clang::FileManager *files,
@@ -322,13 +324,22 @@ public:
                      clang::DiagnosticConsumer *diags) override {
     const auto &inputs = invocation->getFrontendOpts().Inputs;
     if (inputs.size() == 1 && inputs[0].isFile()) {
-      if (auto buffer = llvm::MemoryBuffer::getFile(inputs[0].getFile()))
+      auto buffer =
+          MainText
+              ? llvm::MemoryBuffer::getMemBuffer(*MainText, inputs[0].getFile())
+              : llvm::MemoryBuffer::getFile(inputs[0].getFile());
+      if (buffer)
         Preamble = configurePreamble(
             *invocation, **buffer, Options.cacheDir, ArgsKey, pchOps,
             Options.buildPreambleOnMiss || OnlyPreamble);
       if (OnlyPreamble)
         return true;
     }
+    if (MainText && inputs.size() == 1 && inputs[0].isFile())
+      invocation->getPreprocessorOpts().addRemappedFile(
+          inputs[0].getFile(),
+          llvm::MemoryBuffer::getMemBufferCopy(*MainText, inputs[0].getFile())
+              .release());
     invocation->getFrontendOpts().SkipFunctionBodies = Options.skipHeaderBodies;
     // Every error is judged (ParseRecovery.h): none may go unreported.
     invocation->getDiagnosticOpts().ErrorLimit = 0;
@@ -358,6 +369,7 @@ private:
   const ParserOptions &Options;
   std::string ArgsKey;
   const ErrorRecorder *Errors;
+  const std::string *MainText; // the main file as parsed, when not as read
 };
 
 struct SideResult {
@@ -386,6 +398,11 @@ SideResult runSide(const CompileCommand &command, const ParserOptions &options,
   llvm::SmallString<256> absFile(command.file);
   llvm::sys::fs::make_absolute(absFile);
   key += '\x1f' + std::string(absFile);
+  // Spaced launch chevrons (`k << < g, b >> > (x)`), which nvcc reads and
+  // Clang does not, are joined in a copy of the same length.
+  std::optional<std::string> mainText;
+  if (auto buffer = llvm::MemoryBuffer::getFile(command.file))
+    mainText = joinSpacedLaunchChevrons((*buffer)->getBuffer());
 
   auto attempt = [&](const ParserOptions &opts) {
     std::string text;
@@ -398,7 +415,8 @@ SideResult runSide(const CompileCommand &command, const ParserOptions &options,
     ErrorRecorder recorder(printer);
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(
         clang::FileSystemOptions());
-    SideToolAction action(onAST, side, opts, key, &recorder);
+    SideToolAction action(onAST, side, opts, key, &recorder,
+                          mainText ? &*mainText : nullptr);
     action.OnlyPreamble = onlyPreamble;
     clang::tooling::ToolInvocation invocation(
         *cl, &action, files.get(),

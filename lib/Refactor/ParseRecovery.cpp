@@ -197,6 +197,27 @@ RecoveryVerdict judgeErrors(ASTContext &ctx,
       }
   }
 
+  // A launch Clang could not parse leaves no trace in the AST but the
+  // kernel's name in the text.
+  std::set<std::string> kernelNames;
+  for (const FunctionInfo &f : functions)
+    if (f.kernel && f.fn->getDeclName().isIdentifier())
+      kernelNames.insert(f.fn->getName().str());
+  auto namedKernel = [&](const FunctionInfo &f) -> std::string {
+    llvm::StringRef body =
+        SM.getBufferData(f.file).substr(f.begin, f.end - f.begin);
+    for (const std::string &k : kernelNames)
+      for (size_t at = body.find(k); at != llvm::StringRef::npos;
+           at = body.find(k, at + 1)) {
+        auto isWord = [](char c) { return isalnum(c) || c == '_'; };
+        bool before = at > 0 && isWord(body[at - 1]);
+        bool after = at + k.size() < body.size() && isWord(body[at + k.size()]);
+        if (!before && !after)
+          return k;
+      }
+    return {};
+  };
+
   for (const ReportedError &e : errors) {
     auto [file, offset] = SM.getDecomposedLoc(SM.getExpansionLoc(e.loc));
     bool enclosed = false;
@@ -207,6 +228,11 @@ RecoveryVerdict judgeErrors(ASTContext &ctx,
       auto it = why.find(f.fn->getCanonicalDecl());
       if (it != why.end()) {
         verdict.blocking = e.text + " (" + it->second + ")";
+        return verdict;
+      }
+      if (std::string k = namedKernel(f); !k.empty()) {
+        verdict.blocking = e.text + " (in '" + nameOf(f.fn) +
+                           "', which names kernel '" + k + "')";
         return verdict;
       }
     }

@@ -14,6 +14,7 @@
 // RUN: not ktune-refactor %s -o %t/h.cu --extra-arg=-DBREAK_HELPER 2>&1 | FileCheck %s --check-prefix=HELPER
 // RUN: not ktune-refactor %s -o %t/l.cu --extra-arg=-DBREAK_LAUNCHER 2>&1 | FileCheck %s --check-prefix=LAUNCHER
 // RUN: not ktune-refactor %s -o %t/g.cu --extra-arg=-DBREAK_GLOBAL 2>&1 | FileCheck %s --check-prefix=GLOBAL
+// RUN: not ktune-refactor %s -o %t/n.cu --extra-arg=-DBREAK_NAMED 2>&1 | FileCheck %s --check-prefix=NAMED
 // RUN: not test -e %t/k.cu
 // RUN: not test -e %t/g.cu
 
@@ -46,6 +47,11 @@ void launch(float *x, int n) {
 undeclared_type global_value;
 #endif
 
+// A launch Clang cannot parse leaves only the kernel's name behind.
+#ifdef BREAK_NAMED
+void retry(float *x, int n) { scale<<<>>>(x, n); }
+#endif
+
 // Host code that has nothing to do with the kernel.
 static double elapsed_ms() { return host_timer_ticks() / 1000.0; }
 void report(int n) { print_summary(n, elapsed_ms()); }
@@ -57,8 +63,9 @@ void report(int n) { print_summary(n, elapsed_ms()); }
 // TPL:        scale<BLOCK_SIZE><<<(n + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE>>>(x, n);
 // TPL:      static double elapsed_ms() { return host_timer_ticks() / 1000.0; }
 
-// KERNEL: recovered-host-errors.cu:32:10: error: use of undeclared identifier 'undeclared_in_kernel'
-// KERNEL: ktune-refactor: error: {{.*}}recovered-host-errors.cu: cannot parse ({{[0-9]+}} errors on the host side): {{.*}}recovered-host-errors.cu:32:10: error: use of undeclared identifier 'undeclared_in_kernel' (in kernel 'scale')
-// HELPER: ktune-refactor: error: {{.*}}: cannot parse ({{.*}}): {{.*}}recovered-host-errors.cu:24:14: error: use of undeclared identifier 'undeclared_in_helper' (in 'twice', which a kernel calls)
-// LAUNCHER: ktune-refactor: error: {{.*}}: cannot parse ({{.*}}): {{.*}}recovered-host-errors.cu:40:3: error: use of undeclared identifier 'undeclared_in_launcher' (in 'launch', which launches a kernel)
-// GLOBAL: ktune-refactor: error: {{.*}}: cannot parse ({{.*}}): {{.*}}recovered-host-errors.cu:46:1: error: unknown type name 'undeclared_type' (outside any function body)
+// KERNEL: recovered-host-errors.cu:33:10: error: use of undeclared identifier 'undeclared_in_kernel'
+// KERNEL: ktune-refactor: error: {{.*}}recovered-host-errors.cu: cannot parse ({{[0-9]+}} errors on the host side): {{.*}}recovered-host-errors.cu:33:10: error: use of undeclared identifier 'undeclared_in_kernel' (in kernel 'scale')
+// HELPER: ktune-refactor: error: {{.*}}: cannot parse ({{.*}}): {{.*}}recovered-host-errors.cu:25:14: error: use of undeclared identifier 'undeclared_in_helper' (in 'twice', which a kernel calls)
+// LAUNCHER: ktune-refactor: error: {{.*}}: cannot parse ({{.*}}): {{.*}}recovered-host-errors.cu:41:3: error: use of undeclared identifier 'undeclared_in_launcher' (in 'launch', which launches a kernel)
+// NAMED: ktune-refactor: error: {{.*}}: cannot parse ({{.*}}): {{.*}}recovered-host-errors.cu:52:39: error: expected expression (in 'retry', which names kernel 'scale')
+// GLOBAL: ktune-refactor: error: {{.*}}: cannot parse ({{.*}}): {{.*}}recovered-host-errors.cu:47:1: error: unknown type name 'undeclared_type' (outside any function body)

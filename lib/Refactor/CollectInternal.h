@@ -89,6 +89,22 @@ struct RoleCtx {
   const std::map<std::string, std::string> *textToParam = nullptr;
 };
 
+/// Bytes [begin, end) of a file included or not depending on __CUDA_ARCH__:
+/// a branch of an #if/#ifdef/#ifndef chain, from the first condition of the
+/// chain that names it (or a macro defined from it) on; `directive` is the
+/// offset of the chain's #if.
+struct ArchRange {
+  unsigned begin = 0, end = 0, directive = 0;
+};
+std::vector<ArchRange> archConditionalRanges(llvm::StringRef buffer,
+                                             const clang::LangOptions &lo);
+
+/// Why a constant depends on the GPU architecture, and where.
+struct ArchReason {
+  std::string where; // "file:line:col"
+  std::string why;
+};
+
 /// True when a use of a variable can change it: assigned, incremented, its
 /// address taken, bound to a non-const reference, or a member of it
 /// assigned. Capturing it by reference in a lambda is not a change by
@@ -144,6 +160,17 @@ public:
   bool isEffectivelyConst(const clang::VarDecl *var,
                           const clang::FunctionDecl *fn);
   void describeDerived(const clang::VarDecl *var, Atom &a);
+  /// Host/device-divergent constants (ArchDependence.cpp): true (and a
+  /// note) when the named constant `a`, spelled by `e` or declared by `d`,
+  /// has a value that depends on __CUDA_ARCH__.
+  bool isArchDependent(const Atom &a, const clang::Expr *e,
+                       const clang::ValueDecl *d);
+  std::optional<ArchReason> archDependence(const clang::Expr *e,
+                                           unsigned siteBegin, unsigned siteEnd,
+                                           int depth);
+  std::optional<ArchReason> archDependentDecl(const clang::ValueDecl *d,
+                                              int depth);
+  const ArchRange *archRangeAt(clang::SourceLocation spelled);
   /// Named constants inside an initialiser, outermost first.
   void namedAtomsIn(const clang::Expr *e,
                     std::vector<std::pair<const clang::Expr *, Atom>> &out);
@@ -187,6 +214,7 @@ public:
   std::map<std::pair<const clang::FunctionDecl *, const clang::VarDecl *>, bool>
       ConstCache;
   std::set<const clang::FunctionDecl *> ScannedDevice;
+  std::map<clang::FileID, std::vector<ArchRange>> ArchRanges;
   /// Kernels that are not templates, named other than as a launch's callee
   /// (cudaLaunchKernel((void *)k, ...), helper(k, ...)), with the line.
   std::map<const clang::FunctionDecl *, unsigned> NamedNotLaunched;

@@ -13,21 +13,30 @@ namespace ktune::refactor {
 
 Expected<std::optional<std::vector<std::string>>>
 takeArgsAfterDashDash(int &argc, const char *const *argv) {
-  if (std::find_if(argv, argv + argc, [](const char *a) {
-        return llvm::StringRef(a) == "--";
-      }) == argv + argc)
+  const char *const *dashDash =
+      std::find_if(argv, argv + argc,
+                   [](const char *a) { return llvm::StringRef(a) == "--"; });
+  if (dashDash == argv + argc)
     return std::nullopt;
+  // nvcc's separate option values would read as input files below.
+  std::vector<std::string> after =
+      joinNvccOptionValues({dashDash + 1, argv + argc});
+  std::vector<const char *> line(argv, dashDash + 1);
+  for (const std::string &a : after)
+    line.push_back(a.c_str());
+  int lineArgc = static_cast<int>(line.size());
   // Clang's own reading of `--` (what CommonOptionsParser does).
   std::string error;
   auto fixed = clang::tooling::FixedCompilationDatabase::loadFromCommandLine(
-      argc, argv, error);
+      lineArgc, line.data(), error);
   if (!fixed)
     return makeError("the arguments after -- are not a compile command" +
                          (error.empty() ? std::string() : ": " + error),
                      "--");
+  argc = static_cast<int>(dashDash - argv);
   // {"clang-tool", flags..., file}
-  auto line = fixed->getCompileCommands("-").front().CommandLine;
-  return std::vector<std::string>(line.begin() + 1, line.end() - 1);
+  auto command = fixed->getCompileCommands("-").front().CommandLine;
+  return std::vector<std::string>(command.begin() + 1, command.end() - 1);
 }
 
 Expected<CompileCommand>

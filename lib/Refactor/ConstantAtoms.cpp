@@ -94,12 +94,15 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
     p.SuppressTagKeyword = true;
     return t.getAsString(p);
   };
-  // The atom is the macro spelled at the site: the macro is the constant.
-  auto asMacro = [&]() {
+  // The atom is the macro spelled at the site: the macro is the constant
+  // (never one whose value depends on __CUDA_ARCH__).
+  auto asMacro = [&]() -> std::optional<Atom> {
     a.spelling = Spelling::Macro;
     a.constant = "macro:" + a.text;
     a.constantName = a.text;
     a.castType = castFor(type);
+    if (isArchDependent(a, s, nullptr))
+      return std::nullopt;
     return a;
   };
 
@@ -128,6 +131,8 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
       a.constant = "enum:" + std::to_string(off.second) + ":" +
                    ec->getQualifiedNameAsString();
       a.constantName = ec->getNameAsString();
+      if (isArchDependent(a, s, ec))
+        return std::nullopt;
       return a;
     }
     if (const auto *var = llvm::dyn_cast<VarDecl>(d)) {
@@ -145,6 +150,8 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
       a.castType = castFor(var->getType());
       if (var->isLocalVarDecl() && var->getInit())
         a.localVar = var;
+      else if (isArchDependent(a, s, var))
+        return std::nullopt;
       else if (var->getInit())
         describeDerived(var, a);
       return a;

@@ -1,5 +1,8 @@
 #include "ktune/Refactor/CudaParser.h"
+#include "ktune/Refactor/CompileCommand.h"
 
+#include "NvccSyntax.h"
+#include "ParseRecovery.h"
 #include "PreambleCache.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -10,6 +13,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -134,78 +138,6 @@ static std::string resourceDir(const ParserOptions &options) {
   return KTUNE_CLANG_RESOURCE_DIR;
 }
 
-static std::string absoluteIn(const std::string &dir, const std::string &path) {
-  if (path.empty() || llvm::sys::path::is_absolute(path) || dir.empty())
-    return path;
-  llvm::SmallString<256> p(dir);
-  llvm::sys::path::append(p, path);
-  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
-  return std::string(p);
-}
-
-/// Keeps the flags of a database command (often nvcc's) that matter for
-/// parsing, translated to Clang's spelling; relative paths are resolved
-/// against the command's directory.
-static std::vector<std::string>
-filterDatabaseArgs(const std::vector<std::string> &args,
-                   const std::string &dir) {
-  struct Flag {
-    const char *spelling; // as accepted (nvcc or gcc style)
-    const char *clang;    // as passed on
-    bool isPath;
-  };
-  static const Flag flags[] = {
-      {"-I", "-I", true},
-      {"--include-path", "-I", true},
-      {"-isystem", "-isystem", true},
-      {"--system-include", "-isystem", true},
-      {"-iquote", "-iquote", true},
-      {"-idirafter", "-idirafter", true},
-      {"-include", "-include", true},
-      {"--pre-include", "-include", true},
-      {"-D", "-D", false},
-      {"--define-macro", "-D", false},
-      {"-U", "-U", false},
-      {"--undefine-macro", "-U", false},
-      {"-std", "-std=", false},
-      {"--std", "-std=", false},
-  };
-  std::vector<std::string> out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string &a = args[i];
-    for (const Flag &f : flags) {
-      std::string_view s = f.spelling;
-      if (a.rfind(s, 0) != 0)
-        continue;
-      std::string value;
-      if (a.size() == s.size()) {
-        if (i + 1 >= args.size())
-          break;
-        value = args[++i];
-      } else if (a[s.size()] == '=') {
-        value = a.substr(s.size() + 1);
-      } else if (s.size() == 2) { // -Ipath, -DNAME
-        value = a.substr(2);
-      } else {
-        continue; // a longer flag sharing the prefix (-include-pch, ...)
-      }
-      if (f.isPath)
-        value = absoluteIn(dir, value);
-      std::string clang = f.clang;
-      if (clang == "-std=")
-        out.push_back(clang + value);
-      else if (clang.size() == 2)
-        out.push_back(clang + value);
-      else {
-        out.push_back(clang);
-        out.push_back(value);
-      }
-      break;
-    }
-  }
-  return out;
-}
-
 /// Arguments given after `--` go to Clang as they are, except those that
 /// would change what kind of job runs.
 static std::vector<std::string>
@@ -237,9 +169,12 @@ static bool hasPrefixArg(const std::vector<std::string> &args,
 llvm::Expected<std::vector<std::string>>
 clangCommandLine(const CompileCommand &command, const ParserOptions &options,
                  CudaSide side) {
-  std::vector<std::string> user =
-      command.fromDatabase ? filterDatabaseArgs(command.args, command.directory)
-                           : filterUserArgs(command.args);
+  TranslatedFlags flags =
+      command.fromDatabase
+          ? translateCompileFlags(command.args, command.directory)
+          : translateCompileFlags(filterUserArgs(command.args),
+                                  command.directory, /*keepUnknown=*/true);
+  const std::vector<std::string> &user = flags.args;
   std::string share =
       options.shareDir.empty() ? findShareDir() : options.shareDir;
   if (!isDirectory(share + "/cuda-compat"))
@@ -269,8 +204,6 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
       cl.push_back("--cuda-path=" + *cuda);
       cl.push_back("-isystem");
       cl.push_back(share + "/cuda-compat");
-      cl.push_back("-include");
-      cl.push_back(share + "/cuda-compat/ktune_clang_cuda_intrinsics.h");
       if (isDirectory(*cuda + "/include/cccl")) {
         cl.push_back("-isystem");
         cl.push_back(*cuda + "/include/cccl");
@@ -280,17 +213,29 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
       cl.push_back("-nocudalib");
       cl.push_back("-include");
       cl.push_back(share + "/cuda-shim/ktune_cuda_shim.h");
-      cl.push_back("-include");
-      cl.push_back(share + "/cuda-compat/ktune_clang_cuda_intrinsics.h");
     }
+    // What nvcc's implicit includes declare and Clang's CUDA headers do
+    // not; headers nvcc's host compiler finds on its own path (omp.h) are
+    // looked for last.
+    cl.push_back("-include");
+    cl.push_back(share + "/cuda-compat/ktune_clang_cuda_intrinsics.h");
+    cl.push_back("-include");
+    cl.push_back(share + "/cuda-compat/ktune_nvcc_implicit.h");
+    cl.push_back("-idirafter");
+    cl.push_back(share + "/cuda-compat/host-fallback");
   }
   if (side == CudaSide::Host) {
     cl.push_back("--cuda-host-only");
   } else {
     cl.push_back("--cuda-device-only");
-    if (!hasPrefixArg(user, "--cuda-gpu-arch") &&
-        !hasPrefixArg(user, "--offload-arch"))
-      cl.push_back("--cuda-gpu-arch=" + options.gpuArch);
+    // nvcc preprocesses the device side with the host compiler's -fopenmp
+    // too; Clang's device side ignores it: the macro, as the host side has
+    // it.
+    if (flags.openmp)
+      cl.push_back("-D_OPENMP=202011");
+    cl.push_back("--cuda-gpu-arch=" +
+                 chooseGpuArch(flags.gpuArchs, options.gpuArch)
+                     .value_or(options.gpuArch));
   }
   cl.insert(cl.end(), user.begin(), user.end());
   cl.push_back(command.file);
@@ -299,13 +244,22 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
 
 namespace {
 
+/// What the errors of one side's parse came to.
+struct Recovery {
+  bool recovered = false; // errors only in unrelated host code
+  std::string firstError, blocking;
+};
+
 /// Skips the bodies of functions outside the main file (headers are never
-/// analysed) and hands the finished AST to the callback.
+/// analysed) and hands the finished AST to the callback; after errors only
+/// when they all lie in code that does not matter (ParseRecovery.h).
 class SideConsumer : public clang::ASTConsumer {
 public:
   SideConsumer(clang::SourceManager &sm, const SideCallback &onAST,
-               CudaSide side, bool skipHeaderBodies)
-      : SM(sm), OnAST(onAST), Side(side), SkipHeaderBodies(skipHeaderBodies) {}
+               CudaSide side, bool skipHeaderBodies,
+               const ErrorRecorder *errors, Recovery &recovery)
+      : SM(sm), OnAST(onAST), Side(side), SkipHeaderBodies(skipHeaderBodies),
+        Errors(errors), Outcome(recovery) {}
 
   bool shouldSkipFunctionBody(clang::Decl *d) override {
     return SkipHeaderBodies &&
@@ -313,8 +267,16 @@ public:
   }
 
   void HandleTranslationUnit(clang::ASTContext &ctx) override {
-    if (ctx.getDiagnostics().hasErrorOccurred())
-      return;
+    if (ctx.getDiagnostics().hasErrorOccurred()) {
+      if (!Errors || Errors->Errors.empty())
+        return;
+      RecoveryVerdict verdict = judgeErrors(ctx, Errors->Errors);
+      Outcome.firstError = Errors->Errors.front().text;
+      Outcome.blocking = verdict.blocking;
+      if (!verdict.recoverable)
+        return;
+      Outcome.recovered = true;
+    }
     OnAST(ctx, Side);
   }
 
@@ -323,31 +285,38 @@ private:
   const SideCallback &OnAST;
   CudaSide Side;
   bool SkipHeaderBodies;
+  const ErrorRecorder *Errors;
+  Recovery &Outcome;
 };
 
 class SideFrontendAction : public clang::ASTFrontendAction {
 public:
-  SideFrontendAction(const SideCallback &onAST, CudaSide side, bool skip)
-      : OnAST(onAST), Side(side), Skip(skip) {}
+  SideFrontendAction(const SideCallback &onAST, CudaSide side, bool skip,
+                     const ErrorRecorder *errors, Recovery &recovery)
+      : OnAST(onAST), Side(side), Skip(skip), Errors(errors),
+        Outcome(recovery) {}
   std::unique_ptr<clang::ASTConsumer>
   CreateASTConsumer(clang::CompilerInstance &ci, llvm::StringRef) override {
     return std::make_unique<SideConsumer>(ci.getSourceManager(), OnAST, Side,
-                                          Skip);
+                                          Skip, Errors, Outcome);
   }
 
 private:
   const SideCallback &OnAST;
   CudaSide Side;
   bool Skip;
+  const ErrorRecorder *Errors;
+  Recovery &Outcome;
 };
 
 /// Runs one side: sets up the preamble, then parses.
 class SideToolAction : public clang::tooling::ToolAction {
 public:
   SideToolAction(const SideCallback &onAST, CudaSide side,
-                 const ParserOptions &options, std::string argsKey)
-      : OnAST(onAST), Side(side), Options(options),
-        ArgsKey(std::move(argsKey)) {}
+                 const ParserOptions &options, std::string argsKey,
+                 const ErrorRecorder *errors, const std::string *mainText)
+      : OnAST(onAST), Side(side), Options(options), ArgsKey(std::move(argsKey)),
+        Errors(errors), MainText(mainText) {}
 
   bool runInvocation(std::shared_ptr<clang::CompilerInvocation> invocation,
                      clang::FileManager *files,
@@ -355,14 +324,25 @@ public:
                      clang::DiagnosticConsumer *diags) override {
     const auto &inputs = invocation->getFrontendOpts().Inputs;
     if (inputs.size() == 1 && inputs[0].isFile()) {
-      if (auto buffer = llvm::MemoryBuffer::getFile(inputs[0].getFile()))
+      auto buffer =
+          MainText
+              ? llvm::MemoryBuffer::getMemBuffer(*MainText, inputs[0].getFile())
+              : llvm::MemoryBuffer::getFile(inputs[0].getFile());
+      if (buffer)
         Preamble = configurePreamble(
             *invocation, **buffer, Options.cacheDir, ArgsKey, pchOps,
             Options.buildPreambleOnMiss || OnlyPreamble);
       if (OnlyPreamble)
         return true;
     }
+    if (MainText && inputs.size() == 1 && inputs[0].isFile())
+      invocation->getPreprocessorOpts().addRemappedFile(
+          inputs[0].getFile(),
+          llvm::MemoryBuffer::getMemBufferCopy(*MainText, inputs[0].getFile())
+              .release());
     invocation->getFrontendOpts().SkipFunctionBodies = Options.skipHeaderBodies;
+    // Every error is judged (ParseRecovery.h): none may go unreported.
+    invocation->getDiagnosticOpts().ErrorLimit = 0;
     clang::CompilerInstance compiler(std::move(pchOps));
     compiler.setInvocation(std::move(invocation));
     compiler.setFileManager(files);
@@ -370,7 +350,10 @@ public:
     if (!compiler.hasDiagnostics())
       return false;
     compiler.createSourceManager(*files);
-    SideFrontendAction action(OnAST, Side, Options.skipHeaderBodies);
+    // The summary Clang prints ("1 error generated") is ours to give.
+    compiler.setVerboseOutputStream(llvm::nulls());
+    SideFrontendAction action(OnAST, Side, Options.skipHeaderBodies, Errors,
+                              Outcome);
     bool ok = compiler.ExecuteAction(action);
     files->clearStatCache();
     return ok;
@@ -378,12 +361,15 @@ public:
 
   PreambleUse Preamble = PreambleUse::None;
   bool OnlyPreamble = false; // build the preamble, parse nothing
+  Recovery Outcome;
 
 private:
   const SideCallback &OnAST;
   CudaSide Side;
   const ParserOptions &Options;
   std::string ArgsKey;
+  const ErrorRecorder *Errors;
+  const std::string *MainText; // the main file as parsed, when not as read
 };
 
 struct SideResult {
@@ -391,6 +377,7 @@ struct SideResult {
   unsigned errors = 0;
   std::string diagnostics;
   std::string setupError;
+  Recovery recovery;
   PreambleUse preamble = PreambleUse::None;
   double seconds = 0;
 };
@@ -411,6 +398,11 @@ SideResult runSide(const CompileCommand &command, const ParserOptions &options,
   llvm::SmallString<256> absFile(command.file);
   llvm::sys::fs::make_absolute(absFile);
   key += '\x1f' + std::string(absFile);
+  // Spaced launch chevrons (`k << < g, b >> > (x)`), which nvcc reads and
+  // Clang does not, are joined in a copy of the same length.
+  std::optional<std::string> mainText;
+  if (auto buffer = llvm::MemoryBuffer::getFile(command.file))
+    mainText = joinSpacedLaunchChevrons((*buffer)->getBuffer());
 
   auto attempt = [&](const ParserOptions &opts) {
     std::string text;
@@ -420,17 +412,20 @@ SideResult runSide(const CompileCommand &command, const ParserOptions &options,
         new clang::DiagnosticOptions());
     diagOpts->ShowColors = false;
     clang::TextDiagnosticPrinter printer(os, diagOpts.get());
+    ErrorRecorder recorder(printer);
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(
         clang::FileSystemOptions());
-    SideToolAction action(onAST, side, opts, key);
+    SideToolAction action(onAST, side, opts, key, &recorder,
+                          mainText ? &*mainText : nullptr);
     action.OnlyPreamble = onlyPreamble;
     clang::tooling::ToolInvocation invocation(
         *cl, &action, files.get(),
         std::make_shared<clang::PCHContainerOperations>());
-    invocation.setDiagnosticConsumer(&printer);
+    invocation.setDiagnosticConsumer(&recorder);
     result.ok = invocation.run();
-    result.errors = printer.getNumErrors();
+    result.errors = recorder.getNumErrors();
     result.preamble = action.Preamble;
+    result.recovery = action.Outcome;
     os.flush();
     result.diagnostics = text;
   };
@@ -480,13 +475,30 @@ llvm::Error parseBothSides(const CompileCommand &command,
   // repeats them, so it is shown only when the host side compiled.
   for (auto [r, side] : {std::pair{&host, CudaSide::Host},
                          std::pair{&device, CudaSide::Device}}) {
-    if (r->ok && r->errors == 0)
+    if ((r->ok && r->errors == 0) || r->recovery.recovered)
       continue;
     std::string summary = command.file + ": cannot parse (" +
                           std::to_string(r->errors) + " error" +
                           (r->errors == 1 ? "" : "s") + " on the " +
                           std::string(sideName(side)) + " side)";
+    if (!r->recovery.blocking.empty())
+      summary += ": " + r->recovery.blocking;
     return llvm::make_error<ParseError>(r->diagnostics, summary);
+  }
+  // Errors only in host code unrelated to the kernels: say so once.
+  for (auto [r, side] : {std::pair{&host, CudaSide::Host},
+                         std::pair{&device, CudaSide::Device}}) {
+    if (!r->recovery.recovered)
+      continue;
+    if (stats)
+      stats->notes.push_back(
+          r->recovery.firstError + " [" + std::to_string(r->errors) + " error" +
+          (r->errors == 1 ? "" : "s") + " on the " +
+          std::string(sideName(side)) +
+          " side, all in host code outside the kernels, the functions "
+          "they call and their launchers: carrying on from Clang's "
+          "recovered AST]");
+    break;
   }
   return llvm::Error::success();
 }

@@ -29,9 +29,13 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
   };
   if (auto err = parseBothSides(command, options, onAST, &a.stats))
     return err;
+  sides[0].file = sides[1].file = command.file;
+  dropSideDivergentConstants(sides[0], sides[1]);
   a.facts = std::move(sides[0]);
   a.facts.file = command.file;
   mergeFacts(a.facts, sides[1]);
+  a.facts.notes.insert(a.facts.notes.begin(), a.stats.notes.begin(),
+                       a.stats.notes.end());
   attributeHelperOccurrences(a.facts);
   for (const FunctionFacts *k : a.facts.kernels())
     if (!k->cannotTemplate.empty())

@@ -87,11 +87,16 @@ struct ParseStats {
   double seconds[2] = {0, 0}; // per side, wall clock
   bool preambleReused[2] = {false, false};
   bool preambleMissed[2] = {false, false}; // not cached, not built
+  /// Remarks on the parse: errors in unrelated host code carried past.
+  std::vector<std::string> notes;
 };
 
 /// Parses the main file on both sides and calls `onAST` for each. A file
 /// that does not compile yields an error whose message holds Clang's
-/// diagnostics (file:line:col: error: ...).
+/// diagnostics (file:line:col: error: ...) and, where it was judged, why the
+/// first error matters; except when every error lies in the body of a host
+/// function that is not a kernel, not called from one and launches none:
+/// then `onAST` gets Clang's recovered AST and `stats->notes` says so.
 llvm::Error parseBothSides(const CompileCommand &command,
                            const ParserOptions &options,
                            const SideCallback &onAST,

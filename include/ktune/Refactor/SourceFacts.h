@@ -234,6 +234,11 @@ inline std::optional<SiteRole> effectiveRole(const Occurrence &o) {
 /// by offset (code under #ifdef __CUDA_ARCH__ is only seen by one side).
 void mergeFacts(SourceFacts &into, const SourceFacts &other);
 
+/// Drops, from both sides' facts, every named constant that has another
+/// value on the device side than on the host side at the same site (one
+/// default cannot serve both), with a note. Call before mergeFacts.
+void dropSideDivergentConstants(SourceFacts &host, SourceFacts &device);
+
 /// Everything in `facts` as JSON, for debugging detection
 /// (`ktune-refactor --dump-facts`).
 nlohmann::json factsToJson(const SourceFacts &facts);

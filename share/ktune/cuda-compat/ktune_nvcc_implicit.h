@@ -1,0 +1,46 @@
+// What nvcc's implicit includes (cuda_runtime.h and the CRT headers it
+// reads) make visible in every CUDA file and Clang's CUDA headers do not,
+// for parsing only: host clock(), CLOCKS_PER_SEC and time() (<time.h>),
+// <string.h>, `uint` (<sys/types.h>), and the host overloads of min and
+// max that crt/math_functions.hpp declares __host__ __device__ (Clang has
+// only the device ones). Attributes are spelled out: this header may be
+// read before the CUDA runtime wrapper.
+#pragma once
+
+#if defined(__clang__) && defined(__CUDA__) && !defined(__CUDACC_RTC__)
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#if __has_include(<sys/types.h>)
+#include <sys/types.h>
+#endif
+
+#ifdef __cplusplus
+#define KTUNE_HOST_MINMAX(R, A, B)                                             \
+  static inline __attribute__((host)) R min(A a, B b) {                       \
+    return static_cast<R>(a) < static_cast<R>(b) ? static_cast<R>(a)         \
+                                                 : static_cast<R>(b);        \
+  }                                                                            \
+  static inline __attribute__((host)) R max(A a, B b) {                       \
+    return static_cast<R>(a) > static_cast<R>(b) ? static_cast<R>(a)         \
+                                                 : static_cast<R>(b);        \
+  }
+KTUNE_HOST_MINMAX(int, int, int)
+KTUNE_HOST_MINMAX(unsigned int, unsigned int, unsigned int)
+KTUNE_HOST_MINMAX(unsigned int, int, unsigned int)
+KTUNE_HOST_MINMAX(unsigned int, unsigned int, int)
+KTUNE_HOST_MINMAX(long, long, long)
+KTUNE_HOST_MINMAX(unsigned long, unsigned long, unsigned long)
+KTUNE_HOST_MINMAX(unsigned long, long, unsigned long)
+KTUNE_HOST_MINMAX(unsigned long, unsigned long, long)
+KTUNE_HOST_MINMAX(long long, long long, long long)
+KTUNE_HOST_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+KTUNE_HOST_MINMAX(unsigned long long, long long, unsigned long long)
+KTUNE_HOST_MINMAX(unsigned long long, unsigned long long, long long)
+KTUNE_HOST_MINMAX(float, float, float)
+KTUNE_HOST_MINMAX(double, double, double)
+KTUNE_HOST_MINMAX(double, float, double)
+KTUNE_HOST_MINMAX(double, double, float)
+#undef KTUNE_HOST_MINMAX
+#endif
+#endif

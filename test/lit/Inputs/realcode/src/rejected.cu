@@ -1,0 +1,2 @@
+// Written for the evaluation harness test: nvcc rejects it.
+__global__ void broken(float *x) { x[threadIdx.x] = }

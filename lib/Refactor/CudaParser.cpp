@@ -1,5 +1,6 @@
 #include "ktune/Refactor/CudaParser.h"
 
+#include "BodySkipper.h"
 #include "PreambleCache.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -299,17 +300,19 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
 
 namespace {
 
-/// Skips the bodies of functions outside the main file (headers are never
-/// analysed) and hands the finished AST to the callback.
+/// Skips the bodies of functions outside the main file and the headers
+/// detection may follow kernels into (nothing else is analysed) and hands
+/// the finished AST to the callback.
 class SideConsumer : public clang::ASTConsumer {
 public:
   SideConsumer(clang::SourceManager &sm, const SideCallback &onAST,
-               CudaSide side, bool skipHeaderBodies)
-      : SM(sm), OnAST(onAST), Side(side), SkipHeaderBodies(skipHeaderBodies) {}
+               CudaSide side, bool skipHeaderBodies,
+               const HeaderFilter *headers)
+      : SM(sm), OnAST(onAST), Side(side), SkipHeaderBodies(skipHeaderBodies),
+        Bodies(headers) {}
 
   bool shouldSkipFunctionBody(clang::Decl *d) override {
-    return SkipHeaderBodies &&
-           !SM.isInMainFile(SM.getExpansionLoc(d->getLocation()));
+    return SkipHeaderBodies && Bodies.skip(SM, d->getLocation());
   }
 
   void HandleTranslationUnit(clang::ASTContext &ctx) override {
@@ -323,22 +326,25 @@ private:
   const SideCallback &OnAST;
   CudaSide Side;
   bool SkipHeaderBodies;
+  BodySkipper Bodies;
 };
 
 class SideFrontendAction : public clang::ASTFrontendAction {
 public:
-  SideFrontendAction(const SideCallback &onAST, CudaSide side, bool skip)
-      : OnAST(onAST), Side(side), Skip(skip) {}
+  SideFrontendAction(const SideCallback &onAST, CudaSide side, bool skip,
+                     const HeaderFilter *headers)
+      : OnAST(onAST), Side(side), Skip(skip), Headers(headers) {}
   std::unique_ptr<clang::ASTConsumer>
   CreateASTConsumer(clang::CompilerInstance &ci, llvm::StringRef) override {
     return std::make_unique<SideConsumer>(ci.getSourceManager(), OnAST, Side,
-                                          Skip);
+                                          Skip, Headers);
   }
 
 private:
   const SideCallback &OnAST;
   CudaSide Side;
   bool Skip;
+  const HeaderFilter *Headers;
 };
 
 /// Runs one side: sets up the preamble, then parses.
@@ -358,7 +364,7 @@ public:
       if (auto buffer = llvm::MemoryBuffer::getFile(inputs[0].getFile()))
         Preamble = configurePreamble(
             *invocation, **buffer, Options.cacheDir, ArgsKey, pchOps,
-            Options.buildPreambleOnMiss || OnlyPreamble);
+            Options.buildPreambleOnMiss || OnlyPreamble, Options.headers.get());
       if (OnlyPreamble)
         return true;
     }
@@ -370,7 +376,8 @@ public:
     if (!compiler.hasDiagnostics())
       return false;
     compiler.createSourceManager(*files);
-    SideFrontendAction action(OnAST, Side, Options.skipHeaderBodies);
+    SideFrontendAction action(OnAST, Side, Options.skipHeaderBodies,
+                              Options.headers.get());
     bool ok = compiler.ExecuteAction(action);
     files->clearStatCache();
     return ok;

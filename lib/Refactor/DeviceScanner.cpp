@@ -212,7 +212,7 @@ bool DeviceScanner::VisitCallExpr(CallExpr *call) {
   if (isWarpLevelCall(name, callee))
     Facts.usesWarpLevelOps = true;
   const FunctionDecl *def = C.definitionOf(callee);
-  if (!def || !C.inMainFile(def->getLocation()) || !C.isDeviceHelper(def))
+  if (!def || !C.inRewritableFile(def->getLocation()) || !C.isDeviceHelper(def))
     return true;
   C.functionFacts(def, FunctionRole::DeviceHelper);
   std::string calleeId = C.idOf(def);

@@ -39,8 +39,17 @@ TEST(RewriteText, SubstituteParenthesisesCompoundForms) {
 TEST(RewriteText, Location) {
   SourceFacts f;
   f.file = "k.cu";
-  EXPECT_EQ(location(f, 3), "k.cu:3");
-  EXPECT_EQ(location(f, 3, 7), "k.cu:3:7");
+  EXPECT_EQ(location(f, 0, 3), "k.cu:3");
+  EXPECT_EQ(location(f, 0, 3, 7), "k.cu:3:7");
+  // A header of the files read is named by its path.
+  f.files = {{"k.cu", "/p/k.cu", "", "", ""},
+             {"inc/h.cuh", "/p/inc/h.cuh", "h.cuh", "/p/inc", ""}};
+  EXPECT_EQ(location(f, 1, 12), "inc/h.cuh:12");
+}
+
+TEST(RewriteText, LineOfAPositionInItsFile) {
+  EXPECT_EQ(lineOf("a\nb\nc", makePosition(0, 0)), 1u);
+  EXPECT_EQ(lineOf("a\nb\nc", makePosition(3, 4)), 3u);
 }
 
 TEST(RewriteManifest, ConstraintRenamesOnlyParametersNamedDifferently) {
@@ -152,7 +161,8 @@ TEST(Rewriter, StepsOneByOne) {
   ASSERT_EQ(r.constraintEdits(), std::nullopt); // the plan has none
   auto replacements = r.mergedReplacements();
   ASSERT_TRUE(bool(replacements)) << llvm::toString(replacements.takeError());
-  EXPECT_EQ(replacements->size(), 4u);
+  ASSERT_EQ(replacements->size(), 1u); // one file
+  EXPECT_EQ(replacements->at(0).size(), 4u);
 }
 
 TEST(Rewriter, PlannedTwiceIsAnError) {

@@ -20,17 +20,31 @@ HeaderFilter HeaderFilter::under(std::vector<std::string> roots) {
 }
 
 llvm::Expected<HeaderFilter>
-HeaderFilter::matching(const std::string &regex,
-                       std::vector<std::string> roots) {
-  auto compiled = std::make_shared<llvm::Regex>(regex);
-  std::string error;
-  if (!compiled->isValid(error))
-    return llvm::createStringError("invalid --header-filter '" + regex +
-                                   "': " + error);
+HeaderFilter::matching(const std::string &regex, std::vector<std::string> roots,
+                       const std::string &exclude) {
+  auto compile = [](const std::string &pattern, const char *option)
+      -> llvm::Expected<std::shared_ptr<const llvm::Regex>> {
+    auto compiled = std::make_shared<llvm::Regex>(pattern);
+    std::string error;
+    if (!compiled->isValid(error))
+      return llvm::createStringError(std::string("invalid ") + option + " '" +
+                                     pattern + "': " + error);
+    return compiled;
+  };
   HeaderFilter f;
   f.Roots = std::move(roots);
   f.Pattern = regex;
-  f.Regex = std::move(compiled);
+  auto compiled = compile(regex, "--header-filter");
+  if (!compiled)
+    return compiled.takeError();
+  f.Regex = std::move(*compiled);
+  if (!exclude.empty()) {
+    auto excluded = compile(exclude, "--exclude-header-filter");
+    if (!excluded)
+      return excluded.takeError();
+    f.ExcludePattern = exclude;
+    f.Exclude = std::move(*excluded);
+  }
   return f;
 }
 
@@ -43,7 +57,7 @@ bool isUnder(llvm::StringRef path, llvm::StringRef dir) {
 bool HeaderFilter::allows(llvm::StringRef name,
                           llvm::StringRef absolute) const {
   if (Regex)
-    return Regex->match(name);
+    return Regex->match(name) && !(Exclude && Exclude->match(name));
   if (!Default)
     return false;
   return std::any_of(Roots.begin(), Roots.end(), [&](const std::string &r) {
@@ -53,7 +67,7 @@ bool HeaderFilter::allows(llvm::StringRef name,
 
 std::string HeaderFilter::key() const {
   if (Regex)
-    return "regex:" + Pattern;
+    return "regex:" + Pattern + (Exclude ? "\nexclude:" + ExcludePattern : "");
   if (!Default)
     return "none";
   std::string k = "roots";

@@ -31,10 +31,13 @@ public:
   HeaderFilter() = default;
   /// The default: headers under one of `roots` (absolute directories).
   static HeaderFilter under(std::vector<std::string> roots);
-  /// --header-filter: headers whose name matches `regex`. `roots` still say
-  /// where rewritten copies are placed. An invalid expression is an error.
+  /// --header-filter: headers whose name matches `regex` (and not
+  /// `exclude`, clang-tidy's --exclude-header-filter, when given). `roots`
+  /// still say where rewritten copies are placed. An invalid expression is
+  /// an error.
   static llvm::Expected<HeaderFilter>
-  matching(const std::string &regex, std::vector<std::string> roots);
+  matching(const std::string &regex, std::vector<std::string> roots,
+           const std::string &exclude = "");
 
   /// `name` as Clang names the header, `absolute` its absolute path. The
   /// caller rules out system headers.
@@ -47,8 +50,8 @@ public:
 private:
   std::vector<std::string> Roots;
   bool Default = false;
-  std::string Pattern;
-  std::shared_ptr<const llvm::Regex> Regex;
+  std::string Pattern, ExcludePattern;
+  std::shared_ptr<const llvm::Regex> Regex, Exclude;
 };
 
 /// The include roots of a Clang command line: its -I, -iquote and

@@ -61,6 +61,13 @@ NvrtcSettings compilerSettings(const CudaTuneOptions &o,
   s.arch = arch;
   if (!o.templatePath.empty()) {
     fs::path dir = fs::path(o.templatePath).parent_path();
+    // The manifest's include directories first (rewritten project headers
+    // under include/; relative to the manifest, which is beside the
+    // template), then the template's directory.
+    for (const auto &d : o.manifest.includeDirs)
+      s.includePaths.push_back(fs::path(d).is_absolute()
+                                   ? d
+                                   : (dir / d).lexically_normal().string());
     s.includePaths.push_back(dir.empty() ? "." : dir.string());
   }
   s.extraOptions = o.spec.compileOptions;

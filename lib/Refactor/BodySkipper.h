@@ -1,8 +1,11 @@
 //===- BodySkipper.h - Which function bodies a parse skips ------*- C++ -*-===//
 //
 // System headers (cub, cuda_bf16.h) dominate parse time, and their function
-// bodies are never analysed: a parse skips them. The bodies of the main file
-// and of the headers detection may follow kernels into are kept.
+// bodies are never analysed: a parse skips them. The main file's bodies are
+// kept, and in the headers detection may follow kernels into, the kernels'
+// bodies. Other bodies in those headers (device helpers, host code) are
+// skipped too: read, they would be instantiated with the kernels, and Clang
+// refuses some template code nvcc takes (`X<T>::f<N>()` without `template`).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_LIB_REFACTOR_BODYSKIPPER_H
@@ -10,6 +13,7 @@
 
 #include "ktune/Refactor/HeaderFilter.h"
 
+#include "clang/AST/DeclBase.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -20,8 +24,8 @@ public:
   /// `headers` null: every header body is skipped.
   explicit BodySkipper(const HeaderFilter *headers) : Headers(headers) {}
 
-  /// Whether the body of a function declared at `loc` is skipped.
-  bool skip(const clang::SourceManager &sm, clang::SourceLocation loc);
+  /// Whether the body of `d` (a function or function template) is skipped.
+  bool skip(const clang::SourceManager &sm, const clang::Decl *d);
 
 private:
   const HeaderFilter *Headers;

@@ -253,6 +253,8 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
     cl.push_back("-std=c++17");
   cl.push_back("-fsyntax-only");
   cl.push_back("-Wno-unknown-cuda-version");
+  // A header given as the input file (its #pragma once is no mistake).
+  cl.push_back("-Wno-pragma-once-outside-header");
   cl.push_back("-resource-dir");
   cl.push_back(resourceDir(options));
 
@@ -312,7 +314,7 @@ public:
         Bodies(headers) {}
 
   bool shouldSkipFunctionBody(clang::Decl *d) override {
-    return SkipHeaderBodies && Bodies.skip(SM, d->getLocation());
+    return SkipHeaderBodies && Bodies.skip(SM, d);
   }
 
   void HandleTranslationUnit(clang::ASTContext &ctx) override {

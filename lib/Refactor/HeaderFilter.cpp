@@ -4,6 +4,9 @@
 
 #include "BodySkipper.h"
 
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
@@ -66,6 +69,11 @@ bool HeaderFilter::allows(llvm::StringRef name,
 }
 
 std::string HeaderFilter::key() const {
+  // Which bodies are kept also depends on BodySkipper's rule: kernels only.
+  return "kernel bodies;" + filterKey();
+}
+
+std::string HeaderFilter::filterKey() const {
   if (Regex)
     return "regex:" + Pattern + (Exclude ? "\nexclude:" + ExcludePattern : "");
   if (!Default)
@@ -127,12 +135,15 @@ std::vector<std::string> includeRoots(const std::vector<std::string> &args,
   return roots;
 }
 
-bool BodySkipper::skip(const clang::SourceManager &sm,
-                       clang::SourceLocation loc) {
-  loc = sm.getExpansionLoc(loc);
+bool BodySkipper::skip(const clang::SourceManager &sm, const clang::Decl *d) {
+  clang::SourceLocation loc = sm.getExpansionLoc(d->getLocation());
   if (sm.isInMainFile(loc))
     return false;
   if (!Headers)
+    return true;
+  if (const auto *t = llvm::dyn_cast<clang::FunctionTemplateDecl>(d))
+    d = t->getTemplatedDecl();
+  if (!d->hasAttr<clang::CUDAGlobalAttr>())
     return true;
   clang::FileID fid = sm.getFileID(loc);
   auto [it, inserted] = Skip.try_emplace(fid, true);

@@ -68,7 +68,7 @@ public:
   }
   // Only the bodies of the headers detection follows kernels into are kept.
   bool shouldSkipFunctionBody(clang::Decl *d) override {
-    return !SM || Bodies.skip(*SM, d->getLocation());
+    return !SM || Bodies.skip(*SM, d);
   }
 
   std::set<std::string> Files;

@@ -89,14 +89,26 @@ Plan defaultPlan(const Analysis &analysis) {
   return heuristicPlan(analysis.candidates, options);
 }
 
+/// `path` relative to the directory of `fromFile`; absolute when the two
+/// share no directory but the root (`../../work/...` says nothing more).
 static std::string relativeTo(const std::string &path,
                               const std::string &fromFile) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path dir = fs::absolute(fs::path(fromFile), ec).parent_path();
-  fs::path rel = fs::relative(fs::absolute(fs::path(path), ec), dir, ec);
+  fs::path target = fs::absolute(fs::path(path), ec).lexically_normal();
+  fs::path rel = fs::relative(target, dir, ec);
   if (ec || rel.empty())
     return path;
+  // The first directory below the root.
+  auto top = [](const fs::path &p) {
+    auto it = p.begin();
+    if (it != p.end())
+      ++it;
+    return it == p.end() ? fs::path() : *it;
+  };
+  if (top(dir.lexically_normal()) != top(target))
+    return target.string();
   return rel.string();
 }
 

@@ -82,19 +82,23 @@ Status checkActions(const RefactorActions &a) {
 Status writeTemplateFiles(const TemplateOutput &made,
                           const std::string &templatePath,
                           const std::string &manifestPath) {
-  // The headers first: the manifest, written last, lists them.
-  for (const auto &h : made.headers) {
+  auto write = [](const std::string &path, const std::string &text) {
     std::error_code ec;
-    std::filesystem::create_directories(
-        std::filesystem::path(h.path).parent_path(), ec);
+    std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    if (!dir.empty())
+      std::filesystem::create_directories(dir, ec);
     if (ec)
-      return makeError("cannot create the directory: " + ec.message(), h.path);
-    if (auto s = writeFileAtomically(h.path, h.text); !s)
+      return Status(makeError("cannot create its directory: " + ec.message(),
+                              path));
+    return writeFileAtomically(path, text);
+  };
+  // The headers first: the manifest, written last, lists them.
+  for (const auto &h : made.headers)
+    if (auto s = write(h.path, h.text); !s)
       return s;
-  }
-  if (auto s = writeFileAtomically(templatePath, made.text); !s)
+  if (auto s = write(templatePath, made.text); !s)
     return s;
-  return writeFileAtomically(manifestPath,
+  return write(manifestPath,
                              manifestToJson(made.manifest).dump(2) + "\n");
 }
 

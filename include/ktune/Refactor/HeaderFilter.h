@@ -48,6 +48,8 @@ public:
   std::string key() const;
 
 private:
+  std::string filterKey() const;
+
   std::vector<std::string> Roots;
   bool Default = false;
   std::string Pattern, ExcludePattern;

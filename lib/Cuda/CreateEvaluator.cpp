@@ -70,6 +70,25 @@ NvrtcSettings compilerSettings(const CudaTuneOptions &o,
                                    : (dir / d).lexically_normal().string());
     s.includePaths.push_back(dir.empty() ? "." : dir.string());
   }
+  // The project's include directories and macros (the manifest's compile
+  // command): what the template's project headers need.
+  if (o.manifest.compile) {
+    std::vector<std::string> flags = projectNvccFlags(*o.manifest.compile);
+    for (size_t i = 0; i < flags.size(); ++i) {
+      const std::string &f = flags[i];
+      bool next = i + 1 < flags.size();
+      if ((f == "-I" || f == "-isystem") && next)
+        s.includePaths.push_back(flags[++i]);
+      else if (f.starts_with("-I"))
+        s.includePaths.push_back(f.substr(2));
+      else if (f.starts_with("-isystem"))
+        s.includePaths.push_back(f.substr(8));
+      else if ((f == "-D" || f == "-U") && next)
+        s.extraOptions.push_back(f + flags[++i]);
+      else if (f.starts_with("-D") || f.starts_with("-U"))
+        s.extraOptions.push_back(f);
+    }
+  }
   s.extraOptions = o.spec.compileOptions;
   s.cacheDir = o.cacheDir;
   s.jobs = o.jobs;

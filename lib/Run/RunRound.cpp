@@ -267,12 +267,19 @@ Runner::writeTemplate(const Plan &plan, const std::string &templatePath,
       refactor::makeTemplate(*Source, plan, templatePath, manifestPath, origin);
   if (!made)
     return std::unexpected(fromLLVM(made.takeError(), O.log));
-  KTUNE_TRY(writeFileAtomically(templatePath, made->text));
+  // The rewritten headers too: the parse below reads them.
+  KTUNE_TRY(refactor::writeTemplateFiles(*made, templatePath, manifestPath));
   // Find the template's host functions (a parse of the file just written,
   // with the original's flags and directory) and guard them for NVRTC.
   refactor::CompileCommand command = O.compile;
   command.file = templatePath;
   command.args.push_back("-I" + sourceDir());
+  // Rewritten project headers are found before the originals.
+  if (!made->headers.empty())
+    command.args.insert(
+        command.args.begin(),
+        "-I" + (std::filesystem::path(templatePath).parent_path() / "include")
+                   .string());
   refactor::ParserOptions parser = O.parser;
   parser.cacheDir.clear();
   auto ranges = hostOnlyRanges(command, parser);

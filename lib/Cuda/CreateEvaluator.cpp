@@ -192,8 +192,7 @@ Expected<std::string> deviceArch(const DeviceLimits &limits,
     KTUNE_TRY_ASSIGN(auto want, parseArch(requested));
     bool runs =
         requested.starts_with("compute_")
-            ? (want[0] * 10 + want[1] <=
-               limits.ccMajor * 10 + limits.ccMinor)
+            ? (want[0] * 10 + want[1] <= limits.ccMajor * 10 + limits.ccMinor)
             : (want[0] == limits.ccMajor && want[1] <= limits.ccMinor);
     if (!runs)
       return makeError("code for " + requested + " does not run on " +

@@ -104,8 +104,8 @@ std::optional<unsigned> Collector::fileIndex(FileID fid) {
   if (!header.includedAs.empty() && n.ends_with(header.includedAs) &&
       n.size() > header.includedAs.size() &&
       n[n.size() - header.includedAs.size() - 1] == '/')
-    header.foundUnder = absolutePathIn(
-        "", n.drop_back(header.includedAs.size() + 1).str());
+    header.foundUnder =
+        absolutePathIn("", n.drop_back(header.includedAs.size() + 1).str());
   else
     header.foundUnder = llvm::sys::path::parent_path(absolute).str();
   Out.files.push_back(std::move(header));

@@ -221,7 +221,8 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
   f.line = lineCol(f.offset).first;
   const FunctionTemplateDecl *tmpl = def->getDescribedFunctionTemplate();
   f.isTemplate = tmpl != nullptr;
-  f.atNamespaceScope = def->getDeclContext()->getRedeclContext()->isFileContext();
+  f.atNamespaceScope =
+      def->getDeclContext()->getRedeclContext()->isFileContext();
   if (tmpl)
     readTemplateParams(tmpl, f);
   f.cannotTemplate = whyCannotTemplate(def);

@@ -84,7 +84,8 @@ std::string HeaderFilter::filterKey() const {
   return k;
 }
 
-std::string absolutePathIn(const std::string &directory, const std::string &path) {
+std::string absolutePathIn(const std::string &directory,
+                           const std::string &path) {
   llvm::SmallString<256> p(path);
   if (!llvm::sys::path::is_absolute(p)) {
     llvm::SmallString<256> base(directory);

@@ -52,7 +52,8 @@ std::vector<QuotedInclude> quotedIncludes(llvm::StringRef text) {
       rest = rest.ltrim(" \t");
       if (rest.consume_front("include") && !rest.starts_with("_next")) {
         rest = rest.ltrim(" \t");
-        size_t close = rest.size() > 1 ? rest.find('"', 1) : llvm::StringRef::npos;
+        size_t close =
+            rest.size() > 1 ? rest.find('"', 1) : llvm::StringRef::npos;
         if (rest.starts_with("\"") && close != llvm::StringRef::npos) {
           QuotedInclude q;
           q.offset = static_cast<unsigned>(pos + (rest.data() - line.data()));
@@ -185,8 +186,8 @@ private:
   /// How a file placed at `placed` (empty: the template, beside the include
   /// directory) spells the quoted #include `q` of its original so that it
   /// finds the same file (or its copy); nullopt: unchanged.
-  std::optional<std::string> respelled(unsigned index, const std::string &placed,
-                                       const QuotedInclude &q) {
+  std::optional<std::string>
+  respelled(unsigned index, const std::string &placed, const QuotedInclude &q) {
     if (llvm::sys::path::is_absolute(q.spelling))
       return std::nullopt;
     std::string target = joined(parentOf(original(index)), q.spelling);
@@ -194,8 +195,7 @@ private:
       return std::nullopt; // found through the include path: unchanged
     if (auto it = ByAbsolute.find(target); it != ByAbsolute.end()) {
       // Its copy, through the output's include directory.
-      if (!placed.empty() &&
-          joined(parentOf(placed), q.spelling) == it->second)
+      if (!placed.empty() && joined(parentOf(placed), q.spelling) == it->second)
         return std::nullopt;
       return it->second == q.spelling ? std::nullopt
                                       : std::optional(it->second);
@@ -262,7 +262,7 @@ private:
   const FileEdits &Marked;
   FileExists Exists;
   std::string MainDir;
-  std::map<unsigned, std::string> Placed;         // file index -> include path
+  std::map<unsigned, std::string> Placed;        // file index -> include path
   std::map<std::string, std::string> ByAbsolute; // original -> include path
 };
 

@@ -156,11 +156,12 @@ void usePrecompiled(clang::CompilerInvocation &invocation,
 
 } // namespace
 
-PreambleUse configurePreamble(
-    clang::CompilerInvocation &invocation, const llvm::MemoryBuffer &mainBuffer,
-    const std::string &cacheDir, const std::string &argsKey,
-    std::shared_ptr<clang::PCHContainerOperations> pchOps, bool buildOnMiss,
-    const HeaderFilter *headers) {
+PreambleUse
+configurePreamble(clang::CompilerInvocation &invocation,
+                  const llvm::MemoryBuffer &mainBuffer,
+                  const std::string &cacheDir, const std::string &argsKey,
+                  std::shared_ptr<clang::PCHContainerOperations> pchOps,
+                  bool buildOnMiss, const HeaderFilter *headers) {
   if (cacheDir.empty())
     return PreambleUse::None;
   clang::PreambleBounds bounds = clang::Lexer::ComputePreamble(

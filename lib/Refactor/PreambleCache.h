@@ -34,11 +34,12 @@ enum class PreambleUse {
 /// preamble's meaning (`headers`' key included: the bodies of the headers it
 /// lets through are kept). Never fails the parse: on any problem the
 /// invocation is left unchanged.
-PreambleUse configurePreamble(
-    clang::CompilerInvocation &invocation, const llvm::MemoryBuffer &mainBuffer,
-    const std::string &cacheDir, const std::string &argsKey,
-    std::shared_ptr<clang::PCHContainerOperations> pchOps, bool buildOnMiss,
-    const HeaderFilter *headers = nullptr);
+PreambleUse
+configurePreamble(clang::CompilerInvocation &invocation,
+                  const llvm::MemoryBuffer &mainBuffer,
+                  const std::string &cacheDir, const std::string &argsKey,
+                  std::shared_ptr<clang::PCHContainerOperations> pchOps,
+                  bool buildOnMiss, const HeaderFilter *headers = nullptr);
 
 } // namespace ktune::refactor
 

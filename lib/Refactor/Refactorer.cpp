@@ -74,9 +74,8 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
   for (const FunctionFacts *k : a.facts.kernels())
     if (!k->cannotTemplate.empty())
       a.facts.notes.push_back(a.facts.pathOf(filePart(k->offset)) + ":" +
-                              std::to_string(k->line) +
-                              ": kernel " + k->qualifiedName +
-                              " cannot become a template (" +
+                              std::to_string(k->line) + ": kernel " +
+                              k->qualifiedName + " cannot become a template (" +
                               k->cannotTemplate + "): nothing in it is lifted");
   a.candidates = buildCandidates(a.facts, a.index);
   return a;
@@ -176,9 +175,8 @@ llvm::Expected<TemplateOutput> makeTemplate(const Analysis &analysis,
   m.sourceSha256 = sha256Hex(out.text);
   m.kernels = std::move(rewrite->kernels);
   m.files.push_back({m.source, m.original, "main"});
-  std::string includeDir = (std::filesystem::path(templatePath).parent_path() /
-                            "include")
-                               .string();
+  std::string includeDir =
+      (std::filesystem::path(templatePath).parent_path() / "include").string();
   for (auto &h : tree->headers) {
     const SourceFile &original = analysis.facts.files[h.fileIndex];
     HeaderOutput header;
@@ -201,11 +199,11 @@ llvm::Expected<TemplateOutput> makeTemplate(const Analysis &analysis,
   // are found there as before.
   if (!out.headers.empty())
     m.includeDirs.push_back(relativeTo(includeDir, manifestPath));
-  m.includeDirs.push_back(relativeTo(
-      std::filesystem::path(absolutePathIn("", analysis.file))
-          .parent_path()
-          .string(),
-      manifestPath));
+  m.includeDirs.push_back(
+      relativeTo(std::filesystem::path(absolutePathIn("", analysis.file))
+                     .parent_path()
+                     .string(),
+                 manifestPath));
   m.compile = compileInfo(analysis.command);
   return out;
 }

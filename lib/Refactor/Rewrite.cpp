@@ -116,8 +116,7 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
       if (HostsLeftAlone.insert(h->id).second)
         Notes.push_back(
             location(Facts, filePart(call.offset), call.line) +
-            ": the launch of " + k.qualifiedName +
-            " in " + h->qualifiedName +
+            ": the launch of " + k.qualifiedName + " in " + h->qualifiedName +
             " keeps the default configuration: " + h->qualifiedName +
             " cannot become a template (" + h->cannotTemplate + ")");
       continue;

@@ -63,7 +63,8 @@ std::optional<ktune::Error> Rewriter::constraintEdits() {
   // Once per file that uses them, at its top (global namespace; guarded, so
   // a file that includes another rewritten one sees them once).
   for (const auto &[file, path] : helpersPath)
-    Edits.push_back(Edit{makePosition(file, 0), 0, expr::cppHelpers(), path, -1});
+    Edits.push_back(
+        Edit{makePosition(file, 0), 0, expr::cppHelpers(), path, -1});
   return std::nullopt;
 }
 
@@ -72,11 +73,9 @@ void Rewriter::instantiationEdits() {
     const FunctionFacts &k = *w.kernel;
     if (k.isTemplate || k.rangeEnd == 0)
       continue;
-    bool launched =
-        std::any_of(Facts.calls.begin(), Facts.calls.end(),
-                    [&](const CallFacts &c) {
-                      return c.isLaunch && c.callee == k.id;
-                    });
+    bool launched = std::any_of(
+        Facts.calls.begin(), Facts.calls.end(),
+        [&](const CallFacts &c) { return c.isLaunch && c.callee == k.id; });
     if (launched)
       continue;
     // Launched nowhere in the files read, and no template before: code that

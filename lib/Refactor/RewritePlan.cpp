@@ -61,11 +61,10 @@ Rewriter::findKernel(const PlanKernel &pk, const std::string &path) {
     }
   if (!kernel)
     return std::unexpected(error(
-        path + ".kernel", "no kernel named '" + pk.kernel + "' in " +
-                              Facts.file +
-                              (Facts.files.size() > 1
-                                   ? " or the headers it launches kernels of"
-                                   : "")));
+        path + ".kernel",
+        "no kernel named '" + pk.kernel + "' in " + Facts.file +
+            (Facts.files.size() > 1 ? " or the headers it launches kernels of"
+                                    : "")));
   if (matches > 1)
     return std::unexpected(
         error(path + ".kernel", "'" + pk.kernel +
@@ -87,12 +86,11 @@ Rewriter::checkParamName(const PlanParam &pp, const FunctionFacts &kernel,
   if (!names.insert(pp.name).second)
     return error(ppath + ".name", "duplicate parameter name '" + pp.name + "'");
   if (Macros.count(pp.name))
-    return error(ppath + ".name", "'" + pp.name + "' is a macro in " +
-                                      Facts.file +
-                                      (Facts.files.size() > 1
-                                           ? " or a header it includes"
-                                           : "") +
-                                      "; choose another name");
+    return error(
+        ppath + ".name",
+        "'" + pp.name + "' is a macro in " + Facts.file +
+            (Facts.files.size() > 1 ? " or a header it includes" : "") +
+            "; choose another name");
   for (const auto &tp : kernel.templateParams)
     if (tp.name == pp.name)
       return error(ppath + ".name",

@@ -86,10 +86,11 @@ void remapFiles(SourceFacts &facts, const std::vector<unsigned> &newIndex) {
     fnId = "fn@" + std::to_string(p);
   };
   auto markers = [&](std::string &text) {
-    auto r = resolveMarkers(text, [&](unsigned p) -> std::optional<std::string> {
-      pos(p);
-      return marker(p);
-    });
+    auto r =
+        resolveMarkers(text, [&](unsigned p) -> std::optional<std::string> {
+          pos(p);
+          return marker(p);
+        });
     if (r)
       text = *r;
   };

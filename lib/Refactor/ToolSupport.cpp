@@ -88,8 +88,8 @@ Status writeTemplateFiles(const TemplateOutput &made,
     if (!dir.empty())
       std::filesystem::create_directories(dir, ec);
     if (ec)
-      return Status(makeError("cannot create its directory: " + ec.message(),
-                              path));
+      return Status(
+          makeError("cannot create its directory: " + ec.message(), path));
     return writeFileAtomically(path, text);
   };
   // The headers first: the manifest, written last, lists them.
@@ -98,13 +98,13 @@ Status writeTemplateFiles(const TemplateOutput &made,
       return s;
   if (auto s = write(templatePath, made.text); !s)
     return s;
-  return write(manifestPath,
-                             manifestToJson(made.manifest).dump(2) + "\n");
+  return write(manifestPath, manifestToJson(made.manifest).dump(2) + "\n");
 }
 
 static bool isHeaderName(llvm::StringRef path) {
   llvm::StringRef ext = llvm::sys::path::extension(path);
-  for (llvm::StringRef h : {".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc"})
+  for (llvm::StringRef h :
+       {".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc"})
     if (ext.equals_insensitive(h))
       return true;
   return false;
@@ -140,18 +140,18 @@ Status checkSingleFile(const TemplateOutput &made, const OutputPaths &paths) {
   std::string names;
   for (const auto &h : made.headers)
     names += (names.empty() ? "" : ", ") + h.original;
-  return makeError("the plan rewrites " +
-                   std::string(made.headers.size() == 1 ? "a header" : "headers") +
-                   " too (" + names +
-                   "): -o writes one file; use --out-dir DIR");
+  return makeError(
+      "the plan rewrites " +
+      std::string(made.headers.size() == 1 ? "a header" : "headers") +
+      " too (" + names + "): -o writes one file; use --out-dir DIR");
 }
 
 std::string wroteSummary(const TemplateOutput &made, const OutputPaths &paths) {
   size_t n = made.headers.size();
-  std::string headers =
-      n == 0 ? " and "
-             : ", " + std::to_string(n) + (n == 1 ? " header" : " headers") +
-                   " and ";
+  std::string headers = n == 0
+                            ? " and "
+                            : ", " + std::to_string(n) +
+                                  (n == 1 ? " header" : " headers") + " and ";
   return "wrote " + paths.templatePath + headers + paths.manifestPath + ": " +
          manifestSummary(made.manifest);
 }
@@ -244,7 +244,8 @@ llvm::Expected<ParserOptions> parserOptionsFor(const CompileCommand &command,
   options.noCudaToolkit = flags.noCudaToolkit;
   options.gpuArch = flags.gpuArch;
   if (!flags.noCache)
-    options.cacheDir = flags.cacheDir.empty() ? defaultCacheDir() : flags.cacheDir;
+    options.cacheDir =
+        flags.cacheDir.empty() ? defaultCacheDir() : flags.cacheDir;
   mode = preambleBuildMode(flags.preambleBuild);
   options.buildPreambleOnMiss = mode == PreambleBuild::Foreground;
   auto headers = headerFilterFor(command, options, flags.headerFilter);

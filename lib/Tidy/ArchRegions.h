@@ -25,8 +25,7 @@ namespace ktune::tidy {
 /// file's; headers' are kept by the name Clang gives them.
 struct ArchRegions {
   std::vector<std::pair<unsigned, unsigned>> spans;
-  std::map<std::string, std::vector<std::pair<unsigned, unsigned>>>
-      headerSpans;
+  std::map<std::string, std::vector<std::pair<unsigned, unsigned>>> headerSpans;
   bool contains(unsigned offset) const;
   bool contains(const std::string &header, unsigned offset) const;
 };

@@ -117,11 +117,11 @@ std::string exportFixesYaml(const std::string &mainFile,
     d.DiagnosticName = f.check;
     d.DiagLevel = clang::tooling::Diagnostic::Warning;
     d.BuildDirectory = dir;
-    d.Message = message(f.message, absolutePath(f.primary.file, dir),
-                        f.primary.offset);
+    d.Message =
+        message(f.message, absolutePath(f.primary.file, dir), f.primary.offset);
     for (const auto &n : f.notes)
-      d.Notes.push_back(message(n.message, absolutePath(n.site.file, dir),
-                                n.site.offset));
+      d.Notes.push_back(
+          message(n.message, absolutePath(n.site.file, dir), n.site.offset));
     tu.Diagnostics.push_back(std::move(d));
   }
   bool anyEdit = false;
@@ -188,8 +188,7 @@ std::string sarifLog(const std::string &mainFile,
       related.push_back(
           {{"id", i + 1},
            {"message", {{"text", f.notes[i].message}}},
-           {"physicalLocation",
-            physicalLocation(artifacts, f.notes[i].site)}});
+           {"physicalLocation", physicalLocation(artifacts, f.notes[i].site)}});
     if (!related.empty())
       result["relatedLocations"] = related;
     if (!f.fix.empty()) {
@@ -201,8 +200,7 @@ std::string sarifLog(const std::string &mainFile,
         for (const auto &r : edits)
           replacements.push_back(
               {{"deletedRegion",
-                {{"charOffset", r.getOffset()},
-                 {"charLength", r.getLength()}}},
+                {{"charOffset", r.getOffset()}, {"charLength", r.getLength()}}},
                {"insertedContent", {{"text", r.getReplacementText().str()}}}});
         changes.push_back(
             {{"artifactLocation",
@@ -224,15 +222,14 @@ std::string sarifLog(const std::string &mainFile,
   nlohmann::json log = {
       {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
       {"version", "2.1.0"},
-      {"runs", nlohmann::json::array(
-                   {{{"tool",
-                      {{"driver",
-                        {{"name", "ktune-refactor"},
-                         {"version", toolVersion},
-                         {"rules", ruleList}}}}},
-                     {"artifacts", artifacts.list()},
-                     {"columnKind", "unicodeCodePoints"},
-                     {"results", results}}})}};
+      {"runs", nlohmann::json::array({{{"tool",
+                                        {{"driver",
+                                          {{"name", "ktune-refactor"},
+                                           {"version", toolVersion},
+                                           {"rules", ruleList}}}}},
+                                       {"artifacts", artifacts.list()},
+                                       {"columnKind", "unicodeCodePoints"},
+                                       {"results", results}}})}};
   return log.dump(2) + "\n";
 }
 

@@ -347,7 +347,8 @@ bool editsConflict(const clang::tooling::Replacements &a,
 
 bool editsConflict(const refactor::FileEdits &a, const refactor::FileEdits &b) {
   for (const auto &[file, edits] : a)
-    if (auto it = b.find(file); it != b.end() && editsConflict(edits, it->second))
+    if (auto it = b.find(file);
+        it != b.end() && editsConflict(edits, it->second))
       return true;
   return false;
 }

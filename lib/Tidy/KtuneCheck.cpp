@@ -161,12 +161,11 @@ void KtuneCheck::check(const MatchFinder::MatchResult &result) {
     if (!TidyContext->isCheckEnabled(f.check))
       return false;
     return !devicePass || DevicePassReportsAll ||
-           std::all_of(f.sites.begin(), f.sites.end(),
-                       [&](const SourceSite &s) {
-                         return s.file == mainName
-                                    ? Regions.contains(s.offset)
-                                    : Regions.contains(s.file, s.offset);
-                       });
+           std::all_of(
+               f.sites.begin(), f.sites.end(), [&](const SourceSite &s) {
+                 return s.file == mainName ? Regions.contains(s.offset)
+                                           : Regions.contains(s.file, s.offset);
+               });
   };
 
   for (const Finding &f : Unit->findings(ctx, MinConfidence, Naming, reported,

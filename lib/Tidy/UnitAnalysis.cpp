@@ -40,8 +40,7 @@ void UnitAnalysis::analyse(ASTContext &ctx,
     if (fresh && !it->second && headers && !sm.isInSystemHeader(at))
       if (auto entry = sm.getFileEntryRefForID(fid)) {
         std::string name = entry->getName().str();
-        it->second =
-            headers->allows(name, refactor::absolutePathIn("", name));
+        it->second = headers->allows(name, refactor::absolutePathIn("", name));
       }
     if (it->second)
       readDecls.push_back(d);

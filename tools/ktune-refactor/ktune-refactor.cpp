@@ -58,11 +58,11 @@ docs/schemas.md.
 static cl::opt<std::string> Output("o",
                                    cl::desc("Write the template source here"),
                                    cl::value_desc("file"), cl::cat(Category));
-static cl::opt<std::string> OutDir(
-    "out-dir",
-    cl::desc("Write <stem>.tpl.cu (.tpl.cuh), <stem>.tpl.json and the "
-             "rewritten project headers (under include/) here"),
-    cl::value_desc("dir"), cl::cat(Category));
+static cl::opt<std::string>
+    OutDir("out-dir",
+           cl::desc("Write <stem>.tpl.cu (.tpl.cuh), <stem>.tpl.json and the "
+                    "rewritten project headers (under include/) here"),
+           cl::value_desc("dir"), cl::cat(Category));
 static cl::opt<std::string>
     ManifestPath("manifest",
                  cl::desc("Write the manifest here (default: the output with "
@@ -159,10 +159,10 @@ int main(int argc, const char **argv) {
     return fail(paths.error().str());
   const std::string &output = paths->templatePath;
   bool reports = !ExportFixes.empty() || !Sarif.empty() || Warnings;
-  if (auto s = checkActions({input, Candidates, DumpFacts, PrintPrompt,
-                             BuildPreambleOnly, reports, output,
-                             paths->manifestPath, EmitPlan, PlanFile,
-                             PlannerSpec});
+  if (auto s =
+          checkActions({input, Candidates, DumpFacts, PrintPrompt,
+                        BuildPreambleOnly, reports, output, paths->manifestPath,
+                        EmitPlan, PlanFile, PlannerSpec});
       !s)
     return fail(s.error().str());
 

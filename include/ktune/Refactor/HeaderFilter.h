@@ -35,9 +35,9 @@ public:
   /// `exclude`, clang-tidy's --exclude-header-filter, when given). `roots`
   /// still say where rewritten copies are placed. An invalid expression is
   /// an error.
-  static llvm::Expected<HeaderFilter>
-  matching(const std::string &regex, std::vector<std::string> roots,
-           const std::string &exclude = "");
+  static llvm::Expected<HeaderFilter> matching(const std::string &regex,
+                                               std::vector<std::string> roots,
+                                               const std::string &exclude = "");
 
   /// `name` as Clang names the header, `absolute` its absolute path. The
   /// caller rules out system headers.
@@ -65,7 +65,8 @@ std::vector<std::string> includeRoots(const std::vector<std::string> &args,
 
 /// The path made absolute against `directory` (the current directory when
 /// empty), without `.` and `..`.
-std::string absolutePathIn(const std::string &directory, const std::string &path);
+std::string absolutePathIn(const std::string &directory,
+                           const std::string &path);
 
 /// True when `path` lies in directory `dir` or below (both absolute).
 bool isUnder(llvm::StringRef path, llvm::StringRef dir);

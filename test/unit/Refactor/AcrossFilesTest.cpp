@@ -47,10 +47,10 @@ TEST(HeaderFilterTest, RegexSearchesTheNameAsClangGivesIt) {
 }
 
 TEST(HeaderFilterTest, IncludeRootsOfACommandLine) {
-  auto roots = includeRoots({"-I/p/include", "-I", "rel", "-isystem", "/sys",
-                             "-iquote", "/q", "--include-directory=/d",
-                             "-DX=1"},
-                            "/p/src/k.cu", "/work");
+  auto roots =
+      includeRoots({"-I/p/include", "-I", "rel", "-isystem", "/sys", "-iquote",
+                    "/q", "--include-directory=/d", "-DX=1"},
+                   "/p/src/k.cu", "/work");
   std::vector<std::string> want = {"/p/include", "/work/rel", "/q", "/d",
                                    "/p/src"};
   EXPECT_EQ(roots, want);
@@ -72,8 +72,7 @@ std::unique_ptr<clang::ASTUnit> parseWithHeader(const std::string &code,
                                    "-I/proj/include",
                                    "--cuda-host-only"};
   // The unit refers to the mapped text: it must outlive the unit.
-  static std::vector<std::unique_ptr<clang::tooling::FileContentMappings>>
-      kept;
+  static std::vector<std::unique_ptr<clang::tooling::FileContentMappings>> kept;
   kept.push_back(std::make_unique<clang::tooling::FileContentMappings>(
       clang::tooling::FileContentMappings{
           {"/proj/include/lib/k.cuh", header}}));
@@ -222,14 +221,13 @@ SourceFacts project() {
   SourceFacts f;
   f.file = "/p/src/k.cu";
   f.includeRoots = {"/p/include", "/p/src"};
-  f.files = {
-      {"/p/src/k.cu", "/p/src/k.cu", "", "", "#include \"local.cuh\"\n"},
-      {"/p/include/lib/k.cuh", "/p/include/lib/k.cuh", "lib/k.cuh",
-       "/p/include", "#include \"detail.cuh\"\nint k;\n"},
-      {"/p/include/lib/all.cuh", "/p/include/lib/all.cuh", "lib/all.cuh",
-       "/p/include", "#include \"k.cuh\"\n"},
-      {"/p/src/local.cuh", "/p/src/local.cuh", "local.cuh", "/p/src",
-       "int local;\n"}};
+  f.files = {{"/p/src/k.cu", "/p/src/k.cu", "", "", "#include \"local.cuh\"\n"},
+             {"/p/include/lib/k.cuh", "/p/include/lib/k.cuh", "lib/k.cuh",
+              "/p/include", "#include \"detail.cuh\"\nint k;\n"},
+             {"/p/include/lib/all.cuh", "/p/include/lib/all.cuh", "lib/all.cuh",
+              "/p/include", "#include \"k.cuh\"\n"},
+             {"/p/src/local.cuh", "/p/src/local.cuh", "local.cuh", "/p/src",
+              "int local;\n"}};
   return f;
 }
 

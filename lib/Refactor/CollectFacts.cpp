@@ -202,6 +202,7 @@ void Collector::run() {
   findKernelsNamedNotLaunched();
   FunctionFinder finder(*this);
   finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+  collectHostCode();
   for (auto &[key, o] : Occs)
     Out.occurrences.push_back(o);
   std::sort(Out.occurrences.begin(), Out.occurrences.end(),

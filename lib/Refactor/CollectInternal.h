@@ -15,6 +15,7 @@
 //   CollectFacts.cpp    the traversal of the main file that drives them,
 //                       and locations as positions (SourceFacts.h)
 //   FileTable.cpp       the files positions point into (SourceFacts.h)
+//   HostCode.cpp        the main file's host-only functions
 //
 // A Collector holds what one traversal knows; the steps are its members or
 // free functions over it. Nothing here is part of ktune's public API.
@@ -141,6 +142,11 @@ public:
   /// The index of `fid`'s file in Out.files, entered on first use; nullopt
   /// for system headers and headers the filter keeps out.
   std::optional<unsigned> fileIndex(clang::FileID fid);
+
+  // Host code (HostCode.cpp).
+  /// The main file's host-only functions, into Out.hostOnlyRanges (on the
+  /// host side; the device side records none).
+  void collectHostCode();
 
   // Functions (FunctionFacts.cpp).
   const clang::FunctionDecl *definitionOf(const clang::FunctionDecl *fd);

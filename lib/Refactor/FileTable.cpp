@@ -32,7 +32,7 @@ std::string includeSpelling(const SourceManager &sm, SourceLocation loc) {
   // The directive's line: the one holding `loc`, or the one before it when
   // `loc` is the start of the next line.
   for (int back = 0; back < 2; ++back) {
-    size_t start = buffer.rfind('\n', offset == 0 ? 0 : offset - 1);
+    size_t start = buffer.rfind('\n', offset); // the last one before it
     start = start == llvm::StringRef::npos ? 0 : start + 1;
     size_t end = buffer.find('\n', start);
     llvm::StringRef line = buffer.slice(start, end);

@@ -150,10 +150,10 @@ llvm::Expected<FileEdits> withLineMarks(const SourceFacts &facts,
     return llvm::Error::success();
   };
   if (auto e = mark(0, rewrite.replacements))
-    return std::move(e);
+    return e;
   for (const auto &[file, edits] : rewrite.headerEdits)
     if (auto e = mark(file, edits))
-      return std::move(e);
+      return e;
   return out;
 }
 

@@ -112,7 +112,7 @@ public:
 
   llvm::Expected<OutputTree> build() {
     if (auto e = chooseFiles())
-      return std::move(e);
+      return e;
     OutputTree tree;
     auto main = textOf(0);
     if (!main)
@@ -249,7 +249,7 @@ private:
       clang::tooling::Replacement r(Facts.pathOf(index), q.offset, q.length,
                                     "\"" + *spelling + "\"");
       if (auto e = edits.add(r))
-        return std::move(e);
+        return e;
     }
     auto text = clang::tooling::applyAllReplacements(source(index), edits);
     if (!text)

@@ -139,11 +139,10 @@ compileInfo(const CompileCommand &command) {
   return info;
 }
 
-llvm::Expected<TemplateOutput> makeTemplate(const Analysis &analysis,
-                                            const Plan &plan,
-                                            const std::string &templatePath,
-                                            const std::string &manifestPath,
-                                            const std::string &planOrigin) {
+llvm::Expected<TemplateOutput>
+makeTemplate(const Analysis &analysis, const Plan &plan,
+             const std::string &templatePath, const std::string &manifestPath,
+             const std::string &planOrigin, const RewriteOptions &options) {
   SourceTexts sources = analysis.sources();
   std::vector<ktune::Error> errors =
       validatePlan(plan, analysis.candidates, sources);
@@ -154,7 +153,7 @@ llvm::Expected<TemplateOutput> makeTemplate(const Analysis &analysis,
     return llvm::createStringError(message);
   }
   auto rewrite = planRewrite(analysis.facts, analysis.candidates,
-                             analysis.index, plan, analysis.source);
+                             analysis.index, plan, analysis.source, options);
   if (!rewrite) {
     std::string message = llvm::toString(rewrite.takeError());
     return llvm::createStringError(planOrigin + ": " + message);

@@ -290,6 +290,8 @@ llvm::Expected<RewriteResult> Rewriter::run() {
   if (auto e = constraintEdits())
     return toLLVMError(*e);
   instantiationEdits();
+  if (Options.guardHostCode)
+    hostGuardEdits();
   RewriteResult result;
   auto replacements = mergedReplacements();
   if (!replacements)
@@ -311,8 +313,9 @@ llvm::Expected<RewriteResult> planRewrite(const SourceFacts &facts,
                                           const CandidateSet &candidates,
                                           const CandidateIndex &index,
                                           const Plan &plan,
-                                          llvm::StringRef source) {
-  Rewriter r(facts, candidates, index, plan, source);
+                                          llvm::StringRef source,
+                                          const RewriteOptions &options) {
+  Rewriter r(facts, candidates, index, plan, source, options);
   return r.run();
 }
 

@@ -64,7 +64,7 @@ std::optional<ktune::Error> Rewriter::constraintEdits() {
   // a file that includes another rewritten one sees them once).
   for (const auto &[file, path] : helpersPath)
     Edits.push_back(
-        Edit{makePosition(file, 0), 0, expr::cppHelpers(), path, -1});
+        Edit{makePosition(file, 0), 0, expr::cppHelpers(), path, -2});
   return std::nullopt;
 }
 
@@ -103,6 +103,39 @@ void Rewriter::instantiationEdits() {
                              "<" + values + ">(" + types + ");",
                          w.path, 3});
     w.explicitInstantiation = true;
+  }
+}
+
+void Rewriter::hostGuardEdits() {
+  llvm::StringRef text = Facts.textOf(0, Source);
+  // Whole lines, merged where they touch.
+  std::vector<std::pair<unsigned, unsigned>> lines;
+  for (auto [begin, end] : Facts.hostOnlyRanges) {
+    if (filePart(begin) != 0 || begin >= text.size() || end <= begin)
+      continue;
+    end = std::min<unsigned>(end, static_cast<unsigned>(text.size()));
+    size_t b = text.rfind('\n', begin); // the last one before `begin`
+    b = b == llvm::StringRef::npos ? 0 : b + 1;
+    size_t nl = text.find('\n', end - 1);
+    size_t e = nl == llvm::StringRef::npos ? text.size() : nl + 1;
+    if (!lines.empty() && b <= lines.back().second)
+      lines.back().second = std::max<unsigned>(lines.back().second, e);
+    else
+      lines.emplace_back(b, e);
+  }
+  // The guard opens before anything else inserted at the line (a template
+  // parameter list) but after the ktune_expr helpers at the top; it closes
+  // before what the next line receives.
+  for (auto [b, e] : lines) {
+    Edits.push_back(Edit{b, 0,
+                         "#ifndef __CUDACC_RTC__ // host code: NVRTC (the "
+                         "tuner) skips it\n",
+                         "", -1});
+    bool lastLine = e == text.size() && !text.ends_with("\n");
+    Edits.push_back(Edit{e, 0,
+                         std::string(lastLine ? "\n" : "") +
+                             "#endif // __CUDACC_RTC__\n",
+                         "", -3});
   }
 }
 

@@ -11,7 +11,8 @@
 //   RewriteText.cpp     reading the source text (identifiers, macros) and
 //                       spelling a site's replacement
 //   RewriteEdits.cpp    edits that are no site: static_asserts, explicit
-//                       instantiations; merging edits into Replacements
+//                       instantiations, host-code guards; merging edits
+//                       into Replacements
 //   LineMarks.cpp       `#line` directives that keep the original lines
 //
 // Nothing here is part of ktune's public API.
@@ -105,7 +106,8 @@ ManifestKernel manifestFor(const SourceFacts &facts,
 class Rewriter {
 public:
   Rewriter(const SourceFacts &facts, const CandidateSet &candidates,
-           const CandidateIndex &index, const Plan &plan, llvm::StringRef src);
+           const CandidateIndex &index, const Plan &plan, llvm::StringRef src,
+           RewriteOptions options = {});
 
   llvm::Expected<RewriteResult> run();
 
@@ -121,6 +123,7 @@ public:
   std::optional<ktune::Error> callEdits();
   std::optional<ktune::Error> constraintEdits();
   void instantiationEdits();
+  void hostGuardEdits();
   /// The edits of every file, by file index.
   llvm::Expected<FileEdits> mergedReplacements();
 
@@ -165,6 +168,7 @@ private:
   const CandidateIndex &Index;
   const Plan &ThePlan;
   llvm::StringRef Source; // the main file's
+  RewriteOptions Options;
   std::set<std::string> Macros;
   std::vector<std::pair<unsigned, std::string>> Idents;
 

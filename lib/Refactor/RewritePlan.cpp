@@ -15,9 +15,9 @@ namespace ktune::refactor {
 
 Rewriter::Rewriter(const SourceFacts &facts, const CandidateSet &candidates,
                    const CandidateIndex &index, const Plan &plan,
-                   llvm::StringRef src)
+                   llvm::StringRef src, RewriteOptions options)
     : Facts(facts), Candidates(candidates), Index(index), ThePlan(plan),
-      Source(src) {
+      Source(src), Options(options) {
   // Names already taken: in the main file and every header read.
   unsigned files = std::max<unsigned>(1, Facts.files.size());
   for (unsigned i = 0; i < files; ++i) {

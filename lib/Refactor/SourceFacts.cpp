@@ -133,6 +133,10 @@ void remapFiles(SourceFacts &facts, const std::vector<unsigned> &newIndex) {
     for (auto &e : a.extents)
       markers(e);
   }
+  for (auto &[begin, end] : facts.hostOnlyRanges) {
+    pos(begin);
+    pos(end);
+  }
   std::map<std::string, std::string> bounds;
   for (const auto &[key, value] : facts.launchBounds) {
     std::string k = key, v = value;
@@ -227,6 +231,11 @@ void mergeFacts(SourceFacts &into, const SourceFacts &otherSide) {
       into.sharedArrays.push_back(a);
   for (const auto &[k, v] : other.launchBounds)
     into.launchBounds.emplace(k, v);
+  for (const auto &r : other.hostOnlyRanges)
+    if (std::find(into.hostOnlyRanges.begin(), into.hostOnlyRanges.end(), r) ==
+        into.hostOnlyRanges.end())
+      into.hostOnlyRanges.push_back(r);
+  std::sort(into.hostOnlyRanges.begin(), into.hostOnlyRanges.end());
   for (const auto &n : other.notes)
     if (std::find(into.notes.begin(), into.notes.end(), n) == into.notes.end())
       into.notes.push_back(n);

@@ -228,7 +228,12 @@ ParserCommandLine::ParserCommandLine(cl::OptionCategory &category)
           cl::cat(category)) {}
 
 ParserFlags ParserCommandLine::flags() const {
-  ParserFlags f{CudaPath, NoCuda, GpuArch, CacheDir, NoCache};
+  ParserFlags f;
+  f.cudaPath = CudaPath;
+  f.noCudaToolkit = NoCuda;
+  f.gpuArch = GpuArch;
+  f.cacheDir = CacheDir;
+  f.noCache = NoCache;
   if (PreambleMode.getNumOccurrences())
     f.preambleBuild = PreambleMode.getValue();
   if (HeaderFilterRegex.getNumOccurrences())

@@ -13,6 +13,7 @@
 #include "ktune/Plan/Plan.h"
 #include "ktune/Refactor/CudaParser.h"
 #include "ktune/Refactor/Detection.h"
+#include "ktune/Refactor/Rewrite.h"
 #include "ktune/Refactor/SourceFacts.h"
 
 #include "llvm/Support/Error.h"
@@ -80,11 +81,10 @@ struct TemplateOutput {
 /// itself); rewritten headers go to `include/` beside the template (see
 /// OutputTree.h), and no output may be one of the files read. Plan errors
 /// are one per line, "plan: <JSON path>: message".
-llvm::Expected<TemplateOutput> makeTemplate(const Analysis &analysis,
-                                            const Plan &plan,
-                                            const std::string &templatePath,
-                                            const std::string &manifestPath,
-                                            const std::string &planOrigin);
+llvm::Expected<TemplateOutput>
+makeTemplate(const Analysis &analysis, const Plan &plan,
+             const std::string &templatePath, const std::string &manifestPath,
+             const std::string &planOrigin, const RewriteOptions &options = {});
 
 } // namespace ktune::refactor
 

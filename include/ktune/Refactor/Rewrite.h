@@ -44,6 +44,15 @@ struct RewriteResult {
   std::vector<std::string> notes;
 };
 
+struct RewriteOptions {
+  /// Wrap each of the main file's host-only functions (facts.hostOnlyRanges,
+  /// widened to whole lines) in `#ifndef __CUDACC_RTC__` ... `#endif`, so
+  /// NVRTC, which refuses host code, compiles the template (`ktune run`);
+  /// nvcc and clang never define that macro. Edits of the rewrite, so the
+  /// `#line` marks keep __LINE__ after them too.
+  bool guardHostCode = false;
+};
+
 /// Edits and manifest entries for `plan`. Errors (as ktune::Error inside
 /// the llvm::Error, see toLLVMError) name the plan's JSON path and, where
 /// there is one, the source location.
@@ -51,7 +60,8 @@ llvm::Expected<RewriteResult> planRewrite(const SourceFacts &facts,
                                           const CandidateSet &candidates,
                                           const CandidateIndex &index,
                                           const Plan &plan,
-                                          llvm::StringRef source);
+                                          llvm::StringRef source,
+                                          const RewriteOptions &options = {});
 
 /// The rewritten source. After every edit that adds or removes lines, a
 /// `#line N` directive gives the next original line its original number, so

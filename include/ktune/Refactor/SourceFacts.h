@@ -266,6 +266,11 @@ struct SourceFacts {
   std::vector<CallFacts> calls;
   std::vector<Occurrence> occurrences;
   std::vector<SharedArrayFacts> sharedArrays;
+  /// The main file's host-only functions (neither __device__ nor
+  /// __global__, not constexpr, not members), [begin, end) positions from
+  /// their first token to the closing brace or ';': what `ktune run` hides
+  /// from NVRTC (RewriteOptions::guardHostCode). Read on the host side.
+  std::vector<std::pair<unsigned, unsigned>> hostOnlyRanges;
   /// __launch_bounds__ max-threads expressions per kernel id (markers).
   std::map<std::string, std::string> launchBounds;
   /// Things detection saw but could not use, as "line:col: message".

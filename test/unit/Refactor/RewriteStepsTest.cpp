@@ -189,3 +189,34 @@ TEST(Rewriter, ListedSitesMustExist) {
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->where, "kernels[0].params[0].sites[0]");
 }
+
+TEST(Rewriter, HostCodeGuardsAreEditsThatKeepTheLines) {
+  SourceFacts f = facts();
+  std::string src = Source;
+  unsigned goStart = static_cast<unsigned>(src.find("void go"));
+  f.hostOnlyRanges = {{goStart, static_cast<unsigned>(src.size()) - 1}};
+  CandidateIndex index;
+  CandidateSet set = buildCandidates(f, index);
+  Plan plan = planFor(set, "BS");
+  RewriteOptions guard;
+  guard.guardHostCode = true;
+  auto r = planRewrite(f, set, index, plan, Source, guard);
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  auto text = applyRewrite(Source, r->replacements);
+  ASSERT_TRUE(bool(text)) << llvm::toString(text.takeError());
+  // The guard opens before the host's template list and closes after its
+  // forwarder; #line gives the host its line back.
+  EXPECT_NE(text->find("#ifndef __CUDACC_RTC__ // host code: NVRTC (the "
+                       "tuner) skips it\ntemplate <int BS = 256>\n#line 2\n"
+                       "void go(float *x) { k<BS><<<1, BS>>>(x); }"),
+            std::string::npos)
+      << *text;
+  EXPECT_TRUE(llvm::StringRef(*text).ends_with("#endif // __CUDACC_RTC__\n"))
+      << *text;
+  // Without the option, no guard.
+  auto plain = planRewrite(f, set, index, plan, Source);
+  ASSERT_TRUE(bool(plain));
+  auto plainText = applyRewrite(Source, plain->replacements);
+  ASSERT_TRUE(bool(plainText));
+  EXPECT_EQ(plainText->find("__CUDACC_RTC__"), std::string::npos);
+}

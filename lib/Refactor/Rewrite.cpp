@@ -309,12 +309,10 @@ llvm::Expected<RewriteResult> Rewriter::run() {
   return result;
 }
 
-llvm::Expected<RewriteResult> planRewrite(const SourceFacts &facts,
-                                          const CandidateSet &candidates,
-                                          const CandidateIndex &index,
-                                          const Plan &plan,
-                                          llvm::StringRef source,
-                                          const RewriteOptions &options) {
+llvm::Expected<RewriteResult>
+planRewrite(const SourceFacts &facts, const CandidateSet &candidates,
+            const CandidateIndex &index, const Plan &plan,
+            llvm::StringRef source, const RewriteOptions &options) {
   Rewriter r(facts, candidates, index, plan, source, options);
   return r.run();
 }

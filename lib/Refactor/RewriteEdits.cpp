@@ -132,10 +132,9 @@ void Rewriter::hostGuardEdits() {
                          "tuner) skips it\n",
                          "", -1});
     bool lastLine = e == text.size() && !text.ends_with("\n");
-    Edits.push_back(Edit{e, 0,
-                         std::string(lastLine ? "\n" : "") +
-                             "#endif // __CUDACC_RTC__\n",
-                         "", -3});
+    Edits.push_back(Edit{
+        e, 0, std::string(lastLine ? "\n" : "") + "#endif // __CUDACC_RTC__\n",
+        "", -3});
   }
 }
 

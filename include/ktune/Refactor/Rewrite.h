@@ -56,12 +56,10 @@ struct RewriteOptions {
 /// Edits and manifest entries for `plan`. Errors (as ktune::Error inside
 /// the llvm::Error, see toLLVMError) name the plan's JSON path and, where
 /// there is one, the source location.
-llvm::Expected<RewriteResult> planRewrite(const SourceFacts &facts,
-                                          const CandidateSet &candidates,
-                                          const CandidateIndex &index,
-                                          const Plan &plan,
-                                          llvm::StringRef source,
-                                          const RewriteOptions &options = {});
+llvm::Expected<RewriteResult>
+planRewrite(const SourceFacts &facts, const CandidateSet &candidates,
+            const CandidateIndex &index, const Plan &plan,
+            llvm::StringRef source, const RewriteOptions &options = {});
 
 /// The rewritten source. After every edit that adds or removes lines, a
 /// `#line N` directive gives the next original line its original number, so

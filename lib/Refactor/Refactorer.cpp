@@ -130,9 +130,7 @@ compileInfo(const CompileCommand &command) {
       ++i;
       continue;
     }
-    if (a == "-c" || a == "--compile" ||
-        (a.rfind("-o", 0) == 0 && a.size() > 2 && command.fromDatabase) ||
-        a.rfind("--output-file=", 0) == 0)
+    if (a == "-c" || a == "--compile" || a.rfind("--output-file=", 0) == 0)
       continue;
     info.arguments.push_back(a);
   }

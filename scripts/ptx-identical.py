@@ -185,9 +185,15 @@ def main():
 
     with open(args.manifest) as f:
         manifest = json.load(f)
-    if manifest.get("ktune") != "manifest/1":
-        fail(f"{args.manifest}: not a manifest/1 file")
+    if manifest.get("ktune") not in ("manifest/1", "manifest/2"):
+        fail(f"{args.manifest}: not a manifest/1 or manifest/2 file")
     include_dir = os.path.dirname(os.path.abspath(args.original))
+    # manifest/2: directories that come first on the template's include path
+    # (rewritten project headers), relative to the manifest.
+    manifest_dir = os.path.dirname(os.path.abspath(args.manifest))
+    first = []
+    for d in manifest.get("include_dirs", []):
+        first += ["-I", os.path.normpath(os.path.join(manifest_dir, d))]
 
     with tempfile.TemporaryDirectory(prefix="ktune-ptx-") as tmp:
         orig_ptx = compile_ptx(args.nvcc, args.arch, args.original,
@@ -211,6 +217,12 @@ def main():
                     continue
                 found = True
                 given = targs or []
+                # An argument that cannot be written back (a function
+                # pointer, demangled as "&(float f(float))"): the template's
+                # own launchers must instantiate it; a missing instance is
+                # reported below.
+                if any("(" in a for a in given):
+                    continue
                 values = list(given)
                 for param in params[len(given):]:
                     if "default" not in param:
@@ -234,7 +246,7 @@ def main():
         tpl_ptx = compile_ptx(args.nvcc, args.arch, instantiated,
                               os.path.join(tmp, "template.ptx"),
                               os.path.dirname(os.path.abspath(args.template)),
-                              extra + ["-I", include_dir])
+                              first + extra + ["-I", include_dir])
         tpl_funcs = functions(tpl_ptx)
         tpl_names = demangle(list(tpl_funcs))
 

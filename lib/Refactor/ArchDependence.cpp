@@ -211,14 +211,31 @@ std::optional<ArchReason> Collector::archDependentDecl(const ValueDecl *d,
 
 void dropSideDivergentConstants(SourceFacts &host, SourceFacts &device) {
   // The same site on both sides with another value or another constant.
-  std::map<std::tuple<unsigned, std::string, std::string>, const Occurrence *>
+  // Each side numbers its files as it met them: sites are compared by path.
+  auto where = [](const SourceFacts &f, unsigned position) {
+    unsigned file = filePart(position);
+    std::string path = file < f.files.size() ? f.files[file].absolutePath
+                                             : std::to_string(file);
+    return path + ":" + std::to_string(localPart(position));
+  };
+  auto function = [&](const SourceFacts &f, const std::string &id) {
+    if (id.rfind("fn@", 0) != 0)
+      return id;
+    return where(f, static_cast<unsigned>(std::stoul(id.substr(3))));
+  };
+  auto site = [&](const SourceFacts &f, const Occurrence &o) {
+    return std::make_tuple(where(f, o.offset), function(f, o.function),
+                           function(f, o.kernel));
+  };
+  std::map<std::tuple<std::string, std::string, std::string>,
+           const Occurrence *>
       hostSites;
   for (const Occurrence &o : host.occurrences)
-    hostSites[{o.offset, o.function, o.kernel}] = &o;
+    hostSites[site(host, o)] = &o;
   std::set<std::string> divergent; // constant keys, both sides'
   std::vector<std::string> notes;
   for (const Occurrence &d : device.occurrences) {
-    auto it = hostSites.find({d.offset, d.function, d.kernel});
+    auto it = hostSites.find(site(device, d));
     if (it == hostSites.end())
       continue;
     const Occurrence &h = *it->second;
@@ -229,12 +246,12 @@ void dropSideDivergentConstants(SourceFacts &host, SourceFacts &device) {
     divergent.insert(h.constant);
     divergent.insert(d.constant);
     if (first)
-      notes.push_back(host.file + ":" + std::to_string(h.line) + ":" +
-                      std::to_string(h.col) + ": " + h.constantName + " is " +
-                      std::to_string(h.value) + " on the host and " +
-                      std::to_string(d.value) +
-                      " on the device: not lifted (one default cannot serve "
-                      "both)");
+      notes.push_back(
+          (host.files.empty() ? host.file : host.pathOf(filePart(h.offset))) +
+          ":" + std::to_string(h.line) + ":" + std::to_string(h.col) + ": " +
+          h.constantName + " is " + std::to_string(h.value) +
+          " on the host and " + std::to_string(d.value) +
+          " on the device: not lifted (one default cannot serve both)");
   }
   if (divergent.empty())
     return;

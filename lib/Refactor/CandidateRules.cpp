@@ -8,6 +8,8 @@
 
 #include "CandidatesInternal.h"
 
+#include "llvm/Support/Path.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -150,7 +152,8 @@ static std::string spellingDescription(const CandidateGroup &g,
   }
 }
 
-std::string whyOf(const CandidateGroup &g, ParamKind kind) {
+std::string whyOf(const CandidateGroup &g, ParamKind kind,
+                  const SourceFacts *facts) {
   if (g.informational)
     return "vector type " + g.sites.front().text + " (" +
            std::to_string(g.value) +
@@ -166,7 +169,14 @@ std::string whyOf(const CandidateGroup &g, ParamKind kind) {
       desc += " (as value - 1)";
     if (!seen.insert(desc).second)
       continue;
-    parts.push_back(desc + " at line " + std::to_string(s.line));
+    unsigned file = filePart(s.offset);
+    parts.push_back(
+        desc +
+        (file != 0 && facts
+             ? " at " + llvm::sys::path::filename(facts->pathOf(file)).str() +
+                   ":"
+             : std::string(" at line ")) +
+        std::to_string(s.line));
   }
   std::string why = spellingDescription(g, g.sites.front()) + " used as ";
   if (!g.boundName.empty())

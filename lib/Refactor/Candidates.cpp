@@ -71,13 +71,13 @@ static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
       }
   c.spelling = g.named ? g.constantName : std::to_string(c.value);
   c.confidence = confidenceOf(g);
-  c.why = whyOf(g, kind);
+  c.why = whyOf(g, kind, &facts);
   for (const auto &o : g.sites) {
     SourceSite site;
-    site.file = facts.file;
+    site.file = facts.pathOf(filePart(o.offset));
     site.line = o.line;
     site.col = o.col;
-    site.offset = o.offset;
+    site.offset = localPart(o.offset);
     site.length = o.length;
     site.text = o.text;
     site.role = o.role;

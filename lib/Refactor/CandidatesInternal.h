@@ -59,7 +59,10 @@ ParamKind inferKind(const CandidateGroup &g);
 /// "launch block dim x", "loop stride", ... ("other use" for none).
 std::string roleDescription(std::optional<SiteRole> role, int dim);
 /// The candidate's `why`: its spelling, roles and lines, and what to check.
-std::string whyOf(const CandidateGroup &g, ParamKind kind);
+/// Lines in headers are named with the header's file name when `facts` is
+/// given ("at act.cuh:12").
+std::string whyOf(const CandidateGroup &g, ParamKind kind,
+                  const SourceFacts *facts = nullptr);
 Confidence confidenceOf(const CandidateGroup &g);
 /// Replacements outside constant contexts keep the literal's type with a
 /// static_cast ("static_cast<unsigned>({P})").

@@ -1,9 +1,11 @@
 //===- CollectFacts.cpp - Reading kernels and constants off the AST -------===//
 //
-// Only the main file is read: declarations elsewhere are not traversed, and
-// template instantiations are never visited (the pattern is the source).
-// Every site is keyed by its byte offset, so the host and device sides merge.
-// The steps are declared in CollectInternal.h.
+// The traversal starts from the main file's declarations; kernels it
+// launches and the helpers they call are followed into the project headers
+// the filter lets through. Template instantiations are never visited (the
+// pattern is the source). Every site is keyed by its position (file index
+// and byte offset), so the host and device sides merge. The steps are
+// declared in CollectInternal.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,14 +19,17 @@ namespace ktune::refactor {
 
 using namespace clang;
 
-Collector::Collector(ASTContext &ctx, std::string file, SourceFacts &out)
+Collector::Collector(ASTContext &ctx, std::string file, SourceFacts &out,
+                     const HeaderFilter *headers)
     : Ctx(ctx), SM(ctx.getSourceManager()), LO(ctx.getLangOpts()),
-      Main(SM.getMainFileID()), File(std::move(file)), Out(out) {
-  Buffer = SM.getBufferData(Main);
+      Main(SM.getMainFileID()), File(std::move(file)), Out(out),
+      Headers(headers) {
+  fileIndex(Main); // the main file is file 0
 }
 
-bool Collector::inMainFile(SourceLocation loc) const {
-  return loc.isValid() && SM.isInMainFile(SM.getExpansionLoc(loc));
+bool Collector::inRewritableFile(SourceLocation loc) {
+  return loc.isValid() &&
+         fileIndex(SM.getFileID(SM.getExpansionLoc(loc))).has_value();
 }
 
 std::optional<std::pair<unsigned, unsigned>>
@@ -35,9 +40,12 @@ Collector::fileRange(SourceRange range) {
     return std::nullopt;
   auto [fid, begin] = SM.getDecomposedLoc(r.getBegin());
   auto [fid2, end] = SM.getDecomposedLoc(r.getEnd());
-  if (fid != Main || fid2 != Main || end < begin)
+  if (fid != fid2 || end < begin || end >= MaxFileBytes)
     return std::nullopt;
-  return std::pair{begin, end - begin};
+  auto index = fileIndex(fid);
+  if (!index)
+    return std::nullopt;
+  return std::pair{makePosition(*index, begin), end - begin};
 }
 
 std::optional<unsigned> Collector::offsetOf(SourceLocation loc) {
@@ -45,18 +53,28 @@ std::optional<unsigned> Collector::offsetOf(SourceLocation loc) {
     return std::nullopt;
   loc = SM.getFileLoc(loc);
   auto [fid, off] = SM.getDecomposedLoc(loc);
-  if (fid != Main)
+  auto index = fileIndex(fid);
+  if (!index || off >= MaxFileBytes)
     return std::nullopt;
-  return off;
+  return makePosition(*index, off);
 }
 
 std::pair<unsigned, unsigned> Collector::lineCol(unsigned offset) {
-  SourceLocation loc = SM.getComposedLoc(Main, offset);
+  unsigned index = filePart(offset);
+  if (index >= FileIds.size())
+    return {0, 0};
+  SourceLocation loc = SM.getComposedLoc(FileIds[index], localPart(offset));
   return {SM.getSpellingLineNumber(loc), SM.getSpellingColumnNumber(loc)};
 }
 
+llvm::StringRef Collector::fileText(unsigned offset) {
+  unsigned index = filePart(offset);
+  return index < Out.files.size() ? llvm::StringRef(Out.files[index].text)
+                                  : llvm::StringRef();
+}
+
 std::string Collector::text(unsigned offset, unsigned length) {
-  return Buffer.substr(offset, length).str();
+  return fileText(offset).substr(localPart(offset), length).str();
 }
 
 std::string Collector::textOf(SourceRange range) {
@@ -66,12 +84,18 @@ std::string Collector::textOf(SourceRange range) {
 }
 
 std::string Collector::note(SourceLocation loc, const std::string &message) {
-  auto off = offsetOf(loc);
-  if (!off)
+  if (auto off = offsetOf(loc)) {
+    auto [l, c] = lineCol(*off);
+    return Out.pathOf(filePart(*off)) + ":" + std::to_string(l) + ":" +
+           std::to_string(c) + ": " + message;
+  }
+  // Outside the files read (a system header): where Clang says it is.
+  SourceLocation at = SM.getExpansionLoc(loc);
+  if (at.isInvalid())
     return message;
-  auto [l, c] = lineCol(*off);
-  return File + ":" + std::to_string(l) + ":" + std::to_string(c) + ": " +
-         message;
+  return SM.getFilename(at).str() + ":" +
+         std::to_string(SM.getExpansionLineNumber(at)) + ":" +
+         std::to_string(SM.getExpansionColumnNumber(at)) + ": " + message;
 }
 
 namespace {
@@ -115,7 +139,7 @@ public:
 
   bool VisitFunctionDecl(FunctionDecl *fd) {
     if (!fd->doesThisDeclarationHaveABody() || fd->isImplicit() ||
-        !C.inMainFile(fd->getLocation()))
+        !C.SM.isInMainFile(C.SM.getExpansionLoc(fd->getLocation())))
       return true;
     if (fd->isTemplateInstantiation())
       return true;
@@ -158,7 +182,7 @@ public:
   }
   void consider(const FunctionDecl *f, const Expr *at) {
     if (!f || !C.isKernel(f) || f->getDescribedFunctionTemplate() ||
-        f->isTemplateInstantiation() || !C.inMainFile(f->getLocation()))
+        f->isTemplateInstantiation() || !C.inRewritableFile(f->getLocation()))
       return;
     auto loc = C.SM.getExpansionLoc(at->getBeginLoc());
     C.NamedNotLaunched.try_emplace(f->getCanonicalDecl(),
@@ -178,6 +202,7 @@ void Collector::run() {
   findKernelsNamedNotLaunched();
   FunctionFinder finder(*this);
   finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+  collectHostCode();
   for (auto &[key, o] : Occs)
     Out.occurrences.push_back(o);
   std::sort(Out.occurrences.begin(), Out.occurrences.end(),
@@ -187,16 +212,20 @@ void Collector::run() {
             });
 }
 
-SourceFacts collectFacts(ASTContext &ctx, const std::string &fileAsGiven) {
+SourceFacts collectFacts(ASTContext &ctx, const std::string &fileAsGiven,
+                         const HeaderFilter *headers) {
   SourceFacts facts;
   facts.file = fileAsGiven;
-  Collector c(ctx, fileAsGiven, facts);
+  if (headers)
+    facts.includeRoots = headers->roots();
+  Collector c(ctx, fileAsGiven, facts, headers);
   c.run();
   return facts;
 }
 
-CandidateSet detectCandidates(ASTContext &ctx, const std::string &fileAsGiven) {
-  SourceFacts facts = collectFacts(ctx, fileAsGiven);
+CandidateSet detectCandidates(ASTContext &ctx, const std::string &fileAsGiven,
+                              const HeaderFilter *headers) {
+  SourceFacts facts = collectFacts(ctx, fileAsGiven, headers);
   attributeHelperOccurrences(facts);
   return buildCandidates(facts);
 }

@@ -12,7 +12,10 @@
 //   DeviceLoops.cpp     loop bounds that size register arrays or tiles
 //   Calls.cpp           how a call names its callee (template arguments)
 //   LaunchScan.cpp      a <<<>>> launch: its kernel, arguments and geometry
-//   CollectFacts.cpp    the traversal of the main file that drives them
+//   CollectFacts.cpp    the traversal of the main file that drives them,
+//                       and locations as positions (SourceFacts.h)
+//   FileTable.cpp       the files positions point into (SourceFacts.h)
+//   HostCode.cpp        the main file's host-only functions
 //
 // A Collector holds what one traversal knows; the steps are its members or
 // free functions over it. Nothing here is part of ktune's public API.
@@ -22,6 +25,7 @@
 #define KTUNE_LIB_REFACTOR_COLLECTINTERNAL_H
 
 #include "ktune/Refactor/Detection.h"
+#include "ktune/Refactor/HeaderFilter.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -124,21 +128,41 @@ bool mentionsBuiltin(const clang::Expr *e, llvm::StringRef name);
 
 class Collector {
 public:
-  Collector(clang::ASTContext &ctx, std::string file, SourceFacts &out);
+  /// `headers` says which headers besides the main file may be read and
+  /// rewritten (null: none).
+  Collector(clang::ASTContext &ctx, std::string file, SourceFacts &out,
+            const HeaderFilter *headers = nullptr);
 
   void run();
 
-  // Locations (CollectFacts.cpp).
-  bool inMainFile(clang::SourceLocation loc) const;
-  /// [offset, length) in the main file of the tokens of `range`.
+  // Locations (CollectFacts.cpp). Offsets are positions (SourceFacts.h):
+  // the main file's or a rewritable header's.
+  /// The expansion of `loc` is in the main file or a rewritable header.
+  bool inRewritableFile(clang::SourceLocation loc);
+  /// Kept for code written when only the main file was read: the same as
+  /// inRewritableFile.
+  bool inMainFile(clang::SourceLocation loc) { return inRewritableFile(loc); }
+  /// [position, length) of the tokens of `range` (one file).
   std::optional<std::pair<unsigned, unsigned>>
   fileRange(clang::SourceRange range);
   std::optional<unsigned> offsetOf(clang::SourceLocation loc);
   std::pair<unsigned, unsigned> lineCol(unsigned offset);
   std::string text(unsigned offset, unsigned length);
   std::string textOf(clang::SourceRange range);
+  /// The whole text of the file `offset` is in.
+  llvm::StringRef fileText(unsigned offset);
   /// "file:line:col: message" at `loc`.
   std::string note(clang::SourceLocation loc, const std::string &message);
+
+  // The file table (FileTable.cpp).
+  /// The index of `fid`'s file in Out.files, entered on first use; nullopt
+  /// for system headers and headers the filter keeps out.
+  std::optional<unsigned> fileIndex(clang::FileID fid);
+
+  // Host code (HostCode.cpp).
+  /// The main file's host-only functions, into Out.hostOnlyRanges (on the
+  /// host side; the device side records none).
+  void collectHostCode();
 
   // Functions (FunctionFacts.cpp).
   const clang::FunctionDecl *definitionOf(const clang::FunctionDecl *fd);
@@ -200,6 +224,8 @@ public:
   void collectDims(const clang::Expr *e, const clang::FunctionDecl *fn,
                    std::vector<const clang::Expr *> &dims, bool &ok);
   void findKernelsNamedNotLaunched();
+  /// Why a launch of `launched` is not followed into its kernel.
+  std::string whyNotFollowed(const clang::FunctionDecl *launched);
 
   clang::ASTContext &Ctx;
   clang::SourceManager &SM;
@@ -207,7 +233,11 @@ public:
   clang::FileID Main;
   std::string File;
   SourceFacts &Out;
-  llvm::StringRef Buffer;
+  const HeaderFilter *Headers;
+  /// Out.files' entries: the FileID they were entered from, by index, and
+  /// the index (or none) of every FileID looked at.
+  std::vector<clang::FileID> FileIds;
+  std::map<clang::FileID, std::optional<unsigned>> FileIndexCache;
   /// One occurrence per (offset, function id, kernel id): the most
   /// specific role wins.
   std::map<std::tuple<unsigned, std::string, std::string>, Occurrence> Occs;

@@ -81,6 +81,8 @@ compileCommandFor(const std::string &file, const std::string &buildPath,
   command.directory = commands.front().Directory;
   command.fromDatabase = true;
   const auto &line = commands.front().CommandLine;
+  if (!line.empty())
+    command.compiler = line.front();
   for (size_t i = 1; i < line.size(); ++i) {
     if (line[i] == commands.front().Filename || samePath(line[i], file))
       continue;

@@ -203,10 +203,10 @@ void Collector::describeDerived(const VarDecl *var, Atom &a) {
     for (auto &[e, b] : bases) {
       if (b.offset < pos)
         continue;
-      out += Buffer.substr(pos, b.offset - pos).str() + "{P}";
+      out += text(pos, b.offset - pos) + "{P}";
       pos = b.offset + b.length;
     }
-    out += Buffer.substr(pos, initRange->first + initRange->second - pos).str();
+    out += text(pos, initRange->first + initRange->second - pos);
     a.derivedBases = 1;
     a.baseConstant = bases.front().second.constant;
     a.baseName = bases.front().second.constantName;

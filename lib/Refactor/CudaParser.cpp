@@ -1,6 +1,7 @@
 #include "ktune/Refactor/CudaParser.h"
 #include "ktune/Refactor/CompileCommand.h"
 
+#include "BodySkipper.h"
 #include "NvccSyntax.h"
 #include "ParseRecovery.h"
 #include "PreambleCache.h"
@@ -187,6 +188,8 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
     cl.push_back("-std=c++17");
   cl.push_back("-fsyntax-only");
   cl.push_back("-Wno-unknown-cuda-version");
+  // A header given as the input file (its #pragma once is no mistake).
+  cl.push_back("-Wno-pragma-once-outside-header");
   cl.push_back("-resource-dir");
   cl.push_back(resourceDir(options));
 
@@ -250,20 +253,21 @@ struct Recovery {
   std::string firstError, blocking;
 };
 
-/// Skips the bodies of functions outside the main file (headers are never
-/// analysed) and hands the finished AST to the callback; after errors only
-/// when they all lie in code that does not matter (ParseRecovery.h).
+/// Skips the bodies of functions outside the main file and the headers
+/// detection may follow kernels into (nothing else is analysed) and hands
+/// the finished AST to the callback; after errors only when they all lie in
+/// code that does not matter (ParseRecovery.h).
 class SideConsumer : public clang::ASTConsumer {
 public:
   SideConsumer(clang::SourceManager &sm, const SideCallback &onAST,
                CudaSide side, bool skipHeaderBodies,
-               const ErrorRecorder *errors, Recovery &recovery)
+               const HeaderFilter *headers, const ErrorRecorder *errors,
+               Recovery &recovery)
       : SM(sm), OnAST(onAST), Side(side), SkipHeaderBodies(skipHeaderBodies),
-        Errors(errors), Outcome(recovery) {}
+        Bodies(headers), Errors(errors), Outcome(recovery) {}
 
   bool shouldSkipFunctionBody(clang::Decl *d) override {
-    return SkipHeaderBodies &&
-           !SM.isInMainFile(SM.getExpansionLoc(d->getLocation()));
+    return SkipHeaderBodies && Bodies.skip(SM, d);
   }
 
   void HandleTranslationUnit(clang::ASTContext &ctx) override {
@@ -285,6 +289,7 @@ private:
   const SideCallback &OnAST;
   CudaSide Side;
   bool SkipHeaderBodies;
+  BodySkipper Bodies;
   const ErrorRecorder *Errors;
   Recovery &Outcome;
 };
@@ -292,19 +297,21 @@ private:
 class SideFrontendAction : public clang::ASTFrontendAction {
 public:
   SideFrontendAction(const SideCallback &onAST, CudaSide side, bool skip,
-                     const ErrorRecorder *errors, Recovery &recovery)
-      : OnAST(onAST), Side(side), Skip(skip), Errors(errors),
+                     const HeaderFilter *headers, const ErrorRecorder *errors,
+                     Recovery &recovery)
+      : OnAST(onAST), Side(side), Skip(skip), Headers(headers), Errors(errors),
         Outcome(recovery) {}
   std::unique_ptr<clang::ASTConsumer>
   CreateASTConsumer(clang::CompilerInstance &ci, llvm::StringRef) override {
     return std::make_unique<SideConsumer>(ci.getSourceManager(), OnAST, Side,
-                                          Skip, Errors, Outcome);
+                                          Skip, Headers, Errors, Outcome);
   }
 
 private:
   const SideCallback &OnAST;
   CudaSide Side;
   bool Skip;
+  const HeaderFilter *Headers;
   const ErrorRecorder *Errors;
   Recovery &Outcome;
 };
@@ -331,7 +338,7 @@ public:
       if (buffer)
         Preamble = configurePreamble(
             *invocation, **buffer, Options.cacheDir, ArgsKey, pchOps,
-            Options.buildPreambleOnMiss || OnlyPreamble);
+            Options.buildPreambleOnMiss || OnlyPreamble, Options.headers.get());
       if (OnlyPreamble)
         return true;
     }
@@ -352,8 +359,8 @@ public:
     compiler.createSourceManager(*files);
     // The summary Clang prints ("1 error generated") is ours to give.
     compiler.setVerboseOutputStream(llvm::nulls());
-    SideFrontendAction action(OnAST, Side, Options.skipHeaderBodies, Errors,
-                              Outcome);
+    SideFrontendAction action(OnAST, Side, Options.skipHeaderBodies,
+                              Options.headers.get(), Errors, Outcome);
     bool ok = compiler.ExecuteAction(action);
     files->clearStatCache();
     return ok;

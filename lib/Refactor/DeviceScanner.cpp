@@ -211,8 +211,11 @@ bool DeviceScanner::VisitCallExpr(CallExpr *call) {
   }
   if (isWarpLevelCall(name, callee))
     Facts.usesWarpLevelOps = true;
+  // Helpers are followed in the main file only: a header's helpers are
+  // shared utilities, and their bodies are not parsed (BodySkipper.h).
   const FunctionDecl *def = C.definitionOf(callee);
-  if (!def || !C.inMainFile(def->getLocation()) || !C.isDeviceHelper(def))
+  if (!def || !C.SM.isInMainFile(C.SM.getExpansionLoc(def->getLocation())) ||
+      !C.isDeviceHelper(def))
     return true;
   C.functionFacts(def, FunctionRole::DeviceHelper);
   std::string calleeId = C.idOf(def);

@@ -76,13 +76,14 @@ std::string Collector::whyCannotTemplate(const FunctionDecl *def) {
       if (p->isTemplateParameterPack())
         return "its template ends in a parameter pack";
   for (const FunctionDecl *r : def->redecls()) {
-    if (!inMainFile(r->getLocation()))
-      return note(r->getLocation(), "").empty()
-                 ? "it is declared outside this file"
-                 : "it is declared outside this file (" +
-                       SM.getFilename(SM.getExpansionLoc(r->getLocation()))
-                           .str() +
-                       ")";
+    if (!inRewritableFile(r->getLocation())) {
+      llvm::StringRef where =
+          SM.getFilename(SM.getExpansionLoc(r->getLocation()));
+      return where.empty() ? "it is declared in a file ktune does not rewrite"
+                           : "it is declared in " + where.str() +
+                                 ", which ktune does not rewrite (see "
+                                 "--header-filter)";
+    }
     if (r->getBeginLoc().isMacroID() &&
         !SM.isMacroBodyExpansion(r->getBeginLoc()) &&
         !SM.isMacroArgExpansion(r->getBeginLoc()))
@@ -136,17 +137,19 @@ void Collector::readDeclarations(const FunctionDecl *def, FunctionFacts &f) {
     }
     if (!off) {
       if (f.cannotTemplate.empty())
-        f.cannotTemplate = "a declaration of it starts outside this file";
+        f.cannotTemplate =
+            "a declaration of it starts outside the files ktune rewrites";
       continue;
     }
     df.insertOffset = *off;
-    unsigned lineStart = df.insertOffset;
-    while (lineStart > 0 && Buffer[lineStart - 1] != '\n')
+    llvm::StringRef buffer = fileText(*off);
+    unsigned lineStart = localPart(*off);
+    while (lineStart > 0 && buffer[lineStart - 1] != '\n')
       --lineStart;
     unsigned i = lineStart;
-    while (i < Buffer.size() && (Buffer[i] == ' ' || Buffer[i] == '\t'))
+    while (i < buffer.size() && (buffer[i] == ' ' || buffer[i] == '\t'))
       ++i;
-    df.indent = Buffer.substr(lineStart, i - lineStart).str();
+    df.indent = buffer.substr(lineStart, i - lineStart).str();
     f.declarations.push_back(df);
   }
 }
@@ -188,6 +191,7 @@ void Collector::readArgs(const FunctionDecl *def, FunctionFacts &f) {
     pp.SuppressTagKeyword = true;
     a.type = spelled.empty() ? p->getType().getAsString(pp) : spelled;
     f.args.push_back(std::move(a));
+    f.paramTypes.push_back(p->getType().getAsString(pp));
   }
 }
 
@@ -217,6 +221,8 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
   f.line = lineCol(f.offset).first;
   const FunctionTemplateDecl *tmpl = def->getDescribedFunctionTemplate();
   f.isTemplate = tmpl != nullptr;
+  f.atNamespaceScope =
+      def->getDeclContext()->getRedeclContext()->isFileContext();
   if (tmpl)
     readTemplateParams(tmpl, f);
   f.cannotTemplate = whyCannotTemplate(def);

@@ -115,7 +115,7 @@ public:
       const Candidate *c = Set.find(it->second);
       std::string repl = "{P}";
       for (const auto &s : c->sites)
-        if (s.offset == offset)
+        if (In.facts.position(s) == offset)
           repl = s.replacement;
       if (repl.rfind("static_cast<", 0) == 0) {
         repl = repl.substr(repl.find(">(") + 2);

@@ -252,14 +252,35 @@ void launchSmem(Collector &c, const CallExpr *config, const RoleCtx &base,
 
 } // namespace
 
+std::string Collector::whyNotFollowed(const FunctionDecl *launched) {
+  if (!launched)
+    return "launch of a kernel not defined in this file";
+  if (const FunctionDecl *pattern = launched->getTemplateInstantiationPattern())
+    launched = pattern;
+  if (const FunctionTemplateDecl *t = launched->getPrimaryTemplate())
+    launched = t->getTemplatedDecl();
+  SourceLocation at = SM.getExpansionLoc(launched->getLocation());
+  std::string name = launched->getQualifiedNameAsString();
+  if (SM.isInMainFile(at))
+    return "launch of " + name + ", a kernel not defined in this file";
+  bool defined =
+      launched->hasSkippedBody() || launched->doesThisDeclarationHaveABody();
+  return "launch of " + name + ", a kernel " +
+         (defined ? "defined" : "declared") + " in " +
+         SM.getFilename(at).str() +
+         (defined ? ", which ktune does not rewrite (a system header, or one "
+                    "--header-filter keeps out)"
+                  : ", not defined in the files read");
+}
+
 void Collector::scanLaunch(const CUDAKernelCallExpr *call,
                            const FunctionDecl *host) {
   noteLaunchInMacro(*this, call);
   const Expr *calleeExpr = call->getCallee()->IgnoreParenImpCasts();
-  const FunctionDecl *kernel = definitionOf(launchedKernel(call, calleeExpr));
-  if (!kernel || !inMainFile(kernel->getLocation())) {
-    Out.notes.push_back(note(call->getBeginLoc(),
-                             "launch of a kernel not defined in this file"));
+  const FunctionDecl *launched = launchedKernel(call, calleeExpr);
+  const FunctionDecl *kernel = definitionOf(launched);
+  if (!kernel || !inRewritableFile(kernel->getLocation())) {
+    Out.notes.push_back(note(call->getBeginLoc(), whyNotFollowed(launched)));
     return;
   }
   scanDeviceFunction(kernel);

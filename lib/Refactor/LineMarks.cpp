@@ -135,4 +135,26 @@ applyRewrite(llvm::StringRef source,
   return clang::tooling::applyAllReplacements(source, *marked);
 }
 
+llvm::Expected<FileEdits> withLineMarks(const SourceFacts &facts,
+                                        llvm::StringRef mainSource,
+                                        const RewriteResult &rewrite) {
+  FileEdits out;
+  auto mark = [&](unsigned file,
+                  const clang::tooling::Replacements &edits) -> llvm::Error {
+    if (edits.empty())
+      return llvm::Error::success();
+    auto marked = withLineMarks(facts.textOf(file, mainSource), edits);
+    if (!marked)
+      return marked.takeError();
+    out.emplace(file, std::move(*marked));
+    return llvm::Error::success();
+  };
+  if (auto e = mark(0, rewrite.replacements))
+    return e;
+  for (const auto &[file, edits] : rewrite.headerEdits)
+    if (auto e = mark(file, edits))
+      return e;
+  return out;
+}
+
 } // namespace ktune::refactor

@@ -1,4 +1,5 @@
 #include "PreambleCache.h"
+#include "BodySkipper.h"
 
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Sha256.h"
@@ -58,19 +59,23 @@ private:
 
 class RecordingCallbacks : public clang::PreambleCallbacks {
 public:
+  explicit RecordingCallbacks(const HeaderFilter *headers) : Bodies(headers) {}
   void BeforeExecute(clang::CompilerInstance &ci) override {
     SM = &ci.getSourceManager();
   }
   std::unique_ptr<clang::PPCallbacks> createPPCallbacks() override {
     return std::make_unique<DependencyRecorder>(*SM, Files);
   }
-  // Headers' function bodies are never analysed: skip them all.
-  bool shouldSkipFunctionBody(clang::Decl *) override { return true; }
+  // Only the bodies of the headers detection follows kernels into are kept.
+  bool shouldSkipFunctionBody(clang::Decl *d) override {
+    return !SM || Bodies.skip(*SM, d);
+  }
 
   std::set<std::string> Files;
 
 private:
   const clang::SourceManager *SM = nullptr;
+  BodySkipper Bodies;
 };
 
 /// Counts errors only; the main parse reports them.
@@ -151,10 +156,12 @@ void usePrecompiled(clang::CompilerInvocation &invocation,
 
 } // namespace
 
-PreambleUse configurePreamble(
-    clang::CompilerInvocation &invocation, const llvm::MemoryBuffer &mainBuffer,
-    const std::string &cacheDir, const std::string &argsKey,
-    std::shared_ptr<clang::PCHContainerOperations> pchOps, bool buildOnMiss) {
+PreambleUse
+configurePreamble(clang::CompilerInvocation &invocation,
+                  const llvm::MemoryBuffer &mainBuffer,
+                  const std::string &cacheDir, const std::string &argsKey,
+                  std::shared_ptr<clang::PCHContainerOperations> pchOps,
+                  bool buildOnMiss, const HeaderFilter *headers) {
   if (cacheDir.empty())
     return PreambleUse::None;
   clang::PreambleBounds bounds = clang::Lexer::ComputePreamble(
@@ -165,7 +172,8 @@ PreambleUse configurePreamble(
   std::string preambleText =
       mainBuffer.getBuffer().substr(0, bounds.Size).str();
   std::string key = sha256Hex(argsKey + '\0' + preambleText + '\0' +
-                              (bounds.PreambleEndsAtStartOfLine ? "1" : "0"));
+                              (bounds.PreambleEndsAtStartOfLine ? "1" : "0") +
+                              '\0' + (headers ? headers->key() : "none"));
   CacheEntry entry{cacheDir + "/" + key + ".pch",
                    cacheDir + "/" + key + ".deps"};
 
@@ -186,7 +194,7 @@ PreambleUse configurePreamble(
   auto diags = clang::CompilerInstance::createDiagnostics(
       &preambleInvocation.getDiagnosticOpts(), &counter,
       /*ShouldOwnClient=*/false);
-  RecordingCallbacks callbacks;
+  RecordingCallbacks callbacks(headers);
   auto built = clang::PrecompiledPreamble::Build(
       preambleInvocation, &mainBuffer, bounds, *diags,
       llvm::vfs::getRealFileSystem(), pchOps, /*StoreInMemory=*/false, cacheDir,

@@ -10,6 +10,8 @@
 #ifndef KTUNE_LIB_REFACTOR_PREAMBLECACHE_H
 #define KTUNE_LIB_REFACTOR_PREAMBLECACHE_H
 
+#include "ktune/Refactor/HeaderFilter.h"
+
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Serialization/PCHContainerOperations.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -29,12 +31,15 @@ enum class PreambleUse {
 /// Makes `invocation` parse its main file with a cached preamble; when there
 /// is none, builds and stores it first if `buildOnMiss`. `argsKey`
 /// identifies everything besides the main file's text that changes the
-/// preamble's meaning. Never fails the parse: on any problem the
+/// preamble's meaning (`headers`' key included: the bodies of the headers it
+/// lets through are kept). Never fails the parse: on any problem the
 /// invocation is left unchanged.
-PreambleUse configurePreamble(
-    clang::CompilerInvocation &invocation, const llvm::MemoryBuffer &mainBuffer,
-    const std::string &cacheDir, const std::string &argsKey,
-    std::shared_ptr<clang::PCHContainerOperations> pchOps, bool buildOnMiss);
+PreambleUse
+configurePreamble(clang::CompilerInvocation &invocation,
+                  const llvm::MemoryBuffer &mainBuffer,
+                  const std::string &cacheDir, const std::string &argsKey,
+                  std::shared_ptr<clang::PCHContainerOperations> pchOps,
+                  bool buildOnMiss, const HeaderFilter *headers = nullptr);
 
 } // namespace ktune::refactor
 

@@ -1,29 +1,67 @@
 #include "ktune/Refactor/Refactorer.h"
 
 #include "ktune/Refactor/Rewrite.h"
+#include "ktune/Refactor/ToolSupport.h"
+
+#include "OutputTree.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Sha256.h"
 
 #include "clang/AST/ASTContext.h"
+#include "llvm/Support/Path.h"
 
 #include <filesystem>
 #include <mutex>
 
 namespace ktune::refactor {
 
+SourceTexts Analysis::sources() const {
+  SourceTexts texts{{file, source}};
+  for (unsigned i = 1; i < facts.files.size(); ++i)
+    texts.emplace(facts.files[i].path, facts.files[i].text);
+  return texts;
+}
+
+llvm::Expected<std::shared_ptr<const HeaderFilter>>
+headerFilterFor(const CompileCommand &command, const ParserOptions &options,
+                const std::optional<std::string> &regex) {
+  auto args = clangCommandLine(command, options, CudaSide::Host);
+  if (!args)
+    return args.takeError();
+  std::vector<std::string> roots = includeRoots(*args, command.file, "");
+  if (!regex)
+    return std::make_shared<const HeaderFilter>(
+        HeaderFilter::under(std::move(roots)));
+  auto filter = HeaderFilter::matching(*regex, std::move(roots));
+  if (!filter)
+    return filter.takeError();
+  return std::make_shared<const HeaderFilter>(std::move(*filter));
+}
+
 llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
-                                     const ParserOptions &options) {
+                                     const ParserOptions &givenOptions) {
   Analysis a;
   a.file = command.file;
+  a.command = command;
   auto text = readFile(command.file);
   if (!text)
     return toLLVMError(text.error());
   a.source = std::move(*text);
+  if (a.source.size() >= MaxFileBytes)
+    return llvm::createStringError(command.file +
+                                   ": 16 MiB or larger: not refactored");
 
+  ParserOptions options = givenOptions;
+  if (!options.headers) {
+    auto headers = headerFilterFor(command, options, std::nullopt);
+    if (!headers)
+      return headers.takeError();
+    options.headers = std::move(*headers);
+  }
   SourceFacts sides[2];
   std::mutex mutex;
   auto onAST = [&](clang::ASTContext &ctx, CudaSide side) {
-    SourceFacts f = collectFacts(ctx, command.file);
+    SourceFacts f = collectFacts(ctx, command.file, options.headers.get());
     std::lock_guard<std::mutex> lock(mutex);
     sides[side == CudaSide::Host ? 0 : 1] = std::move(f);
   };
@@ -39,38 +77,75 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
   attributeHelperOccurrences(a.facts);
   for (const FunctionFacts *k : a.facts.kernels())
     if (!k->cannotTemplate.empty())
-      a.facts.notes.push_back(command.file + ":" + std::to_string(k->line) +
-                              ": kernel " + k->qualifiedName +
-                              " cannot become a template (" +
+      a.facts.notes.push_back(a.facts.pathOf(filePart(k->offset)) + ":" +
+                              std::to_string(k->line) + ": kernel " +
+                              k->qualifiedName + " cannot become a template (" +
                               k->cannotTemplate + "): nothing in it is lifted");
   a.candidates = buildCandidates(a.facts, a.index);
   return a;
 }
 
 Plan defaultPlan(const Analysis &analysis) {
-  SourceTexts sources{{analysis.file, analysis.source}};
+  SourceTexts sources = analysis.sources();
   HeuristicOptions options;
   options.sources = &sources;
   return heuristicPlan(analysis.candidates, options);
 }
 
+/// `path` relative to the directory of `fromFile`; absolute when the two
+/// share no directory but the root (`../../work/...` says nothing more).
 static std::string relativeTo(const std::string &path,
                               const std::string &fromFile) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path dir = fs::absolute(fs::path(fromFile), ec).parent_path();
-  fs::path rel = fs::relative(fs::absolute(fs::path(path), ec), dir, ec);
+  fs::path target = fs::absolute(fs::path(path), ec).lexically_normal();
+  fs::path rel = fs::relative(target, dir, ec);
   if (ec || rel.empty())
     return path;
+  // The first directory below the root.
+  auto top = [](const fs::path &p) {
+    auto it = p.begin();
+    if (it != p.end())
+      ++it;
+    return it == p.end() ? fs::path() : *it;
+  };
+  if (top(dir.lexically_normal()) != top(target))
+    return target.string();
   return rel.string();
 }
 
-llvm::Expected<TemplateOutput> makeTemplate(const Analysis &analysis,
-                                            const Plan &plan,
-                                            const std::string &templatePath,
-                                            const std::string &manifestPath,
-                                            const std::string &planOrigin) {
-  SourceTexts sources{{analysis.file, analysis.source}};
+/// The project's compile command, as the manifest records it: a
+/// database's command without -c, -o and the input; arguments given after
+/// `--` are Clang's. None when there were no flags.
+static std::optional<CompileCommandInfo>
+compileInfo(const CompileCommand &command) {
+  if (!command.fromDatabase && command.args.empty())
+    return std::nullopt;
+  CompileCommandInfo info;
+  info.directory =
+      command.directory.empty() ? absolutePathIn("", ".") : command.directory;
+  info.compiler = command.fromDatabase
+                      ? llvm::sys::path::filename(command.compiler).str()
+                      : "clang";
+  for (size_t i = 0; i < command.args.size(); ++i) {
+    const std::string &a = command.args[i];
+    if (a == "-o" || a == "--output-file") {
+      ++i;
+      continue;
+    }
+    if (a == "-c" || a == "--compile" || a.rfind("--output-file=", 0) == 0)
+      continue;
+    info.arguments.push_back(a);
+  }
+  return info;
+}
+
+llvm::Expected<TemplateOutput>
+makeTemplate(const Analysis &analysis, const Plan &plan,
+             const std::string &templatePath, const std::string &manifestPath,
+             const std::string &planOrigin, const RewriteOptions &options) {
+  SourceTexts sources = analysis.sources();
   std::vector<ktune::Error> errors =
       validatePlan(plan, analysis.candidates, sources);
   if (!errors.empty()) {
@@ -80,22 +155,57 @@ llvm::Expected<TemplateOutput> makeTemplate(const Analysis &analysis,
     return llvm::createStringError(message);
   }
   auto rewrite = planRewrite(analysis.facts, analysis.candidates,
-                             analysis.index, plan, analysis.source);
+                             analysis.index, plan, analysis.source, options);
   if (!rewrite) {
     std::string message = llvm::toString(rewrite.takeError());
     return llvm::createStringError(planOrigin + ": " + message);
   }
-  auto text = applyRewrite(analysis.source, rewrite->replacements);
-  if (!text)
-    return text.takeError();
+  auto marked = withLineMarks(analysis.facts, analysis.source, *rewrite);
+  if (!marked)
+    return marked.takeError();
+  auto tree = buildOutputTree(analysis.facts, analysis.source, *marked);
+  if (!tree)
+    return tree.takeError();
 
   TemplateOutput out;
-  out.text = std::move(*text);
+  out.text = std::move(tree->mainText);
   out.notes = rewrite->notes;
-  out.manifest.source = relativeTo(templatePath, manifestPath);
-  out.manifest.original = relativeTo(analysis.file, manifestPath);
-  out.manifest.sourceSha256 = sha256Hex(out.text);
-  out.manifest.kernels = std::move(rewrite->kernels);
+  Manifest &m = out.manifest;
+  m.source = relativeTo(templatePath, manifestPath);
+  m.original = relativeTo(analysis.file, manifestPath);
+  m.sourceSha256 = sha256Hex(out.text);
+  m.kernels = std::move(rewrite->kernels);
+  m.files.push_back({m.source, m.original, "main"});
+  std::string includeDir =
+      (std::filesystem::path(templatePath).parent_path() / "include").string();
+  for (auto &h : tree->headers) {
+    const SourceFile &original = analysis.facts.files[h.fileIndex];
+    HeaderOutput header;
+    header.path = (std::filesystem::path(includeDir) / h.includePath).string();
+    header.original = original.path;
+    header.text = std::move(h.text);
+    header.rewritten = h.rewritten;
+    for (const SourceFile &read : analysis.facts.files)
+      if (samePath(header.path, read.absolutePath))
+        return llvm::createStringError(
+            header.path + " would overwrite " + read.path +
+            ": write the output somewhere else (the originals are never "
+            "changed)");
+    m.files.push_back({relativeTo(header.path, manifestPath),
+                       relativeTo(original.absolutePath, manifestPath),
+                       "header"});
+    out.headers.push_back(std::move(header));
+  }
+  // The copies first, then the original's directory: its quoted #includes
+  // are found there as before.
+  if (!out.headers.empty())
+    m.includeDirs.push_back(relativeTo(includeDir, manifestPath));
+  m.includeDirs.push_back(
+      relativeTo(std::filesystem::path(absolutePathIn("", analysis.file))
+                     .parent_path()
+                     .string(),
+                 manifestPath));
+  m.compile = compileInfo(analysis.command);
   return out;
 }
 

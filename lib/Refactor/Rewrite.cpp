@@ -95,7 +95,8 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
       const FunctionFacts *f = Facts.function(fn);
       if (!f->cannotTemplate.empty())
         return error(fn == k.id ? w.path + ".kernel" : p.path,
-                     location(Facts, f->line) + ": " + f->qualifiedName +
+                     location(Facts, filePart(f->offset), f->line) + ": " +
+                         f->qualifiedName +
                          " cannot become a template: " + f->cannotTemplate);
       if (auto e = checkName(p, *f))
         return e;
@@ -114,8 +115,8 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
     if (!h->cannotTemplate.empty()) {
       if (HostsLeftAlone.insert(h->id).second)
         Notes.push_back(
-            location(Facts, call.line) + ": the launch of " + k.qualifiedName +
-            " in " + h->qualifiedName +
+            location(Facts, filePart(call.offset), call.line) +
+            ": the launch of " + k.qualifiedName + " in " + h->qualifiedName +
             " keeps the default configuration: " + h->qualifiedName +
             " cannot become a template (" + h->cannotTemplate + ")");
       continue;
@@ -182,7 +183,8 @@ std::optional<ktune::Error> Rewriter::templateListEdits() {
     bool first = true;
     for (const auto &d : f->declarations) {
       if (d.emptyTemplateList)
-        return error(path, location(Facts, f->line) + ": " + f->qualifiedName +
+        return error(path, location(Facts, filePart(f->offset), f->line) +
+                               ": " + f->qualifiedName +
                                " is an explicit specialisation");
       std::string params;
       for (const auto &[name, def] : list) {
@@ -208,13 +210,13 @@ std::optional<ktune::Error> Rewriter::templateListEdits() {
 void Rewriter::siteEdits() {
   for (auto &w : Work)
     for (auto &p : w.params)
-      for (const SourceSite *s : p.sites) {
-        std::string fn = occurrenceFunction(s->offset, w.kernel->id);
+      for (const PlacedSite &s : p.sites) {
+        std::string fn = occurrenceFunction(s.position, w.kernel->id);
         if (HostsLeftAlone.count(fn))
           continue;
         std::string name = nameIn(fn, w, p);
-        Edits.push_back(
-            Edit{s->offset, s->length, substitute(*s, name), p.path, 0});
+        Edits.push_back(Edit{s.position, s.site->length,
+                             substitute(*s.site, name), p.path, 0});
       }
 }
 
@@ -253,7 +255,7 @@ std::optional<ktune::Error> Rewriter::callEdits() {
       path = FnParamPath[call.caller + "\n" + pass.front()];
     if (!call.implicitArgsError.empty())
       return error(
-          path, location(Facts, call.line, call.col) +
+          path, location(Facts, filePart(call.offset), call.line, call.col) +
                     ": cannot pass template arguments to " +
                     (callee ? callee->qualifiedName : std::string("callee")) +
                     ": " + call.implicitArgsError);
@@ -274,93 +276,6 @@ std::optional<ktune::Error> Rewriter::callEdits() {
   return std::nullopt;
 }
 
-std::optional<ktune::Error> Rewriter::constraintEdits() {
-  std::string helpersPath;
-  for (auto &w : Work) {
-    if (w.plan->constraints.empty())
-      continue;
-    std::map<std::string, std::string> rename = constraintRenames(w.params);
-    std::string indent = "  ";
-    if (!w.kernel->declarations.empty())
-      indent = w.kernel->declarations.back().indent + "  ";
-    std::string text;
-    for (size_t i = 0; i < w.plan->constraints.size(); ++i) {
-      std::string cpath = w.path + ".constraints[" + std::to_string(i) + "]";
-      auto e = expr::Expr::parse(w.plan->constraints[i]);
-      if (!e)
-        return error(cpath, e.error().str());
-      expr::Expr renamed = e->rename(rename);
-      // Kernel code goes through NVRTC, which takes no lambda there: an
-      // operand used more than once goes to a helper defined at the top.
-      std::string cpp = renamed.toCpp(expr::CppForm::Helper);
-      if (helpersPath.empty() && expr::usesCppHelpers(cpp))
-        helpersPath = cpath;
-      std::string quoted;
-      for (char c : w.plan->constraints[i]) {
-        if (c == '"' || c == '\\')
-          quoted += '\\';
-        // A line break would end the string literal; spaces read the same.
-        quoted += static_cast<unsigned char>(c) < ' ' ? ' ' : c;
-      }
-      text += "\n" + indent + "static_assert(" + cpp + ", \"ktune: " + quoted +
-              "\");";
-    }
-    // Keep the body's first statement on a line of its own.
-    size_t next = w.kernel->bodyBegin;
-    while (next < Source.size() &&
-           (Source[next] == ' ' || Source[next] == '\t'))
-      ++next;
-    unsigned replaced = 0;
-    if (next < Source.size() && Source[next] != '\n' && Source[next] != '\r') {
-      text += "\n" + indent;
-      replaced = static_cast<unsigned>(next - w.kernel->bodyBegin);
-    }
-    Edits.push_back(
-        Edit{w.kernel->bodyBegin, replaced, text, w.path + ".constraints", 1});
-  }
-  // Once per file, at the top (global namespace; guarded, so a file that
-  // includes another rewritten one sees them once).
-  if (!helpersPath.empty())
-    Edits.push_back(Edit{0, 0, expr::cppHelpers(), helpersPath, -1});
-  return std::nullopt;
-}
-
-llvm::Expected<clang::tooling::Replacements> Rewriter::mergedReplacements() {
-  // Identical edits (a site shared by two kernels' candidates, lifted under
-  // the same name) are made once; insertions at one offset are joined.
-  std::vector<Edit> sorted = Edits;
-  std::sort(sorted.begin(), sorted.end(), [](const Edit &a, const Edit &b) {
-    return std::tie(a.offset, a.length, a.order, a.text) <
-           std::tie(b.offset, b.length, b.order, b.text);
-  });
-  std::vector<Edit> merged;
-  for (const auto &e : sorted) {
-    if (!merged.empty() && merged.back().offset == e.offset &&
-        merged.back().length == e.length && merged.back().text == e.text)
-      continue;
-    if (!merged.empty() && merged.back().offset == e.offset &&
-        merged.back().length == 0 && e.length == 0) {
-      merged.back().text += e.text;
-      continue;
-    }
-    merged.push_back(e);
-  }
-  clang::tooling::Replacements out;
-  for (const auto &e : merged) {
-    clang::tooling::Replacement r(Facts.file, e.offset, e.length, e.text);
-    if (auto err = out.add(r)) {
-      llvm::consumeError(std::move(err));
-      auto line =
-          std::count(Source.begin(), Source.begin() + e.offset, '\n') + 1;
-      return toLLVMError(
-          error(e.path, location(Facts, static_cast<unsigned>(line)) +
-                            ": edits overlap (two parameters change the same "
-                            "source text)"));
-    }
-  }
-  return out;
-}
-
 llvm::Expected<RewriteResult> Rewriter::run() {
   if (auto e = prepareKernels())
     return toLLVMError(*e);
@@ -374,23 +289,31 @@ llvm::Expected<RewriteResult> Rewriter::run() {
     return toLLVMError(*e);
   if (auto e = constraintEdits())
     return toLLVMError(*e);
+  instantiationEdits();
+  if (Options.guardHostCode)
+    hostGuardEdits();
   RewriteResult result;
   auto replacements = mergedReplacements();
   if (!replacements)
     return replacements.takeError();
-  result.replacements = std::move(*replacements);
-  for (auto &w : Work)
+  for (auto &[file, edits] : *replacements)
+    if (file == 0)
+      result.replacements = std::move(edits);
+    else
+      result.headerEdits.emplace(file, std::move(edits));
+  for (auto &w : Work) {
     result.kernels.push_back(manifestFor(Facts, *w.kernel, *w.plan, w.params));
+    result.kernels.back().explicitInstantiation = w.explicitInstantiation;
+  }
   result.notes = Notes;
   return result;
 }
 
-llvm::Expected<RewriteResult> planRewrite(const SourceFacts &facts,
-                                          const CandidateSet &candidates,
-                                          const CandidateIndex &index,
-                                          const Plan &plan,
-                                          llvm::StringRef source) {
-  Rewriter r(facts, candidates, index, plan, source);
+llvm::Expected<RewriteResult>
+planRewrite(const SourceFacts &facts, const CandidateSet &candidates,
+            const CandidateIndex &index, const Plan &plan,
+            llvm::StringRef source, const RewriteOptions &options) {
+  Rewriter r(facts, candidates, index, plan, source, options);
   return r.run();
 }
 

@@ -10,6 +10,9 @@
 //   RewriteManifest.cpp the manifest entry of a rewritten kernel
 //   RewriteText.cpp     reading the source text (identifiers, macros) and
 //                       spelling a site's replacement
+//   RewriteEdits.cpp    edits that are no site: static_asserts, explicit
+//                       instantiations, host-code guards; merging edits
+//                       into Replacements
 //   LineMarks.cpp       `#line` directives that keep the original lines
 //
 // Nothing here is part of ktune's public API.
@@ -31,6 +34,12 @@
 
 namespace ktune::refactor {
 
+/// A candidate's site and its position (SourceFacts.h).
+struct PlacedSite {
+  const SourceSite *site = nullptr;
+  unsigned position = 0;
+};
+
 /// A plan parameter as the rewrite sees it.
 struct ParamWork {
   std::string name;       // plan name: the template parameter on the host
@@ -40,7 +49,7 @@ struct ParamWork {
   std::string path; // JSON path of the plan parameter
   int boundParam = -1;
   int64_t defaultValue = 0;
-  std::vector<const SourceSite *> sites;
+  std::vector<PlacedSite> sites;
   std::set<std::string> functions; // ids of functions holding sites
 };
 
@@ -48,13 +57,15 @@ struct ParamWork {
 struct KernelWork {
   const FunctionFacts *kernel = nullptr;
   const PlanKernel *plan = nullptr;
+  /// Instantiated explicitly at its defaults (no launch keeps it alive).
+  bool explicitInstantiation = false;
   std::string path;
   std::vector<ParamWork> params;
 };
 
 /// One edit and the plan field it came from.
 struct Edit {
-  unsigned offset = 0, length = 0;
+  unsigned offset = 0, length = 0; // offset: a position
   std::string text;
   std::string path;
   int order = 0; // insertions at one offset: lower first
@@ -66,8 +77,11 @@ struct Edit {
 std::vector<std::pair<unsigned, std::string>> identifiers(llvm::StringRef src);
 /// Names of the macros the source #defines.
 std::set<std::string> definedMacros(llvm::StringRef src);
-/// "file:line" or "file:line:col".
-std::string location(const SourceFacts &facts, unsigned line, unsigned col = 0);
+/// "file:line" or "file:line:col" in file `fileIndex` of `facts`.
+std::string location(const SourceFacts &facts, unsigned fileIndex,
+                     unsigned line, unsigned col = 0);
+/// The 1-based line of `position` in `text` (its file's text).
+unsigned lineOf(llvm::StringRef text, unsigned position);
 /// Replacement text of a site for parameter `name`: its "{P}" pattern, in
 /// parentheses where a compound form would not be delimited.
 std::string substitute(const SourceSite &site, const std::string &name);
@@ -92,7 +106,8 @@ ManifestKernel manifestFor(const SourceFacts &facts,
 class Rewriter {
 public:
   Rewriter(const SourceFacts &facts, const CandidateSet &candidates,
-           const CandidateIndex &index, const Plan &plan, llvm::StringRef src);
+           const CandidateIndex &index, const Plan &plan, llvm::StringRef src,
+           RewriteOptions options = {});
 
   llvm::Expected<RewriteResult> run();
 
@@ -107,7 +122,10 @@ public:
   void siteEdits();
   std::optional<ktune::Error> callEdits();
   std::optional<ktune::Error> constraintEdits();
-  llvm::Expected<clang::tooling::Replacements> mergedReplacements();
+  void instantiationEdits();
+  void hostGuardEdits();
+  /// The edits of every file, by file index.
+  llvm::Expected<FileEdits> mergedReplacements();
 
   const std::vector<KernelWork> &work() const { return Work; }
   const std::vector<Edit> &edits() const { return Edits; }
@@ -140,12 +158,17 @@ private:
   /// The name parameter `p` of kernel `w` has inside function `fn`.
   std::string nameIn(const std::string &fn, const KernelWork &w,
                      const ParamWork &p) const;
+  /// The text of the file `position` is in.
+  llvm::StringRef textAt(unsigned position) const {
+    return Facts.textOf(filePart(position), Source);
+  }
 
   const SourceFacts &Facts;
   const CandidateSet &Candidates;
   const CandidateIndex &Index;
   const Plan &ThePlan;
-  llvm::StringRef Source;
+  llvm::StringRef Source; // the main file's
+  RewriteOptions Options;
   std::set<std::string> Macros;
   std::vector<std::pair<unsigned, std::string>> Idents;
 

@@ -70,9 +70,9 @@ ManifestKernel manifestFor(const SourceFacts &facts,
       continue;
     auto resolve = [&](unsigned offset) -> std::optional<std::string> {
       for (const ParamWork &p : params)
-        for (const SourceSite *s : p.sites)
-          if (s->offset == offset) {
-            SourceSite copy = *s;
+        for (const PlacedSite &s : p.sites)
+          if (s.position == offset) {
+            SourceSite copy = *s.site;
             if (copy.replacement.rfind("static_cast<", 0) == 0)
               copy.replacement = "{P}";
             copy.role = SiteRole::LaunchGrid; // parenthesise compound forms
@@ -114,7 +114,7 @@ ManifestKernel manifestFor(const SourceFacts &facts,
       ok = false;
     if (!ok)
       continue;
-    g.from = location(facts, call.line);
+    g.from = location(facts, filePart(call.offset), call.line);
     mk.launch = std::move(g);
     break;
   }

@@ -15,9 +15,18 @@ namespace ktune::refactor {
 
 Rewriter::Rewriter(const SourceFacts &facts, const CandidateSet &candidates,
                    const CandidateIndex &index, const Plan &plan,
-                   llvm::StringRef src)
+                   llvm::StringRef src, RewriteOptions options)
     : Facts(facts), Candidates(candidates), Index(index), ThePlan(plan),
-      Source(src), Macros(definedMacros(src)), Idents(identifiers(src)) {}
+      Source(src), Options(options) {
+  // Names already taken: in the main file and every header read.
+  unsigned files = std::max<unsigned>(1, Facts.files.size());
+  for (unsigned i = 0; i < files; ++i) {
+    llvm::StringRef text = Facts.textOf(i, Source);
+    Macros.merge(definedMacros(text));
+    for (auto &[offset, name] : identifiers(text))
+      Idents.emplace_back(makePosition(i, offset), std::move(name));
+  }
+}
 
 std::string Rewriter::occurrenceFunction(unsigned offset,
                                          const std::string &kernel) {
@@ -51,9 +60,11 @@ Rewriter::findKernel(const PlanKernel &pk, const std::string &path) {
       ++matches;
     }
   if (!kernel)
-    return std::unexpected(
-        error(path + ".kernel",
-              "no kernel named '" + pk.kernel + "' in " + Facts.file));
+    return std::unexpected(error(
+        path + ".kernel",
+        "no kernel named '" + pk.kernel + "' in " + Facts.file +
+            (Facts.files.size() > 1 ? " or the headers it launches kernels of"
+                                    : "")));
   if (matches > 1)
     return std::unexpected(
         error(path + ".kernel", "'" + pk.kernel +
@@ -75,8 +86,11 @@ Rewriter::checkParamName(const PlanParam &pp, const FunctionFacts &kernel,
   if (!names.insert(pp.name).second)
     return error(ppath + ".name", "duplicate parameter name '" + pp.name + "'");
   if (Macros.count(pp.name))
-    return error(ppath + ".name", "'" + pp.name + "' is a macro in " +
-                                      Facts.file + "; choose another name");
+    return error(
+        ppath + ".name",
+        "'" + pp.name + "' is a macro in " + Facts.file +
+            (Facts.files.size() > 1 ? " or a header it includes" : "") +
+            "; choose another name");
   for (const auto &tp : kernel.templateParams)
     if (tp.name == pp.name)
       return error(ppath + ".name",
@@ -131,8 +145,12 @@ Rewriter::addCandidateSites(const PlanParam &pp, const FunctionFacts &kernel,
                 pp.sites.end())
           continue;
       }
-      p.sites.push_back(&s);
-      std::string fn = occurrenceFunction(s.offset, kernel.id);
+      auto position = Facts.position(s);
+      if (!position)
+        return error(cpath, "candidate '" + c->id + "' has a site in " +
+                                s.file + ", a file this analysis did not read");
+      p.sites.push_back({&s, *position});
+      std::string fn = occurrenceFunction(*position, kernel.id);
       if (!fn.empty())
         p.functions.insert(fn);
     }
@@ -146,8 +164,9 @@ std::optional<ktune::Error> Rewriter::checkListedSites(const PlanParam &pp,
   if (!pp.sites.empty()) {
     // Every listed site must exist.
     for (size_t k = 0; k < pp.sites.size(); ++k) {
-      bool found =
-          std::any_of(p.sites.begin(), p.sites.end(), [&](const SourceSite *s) {
+      bool found = std::any_of(
+          p.sites.begin(), p.sites.end(), [&](const PlacedSite &placed) {
+            const SourceSite *s = placed.site;
             return pp.sites[k] == s->file + ":" + std::to_string(s->line) +
                                       ":" + std::to_string(s->col) ||
                    pp.sites[k] ==
@@ -212,18 +231,17 @@ std::optional<ktune::Error> Rewriter::checkName(const ParamWork &p,
   // The new name must not already mean something inside the function,
   // except where it is what we write (sites spelled with the same name).
   std::set<unsigned> siteOffsets;
-  for (const SourceSite *s : p.sites)
-    siteOffsets.insert(s->offset);
+  for (const PlacedSite &s : p.sites)
+    siteOffsets.insert(s.position);
   for (const auto &[off, id] : Idents) {
     if (off < f.rangeBegin || off >= f.rangeEnd || id != p.name)
       continue;
     if (siteOffsets.count(off))
       continue;
-    auto line = std::count(Source.begin(), Source.begin() + off, '\n') + 1;
     return error(p.path + ".name",
                  "'" + p.name + "' already names something in " +
                      f.qualifiedName + " (" +
-                     location(Facts, static_cast<unsigned>(line)) +
+                     location(Facts, filePart(off), lineOf(textAt(off), off)) +
                      "); choose another name");
   }
   return std::nullopt;

@@ -66,9 +66,15 @@ std::set<std::string> definedMacros(llvm::StringRef src) {
   return out;
 }
 
-std::string location(const SourceFacts &facts, unsigned line, unsigned col) {
-  return facts.file + ":" + std::to_string(line) +
+std::string location(const SourceFacts &facts, unsigned fileIndex,
+                     unsigned line, unsigned col) {
+  return facts.pathOf(fileIndex) + ":" + std::to_string(line) +
          (col ? ":" + std::to_string(col) : "");
+}
+
+unsigned lineOf(llvm::StringRef text, unsigned position) {
+  unsigned local = std::min<unsigned>(localPart(position), text.size());
+  return 1 + static_cast<unsigned>(llvm::count(text.substr(0, local), '\n'));
 }
 
 std::string substitute(const SourceSite &site, const std::string &name) {

@@ -22,6 +22,36 @@ std::vector<const FunctionFacts *> SourceFacts::kernels() const {
   return out;
 }
 
+const std::string &SourceFacts::pathOf(unsigned fileIndex) const {
+  if (fileIndex == 0 || fileIndex >= files.size())
+    return file;
+  return files[fileIndex].path;
+}
+
+std::optional<unsigned>
+SourceFacts::fileIndexOf(const std::string &path) const {
+  if (path == file)
+    return 0;
+  for (unsigned i = 1; i < files.size(); ++i)
+    if (files[i].path == path)
+      return i;
+  return std::nullopt;
+}
+
+std::optional<unsigned> SourceFacts::position(const SourceSite &site) const {
+  auto index = fileIndexOf(site.file);
+  if (!index)
+    return std::nullopt;
+  return makePosition(*index, site.offset);
+}
+
+llvm::StringRef SourceFacts::textOf(unsigned fileIndex,
+                                    llvm::StringRef mainText) const {
+  if (fileIndex < files.size() && (fileIndex > 0 || !files[0].text.empty()))
+    return files[fileIndex].text;
+  return fileIndex == 0 ? mainText : llvm::StringRef();
+}
+
 std::string SourceFacts::kernelPlanName(const FunctionFacts &kernel) const {
   for (const FunctionFacts *other : kernels())
     if (other->id != kernel.id && other->qualifiedName == kernel.qualifiedName)
@@ -43,7 +73,129 @@ static void mergeFunction(FunctionFacts &into, const FunctionFacts &other) {
     into.role = FunctionRole::Kernel;
 }
 
-void mergeFacts(SourceFacts &into, const SourceFacts &other) {
+void remapFiles(SourceFacts &facts, const std::vector<unsigned> &newIndex) {
+  auto pos = [&](unsigned &p) {
+    if (filePart(p) < newIndex.size())
+      p = makePosition(newIndex[filePart(p)], localPart(p));
+  };
+  auto id = [&](std::string &fnId) {
+    if (fnId.rfind("fn@", 0) != 0)
+      return;
+    unsigned p = static_cast<unsigned>(std::stoul(fnId.substr(3)));
+    pos(p);
+    fnId = "fn@" + std::to_string(p);
+  };
+  auto markers = [&](std::string &text) {
+    auto r =
+        resolveMarkers(text, [&](unsigned p) -> std::optional<std::string> {
+          pos(p);
+          return marker(p);
+        });
+    if (r)
+      text = *r;
+  };
+  std::map<std::string, FunctionFacts> functions;
+  for (auto &[key, f] : facts.functions) {
+    id(f.id);
+    pos(f.offset);
+    pos(f.bodyBegin);
+    pos(f.rangeBegin);
+    pos(f.rangeEnd);
+    for (auto &d : f.declarations)
+      pos(d.insertOffset);
+    for (auto &c : f.callees)
+      id(c);
+    functions.emplace(f.id, std::move(f));
+  }
+  facts.functions = std::move(functions);
+  for (auto &c : facts.calls) {
+    pos(c.offset);
+    pos(c.insertOffset);
+    id(c.caller);
+    id(c.callee);
+    for (auto *dims : {&c.grid, &c.block})
+      for (auto &d : *dims)
+        markers(d);
+    markers(c.smem);
+  }
+  for (auto &o : facts.occurrences) {
+    pos(o.offset);
+    id(o.function);
+    id(o.kernel);
+    if (o.family.kind == Family::Kind::Unroll ||
+        o.family.kind == Family::Kind::Items ||
+        o.family.kind == Family::Kind::MinBlocks)
+      pos(o.family.at);
+  }
+  for (auto &a : facts.sharedArrays) {
+    pos(a.offset);
+    id(a.function);
+    for (auto &e : a.extents)
+      markers(e);
+  }
+  for (auto &[begin, end] : facts.hostOnlyRanges) {
+    pos(begin);
+    pos(end);
+  }
+  std::map<std::string, std::string> bounds;
+  for (const auto &[key, value] : facts.launchBounds) {
+    std::string k = key, v = value;
+    id(k);
+    markers(v);
+    bounds.emplace(std::move(k), std::move(v));
+  }
+  facts.launchBounds = std::move(bounds);
+  std::vector<SourceFile> files(facts.files.size());
+  for (unsigned i = 0; i < facts.files.size() && i < newIndex.size(); ++i) {
+    if (newIndex[i] >= files.size())
+      files.resize(newIndex[i] + 1);
+    files[newIndex[i]] = std::move(facts.files[i]);
+  }
+  facts.files = std::move(files);
+}
+
+/// The other side's file indices in `into`'s numbering; files `into` has
+/// not seen are appended to its table.
+static std::vector<unsigned> matchFiles(SourceFacts &into,
+                                        const SourceFacts &other) {
+  std::vector<unsigned> newIndex;
+  for (unsigned i = 0; i < other.files.size(); ++i) {
+    if (i == 0) {
+      newIndex.push_back(0);
+      if (into.files.empty())
+        into.files.push_back(other.files[0]);
+      continue;
+    }
+    unsigned found = static_cast<unsigned>(into.files.size());
+    for (unsigned j = 1; j < into.files.size(); ++j)
+      if (into.files[j].absolutePath == other.files[i].absolutePath)
+        found = j;
+    if (found == into.files.size())
+      into.files.push_back(other.files[i]);
+    newIndex.push_back(found);
+  }
+  return newIndex;
+}
+
+void mergeFacts(SourceFacts &into, const SourceFacts &otherSide) {
+  SourceFacts renumbered;
+  const SourceFacts *otherPtr = &otherSide;
+  if (!otherSide.files.empty()) {
+    std::vector<unsigned> newIndex = matchFiles(into, otherSide);
+    bool identity = true;
+    for (unsigned i = 0; i < newIndex.size(); ++i)
+      identity &= newIndex[i] == i;
+    if (!identity) {
+      renumbered = otherSide;
+      remapFiles(renumbered, newIndex);
+      otherPtr = &renumbered;
+    }
+  }
+  const SourceFacts &other = *otherPtr;
+  for (const auto &root : other.includeRoots)
+    if (std::find(into.includeRoots.begin(), into.includeRoots.end(), root) ==
+        into.includeRoots.end())
+      into.includeRoots.push_back(root);
   for (const auto &[id, f] : other.functions) {
     auto it = into.functions.find(id);
     if (it == into.functions.end())
@@ -79,6 +231,11 @@ void mergeFacts(SourceFacts &into, const SourceFacts &other) {
       into.sharedArrays.push_back(a);
   for (const auto &[k, v] : other.launchBounds)
     into.launchBounds.emplace(k, v);
+  for (const auto &r : other.hostOnlyRanges)
+    if (std::find(into.hostOnlyRanges.begin(), into.hostOnlyRanges.end(), r) ==
+        into.hostOnlyRanges.end())
+      into.hostOnlyRanges.push_back(r);
+  std::sort(into.hostOnlyRanges.begin(), into.hostOnlyRanges.end());
   for (const auto &n : other.notes)
     if (std::find(into.notes.begin(), into.notes.end(), n) == into.notes.end())
       into.notes.push_back(n);
@@ -96,6 +253,10 @@ void mergeFacts(SourceFacts &into, const SourceFacts &other) {
 nlohmann::json factsToJson(const SourceFacts &facts) {
   using nlohmann::json;
   json out = {{"file", facts.file}};
+  for (const auto &f : facts.files)
+    out["files"].push_back({{"path", f.path},
+                            {"included_as", f.includedAs},
+                            {"found_under", f.foundUnder}});
   static const char *roles[] = {"kernel", "device_helper", "host"};
   for (const auto &[id, f] : facts.functions) {
     json j = {{"id", id},
@@ -133,6 +294,7 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
   for (const auto &o : facts.occurrences)
     out["occurrences"].push_back(
         {{"offset", o.offset},
+         {"file", facts.pathOf(filePart(o.offset))},
          {"at", std::to_string(o.line) + ":" + std::to_string(o.col)},
          {"text", o.text},
          {"function", o.function},

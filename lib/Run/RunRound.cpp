@@ -10,7 +10,6 @@
 
 #include "ktune/Expr/Expr.h"
 #include "ktune/Refactor/ToolSupport.h"
-#include "ktune/Run/NvrtcGuard.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Sha256.h"
 #include "ktune/Support/Try.h"
@@ -313,23 +312,14 @@ Expected<refactor::TemplateOutput>
 Runner::writeTemplate(const Plan &plan, const std::string &templatePath,
                       const std::string &manifestPath,
                       const std::string &origin) {
-  auto made =
-      refactor::makeTemplate(*Source, plan, templatePath, manifestPath, origin);
+  // Host functions are wrapped for NVRTC by the rewrite itself, so the
+  // #line marks keep __LINE__ after the guards too.
+  refactor::RewriteOptions options;
+  options.guardHostCode = true;
+  auto made = refactor::makeTemplate(*Source, plan, templatePath, manifestPath,
+                                     origin, options);
   if (!made)
     return std::unexpected(fromLLVM(made.takeError(), O.log));
-  KTUNE_TRY(writeFileAtomically(templatePath, made->text));
-  // Find the template's host functions (a parse of the file just written,
-  // with the original's flags and directory) and guard them for NVRTC.
-  refactor::CompileCommand command = O.compile;
-  command.file = templatePath;
-  command.args.push_back("-I" + sourceDir());
-  refactor::ParserOptions parser = O.parser;
-  parser.cacheDir.clear();
-  auto ranges = hostOnlyRanges(command, parser);
-  if (!ranges)
-    return std::unexpected(fromLLVM(ranges.takeError(), O.log));
-  made->text = guardHostCode(made->text, *ranges);
-  made->manifest.sourceSha256 = sha256Hex(made->text);
   KTUNE_TRY(refactor::writeTemplateFiles(*made, templatePath, manifestPath));
   return std::move(*made);
 }

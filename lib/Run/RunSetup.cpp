@@ -192,7 +192,7 @@ Status Runner::analyseSource() {
   if (!analysis)
     return std::unexpected(fromLLVM(analysis.takeError(), O.log));
   Source = std::move(*analysis);
-  Sources = {{Source->file, Source->source}};
+  Sources = Source->sources();
   for (const auto &note : Source->facts.notes)
     log("note: " + note);
   for (const auto &k : Kernels) {

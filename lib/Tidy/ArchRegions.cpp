@@ -16,6 +16,16 @@ bool ArchRegions::contains(unsigned offset) const {
   return false;
 }
 
+bool ArchRegions::contains(const std::string &header, unsigned offset) const {
+  auto it = headerSpans.find(header);
+  if (it == headerSpans.end())
+    return false;
+  for (const auto &[begin, end] : it->second)
+    if (begin <= offset && offset < end)
+      return true;
+  return false;
+}
+
 static bool isArch(const Token &name) {
   const IdentifierInfo *id = name.getIdentifierInfo();
   return id && id->getName() == "__CUDA_ARCH__";
@@ -47,6 +57,9 @@ void ArchConditionTracker::Endif(SourceLocation loc, SourceLocation ifLoc) {
     return;
   if (it->second && SM.isWrittenInMainFile(loc))
     Regions.spans.emplace_back(SM.getFileOffset(ifLoc), SM.getFileOffset(loc));
+  else if (it->second && SM.getFileID(ifLoc) == SM.getFileID(loc))
+    Regions.headerSpans[SM.getFilename(loc).str()].emplace_back(
+        SM.getFileOffset(ifLoc), SM.getFileOffset(loc));
   Open.erase(it);
 }
 

@@ -3,7 +3,8 @@
 // A CUDA file is often checked twice (--cuda-host-only and
 // --cuda-device-only). The device pass reports only what lies inside an
 // #if/#ifdef on __CUDA_ARCH__, which the host pass never sees; these are
-// the byte ranges of the main file inside such conditionals.
+// the byte ranges of the main file (and of headers) inside such
+// conditionals.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_LIB_TIDY_ARCHREGIONS_H
@@ -13,16 +14,20 @@
 #include "clang/Lex/PPCallbacks.h"
 
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace ktune::tidy {
 
-/// Byte ranges of the main file inside #if/#ifdef chains that test
-/// __CUDA_ARCH__: what one compilation side sees and the other does not.
+/// Byte ranges inside #if/#ifdef chains that test __CUDA_ARCH__: what one
+/// compilation side sees and the other does not. `spans` are the main
+/// file's; headers' are kept by the name Clang gives them.
 struct ArchRegions {
   std::vector<std::pair<unsigned, unsigned>> spans;
+  std::map<std::string, std::vector<std::pair<unsigned, unsigned>>> headerSpans;
   bool contains(unsigned offset) const;
+  bool contains(const std::string &header, unsigned offset) const;
 };
 
 /// Records the regions while the preprocessor runs.

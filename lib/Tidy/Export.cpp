@@ -63,8 +63,33 @@ nlohmann::json region(const SourceSite &s) {
       {"charOffset", s.offset}, {"charLength", s.length}};
 }
 
-nlohmann::json physicalLocation(const std::string &uri, const SourceSite &s) {
-  return {{"artifactLocation", {{"uri", uri}, {"index", 0}}},
+/// The files a log names, the main file first: index -> URI.
+class Artifacts {
+public:
+  explicit Artifacts(const std::string &mainFile) { indexOf(mainFile); }
+  size_t indexOf(const std::string &file) {
+    for (size_t i = 0; i < Files.size(); ++i)
+      if (Files[i] == file)
+        return i;
+    Files.push_back(file);
+    return Files.size() - 1;
+  }
+  nlohmann::json location(const std::string &file) {
+    return {{"uri", artifactUri(file)}, {"index", indexOf(file)}};
+  }
+  nlohmann::json list() const {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto &f : Files)
+      out.push_back({{"location", {{"uri", artifactUri(f)}}}});
+    return out;
+  }
+
+private:
+  std::vector<std::string> Files;
+};
+
+nlohmann::json physicalLocation(Artifacts &artifacts, const SourceSite &s) {
+  return {{"artifactLocation", artifacts.location(s.file)},
           {"region", region(s)}};
 }
 
@@ -76,7 +101,7 @@ std::string ruleText(const std::string &check) {
 
 std::string exportFixesYaml(const std::string &mainFile,
                             const std::vector<Finding> &findings,
-                            const clang::tooling::Replacements &planEdits,
+                            const refactor::FileEdits &planEdits,
                             const std::string &buildDirectory) {
   std::string dir = buildDirectory;
   if (dir.empty()) {
@@ -92,26 +117,39 @@ std::string exportFixesYaml(const std::string &mainFile,
     d.DiagnosticName = f.check;
     d.DiagLevel = clang::tooling::Diagnostic::Warning;
     d.BuildDirectory = dir;
-    d.Message = message(f.message, file, f.primary.offset);
+    d.Message =
+        message(f.message, absolutePath(f.primary.file, dir), f.primary.offset);
     for (const auto &n : f.notes)
-      d.Notes.push_back(message(n.message, file, n.site.offset));
+      d.Notes.push_back(
+          message(n.message, absolutePath(n.site.file, dir), n.site.offset));
     tu.Diagnostics.push_back(std::move(d));
   }
-  if (!planEdits.empty()) {
+  bool anyEdit = false;
+  for (const auto &[index, edits] : planEdits)
+    anyEdit |= !edits.empty();
+  if (anyEdit) {
     if (tu.Diagnostics.empty()) {
       clang::tooling::Diagnostic d;
       d.DiagnosticName = "ktune-refactor";
       d.DiagLevel = clang::tooling::Diagnostic::Warning;
       d.BuildDirectory = dir;
+      const auto &first = *planEdits.begin()->second.begin();
       d.Message = message("lift tuning constants into template parameters",
-                          file, planEdits.begin()->getOffset());
+                          absolutePath(first.getFilePath().str(), dir),
+                          first.getOffset());
       tu.Diagnostics.push_back(std::move(d));
     }
-    clang::tooling::Replacements edits;
-    for (const auto &r : planEdits)
-      llvm::cantFail(edits.add(clang::tooling::Replacement(
-          file, r.getOffset(), r.getLength(), r.getReplacementText())));
-    tu.Diagnostics.front().Message.Fix[file] = std::move(edits);
+    for (const auto &[index, fileEdits] : planEdits) {
+      if (fileEdits.empty())
+        continue;
+      std::string path =
+          absolutePath(fileEdits.begin()->getFilePath().str(), dir);
+      clang::tooling::Replacements edits;
+      for (const auto &r : fileEdits)
+        llvm::cantFail(edits.add(clang::tooling::Replacement(
+            path, r.getOffset(), r.getLength(), r.getReplacementText())));
+      tu.Diagnostics.front().Message.Fix[path] = std::move(edits);
+    }
   }
   std::string out;
   llvm::raw_string_ostream os(out);
@@ -124,7 +162,7 @@ std::string exportFixesYaml(const std::string &mainFile,
 std::string sarifLog(const std::string &mainFile,
                      const std::vector<Finding> &findings,
                      const std::string &toolVersion) {
-  std::string uri = artifactUri(mainFile);
+  Artifacts artifacts(mainFile);
   std::vector<std::string> rules = allCheckNames();
   nlohmann::json ruleList = nlohmann::json::array();
   for (const auto &r : rules)
@@ -143,31 +181,37 @@ std::string sarifLog(const std::string &mainFile,
         {"message", {{"text", f.message}}},
         {"locations",
          nlohmann::json::array(
-             {{{"physicalLocation", physicalLocation(uri, f.primary)}}})},
+             {{{"physicalLocation", physicalLocation(artifacts, f.primary)}}})},
     };
     nlohmann::json related = nlohmann::json::array();
     for (size_t i = 0; i < f.notes.size(); ++i)
       related.push_back(
           {{"id", i + 1},
            {"message", {{"text", f.notes[i].message}}},
-           {"physicalLocation", physicalLocation(uri, f.notes[i].site)}});
+           {"physicalLocation", physicalLocation(artifacts, f.notes[i].site)}});
     if (!related.empty())
       result["relatedLocations"] = related;
     if (!f.fix.empty()) {
-      nlohmann::json replacements = nlohmann::json::array();
-      for (const auto &r : f.fix)
-        replacements.push_back(
-            {{"deletedRegion",
-              {{"charOffset", r.getOffset()}, {"charLength", r.getLength()}}},
-             {"insertedContent", {{"text", r.getReplacementText().str()}}}});
+      nlohmann::json changes = nlohmann::json::array();
+      for (const auto &[index, edits] : f.fix) {
+        if (edits.empty())
+          continue;
+        nlohmann::json replacements = nlohmann::json::array();
+        for (const auto &r : edits)
+          replacements.push_back(
+              {{"deletedRegion",
+                {{"charOffset", r.getOffset()}, {"charLength", r.getLength()}}},
+               {"insertedContent", {{"text", r.getReplacementText().str()}}}});
+        changes.push_back(
+            {{"artifactLocation",
+              artifacts.location(edits.begin()->getFilePath().str())},
+             {"replacements", replacements}});
+      }
       result["fixes"] = nlohmann::json::array(
           {{{"description",
              {{"text", "Lift it to template parameter '" + f.paramName +
                            "' = " + std::to_string(f.value)}}},
-            {"artifactChanges",
-             nlohmann::json::array(
-                 {{{"artifactLocation", {{"uri", uri}, {"index", 0}}},
-                   {"replacements", replacements}}})}}});
+            {"artifactChanges", changes}}});
     }
     result["properties"] = {{"kernel", f.kernel},
                             {"parameter", f.paramName},
@@ -178,16 +222,14 @@ std::string sarifLog(const std::string &mainFile,
   nlohmann::json log = {
       {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
       {"version", "2.1.0"},
-      {"runs", nlohmann::json::array(
-                   {{{"tool",
-                      {{"driver",
-                        {{"name", "ktune-refactor"},
-                         {"version", toolVersion},
-                         {"rules", ruleList}}}}},
-                     {"artifacts",
-                      nlohmann::json::array({{{"location", {{"uri", uri}}}}})},
-                     {"columnKind", "unicodeCodePoints"},
-                     {"results", results}}})}};
+      {"runs", nlohmann::json::array({{{"tool",
+                                        {{"driver",
+                                          {{"name", "ktune-refactor"},
+                                           {"version", toolVersion},
+                                           {"rules", ruleList}}}}},
+                                       {"artifacts", artifacts.list()},
+                                       {"columnKind", "unicodeCodePoints"},
+                                       {"results", results}}})}};
   return log.dump(2) + "\n";
 }
 
@@ -215,15 +257,15 @@ llvm::Error writeReports(const refactor::Analysis &analysis, const Plan &plan,
   if (!options.exportFixesPath.empty()) {
     // The whole plan's edits, exactly what -o writes; the plan was checked
     // by the caller, but plans are untrusted: check again.
-    SourceTexts sources{{analysis.file, analysis.source}};
-    auto errors = validatePlan(plan, analysis.candidates, sources);
+    auto errors = validatePlan(plan, analysis.candidates, analysis.sources());
     if (!errors.empty())
       return llvm::createStringError("plan: " + errors.front().str());
     auto rewrite = refactor::planRewrite(analysis.facts, analysis.candidates,
                                          analysis.index, plan, analysis.source);
     if (!rewrite)
       return rewrite.takeError();
-    auto marked = refactor::withLineMarks(analysis.source, rewrite->replacements);
+    auto marked =
+        refactor::withLineMarks(analysis.facts, analysis.source, *rewrite);
     if (!marked)
       return marked.takeError();
     std::string yaml = exportFixesYaml(analysis.file, findings, *marked, "");

@@ -14,12 +14,15 @@ namespace ktune::tidy {
 
 namespace {
 /// A fix applies exactly what ktune-refactor -o writes, `#line` directives
-/// included (they keep __LINE__ and the default PTX unchanged).
-clang::tooling::Replacements
-markedFix(const DetectionResult &detection,
-          const clang::tooling::Replacements &edits, std::string &fixError) {
+/// included (they keep __LINE__ and the default PTX unchanged), in every
+/// file it changes.
+refactor::FileEdits markedFix(const DetectionResult &detection,
+                              const refactor::RewriteResult &rewrite,
+                              std::string &fixError) {
   auto marked = refactor::withLineMarks(
-      llvm::StringRef(detection.source.data(), detection.source.size()), edits);
+      *detection.facts,
+      llvm::StringRef(detection.source.data(), detection.source.size()),
+      rewrite);
   if (!marked) {
     fixError = llvm::toString(marked.takeError());
     return {};
@@ -130,10 +133,16 @@ std::string applyNamingStyle(const std::string &upperSnake, NamingStyle style) {
   return out.empty() || out == "k" ? upperSnake : out;
 }
 
+SourceTexts DetectionResult::sources() const {
+  SourceTexts texts{{candidates->file, std::string(source)}};
+  for (size_t i = 1; facts && i < facts->files.size(); ++i)
+    texts.emplace(facts->files[i].path, facts->files[i].text);
+  return texts;
+}
+
 Plan heuristicPlanFor(const DetectionResult &detection,
                       Confidence minConfidence) {
-  SourceTexts sources{
-      {detection.candidates->file, std::string(detection.source)}};
+  SourceTexts sources = detection.sources();
   HeuristicOptions options;
   options.minConfidence = minConfidence;
   options.sources = &sources;
@@ -144,10 +153,10 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
                                      const Plan &plan, NamingStyle style) {
   std::vector<Finding> findings;
   std::set<std::string> taken;
+  SourceTexts sources = detection.sources();
   if (style != NamingStyle::UpperCase)
-    taken = identifiersIn(detection.source);
-  SourceTexts sources{
-      {detection.candidates->file, std::string(detection.source)}};
+    for (const auto &[file, text] : sources)
+      taken.merge(identifiersIn(text));
 
   for (const auto &kernel : plan.kernels) {
     for (const auto &param : kernel.params) {
@@ -187,9 +196,12 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
             return s.role == SiteRole::TemplateDefault;
           }))
         continue;
-      // One site per offset, in source order.
-      std::ranges::sort(f.sites, {}, &SourceSite::offset);
-      auto dups = std::ranges::unique(f.sites, {}, &SourceSite::offset);
+      // One site per position, in order of position.
+      auto position = [&](const SourceSite &s) {
+        return detection.facts->position(s).value_or(s.offset);
+      };
+      std::ranges::sort(f.sites, {}, position);
+      auto dups = std::ranges::unique(f.sites, {}, position);
       f.sites.erase(dups.begin(), dups.end());
       f.primary = f.sites.front();
       std::string unqualified = kernel.kernel;
@@ -227,7 +239,7 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
                      single,
                      llvm::StringRef(detection.source.data(),
                                      detection.source.size()))) {
-        f.fix = markedFix(detection, rewrite->replacements, f.fixError);
+        f.fix = markedFix(detection, *rewrite, f.fixError);
       } else {
         f.fixError = llvm::toString(rewrite.takeError());
       }
@@ -283,8 +295,7 @@ void combineFixes(std::vector<Finding> &findings,
   for (size_t i = 0; i < findings.size(); ++i)
     if (!findings[i].fix.empty())
       groups[root(i)].push_back(i);
-  SourceTexts sources{
-      {detection.candidates->file, std::string(detection.source)}};
+  SourceTexts sources = detection.sources();
   for (auto &[first, members] : groups) {
     if (members.size() < 2)
       continue;
@@ -302,8 +313,7 @@ void combineFixes(std::vector<Finding> &findings,
                    combined,
                    llvm::StringRef(detection.source.data(),
                                    detection.source.size()))) {
-      carrier.fix =
-          markedFix(detection, rewrite->replacements, carrier.fixError);
+      carrier.fix = markedFix(detection, *rewrite, carrier.fixError);
     } else {
       carrier.fix = {};
       carrier.fixError = llvm::toString(rewrite.takeError());
@@ -332,6 +342,14 @@ bool editsConflict(const clang::tooling::Replacements &a,
       if (y.getLength() == 0 && xb < yb && yb < xe)
         return true;
     }
+  return false;
+}
+
+bool editsConflict(const refactor::FileEdits &a, const refactor::FileEdits &b) {
+  for (const auto &[file, edits] : a)
+    if (auto it = b.find(file);
+        it != b.end() && editsConflict(edits, it->second))
+      return true;
   return false;
 }
 

@@ -57,7 +57,32 @@ KtuneCheck::KtuneCheck(StringRef name, ClangTidyContext *context,
   Naming = enumOption("ParameterNaming", NamingStyle::UpperCase,
                       "expected UPPER_CASE, CamelCase or kCamelCase");
   DevicePassReportsAll = boolOption("DevicePassReportsAll", false);
+  const ClangTidyOptions &opts = context->getOptions();
+  if (opts.HeaderFilterRegex && !opts.HeaderFilterRegex->empty()) {
+    auto filter = refactor::HeaderFilter::matching(
+        *opts.HeaderFilterRegex, {},
+        opts.ExcludeHeaderFilterRegex.value_or(""));
+    if (filter)
+      Headers = std::move(*filter);
+    else
+      configurationDiag("%0") << llvm::toString(filter.takeError());
+  }
 }
+
+namespace {
+/// Where a site (or an edit) of the files detection read lies in the unit.
+SourceLocation locationIn(const SourceManager &sm, StringRef mainName,
+                          StringRef file, unsigned offset) {
+  FileID fid = sm.getMainFileID();
+  if (file != mainName) {
+    auto ref = sm.getFileManager().getOptionalFileRef(file);
+    fid = ref ? sm.translateFile(*ref) : FileID();
+    if (fid.isInvalid())
+      return {};
+  }
+  return sm.getLocForStartOfFile(fid).getLocWithOffset(offset);
+}
+} // namespace
 
 template <typename T>
 T KtuneCheck::enumOption(StringRef name, T fallback, StringRef expected) {
@@ -123,7 +148,12 @@ void KtuneCheck::onEndOfTranslationUnit() { Unit->reset(); }
 void KtuneCheck::check(const MatchFinder::MatchResult &result) {
   ASTContext &ctx = *result.Context;
   const SourceManager &sm = ctx.getSourceManager();
-  SourceLocation start = sm.getLocForStartOfFile(sm.getMainFileID());
+  std::string mainName;
+  if (auto entry = sm.getFileEntryRefForID(sm.getMainFileID()))
+    mainName = entry->getName().str();
+  auto at = [&](StringRef file, unsigned offset) {
+    return locationIn(sm, mainName, file, offset);
+  };
   bool devicePass = getLangOpts().CUDAIsDevice;
   // The host pass reports everything it sees; the device pass only what
   // lies under an #if on __CUDA_ARCH__, which the host never sees.
@@ -132,47 +162,54 @@ void KtuneCheck::check(const MatchFinder::MatchResult &result) {
       return false;
     return !devicePass || DevicePassReportsAll ||
            std::all_of(
-               f.sites.begin(), f.sites.end(),
-               [&](const SourceSite &s) { return Regions.contains(s.offset); });
+               f.sites.begin(), f.sites.end(), [&](const SourceSite &s) {
+                 return s.file == mainName ? Regions.contains(s.offset)
+                                           : Regions.contains(s.file, s.offset);
+               });
   };
 
-  for (const Finding &f :
-       Unit->findings(ctx, MinConfidence, Naming, reported)) {
+  for (const Finding &f : Unit->findings(ctx, MinConfidence, Naming, reported,
+                                         Headers ? &*Headers : nullptr)) {
     if (f.kind != Kind)
       continue;
-    SourceLocation at = start.getLocWithOffset(f.primary.offset);
+    SourceLocation primary = at(f.primary.file, f.primary.offset);
+    if (primary.isInvalid())
+      continue;
     {
-      auto d = diag(at, "%0") << f.message;
-      d << CharSourceRange::getCharRange(at,
-                                         at.getLocWithOffset(f.primary.length));
-      for (const auto &r : f.fix) {
-        SourceLocation b = start.getLocWithOffset(r.getOffset());
-        if (r.getLength() == 0)
-          d << FixItHint::CreateInsertion(b, r.getReplacementText());
-        else
-          d << FixItHint::CreateReplacement(
-              CharSourceRange::getCharRange(b,
-                                            b.getLocWithOffset(r.getLength())),
-              r.getReplacementText());
-      }
+      auto d = diag(primary, "%0") << f.message;
+      d << CharSourceRange::getCharRange(
+          primary, primary.getLocWithOffset(f.primary.length));
+      for (const auto &[file, edits] : f.fix)
+        for (const auto &r : edits) {
+          SourceLocation b = at(r.getFilePath(), r.getOffset());
+          if (b.isInvalid())
+            continue;
+          if (r.getLength() == 0)
+            d << FixItHint::CreateInsertion(b, r.getReplacementText());
+          else
+            d << FixItHint::CreateReplacement(
+                CharSourceRange::getCharRange(
+                    b, b.getLocWithOffset(r.getLength())),
+                r.getReplacementText());
+        }
     }
     for (const auto &n : f.notes)
-      diag(start.getLocWithOffset(n.site.offset), "%0", DiagnosticIDs::Note)
-          << n.message;
+      if (SourceLocation loc = at(n.site.file, n.site.offset); loc.isValid())
+        diag(loc, "%0", DiagnosticIDs::Note) << n.message;
     if (!f.fixedWith.empty())
-      diag(at,
+      diag(primary,
            "the fix for '%0' also lifts this one to template parameter "
            "'%1' = %2 (the parameters of one kernel are added together)",
            DiagnosticIDs::Note)
           << f.fixedWith << f.paramName << std::to_string(f.value);
     else if (f.fix.empty())
-      diag(at, "no automatic fix: %0", DiagnosticIDs::Note) << f.fixError;
+      diag(primary, "no automatic fix: %0", DiagnosticIDs::Note) << f.fixError;
     else if (f.fixAlsoLifts.empty())
-      diag(at, "fix lifts it to template parameter '%0' = %1",
+      diag(primary, "fix lifts it to template parameter '%0' = %1",
            DiagnosticIDs::Note)
           << f.paramName << std::to_string(f.value);
     else
-      diag(at,
+      diag(primary,
            "fix lifts it to template parameter '%0' = %1, together "
            "with %2",
            DiagnosticIDs::Note)

@@ -16,9 +16,12 @@
 #include "ArchRegions.h"
 #include "UnitAnalysis.h"
 
+#include "ktune/Refactor/HeaderFilter.h"
+
 #include "clang-tidy/ClangTidyCheck.h"
 
 #include <memory>
+#include <optional>
 
 namespace clang::tidy {
 template <> struct OptionEnumMapping<ktune::Confidence> {
@@ -69,6 +72,10 @@ private:
   NamingStyle Naming = NamingStyle::UpperCase;
   bool DevicePassReportsAll = false;
   ArchRegions Regions;
+  /// The headers clang-tidy reports in (--header-filter, less
+  /// --exclude-header-filter): kernels are followed into them, fixes edit
+  /// them. None without a header filter.
+  std::optional<refactor::HeaderFilter> Headers;
 };
 
 } // namespace ktune::tidy

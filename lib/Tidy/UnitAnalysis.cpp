@@ -12,7 +12,8 @@ namespace ktune::tidy {
 
 void UnitAnalysis::reset() { *this = UnitAnalysis(); }
 
-void UnitAnalysis::analyse(ASTContext &ctx) {
+void UnitAnalysis::analyse(ASTContext &ctx,
+                           const refactor::HeaderFilter *headers) {
   if (Context == &ctx)
     return;
   reset();
@@ -23,18 +24,29 @@ void UnitAnalysis::analyse(ASTContext &ctx) {
   std::string file;
   if (auto entry = sm.getFileEntryRefForID(main))
     file = entry->getName().str();
-  // Detection only reads the main file, but a parent-map lookup would map
-  // the whole unit: under clang-tidy every header body (cub, cuda_bf16.h)
-  // is parsed, which made that map most of the check's cost. Restrict the
-  // traversal to the main file's top-level declarations meanwhile; the
-  // scope is restored before the match finder goes on.
+  // Detection only reads the main file and the headers it may follow
+  // kernels into, but a parent-map lookup would map the whole unit: under
+  // clang-tidy every header body (cub, cuda_bf16.h) is parsed, which made
+  // that map most of the check's cost. Restrict the traversal to those
+  // files' top-level declarations meanwhile; the scope is restored before
+  // the match finder goes on.
   std::vector<Decl *> savedScope = ctx.getTraversalScope();
-  std::vector<Decl *> mainDecls;
-  for (Decl *d : ctx.getTranslationUnitDecl()->decls())
-    if (sm.isInMainFile(sm.getExpansionLoc(d->getLocation())))
-      mainDecls.push_back(d);
-  ctx.setTraversalScope(mainDecls);
-  Facts = refactor::collectFacts(ctx, file);
+  std::vector<Decl *> readDecls;
+  std::map<FileID, bool> read;
+  for (Decl *d : ctx.getTranslationUnitDecl()->decls()) {
+    SourceLocation at = sm.getExpansionLoc(d->getLocation());
+    FileID fid = sm.getFileID(at);
+    auto [it, fresh] = read.try_emplace(fid, sm.isInMainFile(at));
+    if (fresh && !it->second && headers && !sm.isInSystemHeader(at))
+      if (auto entry = sm.getFileEntryRefForID(fid)) {
+        std::string name = entry->getName().str();
+        it->second = headers->allows(name, refactor::absolutePathIn("", name));
+      }
+    if (it->second)
+      readDecls.push_back(d);
+  }
+  ctx.setTraversalScope(readDecls);
+  Facts = refactor::collectFacts(ctx, file, headers);
   ctx.setTraversalScope(savedScope);
   Facts.file = file;
   refactor::attributeHelperOccurrences(Facts);
@@ -44,8 +56,9 @@ void UnitAnalysis::analyse(ASTContext &ctx) {
 const std::vector<Finding> &
 UnitAnalysis::findings(ASTContext &ctx, Confidence minConfidence,
                        NamingStyle style,
-                       const std::function<bool(const Finding &)> &reported) {
-  analyse(ctx);
+                       const std::function<bool(const Finding &)> &reported,
+                       const refactor::HeaderFilter *headers) {
+  analyse(ctx, headers);
   auto key =
       std::make_pair(static_cast<int>(minConfidence), static_cast<int>(style));
   auto it = Findings.find(key);

@@ -32,12 +32,16 @@ public:
   /// settings (detection runs on first use), with conflicting fixes
   /// combined (combineFixes). `reported` filters them; the result is
   /// cached per setting.
+  /// Kernels are followed into the headers `headers` lets through (none
+  /// when null: clang-tidy without --header-filter); the first call of a
+  /// unit decides.
   const std::vector<Finding> &
   findings(clang::ASTContext &ctx, Confidence minConfidence, NamingStyle style,
-           const std::function<bool(const Finding &)> &reported);
+           const std::function<bool(const Finding &)> &reported,
+           const refactor::HeaderFilter *headers = nullptr);
 
 private:
-  void analyse(clang::ASTContext &ctx);
+  void analyse(clang::ASTContext &ctx, const refactor::HeaderFilter *headers);
   DetectionResult detection() const {
     return {&Facts, &Candidates, &Index, Source};
   }

@@ -14,6 +14,8 @@ In the spirit of clang-tidy's check_clang_tidy.py:
   * the fixed copy must still compile (clang -fsyntax-only, host and device).
 
 CHECKS is a clang-tidy glob such as `ktune-block-size` or `ktune-*`.
+--header-filter R is passed on to clang-tidy (its fixes may then edit the
+headers it lets through: give the test a copy of them).
 --check-suffix S uses CHECK-MESSAGES-S / CHECK-FIXES-S instead.
 Exit status 0 when everything matched.
 """
@@ -79,6 +81,7 @@ def main():
     p.add_argument("--arch", default="sm_90")
     p.add_argument("--config", default="", help="clang-tidy -config text (CheckOptions)")
     p.add_argument("--check-suffix", default="")
+    p.add_argument("--header-filter", default=None)
     p.add_argument("--no-compile", action="store_true",
                    help="do not compile the fixed file")
     args = p.parse_args(argv)
@@ -102,6 +105,8 @@ def main():
            "--fix", temp]
     if args.config:
         cmd.insert(1, f"-config={args.config}")
+    if args.header_filter is not None:
+        cmd.insert(1, f"--header-filter={args.header_filter}")
     cmd += ["--"] + clang_args
     code, output = run(cmd)
     if code != 0:

@@ -1,5 +1,4 @@
-//===- ktune-refactor.cpp - Stage 1 driver
-//---------------------------------===//
+//===- ktune-refactor.cpp - Stage 1 driver --------------------------------===//
 //
 // Lifts hardcoded tuning constants of CUDA kernels into template parameters.
 // Options are parsed here; the work is in lib/Refactor.
@@ -29,6 +28,8 @@ static cl::OptionCategory Category("ktune-refactor options");
 
 // The sources, -p, --extra-arg(-before) and the flags after `--`.
 static ToolCommandLine ClangTool(Category);
+// --cuda-path, --cuda-gpu-arch, --header-filter, the preamble cache, ...
+static ParserCommandLine Parsing(Category);
 
 static cl::extrahelp MoreHelp(R"(
 Examples:
@@ -41,6 +42,8 @@ Examples:
   ktune-refactor kernel.cu -o kernel.tpl.cu --planner openai:http://127.0.0.1:8000/v1 --model qwen2.5-coder
   ktune-refactor kernel.cu --print-prompt             what a text planner would be sent
   ktune-refactor -p build/ src/act.cu -o act.tpl.cu   flags from compile_commands.json
+  ktune-refactor -p build/ src/act.cu --out-dir tpl/  kernels in project headers too
+  ktune-refactor include/lib/norm.cuh --out-dir tpl/ -- -Iinclude   a header
   ktune-refactor kernel.cu -o out.cu -- -Iinclude -DFOO=1
 
 Text planners' replies are validated like --plan files; a refused plan is
@@ -55,6 +58,11 @@ docs/schemas.md.
 static cl::opt<std::string> Output("o",
                                    cl::desc("Write the template source here"),
                                    cl::value_desc("file"), cl::cat(Category));
+static cl::opt<std::string>
+    OutDir("out-dir",
+           cl::desc("Write <stem>.tpl.cu (.tpl.cuh), <stem>.tpl.json and the "
+                    "rewritten project headers (under include/) here"),
+           cl::value_desc("dir"), cl::cat(Category));
 static cl::opt<std::string>
     ManifestPath("manifest",
                  cl::desc("Write the manifest here (default: the output with "
@@ -90,38 +98,6 @@ static cl::opt<double>
 static cl::opt<bool> PrintPrompt(
     "print-prompt",
     cl::desc("Print the prompt a text planner would be sent; write nothing"),
-    cl::cat(Category));
-static cl::opt<std::string> CudaPath(
-    "cuda-path",
-    cl::desc("CUDA toolkit to parse against (default: found automatically)"),
-    cl::value_desc("dir"), cl::cat(Category));
-static cl::opt<bool>
-    NoCuda("no-cuda-toolkit",
-           cl::desc("Parse with ktune's shim header instead of a CUDA toolkit"),
-           cl::cat(Category));
-static cl::opt<std::string>
-    GpuArch("cuda-gpu-arch",
-            cl::desc("Architecture of the device-side parse (default sm_90)"),
-            cl::init("sm_90"), cl::cat(Category));
-static cl::opt<std::string>
-    CacheDir("cache-dir",
-             cl::desc("Where precompiled preambles are kept (default: "
-                      "$KTUNE_CACHE_DIR/preamble or ~/.cache/ktune/preamble)"),
-             cl::value_desc("dir"), cl::cat(Category));
-static cl::opt<bool>
-    NoCache("no-cache", cl::desc("Do not use or write precompiled preambles"),
-            cl::cat(Category));
-static cl::opt<PreambleBuild> PreambleMode(
-    "preamble-build",
-    cl::desc("When a file's #include block has no cached precompiled preamble "
-             "(default: $KTUNE_PREAMBLE_BUILD or background)"),
-    cl::values(clEnumValN(PreambleBuild::Foreground, "foreground",
-                          "build it before parsing (slower first run)"),
-               clEnumValN(PreambleBuild::Background, "background",
-                          "parse without it, then build it in a detached "
-                          "process for the next run"),
-               clEnumValN(PreambleBuild::Never, "never",
-                          "parse without it; use only existing ones")),
     cl::cat(Category));
 static cl::opt<bool> BuildPreambleOnly(
     "build-preamble-cache-only",
@@ -178,12 +154,15 @@ int main(int argc, const char **argv) {
   const std::string &input = ClangTool.sources().front();
   if (!llvm::sys::fs::exists(input))
     return fail(input + ": no such file");
-  std::string manifestPath =
-      ManifestPath.empty() ? defaultManifestPath(Output) : ManifestPath;
+  auto paths = outputPaths(input, Output, OutDir, ManifestPath);
+  if (!paths)
+    return fail(paths.error().str());
+  const std::string &output = paths->templatePath;
   bool reports = !ExportFixes.empty() || !Sarif.empty() || Warnings;
-  if (auto s = checkActions({input, Candidates, DumpFacts, PrintPrompt,
-                             BuildPreambleOnly, reports, Output, manifestPath,
-                             EmitPlan, PlanFile, PlannerSpec});
+  if (auto s =
+          checkActions({input, Candidates, DumpFacts, PrintPrompt,
+                        BuildPreambleOnly, reports, output, paths->manifestPath,
+                        EmitPlan, PlanFile, PlannerSpec});
       !s)
     return fail(s.error().str());
 
@@ -205,16 +184,11 @@ int main(int argc, const char **argv) {
     return fail(command.error().message); // it names -p's directory
   std::for_each(notes.begin(), notes.end(), note);
 
-  ParserOptions options;
-  options.cudaPath = CudaPath;
-  options.noCudaToolkit = NoCuda;
-  options.gpuArch = GpuArch;
-  if (!NoCache)
-    options.cacheDir = CacheDir.empty() ? defaultCacheDir() : CacheDir;
-  PreambleBuild mode = preambleBuildMode(
-      PreambleMode.getNumOccurrences() ? std::optional(PreambleMode.getValue())
-                                       : std::nullopt);
-  options.buildPreambleOnMiss = mode == PreambleBuild::Foreground;
+  PreambleBuild mode;
+  auto parserOptions = parserOptionsFor(*command, Parsing.flags(), mode);
+  if (!parserOptions)
+    return fail(parserOptions.takeError());
+  const ParserOptions &options = *parserOptions;
   if (BuildPreambleOnly) {
     if (auto err = buildPreambles(*command, options))
       return fail(std::move(err));
@@ -242,9 +216,9 @@ int main(int argc, const char **argv) {
   }
   planner::PlannerRequest request;
   request.file = analysis->file;
-  request.sources = {{analysis->file, analysis->source}};
+  request.sources = analysis->sources();
   request.candidates = analysis->candidates;
-  request.device.arch = GpuArch;
+  request.device.arch = options.gpuArch;
   if (PrintPrompt) {
     auto prompt = renderPrompt(request, chosenPlanner->options.prompt);
     if (!prompt)
@@ -257,7 +231,7 @@ int main(int argc, const char **argv) {
   planner::PlanChoice choice;
   choice.planPath = PlanFile;
   choice.planner = chosenPlanner->planner.get();
-  choice.planning.auditDir = (Output.empty() ? EmitPlan : Output) + ".planner";
+  choice.planning.auditDir = (output.empty() ? EmitPlan : output) + ".planner";
   choice.planning.log = [](const std::string &line) {
     llvm::errs() << "ktune-refactor: planner: " << line << "\n";
   };
@@ -276,7 +250,7 @@ int main(int argc, const char **argv) {
     if (auto err = tidy::writeReports(*analysis, plan,
                                       {ExportFixes, Sarif, Warnings, "0.1.0"}))
       return fail(std::move(err));
-  if (Output.empty())
+  if (output.empty())
     return 0;
 
   // Plan errors name where the plan came from.
@@ -284,13 +258,15 @@ int main(int argc, const char **argv) {
                            : chosen->planning
                                ? "planner " + chosen->planning->planner
                                : "plan";
-  auto out = makeTemplate(*analysis, plan, Output, manifestPath, planOrigin);
+  auto out =
+      makeTemplate(*analysis, plan, output, paths->manifestPath, planOrigin);
   if (!out)
     return fail(out.takeError());
   std::for_each(out->notes.begin(), out->notes.end(), note);
-  if (auto s = writeTemplateFiles(*out, Output, manifestPath); !s)
+  if (auto s = checkSingleFile(*out, *paths); !s)
     return fail(s.error().str());
-  llvm::errs() << "ktune-refactor: wrote " << Output << " and " << manifestPath
-               << ": " << manifestSummary(out->manifest) << "\n";
+  if (auto s = writeTemplateFiles(*out, output, paths->manifestPath); !s)
+    return fail(s.error().str());
+  llvm::errs() << "ktune-refactor: " << wroteSummary(*out, *paths) << "\n";
   return 0;
 }

@@ -8,7 +8,8 @@
 // runtime declarations.
 //
 // Speed: system headers (cub, cuda_bf16.h) dominate parse time, so function
-// bodies outside the main file are skipped, and the main file's preamble
+// bodies outside the main file and the project headers detection may follow
+// kernels into are skipped, and the main file's preamble
 // (its leading #include block) is precompiled once and cached on disk,
 // keyed by the compile arguments and the preamble's text, and checked
 // against the size and modification time of every header it read.
@@ -17,9 +18,12 @@
 #ifndef KTUNE_REFACTOR_CUDAPARSER_H
 #define KTUNE_REFACTOR_CUDAPARSER_H
 
+#include "ktune/Refactor/HeaderFilter.h"
+
 #include "llvm/Support/Error.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +48,9 @@ struct CompileCommand {
   /// flags that carry meaning for parsing (-I, -D, -std, ...) are kept.
   /// Arguments given after `--` are passed to Clang as they are.
   bool fromDatabase = false;
+  /// The database command's compiler as it names it ("nvcc",
+  /// "/usr/local/cuda/bin/nvcc"); empty otherwise.
+  std::string compiler;
 };
 
 struct ParserOptions {
@@ -59,6 +66,9 @@ struct ParserOptions {
   /// caller can build it later (buildPreambles).
   bool buildPreambleOnMiss = true;
   bool skipHeaderBodies = true;
+  /// The headers whose function bodies are kept (the kernels detection may
+  /// follow there); null: no header's. analyzeFile sets it.
+  std::shared_ptr<const HeaderFilter> headers;
 };
 
 /// Finds the CUDA toolkit: `explicitPath`, $CUDA_PATH, $CUDA_HOME, the path

@@ -19,6 +19,7 @@
 #define KTUNE_REFACTOR_DETECTION_H
 
 #include "ktune/Plan/Candidates.h"
+#include "ktune/Refactor/HeaderFilter.h"
 #include "ktune/Refactor/SourceFacts.h"
 
 #include <string>
@@ -29,15 +30,17 @@ class ASTContext;
 
 namespace ktune::refactor {
 
-/// Reads the main file of `ctx`. `fileAsGiven` is recorded in sites.
-SourceFacts collectFacts(clang::ASTContext &ctx,
-                         const std::string &fileAsGiven);
+/// Reads the main file of `ctx`, and the kernels it launches and their
+/// helpers in the headers `headers` lets through (none when null).
+/// `fileAsGiven` is recorded in the main file's sites.
+SourceFacts collectFacts(clang::ASTContext &ctx, const std::string &fileAsGiven,
+                         const HeaderFilter *headers = nullptr);
 
 /// Groups facts (after attributeHelperOccurrences) into candidates with
 /// stable ids. Pure: the same facts give the same candidates.
 CandidateSet buildCandidates(const SourceFacts &facts);
 
-/// Which candidate each occurrence ended up in: (offset, kernel id) ->
+/// Which candidate each occurrence ended up in: (position, kernel id) ->
 /// candidate id. Rewriting uses it to find the functions a site lies in.
 struct CandidateIndex {
   std::map<std::pair<unsigned, std::string>, std::string> byOccurrence;
@@ -52,7 +55,8 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index);
 
 /// Facts and candidates for one AST: collectFacts + attribution + grouping.
 CandidateSet detectCandidates(clang::ASTContext &ctx,
-                              const std::string &fileAsGiven);
+                              const std::string &fileAsGiven,
+                              const HeaderFilter *headers = nullptr);
 
 } // namespace ktune::refactor
 

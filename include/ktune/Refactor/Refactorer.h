@@ -13,10 +13,13 @@
 #include "ktune/Plan/Plan.h"
 #include "ktune/Refactor/CudaParser.h"
 #include "ktune/Refactor/Detection.h"
+#include "ktune/Refactor/Rewrite.h"
 #include "ktune/Refactor/SourceFacts.h"
 
 #include "llvm/Support/Error.h"
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,13 +28,28 @@ namespace ktune::refactor {
 struct Analysis {
   std::string file;   // as given
   std::string source; // its text when analysed
-  SourceFacts facts;
+  SourceFacts facts;  // facts.files: the headers read besides the file
   CandidateSet candidates;
   CandidateIndex index;
   ParseStats stats;
+  CompileCommand command; // what it was parsed with
+
+  /// The text of every file candidates' sites name (the main file and the
+  /// headers read), by the path sites give.
+  SourceTexts sources() const;
 };
 
-/// Parses `command.file` on both sides and finds its candidates.
+/// The headers analysis follows kernels into (see HeaderFilter.h): those
+/// `regex` matches (--header-filter), else (nullopt) those under the
+/// project's include directories (-I, -iquote in the compile command) and
+/// the main file's directory.
+llvm::Expected<std::shared_ptr<const HeaderFilter>>
+headerFilterFor(const CompileCommand &command, const ParserOptions &options,
+                const std::optional<std::string> &regex);
+
+/// Parses `command.file` on both sides and finds its candidates, following
+/// kernels into the headers `options.headers` lets through (the default of
+/// headerFilterFor when null).
 llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
                                      const ParserOptions &options);
 
@@ -39,21 +57,34 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
 /// so that names never collide with identifiers in it).
 Plan defaultPlan(const Analysis &analysis);
 
+/// A project header of the output: rewritten, or copied unchanged but for
+/// its #include spellings (it includes a rewritten one beside itself).
+struct HeaderOutput {
+  std::string path;     // where it is written: <template dir>/include/...
+  std::string original; // the header it was made from, as Clang named it
+  std::string text;
+  bool rewritten = true;
+};
+
 struct TemplateOutput {
   std::string text;  // the template source
-  Manifest manifest; // source/original/sha256 filled in
+  Manifest manifest; // source/original/sha256, files, include_dirs, compile
   std::vector<std::string> notes;
+  /// Headers to write beside the template; empty when the plan changes only
+  /// the main file.
+  std::vector<HeaderOutput> headers;
 };
 
 /// Checks `plan` (validatePlan: plans are untrusted), rewrites the source
 /// and describes the result. `templatePath` and `manifestPath` are where
 /// the caller will write them (the manifest names the template relative to
-/// itself). Plan errors are one per line, "plan: <JSON path>: message".
-llvm::Expected<TemplateOutput> makeTemplate(const Analysis &analysis,
-                                            const Plan &plan,
-                                            const std::string &templatePath,
-                                            const std::string &manifestPath,
-                                            const std::string &planOrigin);
+/// itself); rewritten headers go to `include/` beside the template (see
+/// OutputTree.h), and no output may be one of the files read. Plan errors
+/// are one per line, "plan: <JSON path>: message".
+llvm::Expected<TemplateOutput>
+makeTemplate(const Analysis &analysis, const Plan &plan,
+             const std::string &templatePath, const std::string &manifestPath,
+             const std::string &planOrigin, const RewriteOptions &options = {});
 
 } // namespace ktune::refactor
 

@@ -1,17 +1,23 @@
-//===- ktune/Refactor/SourceFacts.h - What the AST says, as data -*- C++
-//-*-===//
+//===- ktune/Refactor/SourceFacts.h - What the AST says --------*- C++ -*-===//
 //
 // Detection reads the AST once per compilation side (host, device) and
-// records everything later steps need as plain data keyed by byte offsets in
-// the main file: the kernels and device helpers, the calls and launches
-// between them, and every spelled constant that could be a tuning knob, with
-// the role it plays. Facts from both sides are merged by offset; grouping
-// them into candidates and rewriting them need no AST.
+// records everything later steps need as plain data keyed by *positions*:
+// the kernels and device helpers, the calls and launches between them, and
+// every spelled constant that could be a tuning knob, with the role it
+// plays. Facts from both sides are merged by position; grouping them into
+// candidates and rewriting them need no AST.
+//
+// A position is a byte offset in one of the files detection read: the main
+// file and the project headers it may rewrite (SourceFacts::files). It
+// packs the file's index (top 8 bits; 0 is the main file) and the offset in
+// that file (low 24 bits), so code that only compares positions needs no
+// change to work across files; makePosition, filePart and localPart are the
+// only ways to build or take one apart.
 //
 // Expressions read off the source (launch geometry, shared-memory extents,
 // __launch_bounds__) are kept in ktune's expression language with markers
-// "@<offset>@" standing for the constant spelled at that offset, so they can
-// later be written in terms of candidates or plan parameters.
+// "@<position>@" standing for the constant spelled at that position, so they
+// can later be written in terms of candidates or plan parameters.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_REFACTOR_SOURCEFACTS_H
@@ -19,6 +25,8 @@
 
 #include "ktune/Plan/Candidates.h"
 #include "ktune/Plan/Manifest.h"
+
+#include "llvm/ADT/StringRef.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +40,39 @@
 
 namespace ktune::refactor {
 
+// --- positions -----------------------------------------------------------
+
+/// Bits of a position that hold the offset in its file: files of 16 MiB or
+/// more are refused, and at most 256 files are read.
+inline constexpr unsigned LocalOffsetBits = 24;
+inline constexpr unsigned MaxFileBytes = 1u << LocalOffsetBits;
+inline constexpr unsigned MaxFiles = 1u << (32 - LocalOffsetBits);
+
+constexpr unsigned makePosition(unsigned fileIndex, unsigned localOffset) {
+  return fileIndex << LocalOffsetBits | localOffset;
+}
+/// The index in SourceFacts::files of the file a position is in.
+constexpr unsigned filePart(unsigned position) {
+  return position >> LocalOffsetBits;
+}
+/// The byte offset of a position in its file.
+constexpr unsigned localPart(unsigned position) {
+  return position & (MaxFileBytes - 1);
+}
+
+/// A file detection read facts from, and may rewrite: the main file (index
+/// 0) or a project header (one that --header-filter, or by default the
+/// project's include directories, let through; never a system header).
+struct SourceFile {
+  std::string path;         // as given (main file) or as Clang names it
+  std::string absolutePath; // absolute, without `.` and `..`
+  /// How the first #include that opened it spelled it ("flashinfer/norm.cuh"),
+  /// and the directory it was found under; empty for the main file.
+  std::string includedAs;
+  std::string foundUnder;
+  std::string text; // as parsed
+};
+
 enum class FunctionRole { Kernel, DeviceHelper, Host };
 
 struct TemplateParamFacts {
@@ -42,8 +83,9 @@ struct TemplateParamFacts {
   bool isPack = false;
 };
 
-/// One declaration of a function in the main file, and how to make it a
-/// template (or extend its template parameter list).
+/// One declaration of a function in a file of SourceFacts::files, and how to
+/// make it a template (or extend its template parameter list). Offsets here
+/// and below are positions.
 struct DeclarationFacts {
   /// Existing template: offset of the '>' closing the parameter list.
   /// Otherwise: offset of the first token of the declaration.
@@ -71,6 +113,12 @@ struct FunctionFacts {
   /// Why template parameters cannot be added (empty: they can).
   std::string cannotTemplate;
   std::vector<KernelArg> args;
+  /// The parameter types as Clang prints them (for an explicit
+  /// instantiation's declarator).
+  std::vector<std::string> paramTypes;
+  /// At namespace scope (a kernel there can be instantiated explicitly
+  /// right after its definition).
+  bool atNamespaceScope = false;
   /// Host functions with external linkage that are not templates: their
   /// declaration text up to the body, for a forwarding overload that keeps
   /// the original symbol (callers in other files still link).
@@ -206,11 +254,23 @@ struct Occurrence {
 };
 
 struct SourceFacts {
-  std::string file;                               // main file as given
+  std::string file; // main file as given
+  /// The files positions point into, the main file first. Empty in facts
+  /// built by hand: then every position is in the main file.
+  std::vector<SourceFile> files;
+  /// Directories a rewritten header can be placed under (its path relative
+  /// to one is how it is included): the project's -I directories and the
+  /// main file's directory, absolute.
+  std::vector<std::string> includeRoots;
   std::map<std::string, FunctionFacts> functions; // by id
   std::vector<CallFacts> calls;
   std::vector<Occurrence> occurrences;
   std::vector<SharedArrayFacts> sharedArrays;
+  /// The main file's host-only functions (neither __device__ nor
+  /// __global__, not constexpr, not members), [begin, end) positions from
+  /// their first token to the closing brace or ';': what `ktune run` hides
+  /// from NVRTC (RewriteOptions::guardHostCode). Read on the host side.
+  std::vector<std::pair<unsigned, unsigned>> hostOnlyRanges;
   /// __launch_bounds__ max-threads expressions per kernel id (markers).
   std::map<std::string, std::string> launchBounds;
   /// Things detection saw but could not use, as "line:col: message".
@@ -221,6 +281,16 @@ struct SourceFacts {
   /// How plans and candidates name `kernel`: its qualified name, or
   /// "name@line" when overloads share that name.
   std::string kernelPlanName(const FunctionFacts &kernel) const;
+
+  /// The path of file `fileIndex` as sites and messages name it.
+  const std::string &pathOf(unsigned fileIndex) const;
+  /// The index of the file sites name `path`, if detection read it.
+  std::optional<unsigned> fileIndexOf(const std::string &path) const;
+  /// The position of a candidate's site (sites hold offsets in their file).
+  std::optional<unsigned> position(const SourceSite &site) const;
+  /// The text of file `fileIndex`; `mainText` for the main file when the
+  /// facts hold no texts (built by hand).
+  llvm::StringRef textOf(unsigned fileIndex, llvm::StringRef mainText) const;
 };
 
 /// The role that makes a site interesting: a definition's use role, else
@@ -231,7 +301,9 @@ inline std::optional<SiteRole> effectiveRole(const Occurrence &o) {
 }
 
 /// Merges the facts of a second compilation side into `into`, de-duplicating
-/// by offset (code under #ifdef __CUDA_ARCH__ is only seen by one side).
+/// by position (code under #ifdef __CUDA_ARCH__ is only seen by one side).
+/// Each side numbers its files in the order it met them: the other side's
+/// positions are renumbered to `into`'s files (matched by absolute path).
 void mergeFacts(SourceFacts &into, const SourceFacts &other);
 
 /// Drops, from both sides' facts, every named constant that has another
@@ -239,11 +311,16 @@ void mergeFacts(SourceFacts &into, const SourceFacts &other);
 /// default cannot serve both), with a note. Call before mergeFacts.
 void dropSideDivergentConstants(SourceFacts &host, SourceFacts &device);
 
+/// Renumbers files: every position (and every function id and marker built
+/// from one) in file i moves to file newIndex[i]. A field that holds a
+/// position must be handled here.
+void remapFiles(SourceFacts &facts, const std::vector<unsigned> &newIndex);
+
 /// Everything in `facts` as JSON, for debugging detection
 /// (`ktune-refactor --dump-facts`).
 nlohmann::json factsToJson(const SourceFacts &facts);
 
-/// "@123@" for the constant spelled at offset 123.
+/// "@123@" for the constant spelled at position 123.
 std::string marker(unsigned offset);
 
 /// Replaces every "@N@" marker in `text` by `resolve(N)`; nullopt from

@@ -13,6 +13,7 @@
 #include "ktune/Refactor/Refactorer.h"
 #include "ktune/Support/Error.h"
 
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 
 #include <optional>
@@ -54,8 +55,29 @@ struct RefactorActions {
 /// overwrite the input, or a manifest that would overwrite the template.
 Status checkActions(const RefactorActions &actions);
 
-/// Writes the template and its manifest (each to a temporary file, then
-/// renamed).
+/// Where the template and its manifest go.
+struct OutputPaths {
+  std::string templatePath, manifestPath; // empty: nothing written
+  bool outDir = false;                    // --out-dir (headers allowed)
+};
+/// `-o FILE` (the manifest: `manifest`, else FILE with .json), or
+/// `--out-dir DIR`: DIR/<stem>.tpl.cu (.tpl.cuh for a header input) and
+/// DIR/<stem>.tpl.json. Both given is an error.
+Expected<OutputPaths> outputPaths(const std::string &input,
+                                  const std::string &output,
+                                  const std::string &outDir,
+                                  const std::string &manifest);
+
+/// -o writes one file: an error naming the headers when the result
+/// rewrites headers too.
+Status checkSingleFile(const TemplateOutput &made, const OutputPaths &paths);
+
+/// "wrote DIR/k.tpl.cu, 1 header and DIR/k.tpl.json: 2 parameters in 1
+/// kernel".
+std::string wroteSummary(const TemplateOutput &made, const OutputPaths &paths);
+
+/// Writes the rewritten headers, the template and its manifest (each to a
+/// temporary file, then renamed).
 Status writeTemplateFiles(const TemplateOutput &made,
                           const std::string &templatePath,
                           const std::string &manifestPath);
@@ -75,6 +97,37 @@ PreambleBuild preambleBuildMode(std::optional<PreambleBuild> flag);
 /// Runs the tool again, detached, as `argv[0] --build-preamble-cache-only
 /// argv[1...]`, so that the next run finds the preamble this one missed.
 void startBackgroundPreambleBuild(int argc, const char *const *argv);
+
+/// The parsing options of a tool's command line.
+struct ParserFlags {
+  std::string cudaPath;
+  bool noCudaToolkit = false;
+  std::string gpuArch = "sm_90";
+  std::string cacheDir; // empty: the default
+  bool noCache = false;
+  std::optional<PreambleBuild> preambleBuild; // nullopt: the environment's
+  std::optional<std::string> headerFilter;    // --header-filter
+};
+
+/// The parsing options of ktune-refactor's command line, registered in a
+/// category: --cuda-path, --no-cuda-toolkit, --cuda-gpu-arch, --cache-dir,
+/// --no-cache, --preamble-build and --header-filter.
+class ParserCommandLine {
+public:
+  explicit ParserCommandLine(llvm::cl::OptionCategory &category);
+  ParserFlags flags() const;
+
+private:
+  llvm::cl::opt<std::string> CudaPath, GpuArch, CacheDir, HeaderFilterRegex;
+  llvm::cl::opt<bool> NoCuda, NoCache;
+  llvm::cl::opt<PreambleBuild> PreambleMode;
+};
+
+/// ParserOptions for `command` (the header filter included, see
+/// headerFilterFor); `mode` receives the preamble build mode.
+llvm::Expected<ParserOptions> parserOptionsFor(const CompileCommand &command,
+                                               const ParserFlags &flags,
+                                               PreambleBuild &mode);
 
 /// "parsed host side in 1.2 s (cached preamble), device side in 3.4 s".
 std::string parseTimesText(const ParseStats &stats);

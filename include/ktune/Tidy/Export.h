@@ -22,17 +22,18 @@ namespace ktune::tidy {
 /// clang::tooling::TranslationUnitDiagnostics as YAML. One diagnostic per
 /// finding; the edits of the whole plan (`planEdits`, what `ktune-refactor
 /// -o` writes) ride on the first one, so that clang-apply-replacements
-/// produces exactly the -o output (the single-parameter fixes of one kernel
-/// overlap and cannot be applied together). File paths are made absolute
-/// against `buildDirectory`.
+/// produces exactly the -o output, in every file the plan changes (the
+/// single-parameter fixes of one kernel overlap and cannot be applied
+/// together). File paths are made absolute against `buildDirectory`.
 std::string exportFixesYaml(const std::string &mainFile,
                             const std::vector<Finding> &findings,
-                            const clang::tooling::Replacements &planEdits,
+                            const refactor::FileEdits &planEdits,
                             const std::string &buildDirectory);
 
 /// A SARIF 2.1.0 log: one result per finding with its rule id, location,
 /// message, related locations (the coupled sites) and its
-/// single-parameter fix.
+/// single-parameter fix; every file a location or fix names is an artifact
+/// (the main file first).
 std::string sarifLog(const std::string &mainFile,
                      const std::vector<Finding> &findings,
                      const std::string &toolVersion);

@@ -14,6 +14,7 @@
 #include "ktune/Plan/Candidates.h"
 #include "ktune/Plan/Plan.h"
 #include "ktune/Refactor/Detection.h"
+#include "ktune/Refactor/Rewrite.h"
 #include "ktune/Refactor/SourceFacts.h"
 
 #include "clang/Tooling/Core/Replacement.h"
@@ -58,10 +59,12 @@ struct Finding {
   SourceSite primary;
   std::string message; // without the "[check]" suffix
   std::vector<FindingNote> notes;
-  /// Edits lifting this parameter alone; empty when fixError says why not.
-  clang::tooling::Replacements fix;
+  /// Edits lifting this parameter alone, per file (a kernel in a project
+  /// header is rewritten there); empty when fixError says why not.
+  refactor::FileEdits fix;
   std::string fixError;
-  /// Every site of the parameter (primary first).
+  /// Every site of the parameter, in order of position (the main file's
+  /// first; the primary is the first).
   std::vector<SourceSite> sites;
   /// The plan parameter (renamed) and its name in the plan.
   PlanParam param;
@@ -80,6 +83,9 @@ struct DetectionResult {
   const CandidateSet *candidates = nullptr;
   const refactor::CandidateIndex *index = nullptr;
   std::string_view source; // text of the main file
+
+  /// The texts of the main file and the headers read, by site path.
+  SourceTexts sources() const;
 };
 
 /// One finding per parameter of `plan` whose kind has a check, in plan
@@ -106,6 +112,8 @@ void combineFixes(std::vector<Finding> &findings,
 /// (applied together they would not give both intended results).
 bool editsConflict(const clang::tooling::Replacements &a,
                    const clang::tooling::Replacements &b);
+/// The same for edits of several files: a conflict in any one file.
+bool editsConflict(const refactor::FileEdits &a, const refactor::FileEdits &b);
 
 } // namespace ktune::tidy
 

@@ -1,18 +1,35 @@
 """Prints a SARIF log one result per line, checking that each location's
 region matches the source text and that each fix applies: the line of the
-result after its fix is printed as `fixed: ...` (for single-line sites)."""
+result after its fix is printed as `fixed: ...` (for single-line sites).
+The first artifact's text is the file given; other artifacts (headers) are
+read from their URIs, relative to the current directory. A fix that also
+edits other files prints `also edits: <uri>` for each."""
 import json
 import sys
 
 log = json.load(open(sys.argv[1]))
-source = open(sys.argv[2]).read()
-lines = source.split("\n")
 run = log["runs"][0]
+main_uri = run["artifacts"][0]["location"]["uri"]
+texts = {main_uri: open(sys.argv[2]).read()}
+
+
+def text_of(uri):
+    if uri not in texts:
+        texts[uri] = open(uri).read()
+    return texts[uri]
+
+
 rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
 print(f"version {log['version']} tool {run['tool']['driver']['name']} rules {','.join(rules)}")
+if len(run["artifacts"]) > 1:
+    print("artifacts " + " ".join(a["location"]["uri"] for a in run["artifacts"]))
 for r in run["results"]:
     assert rules[r["ruleIndex"]] == r["ruleId"], r
     loc = r["locations"][0]["physicalLocation"]
+    uri = loc["artifactLocation"]["uri"]
+    assert run["artifacts"][loc["artifactLocation"]["index"]]["location"]["uri"] == uri
+    source = text_of(uri)
+    lines = source.split("\n")
     reg = loc["region"]
     text = source[reg["charOffset"]:reg["charOffset"] + reg["charLength"]]
     line = lines[reg["startLine"] - 1]
@@ -24,7 +41,12 @@ for r in run["results"]:
           f"{reg['startLine']}:{col} '{text}' '{r['message']['text']}' "
           f"related={len(r.get('relatedLocations', []))} fix='{desc}'")
     if fixes:
-        edits = fixes[0]["artifactChanges"][0]["replacements"]
+        changes = fixes[0]["artifactChanges"]
+        for c in changes:
+            if c["artifactLocation"]["uri"] != uri:
+                print(f"also edits: {c['artifactLocation']['uri']}")
+        edits = [e for c in changes if c["artifactLocation"]["uri"] == uri
+                 for e in c["replacements"]]
         out = source
         for e in sorted(edits, key=lambda e: -e["deletedRegion"]["charOffset"]):
             d = e["deletedRegion"]

@@ -136,3 +136,23 @@ __global__ void k(float *x) {
   EXPECT_TRUE(selectsBehaviour(params->getParam(2), k));  // enum
   EXPECT_TRUE(selectsBehaviour(params->getParam(3), k));  // compared
 }
+
+TEST(CollectHostCode, HostOnlyFunctionsOfTheMainFile) {
+  std::string code = R"(__global__ void k(float *x) { x[0] = 1; }
+__device__ float twice(float v) { return 2 * v; }
+constexpr int eight() { return 8; }
+template <typename T>
+void launch(T *x) { k<<<1, 1>>>(x); }
+void declared(int);
+)";
+  auto unit = parse(code);
+  ASSERT_TRUE(unit);
+  SourceFacts facts = collectFacts(unit->getASTContext(), "k.cu");
+  ASSERT_EQ(facts.hostOnlyRanges.size(), 2u);
+  auto text = [&](std::pair<unsigned, unsigned> r) {
+    return code.substr(r.first, r.second - r.first);
+  };
+  EXPECT_EQ(text(facts.hostOnlyRanges[0]),
+            "template <typename T>\nvoid launch(T *x) { k<<<1, 1>>>(x); }");
+  EXPECT_EQ(text(facts.hostOnlyRanges[1]), "void declared(int);");
+}

@@ -39,8 +39,17 @@ TEST(RewriteText, SubstituteParenthesisesCompoundForms) {
 TEST(RewriteText, Location) {
   SourceFacts f;
   f.file = "k.cu";
-  EXPECT_EQ(location(f, 3), "k.cu:3");
-  EXPECT_EQ(location(f, 3, 7), "k.cu:3:7");
+  EXPECT_EQ(location(f, 0, 3), "k.cu:3");
+  EXPECT_EQ(location(f, 0, 3, 7), "k.cu:3:7");
+  // A header of the files read is named by its path.
+  f.files = {{"k.cu", "/p/k.cu", "", "", ""},
+             {"inc/h.cuh", "/p/inc/h.cuh", "h.cuh", "/p/inc", ""}};
+  EXPECT_EQ(location(f, 1, 12), "inc/h.cuh:12");
+}
+
+TEST(RewriteText, LineOfAPositionInItsFile) {
+  EXPECT_EQ(lineOf("a\nb\nc", makePosition(0, 0)), 1u);
+  EXPECT_EQ(lineOf("a\nb\nc", makePosition(3, 4)), 3u);
 }
 
 TEST(RewriteManifest, ConstraintRenamesOnlyParametersNamedDifferently) {
@@ -152,7 +161,8 @@ TEST(Rewriter, StepsOneByOne) {
   ASSERT_EQ(r.constraintEdits(), std::nullopt); // the plan has none
   auto replacements = r.mergedReplacements();
   ASSERT_TRUE(bool(replacements)) << llvm::toString(replacements.takeError());
-  EXPECT_EQ(replacements->size(), 4u);
+  ASSERT_EQ(replacements->size(), 1u); // one file
+  EXPECT_EQ(replacements->at(0).size(), 4u);
 }
 
 TEST(Rewriter, PlannedTwiceIsAnError) {
@@ -178,4 +188,35 @@ TEST(Rewriter, ListedSitesMustExist) {
   auto e = r.prepareKernels();
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->where, "kernels[0].params[0].sites[0]");
+}
+
+TEST(Rewriter, HostCodeGuardsAreEditsThatKeepTheLines) {
+  SourceFacts f = facts();
+  std::string src = Source;
+  unsigned goStart = static_cast<unsigned>(src.find("void go"));
+  f.hostOnlyRanges = {{goStart, static_cast<unsigned>(src.size()) - 1}};
+  CandidateIndex index;
+  CandidateSet set = buildCandidates(f, index);
+  Plan plan = planFor(set, "BS");
+  RewriteOptions guard;
+  guard.guardHostCode = true;
+  auto r = planRewrite(f, set, index, plan, Source, guard);
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  auto text = applyRewrite(Source, r->replacements);
+  ASSERT_TRUE(bool(text)) << llvm::toString(text.takeError());
+  // The guard opens before the host's template list and closes after its
+  // forwarder; #line gives the host its line back.
+  EXPECT_NE(text->find("#ifndef __CUDACC_RTC__ // host code: NVRTC (the "
+                       "tuner) skips it\ntemplate <int BS = 256>\n#line 2\n"
+                       "void go(float *x) { k<BS><<<1, BS>>>(x); }"),
+            std::string::npos)
+      << *text;
+  EXPECT_TRUE(llvm::StringRef(*text).ends_with("#endif // __CUDACC_RTC__\n"))
+      << *text;
+  // Without the option, no guard.
+  auto plain = planRewrite(f, set, index, plan, Source);
+  ASSERT_TRUE(bool(plain));
+  auto plainText = applyRewrite(Source, plain->replacements);
+  ASSERT_TRUE(bool(plainText));
+  EXPECT_EQ(plainText->find("__CUDACC_RTC__"), std::string::npos);
 }

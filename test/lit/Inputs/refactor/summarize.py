@@ -3,9 +3,11 @@
 
     summarize.py < candidates.json
         CAND <kind> <kernel> value=<v> spelling=<s> <confidence>
-          SITE <line>:<col> <role> '<text>' -> <replacement>
+          SITE [<header>:]<line>:<col> <role> '<text>' -> <replacement>
           IMPLIES <constraint with ids replaced by the candidate's kind#n>
     summarize.py < manifest.json
+        HEADER <path> <- <original>     (manifest/2, rewritten headers)
+        INCLUDE-DIR <dir>               (manifest/2)
         KERNEL <qualified name>
           PARAM <name> <type> [tunable <kind> default=<d> values=...]
           CONSTRAINT <c>
@@ -24,7 +26,8 @@ if kind.startswith("candidates/"):
         print(f"CAND {c['kind']} {c['kernel']} value={c['value']} "
               f"spelling={c['spelling']} {c['confidence']}")
         for s in c["sites"]:
-            print(f"  SITE {s['line']}:{s['col']} {s['role']} '{s['text']}' "
+            where = "" if s["file"] == doc.get("file") else s["file"] + ":"
+            print(f"  SITE {where}{s['line']}:{s['col']} {s['role']} '{s['text']}' "
                   f"-> {s.get('replacement', '{P}')}")
         for ic in c.get("implied_constraints", []):
             for cid, n in names.items():
@@ -32,6 +35,12 @@ if kind.startswith("candidates/"):
             print(f"  IMPLIES {ic}")
 elif kind.startswith("manifest/"):
     print(f"SOURCE {doc['source']} ORIGINAL {doc.get('original', '')}")
+    for f in doc.get("files", []):
+        if f["role"] == "header":
+            print(f"HEADER {f['path']} <- {f['original']}")
+    if any(f["role"] == "header" for f in doc.get("files", [])):
+        for d in doc.get("include_dirs", []):
+            print(f"INCLUDE-DIR {d}")
     for k in doc["kernels"]:
         print(f"KERNEL {k['qualified_name']}")
         for p in k.get("template_params", []):
@@ -45,6 +54,8 @@ elif kind.startswith("manifest/"):
             print(f"  ARG {a['type']} {a['name']}")
         for c in k.get("constraints", []):
             print(f"  CONSTRAINT {c}")
+        if k.get("explicit_instantiation"):
+            print("  EXPLICIT-INSTANTIATION")
         if "launch" in k:
             l = k["launch"]
             print(f"  LAUNCH grid={l['grid']} block={l['block']} "

@@ -1,0 +1,177 @@
+//===- RewriteEdits.cpp - Edits besides sites, and merging them -----------===//
+//
+// The plan's constraints as static_asserts at the top of each kernel, an
+// explicit instantiation for a kernel nothing else instantiates, and the
+// merge of all edits into one Replacements per file, which rejects overlaps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RewriteInternal.h"
+
+#include <algorithm>
+
+namespace ktune::refactor {
+
+std::optional<ktune::Error> Rewriter::constraintEdits() {
+  // Files whose static_asserts call the ktune_expr helpers, and the plan
+  // path that first needed them there.
+  std::map<unsigned, std::string> helpersPath;
+  for (auto &w : Work) {
+    if (w.plan->constraints.empty())
+      continue;
+    std::map<std::string, std::string> rename = constraintRenames(w.params);
+    std::string indent = "  ";
+    if (!w.kernel->declarations.empty())
+      indent = w.kernel->declarations.back().indent + "  ";
+    std::string text;
+    unsigned file = filePart(w.kernel->bodyBegin);
+    for (size_t i = 0; i < w.plan->constraints.size(); ++i) {
+      std::string cpath = w.path + ".constraints[" + std::to_string(i) + "]";
+      auto e = expr::Expr::parse(w.plan->constraints[i]);
+      if (!e)
+        return error(cpath, e.error().str());
+      expr::Expr renamed = e->rename(rename);
+      // Kernel code goes through NVRTC, which takes no lambda there: an
+      // operand used more than once goes to a helper defined at the top.
+      std::string cpp = renamed.toCpp(expr::CppForm::Helper);
+      if (expr::usesCppHelpers(cpp))
+        helpersPath.emplace(file, cpath);
+      std::string quoted;
+      for (char c : w.plan->constraints[i]) {
+        if (c == '"' || c == '\\')
+          quoted += '\\';
+        // A line break would end the string literal; spaces read the same.
+        quoted += static_cast<unsigned char>(c) < ' ' ? ' ' : c;
+      }
+      text += "\n" + indent + "static_assert(" + cpp + ", \"ktune: " + quoted +
+              "\");";
+    }
+    // Keep the body's first statement on a line of its own.
+    llvm::StringRef source = textAt(w.kernel->bodyBegin);
+    size_t begin = localPart(w.kernel->bodyBegin), next = begin;
+    while (next < source.size() &&
+           (source[next] == ' ' || source[next] == '\t'))
+      ++next;
+    unsigned replaced = 0;
+    if (next < source.size() && source[next] != '\n' && source[next] != '\r') {
+      text += "\n" + indent;
+      replaced = static_cast<unsigned>(next - begin);
+    }
+    Edits.push_back(
+        Edit{w.kernel->bodyBegin, replaced, text, w.path + ".constraints", 1});
+  }
+  // Once per file that uses them, at its top (global namespace; guarded, so
+  // a file that includes another rewritten one sees them once).
+  for (const auto &[file, path] : helpersPath)
+    Edits.push_back(
+        Edit{makePosition(file, 0), 0, expr::cppHelpers(), path, -2});
+  return std::nullopt;
+}
+
+void Rewriter::instantiationEdits() {
+  for (auto &w : Work) {
+    const FunctionFacts &k = *w.kernel;
+    if (k.isTemplate || k.rangeEnd == 0)
+      continue;
+    bool launched = std::any_of(
+        Facts.calls.begin(), Facts.calls.end(),
+        [&](const CallFacts &c) { return c.isLaunch && c.callee == k.id; });
+    if (launched)
+      continue;
+    // Launched nowhere in the files read, and no template before: code that
+    // links to it or loads it by name expects its code in the output.
+    if (!k.atNamespaceScope || k.paramTypes.size() != k.args.size()) {
+      Notes.push_back(location(Facts, filePart(k.offset), k.line) + ": " +
+                      k.qualifiedName +
+                      " is launched nowhere in the files read and is not at "
+                      "namespace scope: no explicit instantiation keeps it "
+                      "in the output");
+      continue;
+    }
+    std::string values, types;
+    for (const auto &[name, def] : FnParams[k.id])
+      values += (values.empty() ? "" : ", ") + std::to_string(def);
+    for (const auto &t : k.paramTypes)
+      types += (types.empty() ? "" : ", ") + t;
+    std::string indent =
+        k.declarations.empty() ? "" : k.declarations.back().indent;
+    Edits.push_back(Edit{k.rangeEnd, 0,
+                         "\n" + indent +
+                             "// Launched nowhere here: its code stays in the "
+                             "output at the defaults.\n" +
+                             indent + "template __global__ void " + k.name +
+                             "<" + values + ">(" + types + ");",
+                         w.path, 3});
+    w.explicitInstantiation = true;
+  }
+}
+
+void Rewriter::hostGuardEdits() {
+  llvm::StringRef text = Facts.textOf(0, Source);
+  // Whole lines, merged where they touch.
+  std::vector<std::pair<unsigned, unsigned>> lines;
+  for (auto [begin, end] : Facts.hostOnlyRanges) {
+    if (filePart(begin) != 0 || begin >= text.size() || end <= begin)
+      continue;
+    end = std::min<unsigned>(end, static_cast<unsigned>(text.size()));
+    size_t b = text.rfind('\n', begin); // the last one before `begin`
+    b = b == llvm::StringRef::npos ? 0 : b + 1;
+    size_t nl = text.find('\n', end - 1);
+    size_t e = nl == llvm::StringRef::npos ? text.size() : nl + 1;
+    if (!lines.empty() && b <= lines.back().second)
+      lines.back().second = std::max<unsigned>(lines.back().second, e);
+    else
+      lines.emplace_back(b, e);
+  }
+  // The guard opens before anything else inserted at the line (a template
+  // parameter list) but after the ktune_expr helpers at the top; it closes
+  // before what the next line receives.
+  for (auto [b, e] : lines) {
+    Edits.push_back(Edit{b, 0,
+                         "#ifndef __CUDACC_RTC__ // host code: NVRTC (the "
+                         "tuner) skips it\n",
+                         "", -1});
+    bool lastLine = e == text.size() && !text.ends_with("\n");
+    Edits.push_back(Edit{
+        e, 0, std::string(lastLine ? "\n" : "") + "#endif // __CUDACC_RTC__\n",
+        "", -3});
+  }
+}
+
+llvm::Expected<FileEdits> Rewriter::mergedReplacements() {
+  // Identical edits (a site shared by two kernels' candidates, lifted under
+  // the same name) are made once; insertions at one offset are joined.
+  std::vector<Edit> sorted = Edits;
+  std::sort(sorted.begin(), sorted.end(), [](const Edit &a, const Edit &b) {
+    return std::tie(a.offset, a.length, a.order, a.text) <
+           std::tie(b.offset, b.length, b.order, b.text);
+  });
+  std::vector<Edit> merged;
+  for (const auto &e : sorted) {
+    if (!merged.empty() && merged.back().offset == e.offset &&
+        merged.back().length == e.length && merged.back().text == e.text)
+      continue;
+    if (!merged.empty() && merged.back().offset == e.offset &&
+        merged.back().length == 0 && e.length == 0) {
+      merged.back().text += e.text;
+      continue;
+    }
+    merged.push_back(e);
+  }
+  FileEdits out;
+  for (const auto &e : merged) {
+    unsigned file = filePart(e.offset);
+    clang::tooling::Replacement r(Facts.pathOf(file), localPart(e.offset),
+                                  e.length, e.text);
+    if (auto err = out[file].add(r)) {
+      llvm::consumeError(std::move(err));
+      return toLLVMError(error(
+          e.path, location(Facts, file, lineOf(textAt(e.offset), e.offset)) +
+                      ": edits overlap (two parameters change the same "
+                      "source text)"));
+    }
+  }
+  return out;
+}
+
+} // namespace ktune::refactor

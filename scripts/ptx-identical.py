@@ -180,8 +180,8 @@ def main():
 
     with open(args.manifest) as f:
         manifest = json.load(f)
-    if manifest.get("ktune") != "manifest/1":
-        fail(f"{args.manifest}: not a manifest/1 file")
+    if manifest.get("ktune") not in ("manifest/1", "manifest/2"):
+        fail(f"{args.manifest}: not a manifest/1 or manifest/2 file")
     include_dir = os.path.dirname(os.path.abspath(args.original))
 
     with tempfile.TemporaryDirectory(prefix="ktune-ptx-") as tmp:
@@ -205,6 +205,11 @@ def main():
                     continue
                 found = True
                 given = targs or []
+                if len(params) <= len(given):
+                    # Nothing added to the kernel (its launch parameters
+                    # live in the launcher): the template's own code
+                    # instantiates it as the original does.
+                    continue
                 values = list(given)
                 for param in params[len(given):]:
                     if "default" not in param:

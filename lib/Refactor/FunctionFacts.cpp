@@ -171,7 +171,24 @@ void Collector::readForwarder(const FunctionDecl *def, FunctionFacts &f) {
   f.returnType = def->getReturnType().getAsString();
 }
 
-/// The parameters with their types as spelled.
+void canonicalArgType(QualType type, const PrintingPolicy &policy,
+                      KernelArg &arg) {
+  if (type.isNull() || type->isDependentType())
+    return;
+  QualType t = type.getCanonicalType().getUnqualifiedType();
+  if (const auto *e = t->getAs<EnumType>()) {
+    const EnumDecl *decl = e->getDecl();
+    arg.enumName = decl->getQualifiedNameAsString();
+    t = decl->getIntegerType();
+    if (t.isNull())
+      return;
+    t = t.getCanonicalType().getUnqualifiedType();
+  }
+  arg.canonicalType = t.getAsString(policy);
+}
+
+/// The parameters with their types as spelled, and as the AST resolves
+/// them (canonical, an enum as its underlying integer).
 void Collector::readArgs(const FunctionDecl *def, FunctionFacts &f) {
   for (const ParmVarDecl *p : def->parameters()) {
     KernelArg a;
@@ -187,6 +204,7 @@ void Collector::readArgs(const FunctionDecl *def, FunctionFacts &f) {
     PrintingPolicy pp(LO);
     pp.SuppressTagKeyword = true;
     a.type = spelled.empty() ? p->getType().getAsString(pp) : spelled;
+    canonicalArgType(p->getType(), pp, a);
     f.args.push_back(std::move(a));
   }
 }
@@ -228,6 +246,11 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
       f.rangeEnd = *off + 1;
   }
   readForwarder(def, f);
+  {
+    PrintingPolicy pp(LO);
+    pp.SuppressTagKeyword = true;
+    f.returnType = def->getReturnType().getAsString(pp);
+  }
   f.rangeBegin = f.offset;
   for (const auto &d : f.declarations)
     if (d.isDefinition && !d.hasTemplateList)

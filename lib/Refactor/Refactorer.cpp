@@ -92,6 +92,7 @@ llvm::Expected<TemplateOutput> makeTemplate(const Analysis &analysis,
   out.manifest.original = relativeTo(analysis.file, manifestPath);
   out.manifest.sourceSha256 = sha256Hex(out.text);
   out.manifest.kernels = std::move(rewrite->kernels);
+  out.manifest.launchers = std::move(rewrite->launchers);
   return out;
 }
 

@@ -30,6 +30,8 @@ namespace ktune::refactor {
 struct RewriteResult {
   clang::tooling::Replacements replacements;
   std::vector<ManifestKernel> kernels;
+  /// Host functions that became templates (manifest/2 `launchers`).
+  std::vector<ManifestLauncher> launchers;
   /// Things the user should know (a launch left at its defaults because
   /// its host function cannot become a template), "file:line: message".
   std::vector<std::string> notes;

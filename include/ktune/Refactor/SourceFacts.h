@@ -117,6 +117,21 @@ struct CallFacts {
   std::string geometryError;
   /// Explicit template arguments at the call, as written.
   std::vector<std::string> explicitArgs;
+  /// Launches: how it is spelled ("<<<>>>", "cudaLaunchKernelEx",
+  /// "cudaLaunchKernel", "cudaLaunchCooperativeKernel"); a kernel named for
+  /// cudaFuncSetAttribute and the like is a "reference", which takes the
+  /// template arguments a launch takes.
+  std::string form;
+  bool cooperative = false;
+  /// Parameters of the launching function that the geometry names (the
+  /// problem's dimensions, `num_tokens`), besides the kernel's arguments.
+  std::vector<std::string> hostNames;
+  /// The function-like macro whose body spells the callee: no template
+  /// arguments can be added there (one spelling for every expansion).
+  std::string macro;
+
+  /// A launch, or a reference that names the kernel like one.
+  bool namesKernel() const { return isLaunch || form == "reference"; }
 };
 
 enum class Spelling { Literal, Macro, Variable, Enumerator };
@@ -200,6 +215,10 @@ struct Occurrence {
   int boundParam = -1; // template_arg/default: kernel template parameter index
   /// Needs a type-preserving cast when replaced (literal typed other than int).
   std::string castType;
+  /// The type of the constant the site spells, for the parameter that
+  /// replaces it: the literal's or macro's type, a constant's declared type
+  /// (also at its definition). Empty: int.
+  std::string valueType;
   /// A constant defined from several others: its value as an expression
   /// with "§key=value§" placeholders for them.
   std::string derivedExpr;

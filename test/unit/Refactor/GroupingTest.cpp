@@ -99,12 +99,31 @@ TEST(CandidateRules, KindAndConfidenceOfGroups) {
 TEST(CandidateRules, CastOutsideConstantContexts) {
   Occurrence stride = site(10, 256, SiteRole::LoopStride);
   stride.castType = "unsigned int";
-  finishReplacement(stride);
+  finishReplacement(stride, "");
   EXPECT_EQ(stride.replacement, "static_cast<unsigned int>({P})");
   Occurrence extent = site(10, 256, SiteRole::SharedExtent);
   extent.castType = "unsigned int";
-  finishReplacement(extent);
+  finishReplacement(extent, "");
   EXPECT_EQ(extent.replacement, "{P}");
+}
+
+TEST(CandidateRules, NoCastWhereTheParameterHasTheSiteType) {
+  // `std::min(d / vec, 1024U)`: an unsigned parameter replaces 1024U as is.
+  Occurrence cap = site(10, 1024, SiteRole::LaunchBlock);
+  cap.castType = cap.valueType = "unsigned int";
+  CandidateGroup g;
+  g.sites = {cap};
+  EXPECT_EQ(groupType(g), "unsigned int");
+  finishReplacement(cap, groupType(g));
+  EXPECT_EQ(cap.replacement, "{P}");
+  // In an int group the unsigned cap keeps its type: deduction unchanged.
+  Occurrence other = cap;
+  finishReplacement(other, "");
+  EXPECT_EQ(other.replacement, "static_cast<unsigned int>({P})");
+  // An int literal next to an unsigned parameter stays int.
+  Occurrence bound = site(20, 1024, SiteRole::LoopBound);
+  finishReplacement(bound, "unsigned int");
+  EXPECT_EQ(bound.replacement, "static_cast<int>({P})");
 }
 
 TEST(Grouping, DispatchParamsAreSpelledDifferentlyAtLaunches) {

@@ -91,7 +91,10 @@ public:
   bool VisitCallExpr(CallExpr *call) {
     if (llvm::isa<CUDAKernelCallExpr>(call))
       return true;
-    if (auto view = apiLaunch(C, call, Host)) {
+    auto view = apiLaunch(C, call, Host);
+    if (!view)
+      view = helperLaunch(C, call, Host);
+    if (view) {
       Named.insert(view->named.ref);
       C.scanLaunch(*view, Host);
     }
@@ -191,7 +194,8 @@ public:
     SourceLocation loc = at->getBeginLoc();
     return Current && !C.isKernel(Current) && !C.isDeviceHelper(Current) &&
            C.whyCannotTemplate(Current).empty() &&
-           !(loc.isMacroID() && C.SM.isMacroBodyExpansion(loc));
+           !(loc.isMacroID() && C.SM.isMacroBodyExpansion(loc)) &&
+           isEditableKernelUse(C, at, Current);
   }
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *call) {
     if (const Expr *callee = call->getCallee())

@@ -283,6 +283,27 @@ std::optional<LaunchView> chevronLaunch(const clang::CUDAKernelCallExpr *call);
 std::optional<LaunchView> apiLaunch(Collector &c, const clang::CallExpr *call,
                                     const clang::FunctionDecl *host);
 
+/// A function of the main file that launches the kernel it is given
+/// (`launch_with(kernel, grid, block, stream, args...)` whose body is one
+/// `kernel<<<grid, block, 0, stream>>>(args...)`): the indices of the
+/// parameters that carry the kernel, grid, block and dynamic shared memory
+/// (-1: none), and the kernel's arguments (a trailing pack from `pack`).
+struct LaunchHelper {
+  int kernel = -1, grid = -1, block = -1, smem = -1, pack = -1;
+  std::vector<int> args;
+};
+std::optional<LaunchHelper> launchHelper(Collector &c,
+                                         const clang::FunctionDecl *fd);
+/// A call of a launch helper read as the launch it makes.
+std::optional<LaunchView> helperLaunch(Collector &c,
+                                       const clang::CallExpr *call,
+                                       const clang::FunctionDecl *host);
+/// The kernel named by `ref` in `fn` can be given template arguments there:
+/// it is handed to the CUDA runtime (isCudaRuntimeCall) or to a launch
+/// helper, directly or through a local whose every use is.
+bool isEditableKernelUse(Collector &c, const clang::Expr *ref,
+                         const clang::FunctionDecl *fn);
+
 /// A runtime value that a dispatch turned into a constant around a launch:
 /// inside `switch (v) { case 16: { constexpr size_t V = 16; ... } }` (or
 /// `if (v == 16) {...}`), `v` is `V`.

@@ -335,7 +335,9 @@ std::vector<DispatchedValue> dispatchedValues(Collector &c, const Stmt *at) {
 }
 
 bool isDispatchedConstant(Collector &c, const VarDecl *var) {
-  if (!var->isLocalVarDecl() || !var->getInit())
+  if (!var->isLocalVarDecl() || !var->getInit() ||
+      !var->getType()->isIntegralOrEnumerationType() ||
+      !(var->isConstexpr() || var->getType().isConstQualified()))
     return false;
   // Declared by a function-like macro (DISPATCH_*, BOOL_SWITCH): one per
   // case, each with its own value.
@@ -412,6 +414,158 @@ bool isCeilDivName(llvm::StringRef name) {
       n += ch;
   return n == "ceildiv" || n == "divceil" || n == "cdiv" || n == "divup" ||
          n == "divroundup" || n == "ceildivide";
+}
+
+} // namespace ktune::refactor
+
+namespace ktune::refactor {
+
+namespace {
+
+/// The index of `fd`'s parameter that `e` names, through copies and
+/// implicit conversions; -1 for anything else.
+int parameterIndex(const FunctionDecl *fd, const Expr *e) {
+  for (int depth = 0; e && depth < 6; ++depth) {
+    e = e->IgnoreImplicit();
+    if (const auto *m = llvm::dyn_cast<MaterializeTemporaryExpr>(e))
+      e = m->getSubExpr();
+    else if (const auto *c = llvm::dyn_cast<CXXConstructExpr>(e);
+             c && c->getNumArgs() == 1)
+      e = c->getArg(0);
+    else
+      break;
+  }
+  const auto *ref = llvm::dyn_cast_or_null<DeclRefExpr>(e);
+  const auto *p = ref ? llvm::dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
+  if (!p || p->getDeclContext() != fd)
+    return -1;
+  return static_cast<int>(p->getFunctionScopeIndex());
+}
+
+} // namespace
+
+std::optional<LaunchHelper> launchHelper(Collector &c, const FunctionDecl *fd) {
+  fd = fd ? c.definitionOf(fd) : nullptr;
+  if (!fd || !fd->getBody() || !c.inMainFile(fd->getLocation()))
+    return std::nullopt;
+  struct Launches : RecursiveASTVisitor<Launches> {
+    std::vector<const CUDAKernelCallExpr *> Found;
+    bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *k) {
+      Found.push_back(k);
+      return true;
+    }
+  } launches;
+  launches.TraverseStmt(fd->getBody());
+  if (launches.Found.size() != 1)
+    return std::nullopt;
+  const CUDAKernelCallExpr *k = launches.Found.front();
+  LaunchHelper h;
+  h.kernel = parameterIndex(fd, k->getCallee());
+  const CallExpr *config = k->getConfig();
+  if (h.kernel < 0 || !config || config->getNumArgs() < 2)
+    return std::nullopt;
+  h.grid = parameterIndex(fd, config->getArg(0));
+  h.block = parameterIndex(fd, config->getArg(1));
+  if (h.grid < 0 || h.block < 0)
+    return std::nullopt;
+  if (config->getNumArgs() >= 3 &&
+      !llvm::isa<CXXDefaultArgExpr>(config->getArg(2))) {
+    h.smem = parameterIndex(fd, config->getArg(2));
+    if (h.smem < 0 && !config->getArg(2)->isIntegerConstantExpr(c.Ctx))
+      return std::nullopt; // computed inside the helper: not read
+  }
+  for (const Expr *a : k->arguments()) {
+    if (const auto *pack = llvm::dyn_cast<PackExpansionExpr>(a)) {
+      h.pack = parameterIndex(fd, pack->getPattern());
+      if (h.pack < 0 || a != k->getArg(k->getNumArgs() - 1))
+        return std::nullopt;
+      continue;
+    }
+    int i = parameterIndex(fd, a);
+    if (i < 0)
+      return std::nullopt;
+    h.args.push_back(i);
+  }
+  return h;
+}
+
+std::optional<LaunchView> helperLaunch(Collector &c, const CallExpr *call,
+                                       const FunctionDecl *host) {
+  const FunctionDecl *callee = call->getDirectCallee();
+  auto h = launchHelper(c, callee);
+  if (!h || static_cast<unsigned>(h->kernel) >= call->getNumArgs())
+    return std::nullopt;
+  LaunchView v;
+  v.launch = call;
+  v.form = "launch helper " + callee->getNameAsString();
+  v.named = kernelReference(c, call->getArg(h->kernel), host);
+  if (!v.named.kernel)
+    return std::nullopt;
+  auto arg = [&](int i) -> const Expr * {
+    if (i < 0 || static_cast<unsigned>(i) >= call->getNumArgs() ||
+        llvm::isa<CXXDefaultArgExpr>(call->getArg(i)))
+      return nullptr;
+    return call->getArg(i);
+  };
+  v.grid = arg(h->grid);
+  v.block = arg(h->block);
+  v.smem = arg(h->smem);
+  for (int i : h->args)
+    v.args.push_back(arg(i));
+  if (h->pack >= 0)
+    for (unsigned i = h->pack; i < call->getNumArgs(); ++i)
+      v.args.push_back(call->getArg(i));
+  if (std::find(v.args.begin(), v.args.end(), nullptr) != v.args.end())
+    v.args.clear();
+  return v;
+}
+
+bool isEditableKernelUse(Collector &c, const Expr *ref,
+                         const FunctionDecl *fn) {
+  DynTypedNode node = DynTypedNode::create(*ref);
+  for (int depth = 0; depth < 8; ++depth) {
+    auto parents = c.Ctx.getParents(node);
+    if (parents.empty())
+      return false;
+    node = parents[0];
+    if (const auto *e = node.get<Expr>()) {
+      if (const auto *call = llvm::dyn_cast<CallExpr>(e)) {
+        if (isCudaRuntimeCall(call))
+          return true;
+        auto h = launchHelper(c, call->getDirectCallee());
+        return h && static_cast<unsigned>(h->kernel) < call->getNumArgs() &&
+               call->getArg(h->kernel)->IgnoreParenCasts() ==
+                   ref->IgnoreParenCasts();
+      }
+      if (llvm::isa<ImplicitCastExpr>(e) || llvm::isa<ParenExpr>(e) ||
+          llvm::isa<ExplicitCastExpr>(e) ||
+          (llvm::isa<UnaryOperator>(e) &&
+           llvm::cast<UnaryOperator>(e)->getOpcode() == UO_AddrOf))
+        continue;
+      return false;
+    }
+    // `auto kernel = K<...>;`: every use of the local must be editable.
+    if (const auto *var = node.get<VarDecl>()) {
+      if (!var->isLocalVarDecl() || !fn || !fn->getBody())
+        return false;
+      struct Uses : RecursiveASTVisitor<Uses> {
+        const VarDecl *Var;
+        std::vector<const DeclRefExpr *> Refs;
+        bool VisitDeclRefExpr(DeclRefExpr *r) {
+          if (r->getDecl() == Var)
+            Refs.push_back(r);
+          return true;
+        }
+      } uses;
+      uses.Var = var;
+      uses.TraverseStmt(fn->getBody());
+      return std::all_of(uses.Refs.begin(), uses.Refs.end(), [&](auto *r) {
+        return isEditableKernelUse(c, r, fn);
+      });
+    }
+    return false;
+  }
+  return false;
 }
 
 } // namespace ktune::refactor

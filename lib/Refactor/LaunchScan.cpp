@@ -115,12 +115,13 @@ void noteMacroConstants(Collector &c, const Expr *e, const FunctionDecl *host,
     int64_t v = lit->getValue().getSExtValue();
     auto at = c.offsetOf(lit->getLocation());
     if (!macro.empty() && v >= 2 && at && seen.insert(*at).second)
-      c.Out.notes.push_back(
-          c.note(lit->getLocation(),
-                 "the launch of " + kernel + " uses " + std::to_string(v) +
-                     ", spelled in the body of macro " + macro +
-                     ": not lifted (every expansion shares it); pass it as a "
-                     "macro argument to tune it"));
+      c.Out.notes.push_back(c.note(
+          c.SM.getSpellingLoc(lit->getLocation()),
+          "the launch of " + kernel + " on line " +
+              std::to_string(c.lineCol(*at).first) + " uses " +
+              std::to_string(v) + ", spelled in the body of macro " + macro +
+              ": not lifted (every expansion shares it); pass it as a "
+              "macro argument to tune it"));
     return;
   }
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s))
@@ -306,6 +307,8 @@ bool alreadySeen(const SourceFacts &facts, const CallFacts &cf) {
 } // namespace
 
 void Collector::scanLaunch(const LaunchView &launch, const FunctionDecl *host) {
+  if (!launch.named.kernel)
+    return; // a launch helper's own launch of the kernel it is given
   const FunctionDecl *kernel = definitionOf(launch.named.kernel);
   if (!kernel || !inMainFile(kernel->getLocation())) {
     Out.notes.push_back(note(launch.launch->getBeginLoc(),

@@ -46,7 +46,7 @@ std::optional<ktune::Error> Rewriter::addFnParam(const std::string &fn,
                                                  const ParamWork &p,
                                                  const std::string &name) {
   auto &list = FnParams[fn];
-  for (const FnParam &q : list)
+  for (FnParam &q : list)
     if (q.name == name) {
       if (q.defaultValue != p.defaultValue || q.type != p.type)
         return error(p.path + ".name",
@@ -54,9 +54,10 @@ std::optional<ktune::Error> Rewriter::addFnParam(const std::string &fn,
                          "' is also a parameter of another planned "
                          "kernel launched from the same function, "
                          "with a different default or type");
+      q.params.push_back(&p);
       return std::nullopt;
     }
-  list.push_back(FnParam{name, p.defaultValue, p.type, &p});
+  list.push_back(FnParam{name, p.defaultValue, p.type, {&p}});
   FnParamPath[fn + "\n" + name] = p.path;
   return std::nullopt;
 }
@@ -120,11 +121,8 @@ std::optional<ktune::Error> Rewriter::assignLaunchParam(const KernelWork &w,
 std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
   const FunctionFacts &k = *w.kernel;
   for (auto &p : w.params) {
-    if (p.launchParam) {
-      if (auto e = assignLaunchParam(w, p))
-        return e;
+    if (p.launchParam)
       continue;
-    }
     for (const auto &fn : deviceFunctionsOf(Facts, k, p)) {
       const FunctionFacts *f = Facts.function(fn);
       if (!f->cannotTemplate.empty())
@@ -171,7 +169,7 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
       continue;
     }
     for (auto &p : w.params) {
-      if (p.launchParam)
+      if (p.launchParam && !p.functions.count(h->id))
         continue;
       std::string name = nameIn(h->id, w, p);
       ParamWork renamed = p;
@@ -182,6 +180,11 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
         return e;
     }
   }
+  // Launch parameters also go where their sites are without a launch.
+  for (auto &p : w.params)
+    if (p.launchParam)
+      if (auto e = assignLaunchParam(w, p))
+        return e;
   // Host sites outside any launching function (none expected) are left.
   for (auto &p : w.params)
     for (const auto &fn :
@@ -331,6 +334,8 @@ std::optional<ktune::Error> Rewriter::callEdits() {
 void Rewriter::staticAssertEdit(const FunctionFacts &f,
                                 const std::string &asserts,
                                 const std::string &path) {
+  if (f.bodyBegin == 0)
+    return; // no braced body to put them in
   std::string text = asserts;
   std::string indent = "  ";
   if (!f.declarations.empty())
@@ -350,8 +355,10 @@ void Rewriter::staticAssertEdit(const FunctionFacts &f,
 std::vector<std::string> Rewriter::launchersOf(const ParamWork &p) const {
   std::vector<std::string> out;
   for (const auto &[fn, list] : FnParams)
-    if (std::any_of(list.begin(), list.end(),
-                    [&](const FnParam &q) { return q.param == &p; }))
+    if (std::any_of(list.begin(), list.end(), [&](const FnParam &q) {
+          return std::find(q.params.begin(), q.params.end(), &p) !=
+                 q.params.end();
+        }))
       if (const FunctionFacts *f = Facts.function(fn);
           f && f->role == FunctionRole::Host && !HostsLeftAlone.count(fn))
         out.push_back(fn);
@@ -407,10 +414,14 @@ std::optional<ktune::Error> Rewriter::constraintEdits() {
                                 indentOf(*w.kernel), cpath);
         continue;
       }
-      for (const auto &[fn, list] : FnParams) {
+      std::set<std::string> launchers;
+      for (const auto &p : w.params)
+        if (p.launchParam)
+          for (const auto &fn : launchersOf(p))
+            launchers.insert(fn);
+      for (const auto &fn : launchers) {
+        const auto &list = FnParams[fn];
         const FunctionFacts *f = Facts.function(fn);
-        if (!f || f->role != FunctionRole::Host || HostsLeftAlone.count(fn))
-          continue;
         std::map<std::string, std::string> hostRename;
         bool hasAll = true;
         for (const auto &n : names) {

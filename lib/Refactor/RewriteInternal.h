@@ -56,7 +56,9 @@ struct FnParam {
   std::string name;
   int64_t defaultValue = 0;
   std::string type = "int";
-  const ParamWork *param = nullptr;
+  /// The plan parameters it carries (several kernels launched from one
+  /// function may share one).
+  std::vector<const ParamWork *> params;
 };
 
 /// A planned kernel and its parameters.

@@ -128,12 +128,6 @@ ManifestKernel manifestFor(const SourceFacts &facts,
       mk.templateParams.push_back(tunableParam(p, p.name));
   mk.args = kernel.args;
 
-  std::map<std::string, std::string> rename = constraintRenames(params);
-  for (const auto &c : pk.constraints) {
-    auto e = expr::Expr::parse(c);
-    mk.constraints.push_back(e ? e->rename(rename).str() : c);
-  }
-
   // Launch geometry from the first launch that can be expressed: in kernel
   // arguments, template and launch parameters, and the launcher's own
   // parameters (dimensions of the problem, like `num_tokens`).
@@ -194,6 +188,7 @@ ManifestKernel manifestFor(const SourceFacts &facts,
 
   // Launch parameters, each under its launcher's name: the launcher of the
   // geometry where it holds one, else the first that does.
+  std::map<std::string, std::string> rename = constraintRenames(params);
   for (const ParamWork &p : params) {
     if (!p.launchParam)
       continue;
@@ -210,8 +205,16 @@ ManifestKernel manifestFor(const SourceFacts &facts,
       TemplateParam tp = tunableParam(p, name);
       tp.launcher = facts.function(h)->name;
       mk.launchParams.push_back(std::move(tp));
+      if (name != p.name)
+        rename[p.name] = name;
       break;
     }
+  }
+
+  // The plan's constraints in the manifest's names.
+  for (const auto &c : pk.constraints) {
+    auto e = expr::Expr::parse(c);
+    mk.constraints.push_back(e ? e->rename(rename).str() : c);
   }
   return mk;
 }
@@ -224,7 +227,7 @@ ManifestLauncher launcherFor(const SourceFacts &facts, const FunctionFacts &f,
   for (const auto &tp : f.templateParams)
     l.templateParams.push_back({tp.name, tp.type});
   for (const FnParam &fp : params) {
-    TemplateParam tp = tunableParam(*fp.param, fp.name);
+    TemplateParam tp = tunableParam(*fp.params.front(), fp.name);
     tp.type = fp.type;
     l.templateParams.push_back(std::move(tp));
   }

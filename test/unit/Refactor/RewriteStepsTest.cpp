@@ -59,9 +59,15 @@ namespace {
 // void go(float *x) { k<<<1, 256>>>(x); }
 const char *Source = "__global__ void k(float *x) { x[threadIdx.x] = 1; }\n"
                      "void go(float *x) { k<<<1, 256>>>(x); }\n";
+// The same with the block size in the kernel's code too.
+const char *KernelSource =
+    "__global__ void k(float *x) { x[threadIdx.x % 256] = 1; }\n"
+    "void go(float *x) { k<<<1, 256>>>(x); }\n";
 
-SourceFacts facts() {
-  std::string src = Source;
+/// Facts of `src`: the launch's 256 only (a launch parameter), or also the
+/// kernel's (KernelSource: a kernel parameter).
+SourceFacts facts(const char *text = Source) {
+  std::string src = text;
   SourceFacts f;
   f.file = "k.cu";
   FunctionFacts k;
@@ -83,6 +89,7 @@ SourceFacts facts() {
   unsigned goStart = static_cast<unsigned>(src.find("void go"));
   go.offset = goStart + 5;
   go.declarations = {{goStart, false, false, "", true}};
+  go.bodyBegin = static_cast<unsigned>(src.find('{', goStart)) + 1;
   go.rangeBegin = goStart;
   go.rangeEnd = static_cast<unsigned>(src.size()) - 1;
   go.args = {{"x", "float *"}};
@@ -93,7 +100,7 @@ SourceFacts facts() {
   launch.callee = k.id;
   launch.line = 2;
   launch.insertOffset = static_cast<unsigned>(src.find("<<<"));
-  unsigned block = static_cast<unsigned>(src.find("256"));
+  unsigned block = static_cast<unsigned>(src.rfind("256"));
   launch.grid = {"1"};
   launch.block = {marker(block)};
   f.calls = {launch};
@@ -109,6 +116,15 @@ SourceFacts facts() {
   o.value = o.baseValue = 256;
   o.family = Family::block();
   f.occurrences = {o};
+  if (size_t use = src.find("% 256"); use != std::string::npos) {
+    Occurrence k = o;
+    k.offset = static_cast<unsigned>(use + 2);
+    k.line = 1;
+    k.col = k.offset + 1;
+    k.function = "fn@16";
+    k.role = SiteRole::IndexArith;
+    f.occurrences.insert(f.occurrences.begin(), k);
+  }
   return f;
 }
 
@@ -130,14 +146,15 @@ Plan planFor(const CandidateSet &set, const std::string &name) {
 } // namespace
 
 TEST(Rewriter, StepsOneByOne) {
-  SourceFacts f = facts();
+  SourceFacts f = facts(KernelSource);
   CandidateIndex index;
   CandidateSet set = buildCandidates(f, index);
   Plan plan = planFor(set, "BS");
-  Rewriter r(f, set, index, plan, Source);
+  Rewriter r(f, set, index, plan, KernelSource);
   ASSERT_EQ(r.prepareKernels(), std::nullopt);
   ASSERT_EQ(r.work().size(), 1u);
-  EXPECT_EQ(r.work()[0].params[0].sites.size(), 1u);
+  EXPECT_EQ(r.work()[0].params[0].sites.size(), 2u);
+  EXPECT_FALSE(r.work()[0].params[0].launchParam);
   r.nameHostParameters();
   ASSERT_EQ(r.assignFunctionParams(), std::nullopt);
   ASSERT_EQ(r.templateListEdits(), std::nullopt);
@@ -145,14 +162,36 @@ TEST(Rewriter, StepsOneByOne) {
   // forwarder only when it has a signature to forward.
   EXPECT_EQ(r.edits().size(), 2u);
   r.siteEdits();
-  ASSERT_EQ(r.edits().size(), 3u);
+  ASSERT_EQ(r.edits().size(), 4u);
   EXPECT_EQ(r.edits().back().text, "BS");
   ASSERT_EQ(r.callEdits(), std::nullopt);
   EXPECT_EQ(r.edits().back().text, "<BS>");
   ASSERT_EQ(r.constraintEdits(), std::nullopt); // the plan has none
   auto replacements = r.mergedReplacements();
   ASSERT_TRUE(bool(replacements)) << llvm::toString(replacements.takeError());
-  EXPECT_EQ(replacements->size(), 4u);
+  EXPECT_EQ(replacements->size(), 5u);
+}
+
+TEST(Rewriter, LaunchParameterStepsLeaveTheKernel) {
+  SourceFacts f = facts();
+  CandidateIndex index;
+  CandidateSet set = buildCandidates(f, index);
+  ASSERT_TRUE(set.candidates.at(0).launchParam);
+  Plan plan = planFor(set, "BS");
+  Rewriter r(f, set, index, plan, Source);
+  ASSERT_EQ(r.prepareKernels(), std::nullopt);
+  EXPECT_TRUE(r.work()[0].params[0].launchParam);
+  r.nameHostParameters();
+  ASSERT_EQ(r.assignFunctionParams(), std::nullopt);
+  ASSERT_EQ(r.templateListEdits(), std::nullopt);
+  // Only the host gets a template list.
+  ASSERT_EQ(r.edits().size(), 1u);
+  EXPECT_EQ(r.edits().front().text, "template <int BS = 256>\n");
+  r.siteEdits();
+  ASSERT_EQ(r.edits().size(), 2u);
+  // The launch passes nothing to the kernel.
+  ASSERT_EQ(r.callEdits(), std::nullopt);
+  EXPECT_EQ(r.edits().size(), 2u);
 }
 
 TEST(Rewriter, PlannedTwiceIsAnError) {

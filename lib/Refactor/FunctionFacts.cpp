@@ -104,6 +104,13 @@ void Collector::readTemplateParams(const FunctionTemplateDecl *tmpl,
     } else if (const auto *n = llvm::dyn_cast<NonTypeTemplateParmDecl>(p)) {
       std::string spelled =
           textOf(n->getTypeSourceInfo()->getTypeLoc().getSourceRange());
+      // A declarator around the name (`float (*Activation)(const float &)`)
+      // is no type: print the type itself.
+      if (spelled.find(tp.name) != std::string::npos) {
+        PrintingPolicy pp(LO);
+        pp.SuppressTagKeyword = true;
+        spelled = n->getType().getAsString(pp);
+      }
       tp.type = spelled.empty() ? n->getType().getAsString() : spelled;
       if (n->hasDefaultArgument())
         tp.defaultText = textOf(n->getDefaultArgument().getSourceRange());

@@ -260,8 +260,10 @@ bool isLaunchArgumentUse(ASTContext &ctx, const DeclRefExpr *ref) {
         u && u->getOpcode() == UO_AddrOf) {
       // `void *args[] = {&n, ...}`: the kernel argument array.
       auto up = ctx.getParents(*u);
-      while (!up.empty() && up[0].get<ImplicitCastExpr>())
-        up = ctx.getParents(*up[0].get<ImplicitCastExpr>());
+      while (!up.empty() && up[0].get<Expr>() &&
+             (llvm::isa<CastExpr>(up[0].get<Expr>()) ||
+              llvm::isa<ParenExpr>(up[0].get<Expr>())))
+        up = ctx.getParents(*up[0].get<Expr>());
       return !up.empty() && up[0].get<InitListExpr>() &&
              up[0].get<InitListExpr>()->getType()->isArrayType() &&
              up[0]

@@ -218,3 +218,44 @@ TEST(Rewriter, ListedSitesMustExist) {
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->where, "kernels[0].params[0].sites[0]");
 }
+
+TEST(RewriteManifest, LaunchExpressionsKeepSizeofAndCheckNames) {
+  auto none = [](unsigned) -> std::optional<std::string> {
+    return std::nullopt;
+  };
+  std::set<std::string> known = {"d", "T", "CAP"};
+  EXPECT_EQ(launchExpression("min((d / (16 / sizeof(T))), CAP)", none, known),
+            "min(d / (16 / sizeof(T)), CAP)");
+  // A name nobody gives a value to, and sizeof of one: no expression.
+  EXPECT_EQ(launchExpression("d / rows", none, known), std::nullopt);
+  EXPECT_EQ(launchExpression("d / sizeof(U)", none, known), std::nullopt);
+  // Markers resolve to the parameter's name.
+  auto cap = [](unsigned offset) -> std::optional<std::string> {
+    return offset == 7 ? std::optional<std::string>("CAP") : std::nullopt;
+  };
+  EXPECT_EQ(launchExpression("ceil_div(@7@, 32)", cap, known),
+            "ceil_div(CAP, 32)");
+}
+
+TEST(RewriteManifest, LauncherEntry) {
+  SourceFacts f = facts();
+  const FunctionFacts &go = f.functions.at("fn@58");
+  ParamWork p;
+  PlanParam plan;
+  plan.kind = ParamKind::BlockSize;
+  plan.domain = Domain::ofValues({128, 256});
+  p.plan = &plan;
+  p.defaultValue = 256;
+  p.type = "unsigned int";
+  FnParam fp{"CAP", 256, "unsigned int", {&p}};
+  ManifestLauncher l = launcherFor(f, go, {fp});
+  EXPECT_EQ(l.name, "go");
+  EXPECT_EQ(l.kernels, std::vector<std::string>{"k"});
+  EXPECT_FALSE(l.forwarder); // no signature recorded in these facts
+  ASSERT_EQ(l.templateParams.size(), 1u);
+  EXPECT_EQ(l.templateParams[0].name, "CAP");
+  EXPECT_EQ(l.templateParams[0].type, "unsigned int");
+  EXPECT_TRUE(l.templateParams[0].tunable);
+  EXPECT_EQ(l.templateParams[0].defaultValue, 256);
+  EXPECT_EQ(l.returns, "void");
+}

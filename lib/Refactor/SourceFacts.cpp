@@ -119,7 +119,12 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
               {"explicit_args", c.explicitArgs}};
     if (!c.implicitArgsError.empty())
       j["implicit_args_error"] = c.implicitArgsError;
+    if (!c.form.empty())
+      j["form"] = c.form;
+    if (!c.macro.empty())
+      j["macro"] = c.macro;
     if (c.isLaunch) {
+      j["host_names"] = c.hostNames;
       j["grid"] = c.grid;
       j["block"] = c.block;
       j["smem"] = c.smem;
@@ -146,7 +151,8 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
          {"dim", o.dim},
          {"top", o.top},
          {"bound_param", o.boundParam},
-         {"cast", o.castType}});
+         {"cast", o.castType},
+         {"value_type", o.valueType}});
   for (const auto &a : facts.sharedArrays)
     out["shared_arrays"].push_back({{"function", a.function},
                                     {"name", a.name},

@@ -47,13 +47,13 @@ template void gate_rows<float>(float *, const float *, int, int64_t,
                                cudaStream_t);
 
 // CAND:      CAND block_size gate value=1024 spelling=1024 high type=unsigned int launch-param
-// CAND-NEXT:   SITE 33:37 launch_block '1024U' -> {P}
+// CAND-NEXT:   SITE 34:32 launch_block '1024U' -> {P}
 // CAND:      CAND block_size gate value=64 spelling=64 high launch-param
-// CAND-NEXT:   SITE 38:43 launch_block '64' -> {P}
+// CAND-NEXT:   SITE 39:39 launch_block '64' -> {P}
 // The host's 16 / sizeof(T) alone is not offered.
 // CAND-NOT:  vector_width gate
 // CAND:      CAND block_size bounded value=256 spelling=256 high{{$}}
-// CAND-NEXT:   SITE 24:35 launch_bounds '256' -> {P}
+// CAND-NEXT:   SITE 25:35 launch_bounds '256' -> {P}
 
 // TPL:      template <typename T>
 // TPL-NEXT: __global__ void gate(T *out, const T *in, int d) {

@@ -264,7 +264,7 @@ struct LaunchView {
   KernelName named;
   const clang::Expr *grid = nullptr, *block = nullptr, *smem = nullptr;
   std::vector<const clang::Expr *> args; // the kernel's arguments, in order
-  std::string form;                      // as CallFacts::form
+  CallForm form = CallForm::Chevron;
   bool cooperative = false;
   std::string problem; // why the geometry cannot be read (empty: it can)
 };

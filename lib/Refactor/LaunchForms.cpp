@@ -198,7 +198,7 @@ std::optional<LaunchView> chevronLaunch(const CUDAKernelCallExpr *call) {
   LaunchView v;
   v.launch = call;
   v.call = call;
-  v.form = "<<<>>>";
+  v.form = CallForm::Chevron;
   v.named.ref = call->getCallee()->IgnoreParenImpCasts();
   v.named.kernel = call->getDirectCallee();
   if (!v.named.kernel)
@@ -225,7 +225,9 @@ std::optional<LaunchView> apiLaunch(Collector &c, const CallExpr *call,
     return std::nullopt;
   LaunchView v;
   v.launch = call;
-  v.form = api;
+  v.form = api == "cudaLaunchKernelEx" ? CallForm::LaunchKernelEx
+           : api == "cudaLaunchKernel" ? CallForm::LaunchKernel
+                                       : CallForm::CooperativeKernel;
   unsigned n = call->getNumArgs();
   auto arg = [&](unsigned i) -> const Expr * {
     if (i >= n || llvm::isa<CXXDefaultArgExpr>(call->getArg(i)))
@@ -497,7 +499,7 @@ std::optional<LaunchView> helperLaunch(Collector &c, const CallExpr *call,
     return std::nullopt;
   LaunchView v;
   v.launch = call;
-  v.form = "launch helper " + callee->getNameAsString();
+  v.form = CallForm::LaunchHelper;
   v.named = kernelReference(c, call->getArg(h->kernel), host);
   if (!v.named.kernel)
     return std::nullopt;

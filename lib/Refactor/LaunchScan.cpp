@@ -362,7 +362,7 @@ void Collector::scanKernelReference(const Expr *ref, const FunctionDecl *kernel,
     return;
   FunctionFacts &hostFacts = functionFacts(host, FunctionRole::Host);
   CallFacts cf;
-  cf.form = "reference";
+  cf.form = CallForm::Reference;
   cf.caller = hostFacts.id;
   cf.callee = idOf(kernel);
   describeCallee(*this, nullptr, ref, kernel, cf);

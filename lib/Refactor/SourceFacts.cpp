@@ -1,11 +1,27 @@
 #include "ktune/Refactor/SourceFacts.h"
 
+#include "ktune/Support/EnumNames.h"
+
 #include <algorithm>
 #include <ostream>
 #include <set>
 #include <tuple>
 
 namespace ktune::refactor {
+
+static constexpr EnumName<CallForm> CallFormNames[] = {
+    {CallForm::DeviceCall, "call"},
+    {CallForm::Chevron, "<<<>>>"},
+    {CallForm::LaunchKernelEx, "cudaLaunchKernelEx"},
+    {CallForm::LaunchKernel, "cudaLaunchKernel"},
+    {CallForm::CooperativeKernel, "cudaLaunchCooperativeKernel"},
+    {CallForm::LaunchHelper, "launch_helper"},
+    {CallForm::Reference, "reference"},
+};
+
+std::string_view callFormName(CallForm form) {
+  return nameOf(CallFormNames, form, "call");
+}
 
 const FunctionFacts *SourceFacts::function(const std::string &id) const {
   auto it = functions.find(id);
@@ -119,8 +135,7 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
               {"explicit_args", c.explicitArgs}};
     if (!c.implicitArgsError.empty())
       j["implicit_args_error"] = c.implicitArgsError;
-    if (!c.form.empty())
-      j["form"] = c.form;
+    j["form"] = std::string(callFormName(c.form));
     if (!c.macro.empty())
       j["macro"] = c.macro;
     if (c.isLaunch) {

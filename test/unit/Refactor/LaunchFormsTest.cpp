@@ -117,7 +117,8 @@ void go(float *x, int n, int rows) {
   const clang::FunctionDecl *go = function(ctx, "go");
   auto view = apiLaunch(c, callOf(ctx, "cudaLaunchKernelEx"), go);
   ASSERT_TRUE(view.has_value());
-  EXPECT_EQ(view->form, "cudaLaunchKernelEx");
+  EXPECT_EQ(view->form, CallForm::LaunchKernelEx);
+  EXPECT_EQ(callFormName(view->form), "cudaLaunchKernelEx");
   ASSERT_NE(view->named.kernel, nullptr);
   EXPECT_EQ(view->named.kernel->getNameAsString(), "k");
   ASSERT_NE(view->named.through, nullptr);

@@ -11,6 +11,8 @@
 
 #include "clang/Lex/Lexer.h"
 
+#include <algorithm>
+
 namespace ktune::refactor {
 
 using namespace clang;
@@ -311,8 +313,11 @@ void Collector::scanLaunch(const LaunchView &launch, const FunctionDecl *host) {
     return; // a launch helper's own launch of the kernel it is given
   const FunctionDecl *kernel = definitionOf(launch.named.kernel);
   if (!kernel || !inMainFile(kernel->getLocation())) {
-    Out.notes.push_back(note(launch.launch->getBeginLoc(),
-                             "launch of a kernel not defined in this file"));
+    // Once, also when a dispatch macro expands the launch several times.
+    std::string n = note(launch.launch->getBeginLoc(),
+                         "launch of a kernel not defined in this file");
+    if (std::find(Out.notes.begin(), Out.notes.end(), n) == Out.notes.end())
+      Out.notes.push_back(std::move(n));
     return;
   }
   FunctionFacts &hostFacts = functionFacts(host, FunctionRole::Host);

@@ -217,11 +217,12 @@ def main():
                     continue
                 found = True
                 given = targs or []
-                # An argument that cannot be written back (a function
-                # pointer, demangled as "&(float f(float))"): the template's
-                # own launchers must instantiate it; a missing instance is
-                # reported below.
-                if any("(" in a for a in given):
+                # Nothing added to the kernel (its launch parameters live in
+                # the launcher), or an argument that cannot be written back
+                # (a function pointer, demangled as "&(float f(float))"): the
+                # template's own code instantiates it as the original does; a
+                # missing instance is reported below.
+                if len(params) <= len(given) or any("(" in a for a in given):
                     continue
                 values = list(given)
                 for param in params[len(given):]:

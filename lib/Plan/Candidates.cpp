@@ -101,6 +101,8 @@ Expected<Candidate> readCandidate(const JsonReader &j,
                                       "\" (expected high, medium or low)");
   c.confidence = *parsedConfidence;
   KTUNE_TRY_ASSIGN(c.why, j.optionalString("why"));
+  KTUNE_TRY_ASSIGN(c.type, j.optionalString("type"));
+  KTUNE_TRY_ASSIGN(c.launchParam, j.optionalBool("launch_param", false));
 
   KTUNE_TRY_ASSIGN(JsonReader sites, j.required("sites"));
   if (!sites.isArray() || sites.size() == 0)
@@ -200,6 +202,10 @@ json candidatesToJson(const CandidateSet &set) {
                {"sites", std::move(sites)}};
     if (!c.impliedConstraints.empty())
       jc["implied_constraints"] = c.impliedConstraints;
+    if (!c.type.empty())
+      jc["type"] = c.type;
+    if (c.launchParam)
+      jc["launch_param"] = true;
     list.push_back(std::move(jc));
   }
   return {{"ktune", CandidatesVersion},

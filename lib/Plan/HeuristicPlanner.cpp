@@ -277,9 +277,12 @@ private:
       if (c.kernel == kernel)
         all.push_back(&c);
 
+    // Block dims of the kernel's own code; a launch parameter's block is
+    // one launcher's, constrained by its implied constraints alone.
     size_t blockParams = 0;
     for (const Candidate *c : all)
-      if (Accepted.count(c) && c->kind == ParamKind::BlockSize)
+      if (Accepted.count(c) && c->kind == ParamKind::BlockSize &&
+          !c->launchParam)
         ++blockParams;
 
     std::set<std::string> taken;
@@ -334,9 +337,14 @@ private:
                       const std::map<std::string, std::string> &nameOf) {
     std::map<std::string, expr::Value> defaults;
     std::vector<std::string> blockNames;
+    std::set<std::string> launchParams;
+    for (const Candidate *c : all)
+      if (c->launchParam)
+        if (auto it = nameOf.find(c->id); it != nameOf.end())
+          launchParams.insert(it->second);
     for (const auto &p : planned.params) {
       defaults.emplace(p.name, expr::Value::ofInt(p.defaultValue));
-      if (p.kind == ParamKind::BlockSize)
+      if (p.kind == ParamKind::BlockSize && !launchParams.count(p.name))
         blockNames.push_back(p.name);
     }
     std::set<std::string> seen;

@@ -58,9 +58,12 @@ void describeCallee(Collector &c, const CallExpr *call, const Expr *calleeExpr,
   }
   if (!nameOff || (rAngle.isValid() && !c.offsetOf(rAngle)))
     cf.implicitArgsError = "the call is not spelled in this file";
+  const FunctionDecl *resolved = call ? call->getDirectCallee() : nullptr;
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(calleeExpr); !call && ref)
+    resolved = llvm::dyn_cast<FunctionDecl>(ref->getDecl());
   if (const FunctionTemplateDecl *t = def->getDescribedFunctionTemplate())
-    spellImplicitTemplateArgs(call, t, explicitCount, c.Ctx, cf.implicitArgs,
-                              cf.implicitArgsError);
+    spellImplicitTemplateArgs(call, resolved, t, explicitCount, c.Ctx,
+                              cf.implicitArgs, cf.implicitArgsError);
 }
 
 } // namespace ktune::refactor

@@ -233,21 +233,31 @@ Confidence confidenceOf(const CandidateGroup &g) {
   return Confidence::Medium;
 }
 
-/// Roles in constant contexts, where a conversion changes nothing.
-static bool needsCast(const Occurrence &o) {
+/// Roles in constant contexts, where a conversion changes nothing. A launch
+/// dimension is no such context: `std::min(d / vec, 1024U)` deduces from it.
+static bool isConstantContext(SiteRole role) {
   static const std::set<SiteRole> constant = {
       SiteRole::Definition,    SiteRole::SharedExtent,
       SiteRole::RegisterArray, SiteRole::UnrollPragma,
       SiteRole::LaunchBounds,  SiteRole::LaunchBoundsMinBlocks,
       SiteRole::CubBlockSize,  SiteRole::CubItemsPerThread,
       SiteRole::TemplateArg,   SiteRole::TemplateDefault,
-      SiteRole::VectorBytes,   SiteRole::LaunchBlock};
-  return !o.castType.empty() && !constant.count(o.role);
+      SiteRole::VectorBytes};
+  return constant.count(role) != 0;
 }
 
-void finishReplacement(Occurrence &o) {
-  if (needsCast(o))
-    o.replacement = "static_cast<" + o.castType + ">(" + o.replacement + ")";
+std::string groupType(const CandidateGroup &g) {
+  for (const auto &s : g.sites)
+    if (isStrongRole(s))
+      return s.valueType;
+  return g.sites.empty() ? std::string() : g.sites.front().valueType;
+}
+
+void finishReplacement(Occurrence &o, const std::string &paramType) {
+  if (isConstantContext(o.role) || o.castType == paramType)
+    return;
+  std::string own = o.castType.empty() ? "int" : o.castType;
+  o.replacement = "static_cast<" + own + ">(" + o.replacement + ")";
 }
 
 } // namespace ktune::refactor

@@ -50,8 +50,9 @@ static void finishGroup(const SourceFacts &facts, CandidateGroup &g) {
   std::ranges::sort(g.sites, {}, &Occurrence::offset);
   auto dups = std::ranges::unique(g.sites, {}, &Occurrence::offset);
   g.sites.erase(dups.begin(), dups.end());
+  g.type = groupType(g);
   for (auto &s : g.sites)
-    finishReplacement(s);
+    finishReplacement(s, g.type);
 }
 
 /// The candidate a finished group becomes, under `id`.
@@ -72,6 +73,16 @@ static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
   c.spelling = g.named ? g.constantName : std::to_string(c.value);
   c.confidence = confidenceOf(g);
   c.why = whyOf(g, kind, &facts);
+  c.type = g.type;
+  c.launchParam = g.launchParam;
+  if (g.launchParam) {
+    std::string hosts;
+    for (const auto &h : g.hosts)
+      hosts += (hosts.empty() ? "" : ", ") + h;
+    c.why += "; chosen on the host in " + hosts +
+             ": a launch parameter (the launcher becomes a template, the "
+             "kernel is unchanged)";
+  }
   for (const auto &o : g.sites) {
     SourceSite site;
     site.file = facts.pathOf(filePart(o.offset));

@@ -40,6 +40,14 @@ struct CandidateGroup {
   bool informational = false; // vector types: not rewritable
   /// Lines where a literal of the group's value appears in no known role.
   std::vector<unsigned> unlinkedLines;
+  /// The constant's type (empty: int), from its first site in a strong
+  /// role: the parameter replacing it has this type.
+  std::string type;
+  /// Every site is host code around a launch and no kernel template
+  /// parameter is set: a launch parameter (the kernel stays as it is).
+  bool launchParam = false;
+  /// Qualified names of the host functions holding its sites.
+  std::vector<std::string> hosts;
 
   /// A site plays one of `roles` (a definition: through its use).
   bool hasRole(std::initializer_list<SiteRole> roles) const;
@@ -64,9 +72,13 @@ std::string roleDescription(std::optional<SiteRole> role, int dim);
 std::string whyOf(const CandidateGroup &g, ParamKind kind,
                   const SourceFacts *facts = nullptr);
 Confidence confidenceOf(const CandidateGroup &g);
-/// Replacements outside constant contexts keep the literal's type with a
-/// static_cast ("static_cast<unsigned>({P})").
-void finishReplacement(Occurrence &o);
+/// The type a parameter replacing the group's sites has: the type of its
+/// first site in a strong role (else of its first site). Empty: int.
+std::string groupType(const CandidateGroup &g);
+/// Replacements outside constant contexts keep the site's own type with a
+/// static_cast when it differs from the parameter's (`groupType`):
+/// "static_cast<unsigned int>({P})" for `i += 256u` in an int group.
+void finishReplacement(Occurrence &o, const std::string &paramType);
 
 // --- grouping one kernel (Grouping.cpp) --------------------------------------
 
@@ -108,6 +120,11 @@ void absorbLiteralBlocks(std::vector<CandidateGroup> &named, KernelGroups &g);
 /// one only in the kernel, are the same knob.
 void mergeHostAndKernelConstants(std::vector<CandidateGroup> &named,
                                  const std::string &kernelId);
+/// Groups whose sites are all in host functions and that set no kernel
+/// template parameter become launch parameters; such a group without a
+/// launch role (a host-side `16 / sizeof(T)` alone) is no knob and dropped.
+void markLaunchParams(const SourceFacts &facts,
+                      std::vector<CandidateGroup> &groups);
 /// Every group of one kernel, in the order candidates are made.
 std::vector<CandidateGroup> groupKernel(const SourceFacts &facts,
                                         const FunctionFacts &kernel);

@@ -100,15 +100,55 @@ std::string Collector::note(SourceLocation loc, const std::string &message) {
 
 namespace {
 
+/// The launches in one function (lambdas included), then the other places
+/// it names a kernel (`auto kernel = K<...>` used by cudaFuncSetAttribute).
 class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
 public:
   LaunchFinder(Collector &c, const FunctionDecl *host) : C(c), Host(host) {}
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *call) {
-    C.scanLaunch(call, Host);
+    if (auto view = chevronLaunch(call)) {
+      Named.insert(view->named.ref);
+      C.scanLaunch(*view, Host);
+    }
     return true;
+  }
+  bool VisitCallExpr(CallExpr *call) {
+    if (llvm::isa<CUDAKernelCallExpr>(call))
+      return true;
+    auto view = apiLaunch(C, call, Host);
+    if (!view)
+      view = helperLaunch(C, call, Host);
+    if (view) {
+      Named.insert(view->named.ref);
+      C.scanLaunch(*view, Host);
+    }
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    reference(ref);
+    return true;
+  }
+  bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *ule) {
+    reference(ule);
+    return true;
+  }
+  void reference(const Expr *e) {
+    if (C.isKernel(Host) || C.isDeviceHelper(Host))
+      return;
+    KernelName named = kernelReference(C, e, Host);
+    if (named.kernel && C.inMainFile(named.ref->getBeginLoc()))
+      References.emplace_back(named.ref, named.kernel);
+  }
+  /// After the walk: references that no launch used.
+  void scanReferences() {
+    for (auto [e, k] : References)
+      if (!Named.count(e))
+        C.scanKernelReference(e, k, Host);
   }
   Collector &C;
   const FunctionDecl *Host;
+  std::set<const Expr *> Named;
+  std::vector<std::pair<const Expr *, const FunctionDecl *>> References;
 };
 
 /// A visitor of the main file's declarations: the declarations of other
@@ -153,15 +193,34 @@ public:
     // parallelism), lambdas included.
     LaunchFinder launches(C, fd);
     launches.TraverseStmt(fd->getBody());
+    launches.scanReferences();
     return true;
   }
 };
 
 /// Finds references to the main file's non-template kernels that are not
-/// the callee of a <<<>>> launch.
+/// the callee of a <<<>>> launch and cannot be given template arguments:
+/// outside a host function that can become a template, or in a macro body.
 class KernelReferenceFinder : public MainFileVisitor<KernelReferenceFinder> {
 public:
   using MainFileVisitor::MainFileVisitor;
+  bool TraverseFunctionDecl(FunctionDecl *fd) {
+    const FunctionDecl *outer = Current;
+    if (fd->doesThisDeclarationHaveABody())
+      Current = fd;
+    bool r = MainFileVisitor::TraverseFunctionDecl(fd);
+    Current = outer;
+    return r;
+  }
+  /// The reference will be an edit point (LaunchFinder) where the template
+  /// arguments can be written.
+  bool editable(const Expr *at) const {
+    SourceLocation loc = at->getBeginLoc();
+    return Current && !C.isKernel(Current) && !C.isDeviceHelper(Current) &&
+           C.whyCannotTemplate(Current).empty() &&
+           !(loc.isMacroID() && C.SM.isMacroBodyExpansion(loc)) &&
+           isEditableKernelUse(C, at, Current);
+  }
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *call) {
     if (const Expr *callee = call->getCallee())
       Callees.insert(callee->IgnoreParenImpCasts());
@@ -182,13 +241,15 @@ public:
   }
   void consider(const FunctionDecl *f, const Expr *at) {
     if (!f || !C.isKernel(f) || f->getDescribedFunctionTemplate() ||
-        f->isTemplateInstantiation() || !C.inRewritableFile(f->getLocation()))
+        f->isTemplateInstantiation() || !C.inRewritableFile(f->getLocation()) ||
+        editable(at))
       return;
     auto loc = C.SM.getExpansionLoc(at->getBeginLoc());
     C.NamedNotLaunched.try_emplace(f->getCanonicalDecl(),
                                    C.SM.getExpansionLineNumber(loc));
   }
   std::set<const Expr *> Callees;
+  const FunctionDecl *Current = nullptr;
 };
 
 } // namespace

@@ -41,6 +41,10 @@
 #include <tuple>
 #include <vector>
 
+namespace clang {
+class ExprMutationAnalyzer;
+}
+
 namespace ktune::refactor {
 
 // --- spelling ----------------------------------------------------------------
@@ -65,6 +69,7 @@ struct Atom {
   std::string constant, constantName;
   const clang::VarDecl *localVar = nullptr; // a local constant: follow its init
   std::string castType;
+  std::string valueType; // the constant's type (a variable's: declared)
   /// A constant defined from other constants (`kThreads = kWarps * 32`):
   /// with one base, the use is a site of the base spelled by `replacement`;
   /// with several, `derivedExpr` relates them ("§key=value§" placeholders).
@@ -91,6 +96,22 @@ struct RoleCtx {
   /// arguments, host template parameters passed as kernel template args.
   const std::map<const clang::ValueDecl *, std::string> *varToParam = nullptr;
   const std::map<std::string, std::string> *textToParam = nullptr;
+  /// Launch translation: types passed as the kernel's type template
+  /// arguments (as written, sugar included), so `sizeof(c_type)` reads
+  /// `sizeof(T)`.
+  const std::vector<std::pair<clang::QualType, std::string>> *typeToParam =
+      nullptr;
+  /// Launch translation: the kernel's parameter names (a launcher parameter
+  /// of the same name cannot be named), and where the launcher parameters
+  /// the expression names are collected.
+  const std::set<std::string> *kernelNames = nullptr;
+  std::set<std::string> *hostNames = nullptr;
+  /// A direct argument of std::min/std::max: a cap on the role's value,
+  /// as strong as the whole expression (`ceil_div(min(1024, d), 32)`).
+  bool cap = false;
+  /// Literals of this value are not recorded (the 32 lanes of a warp in
+  /// `dim3(32, num_warps)`).
+  int64_t skipLiteral = 0;
 };
 
 /// Bytes [begin, end) of a file included or not depending on __CUDA_ARCH__:
@@ -115,6 +136,41 @@ struct ArchReason {
 /// itself (the lambda's body is checked like any other code).
 bool mutates(clang::ASTContext &ctx, const clang::DeclRefExpr *ref);
 
+/// An argument's type as stage 2 reads it: canonical, without top-level
+/// qualifiers (`const uint` -> "unsigned int", `int64_t` -> "long"); an
+/// enum as its underlying integer, with its name in `enumName`. Nothing
+/// for a dependent type.
+void canonicalArgType(clang::QualType type, const clang::PrintingPolicy &policy,
+                      KernelArg &arg);
+
+/// How a constant's type is spelled for a parameter that replaces it
+/// (unqualified; a function-local typedef through to what it names). Empty
+/// for int and enums.
+std::string typeSpelling(const clang::ASTContext &ctx, clang::QualType t);
+
+/// The launch API a call names: "cudaLaunchKernelEx", "cudaLaunchKernel",
+/// "cudaLaunchCooperativeKernel" (their C and templated forms alike);
+/// empty for any other call.
+std::string launchApiName(const clang::CallExpr *call);
+
+/// A call of the CUDA runtime that launches a kernel or reads or sets its
+/// attributes (cudaLaunch*, cudaFunc*, cudaOccupancy*): it copies its
+/// arguments.
+bool isCudaRuntimeCall(const clang::CallExpr *call);
+
+/// `ref` is an argument handed to the CUDA runtime (isCudaRuntimeCall), or
+/// `&ref` in a `void *args[]` array of kernel arguments. Neither changes it.
+bool isLaunchArgumentUse(clang::ASTContext &ctx, const clang::DeclRefExpr *ref);
+
+/// True when this use of a variable can change it, as
+/// clang::ExprMutationAnalyzer sees it over the function's body (assigned,
+/// incremented, its address taken, bound to a non-const reference, a member
+/// assigned...), except that handing it to a kernel launch and capturing it
+/// by reference in a lambda are no change by themselves (the lambda's body
+/// is checked like any other code).
+bool mutatedAt(clang::ExprMutationAnalyzer &analyzer, clang::ASTContext &ctx,
+               const clang::DeclRefExpr *ref);
+
 /// A kernel template parameter that selects behaviour rather than sizing
 /// work: an enum or bool, or one the kernel compares for (in)equality or
 /// switches on. Launch arguments for it are a dispatch, never a knob.
@@ -125,6 +181,8 @@ bool selectsBehaviour(const clang::NamedDecl *param,
 bool mentionsBuiltin(const clang::Expr *e, llvm::StringRef name);
 
 // --- the traversal -----------------------------------------------------------
+
+struct LaunchView;
 
 class Collector {
 public:
@@ -219,8 +277,12 @@ public:
 
   // Device code (DeviceScanner.cpp) and launches (LaunchScan.cpp).
   void scanDeviceFunction(const clang::FunctionDecl *def);
-  void scanLaunch(const clang::CUDAKernelCallExpr *call,
-                  const clang::FunctionDecl *host);
+  void scanLaunch(const LaunchView &launch, const clang::FunctionDecl *host);
+  /// A kernel named in host code other than by a launch (cudaFuncSetAttribute,
+  /// `auto kernel = K<...>` used elsewhere): an edit point like a launch.
+  void scanKernelReference(const clang::Expr *ref,
+                           const clang::FunctionDecl *kernel,
+                           const clang::FunctionDecl *host);
   void collectDims(const clang::Expr *e, const clang::FunctionDecl *fn,
                    std::vector<const clang::Expr *> &dims, bool &ok);
   void findKernelsNamedNotLaunched();
@@ -250,6 +312,81 @@ public:
   std::map<const clang::FunctionDecl *, unsigned> NamedNotLaunched;
 };
 
+/// How host code names the kernel it launches: the name (a DeclRefExpr or
+/// UnresolvedLookupExpr, where template arguments are written) and, when it
+/// goes through a local (`auto kernel = K<V, T>;`), that local.
+struct KernelName {
+  const clang::Expr *ref = nullptr;
+  const clang::FunctionDecl *kernel = nullptr;
+  const clang::VarDecl *through = nullptr;
+};
+
+/// One launch, whatever its spelling (LaunchForms.cpp).
+struct LaunchView {
+  const clang::Expr *launch = nullptr;   // the launching expression
+  const clang::CallExpr *call = nullptr; // <<<>>>: the kernel call itself
+  KernelName named;
+  const clang::Expr *grid = nullptr, *block = nullptr, *smem = nullptr;
+  std::vector<const clang::Expr *> args; // the kernel's arguments, in order
+  CallForm form = CallForm::Chevron;
+  bool cooperative = false;
+  std::string problem; // why the geometry cannot be read (empty: it can)
+};
+
+/// The kernel a host expression names: directly, through casts and `&`,
+/// or through a local that is never reassigned.
+KernelName kernelReference(Collector &c, const clang::Expr *e,
+                           const clang::FunctionDecl *host);
+/// Grid, block and dynamic shared memory from a local cudaLaunchConfig_t:
+/// its initialiser list, then assignments to its fields in `host`.
+void readLaunchConfig(Collector &c, const clang::Expr *configArg,
+                      const clang::FunctionDecl *host, LaunchView &view);
+std::optional<LaunchView> chevronLaunch(const clang::CUDAKernelCallExpr *call);
+/// cudaLaunchKernelEx (templated and C forms), cudaLaunchKernel and
+/// cudaLaunchCooperativeKernel; nullopt for other calls.
+std::optional<LaunchView> apiLaunch(Collector &c, const clang::CallExpr *call,
+                                    const clang::FunctionDecl *host);
+
+/// A function of the main file that launches the kernel it is given
+/// (`launch_with(kernel, grid, block, stream, args...)` whose body is one
+/// `kernel<<<grid, block, 0, stream>>>(args...)`): the indices of the
+/// parameters that carry the kernel, grid, block and dynamic shared memory
+/// (-1: none), and the kernel's arguments (a trailing pack from `pack`).
+struct LaunchHelper {
+  int kernel = -1, grid = -1, block = -1, smem = -1, pack = -1;
+  std::vector<int> args;
+};
+std::optional<LaunchHelper> launchHelper(Collector &c,
+                                         const clang::FunctionDecl *fd);
+/// A call of a launch helper read as the launch it makes.
+std::optional<LaunchView> helperLaunch(Collector &c,
+                                       const clang::CallExpr *call,
+                                       const clang::FunctionDecl *host);
+/// The kernel named by `ref` in `fn` can be given template arguments there:
+/// it is handed to the CUDA runtime (isCudaRuntimeCall) or to a launch
+/// helper, directly or through a local whose every use is.
+bool isEditableKernelUse(Collector &c, const clang::Expr *ref,
+                         const clang::FunctionDecl *fn);
+
+/// A runtime value that a dispatch turned into a constant around a launch:
+/// inside `switch (v) { case 16: { constexpr size_t V = 16; ... } }` (or
+/// `if (v == 16) {...}`), `v` is `V`.
+struct DispatchedValue {
+  const clang::ValueDecl *runtime = nullptr;
+  const clang::VarDecl *constant = nullptr;
+};
+std::vector<DispatchedValue> dispatchedValues(Collector &c,
+                                              const clang::Stmt *at);
+/// A constant a dispatch defines, one per case (in a function-like macro's
+/// body, or equal to its enclosing case label): data-dependent, no knob.
+bool isDispatchedConstant(Collector &c, const clang::VarDecl *var);
+/// The expression counts warps: it divides by 32 (`ceil_div(n, 32)`,
+/// `n / 32`, `n >> 5`), through locals.
+bool countsWarps(Collector &c, const clang::Expr *e,
+                 const clang::FunctionDecl *fn, int depth = 0);
+/// ceil_div, div_up, cdiv, ...: names of ceiling division.
+bool isCeilDivName(llvm::StringRef name);
+
 /// How specific a role is: a site recorded in two roles keeps the more
 /// specific one (other < grid and index arithmetic < the rest < vector
 /// bytes).
@@ -257,6 +394,8 @@ int roleRank(SiteRole role, std::optional<SiteRole> useRole);
 
 /// Where a call names its callee and which template arguments it spells
 /// (Calls.cpp): the offsets, explicit arguments and implicit ones.
+/// `call` is the kernel call (<<<>>>) or a device call, for deducing
+/// implicit template arguments; null for other launches and references.
 void describeCallee(Collector &c, const clang::CallExpr *call,
                     const clang::Expr *calleeExpr,
                     const clang::FunctionDecl *def, CallFacts &cf);

@@ -10,6 +10,9 @@
 #include "CollectInternal.h"
 
 #include "clang/AST/ParentMapContext.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+
+#include <algorithm>
 
 namespace ktune::refactor {
 
@@ -66,6 +69,24 @@ int vectorLanes(llvm::StringRef name) {
   return name.back() - '0';
 }
 
+std::string typeSpelling(const ASTContext &ctx, QualType t) {
+  t = t.getUnqualifiedType();
+  if (t.isNull() || t->isEnumeralType() ||
+      ctx.hasSameType(t.getCanonicalType(), ctx.IntTy))
+    return {};
+  // A typedef declared inside a function is not visible where a template
+  // parameter list is written: spell what it names.
+  for (QualType sugar = t; const auto *td = sugar->getAs<TypedefType>();
+       sugar = td->desugar())
+    if (td->getDecl()->getDeclContext()->isFunctionOrMethod()) {
+      t = t.getCanonicalType();
+      break;
+    }
+  clang::PrintingPolicy p(ctx.getLangOpts());
+  p.SuppressTagKeyword = true;
+  return t.getUnqualifiedType().getAsString(p);
+}
+
 std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
   if (!e || e->isValueDependent() || e->isTypeDependent())
     return std::nullopt;
@@ -86,14 +107,7 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
   a.text = text(a.offset, a.length);
   a.value = result.Val.getInt().getExtValue();
 
-  auto castFor = [&](QualType t) -> std::string {
-    t = t.getUnqualifiedType();
-    if (t->isEnumeralType() || Ctx.hasSameType(t.getCanonicalType(), Ctx.IntTy))
-      return {};
-    clang::PrintingPolicy p(LO);
-    p.SuppressTagKeyword = true;
-    return t.getAsString(p);
-  };
+  auto castFor = [&](QualType t) { return typeSpelling(Ctx, t); };
   // The atom is the macro spelled at the site: the macro is the constant
   // (never one whose value depends on __CUDA_ARCH__).
   auto asMacro = [&]() -> std::optional<Atom> {
@@ -101,6 +115,7 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
     a.constant = "macro:" + a.text;
     a.constantName = a.text;
     a.castType = castFor(type);
+    a.valueType = a.castType;
     if (isArchDependent(a, s, nullptr))
       return std::nullopt;
     return a;
@@ -109,6 +124,7 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
   if (isIntegerLiteralText(a.text)) {
     a.spelling = Spelling::Literal;
     a.castType = castFor(type);
+    a.valueType = a.castType;
     return a;
   }
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s)) {
@@ -142,12 +158,15 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
       if (!var->getType().isConstQualified() && !var->isConstexpr() &&
           !(var->isLocalVarDecl() && fn && isEffectivelyConst(var, fn)))
         return std::nullopt;
+      if (isDispatchedConstant(*this, var))
+        return std::nullopt; // one value per case of a dispatch: no knob
       a.spelling = Spelling::Variable;
       a.constant = "var:" + var->getQualifiedNameAsString() + "@" +
                    std::to_string(
                        SM.getDecomposedExpansionLoc(var->getLocation()).second);
       a.constantName = var->getNameAsString();
       a.castType = castFor(var->getType());
+      a.valueType = a.castType;
       if (var->isLocalVarDecl() && var->getInit())
         a.localVar = var;
       else if (isArchDependent(a, s, var))
@@ -222,45 +241,47 @@ void Collector::describeDerived(const VarDecl *var, Atom &a) {
   }
 }
 
-bool mutates(ASTContext &ctx, const DeclRefExpr *ref) {
-  const Expr *child = ref;
-  for (int depth = 0; depth < 8; ++depth) {
+bool isCudaRuntimeCall(const CallExpr *call) {
+  std::string name;
+  if (const FunctionDecl *fd = call->getDirectCallee())
+    name = fd->getNameAsString();
+  else if (const auto *ule = llvm::dyn_cast<UnresolvedLookupExpr>(
+               call->getCallee()->IgnoreParenImpCasts()))
+    name = ule->getName().getAsString();
+  return llvm::StringRef(name).starts_with("cudaLaunch") ||
+         llvm::StringRef(name).starts_with("cudaFunc") ||
+         llvm::StringRef(name).starts_with("cudaOccupancy");
+}
+
+bool isLaunchArgumentUse(ASTContext &ctx, const DeclRefExpr *ref) {
+  const Stmt *child = ref;
+  for (int depth = 0; depth < 4; ++depth) {
     auto parents = ctx.getParents(*child);
     if (parents.empty())
       return false;
-    if (const auto *b = parents[0].get<BinaryOperator>()) {
-      if (b->isAssignmentOp() && b->getLHS()->IgnoreParenImpCasts() == child)
-        return true;
-      return false;
+    if (const auto *call = parents[0].get<CallExpr>())
+      return isCudaRuntimeCall(call) &&
+             std::find(call->arg_begin(), call->arg_end(), child) !=
+                 call->arg_end();
+    if (const auto *u = parents[0].get<UnaryOperator>();
+        u && u->getOpcode() == UO_AddrOf) {
+      // `void *args[] = {&n, ...}`: the kernel argument array.
+      auto up = ctx.getParents(*u);
+      while (!up.empty() && up[0].get<Expr>() &&
+             (llvm::isa<CastExpr>(up[0].get<Expr>()) ||
+              llvm::isa<ParenExpr>(up[0].get<Expr>())))
+        up = ctx.getParents(*up[0].get<Expr>());
+      return !up.empty() && up[0].get<InitListExpr>() &&
+             up[0].get<InitListExpr>()->getType()->isArrayType() &&
+             up[0]
+                 .get<InitListExpr>()
+                 ->getType()
+                 ->getArrayElementTypeNoTypeQual()
+                 ->isVoidPointerType();
     }
-    if (const auto *u = parents[0].get<UnaryOperator>())
-      return u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf;
-    if (const auto *m = parents[0].get<MemberExpr>()) {
-      child = m; // `block.x = 1`: keep climbing from the member access
-      continue;
-    }
-    if (const auto *call = parents[0].get<CallExpr>()) {
-      const FunctionDecl *callee = call->getDirectCallee();
-      if (!callee)
-        return !child->getType().isConstQualified() &&
-               child->isLValue(); // unknown callee: assume the worst
-      for (unsigned i = 0; i < call->getNumArgs() && i < callee->getNumParams();
-           ++i)
-        if (call->getArg(i)->IgnoreParenImpCasts() == child) {
-          QualType t = callee->getParamDecl(i)->getType();
-          return t->isReferenceType() &&
-                 !t->getPointeeType().isConstQualified();
-        }
-      return false;
-    }
-    if (const auto *cast = parents[0].get<ImplicitCastExpr>()) {
-      if (cast->getCastKind() == CK_LValueToRValue)
-        return false;
-      child = cast;
-      continue;
-    }
-    if (const auto *paren = parents[0].get<ParenExpr>()) {
-      child = paren;
+    if (const auto *e = parents[0].get<Expr>();
+        e && (llvm::isa<ImplicitCastExpr>(e) || llvm::isa<ParenExpr>(e))) {
+      child = e;
       continue;
     }
     return false;
@@ -268,10 +289,23 @@ bool mutates(ASTContext &ctx, const DeclRefExpr *ref) {
   return false;
 }
 
+bool mutatedAt(ExprMutationAnalyzer &analyzer, ASTContext &ctx,
+               const DeclRefExpr *ref) {
+  // Captured by reference: the lambda's body is checked like any other
+  // code, the capture is no change by itself.
+  auto parents = ctx.getParents(*ref);
+  if (!parents.empty() && parents[0].get<LambdaExpr>())
+    return false;
+  if (isLaunchArgumentUse(ctx, ref))
+    return false;
+  return analyzer.isMutated(ref);
+}
+
 bool Collector::isEffectivelyConst(const VarDecl *var, const FunctionDecl *fn) {
   if (var->getType().isConstQualified() || var->isConstexpr())
     return true;
-  if (!fn || !fn->getBody() || !var->getInit())
+  if (!fn || !fn->getBody() ||
+      (!var->getInit() && !llvm::isa<ParmVarDecl>(var)))
     return false;
   auto key = std::make_pair(fn, var);
   if (auto it = ConstCache.find(key); it != ConstCache.end())
@@ -288,8 +322,9 @@ bool Collector::isEffectivelyConst(const VarDecl *var, const FunctionDecl *fn) {
   uses.Var = var;
   uses.TraverseStmt(fn->getBody());
   bool constant = true;
+  ExprMutationAnalyzer analyzer(*fn->getBody(), Ctx);
   for (const DeclRefExpr *r : uses.Refs)
-    if (mutates(Ctx, r)) {
+    if (mutatedAt(analyzer, Ctx, r)) {
       constant = false;
       break;
     }

@@ -105,6 +105,13 @@ void Collector::readTemplateParams(const FunctionTemplateDecl *tmpl,
     } else if (const auto *n = llvm::dyn_cast<NonTypeTemplateParmDecl>(p)) {
       std::string spelled =
           textOf(n->getTypeSourceInfo()->getTypeLoc().getSourceRange());
+      // A declarator around the name (`float (*Activation)(const float &)`)
+      // is no type: print the type itself.
+      if (spelled.find(tp.name) != std::string::npos) {
+        PrintingPolicy pp(LO);
+        pp.SuppressTagKeyword = true;
+        spelled = n->getType().getAsString(pp);
+      }
       tp.type = spelled.empty() ? n->getType().getAsString() : spelled;
       if (n->hasDefaultArgument())
         tp.defaultText = textOf(n->getDefaultArgument().getSourceRange());
@@ -174,7 +181,24 @@ void Collector::readForwarder(const FunctionDecl *def, FunctionFacts &f) {
   f.returnType = def->getReturnType().getAsString();
 }
 
-/// The parameters with their types as spelled.
+void canonicalArgType(QualType type, const PrintingPolicy &policy,
+                      KernelArg &arg) {
+  if (type.isNull() || type->isDependentType())
+    return;
+  QualType t = type.getCanonicalType().getUnqualifiedType();
+  if (const auto *e = t->getAs<EnumType>()) {
+    const EnumDecl *decl = e->getDecl();
+    arg.enumName = decl->getQualifiedNameAsString();
+    t = decl->getIntegerType();
+    if (t.isNull())
+      return;
+    t = t.getCanonicalType().getUnqualifiedType();
+  }
+  arg.canonicalType = t.getAsString(policy);
+}
+
+/// The parameters with their types as spelled, and as the AST resolves
+/// them (canonical, an enum as its underlying integer).
 void Collector::readArgs(const FunctionDecl *def, FunctionFacts &f) {
   for (const ParmVarDecl *p : def->parameters()) {
     KernelArg a;
@@ -190,6 +214,7 @@ void Collector::readArgs(const FunctionDecl *def, FunctionFacts &f) {
     PrintingPolicy pp(LO);
     pp.SuppressTagKeyword = true;
     a.type = spelled.empty() ? p->getType().getAsString(pp) : spelled;
+    canonicalArgType(p->getType(), pp, a);
     f.args.push_back(std::move(a));
     f.paramTypes.push_back(p->getType().getAsString(pp));
   }
@@ -234,6 +259,11 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
       f.rangeEnd = *off + 1;
   }
   readForwarder(def, f);
+  {
+    PrintingPolicy pp(LO);
+    pp.SuppressTagKeyword = true;
+    f.returnType = def->getReturnType().getAsString(pp);
+  }
   f.rangeBegin = f.offset;
   for (const auto &d : f.declarations)
     if (d.isDefinition && !d.hasTemplateList)

@@ -231,6 +231,34 @@ void mergeHostAndKernelConstants(std::vector<CandidateGroup> &named,
   }
 }
 
+void markLaunchParams(const SourceFacts &facts,
+                      std::vector<CandidateGroup> &groups) {
+  std::vector<CandidateGroup> kept;
+  for (auto &g : groups) {
+    bool host = g.boundParam < 0 && !g.informational && !g.sites.empty();
+    std::vector<std::string> hosts;
+    for (const auto &s : g.sites) {
+      const FunctionFacts *f = facts.function(s.function);
+      if (!f || f->role != FunctionRole::Host) {
+        host = false;
+        break;
+      }
+      if (std::find(hosts.begin(), hosts.end(), f->qualifiedName) ==
+          hosts.end())
+        hosts.push_back(f->qualifiedName);
+    }
+    if (host) {
+      if (!g.hasRole({SiteRole::LaunchBlock, SiteRole::LaunchGrid,
+                      SiteRole::LaunchSmem}))
+        continue;
+      g.launchParam = true;
+      g.hosts = std::move(hosts);
+    }
+    kept.push_back(std::move(g));
+  }
+  groups = std::move(kept);
+}
+
 std::vector<CandidateGroup> groupKernel(const SourceFacts &facts,
                                         const FunctionFacts &kernel) {
   std::vector<Occurrence> occs =
@@ -260,6 +288,7 @@ std::vector<CandidateGroup> groupKernel(const SourceFacts &facts,
       groups.push_back(std::move(g));
   for (auto &[f, g] : k.single)
     groups.push_back(std::move(g));
+  markLaunchParams(facts, groups);
   return groups;
 }
 

@@ -11,6 +11,8 @@
 
 #include "clang/Lex/Lexer.h"
 
+#include <algorithm>
+
 namespace ktune::refactor {
 
 using namespace clang;
@@ -92,60 +94,69 @@ void Collector::collectDims(const Expr *e, const FunctionDecl *fn,
 
 namespace {
 
-/// A launch spelled in a function-like macro's body: one spelling for every
-/// expansion, so nothing in it can become one launcher's parameter.
-void noteLaunchInMacro(Collector &c, const CUDAKernelCallExpr *call) {
-  SourceLocation loc = call->getBeginLoc();
+/// The function-like macro whose body spells `loc` (empty: none).
+std::string macroBodyOf(Collector &c, SourceLocation loc) {
   if (!loc.isMacroID() || !c.SM.isMacroBodyExpansion(loc) ||
       !c.SM.getSLocEntry(c.SM.getFileID(loc))
            .getExpansion()
            .isFunctionMacroExpansion())
+    return {};
+  return Lexer::getImmediateMacroName(loc, c.SM, c.LO).str();
+}
+
+/// Constants of a launch's geometry spelled in a function-like macro's body
+/// cannot be lifted (every expansion shares the spelling): each gets a note.
+void noteMacroConstants(Collector &c, const Expr *e, const FunctionDecl *host,
+                        const std::string &kernel, std::set<unsigned> &seen,
+                        int depth = 0) {
+  if (!e || depth > 8)
     return;
-  std::string macro = Lexer::getImmediateMacroName(loc, c.SM, c.LO).str();
-  std::string kernel;
-  if (const FunctionDecl *k = call->getDirectCallee())
-    kernel = k->getNameAsString() + " ";
-  c.Out.notes.push_back(c.note(
-      call->getBeginLoc(),
-      "launch of " + kernel + "inside function-like macro " + macro +
-          ": its block size and other constants are not lifted (they "
-          "would need a macro parameter); edit the macro or launch outside "
-          "it to tune them"));
+  const Expr *s = e->IgnoreParenImpCasts();
+  if (const auto *lit = llvm::dyn_cast<IntegerLiteral>(s)) {
+    std::string macro = macroBodyOf(c, lit->getLocation());
+    int64_t v = lit->getValue().getSExtValue();
+    auto at = c.offsetOf(lit->getLocation());
+    if (!macro.empty() && v >= 2 && at && seen.insert(*at).second)
+      c.Out.notes.push_back(c.note(
+          c.SM.getSpellingLoc(lit->getLocation()),
+          "the launch of " + kernel + " on line " +
+              std::to_string(c.lineCol(*at).first) + " uses " +
+              std::to_string(v) + ", spelled in the body of macro " + macro +
+              ": not lifted (every expansion shares it); pass it as a "
+              "macro argument to tune it"));
+    return;
+  }
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s))
+    if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
+        var && var->isLocalVarDecl() && var->getInit() &&
+        !isDispatchedConstant(c, var) && c.isEffectivelyConst(var, host))
+      return noteMacroConstants(c, var->getInit(), host, kernel, seen,
+                                depth + 1);
+  for (const Stmt *child : s->children())
+    if (const auto *ce = llvm::dyn_cast_or_null<Expr>(child))
+      noteMacroConstants(c, ce, host, kernel, seen, depth + 1);
 }
 
-/// The kernel a launch names, also when the call is dependent.
-const FunctionDecl *launchedKernel(const CUDAKernelCallExpr *call,
-                                   const Expr *calleeExpr) {
-  const FunctionDecl *callee = call->getDirectCallee();
-  if (!callee)
-    if (const auto *ule = llvm::dyn_cast<UnresolvedLookupExpr>(calleeExpr))
-      for (const NamedDecl *d : ule->decls()) {
-        const FunctionDecl *f = nullptr;
-        if (const auto *t = llvm::dyn_cast<FunctionTemplateDecl>(d))
-          f = t->getTemplatedDecl();
-        else
-          f = llvm::dyn_cast<FunctionDecl>(d);
-        if (f && f->hasAttr<CUDAGlobalAttr>())
-          callee = f;
-      }
-  return callee;
-}
-
-/// What the host passes for each kernel parameter, by variable and by text.
+/// What the host passes for each kernel parameter, by variable, by text and
+/// by type.
 struct LaunchArguments {
   std::map<const ValueDecl *, std::string> varToParam;
   std::map<std::string, std::string> textToParam;
+  std::vector<std::pair<QualType, std::string>> typeToParam;
+  std::set<std::string> kernelNames;
 };
 
-LaunchArguments kernelArguments(Collector &c, const CUDAKernelCallExpr *call,
+LaunchArguments kernelArguments(Collector &c, const LaunchView &launch,
                                 const FunctionDecl *kernel) {
   LaunchArguments out;
-  for (unsigned i = 0; i < call->getNumArgs() && i < kernel->getNumParams();
+  for (const ParmVarDecl *p : kernel->parameters())
+    out.kernelNames.insert(p->getNameAsString());
+  for (unsigned i = 0; i < launch.args.size() && i < kernel->getNumParams();
        ++i) {
     std::string param = kernel->getParamDecl(i)->getNameAsString();
     if (param.empty())
       continue;
-    const Expr *arg = call->getArg(i)->IgnoreParenImpCasts();
+    const Expr *arg = launch.args[i]->IgnoreParenImpCasts();
     if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(arg))
       out.varToParam.emplace(ref->getDecl(), param);
     std::string t = c.textOf(arg->getSourceRange());
@@ -156,13 +167,15 @@ LaunchArguments kernelArguments(Collector &c, const CUDAKernelCallExpr *call,
 }
 
 /// The launch's explicit kernel template arguments: sites of the kernel's
-/// parameters unless they select behaviour; host template parameters
-/// passed on are named after the kernel's.
-void templateArgumentSites(Collector &c, const Expr *calleeExpr,
+/// parameters unless they select behaviour; host template parameters and
+/// dispatched constants passed on (with the runtime values they stand
+/// for) are named after the kernel's parameters, types too (for sizeof).
+void templateArgumentSites(Collector &c, const LaunchView &launch,
                            const FunctionDecl *kernel, const FunctionDecl *host,
                            const std::string &hostId,
                            const std::string &kernelId, LaunchArguments &args) {
   std::vector<TemplateArgumentLoc> explicitArgs;
+  const Expr *calleeExpr = launch.named.ref;
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(calleeExpr))
     explicitArgs.assign(ref->template_arguments().begin(),
                         ref->template_arguments().end());
@@ -170,17 +183,32 @@ void templateArgumentSites(Collector &c, const Expr *calleeExpr,
     explicitArgs.assign(ule->template_arguments().begin(),
                         ule->template_arguments().end());
   const FunctionTemplateDecl *kt = kernel->getDescribedFunctionTemplate();
+  std::vector<DispatchedValue> dispatched = dispatchedValues(
+      c, launch.named.through ? launch.named.ref : launch.launch);
   for (unsigned i = 0; i < explicitArgs.size(); ++i) {
     const TemplateArgumentLoc &a = explicitArgs[i];
-    if (a.getArgument().getKind() != TemplateArgument::Expression || !kt ||
-        i >= kt->getTemplateParameters()->size())
+    if (!kt || i >= kt->getTemplateParameters()->size())
       continue;
-    const Expr *e = a.getSourceExpression();
     std::string kernelParam =
         kt->getTemplateParameters()->getParam(i)->getNameAsString();
-    if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()))
+    if (a.getArgument().getKind() == TemplateArgument::Type) {
+      if (const TypeSourceInfo *t = a.getTypeSourceInfo())
+        args.typeToParam.emplace_back(t->getType(), kernelParam);
+      continue;
+    }
+    if (a.getArgument().getKind() != TemplateArgument::Expression)
+      continue;
+    const Expr *e = a.getSourceExpression();
+    if (const auto *ref =
+            llvm::dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts())) {
       if (llvm::isa<NonTypeTemplateParmDecl>(ref->getDecl()))
         args.varToParam.emplace(ref->getDecl(), kernelParam);
+      for (const DispatchedValue &d : dispatched)
+        if (d.constant == ref->getDecl()) {
+          args.varToParam.emplace(d.constant, kernelParam);
+          args.varToParam.emplace(d.runtime, kernelParam);
+        }
+    }
     if (selectsBehaviour(kt->getTemplateParameters()->getParam(i), kernel))
       continue;
     RoleCtx r;
@@ -194,32 +222,54 @@ void templateArgumentSites(Collector &c, const Expr *calleeExpr,
   }
 }
 
+/// `dim3(32, num_warps)` with the warp count computed by dividing by 32:
+/// the 32 is the warp's width, no knob.
+bool warpWidthBlock(Collector &c, const std::vector<const Expr *> &dims,
+                    const FunctionDecl *host) {
+  if (dims.size() < 2)
+    return false;
+  auto first = c.classify(dims[0], host);
+  if (!first || first->spelling != Spelling::Literal || first->value != 32)
+    return false;
+  for (size_t d = 1; d < dims.size(); ++d)
+    if (countsWarps(c, dims[d], host))
+      return true;
+  return false;
+}
+
 /// Grid and block dims as expressions (each kept only when all its dims
 /// are known); their constants are sites either way.
-void launchGeometry(Collector &c, const CallExpr *config,
+void launchGeometry(Collector &c, const LaunchView &launch,
                     const FunctionDecl *host, const RoleCtx &base,
                     CallFacts &cf) {
-  for (int which = 0; config && config->getNumArgs() >= 2 && which < 2;
-       ++which) {
+  for (int which = 0; which < 2; ++which) {
+    const Expr *dimsExpr = which == 0 ? launch.grid : launch.block;
+    if (!dimsExpr)
+      continue;
     SiteRole role = which == 0 ? SiteRole::LaunchGrid : SiteRole::LaunchBlock;
     std::vector<const Expr *> dims;
     bool dimsOk = true;
-    c.collectDims(config->getArg(which), host, dims, dimsOk);
+    c.collectDims(dimsExpr, host, dims, dimsOk);
     if (!dimsOk || dims.empty() || dims.size() > 3) {
       cf.geometryError = std::string("cannot read the launch's ") +
                          (which == 0 ? "grid" : "block") + " dimensions";
       // Still record what the expression spells.
       RoleCtx r = base;
       r.role = role;
-      c.walk(config->getArg(which), r);
+      c.walk(dimsExpr, r);
       continue;
     }
+    bool warps = which == 1 && warpWidthBlock(c, dims, host);
     auto &target = which == 0 ? cf.grid : cf.block;
     bool complete = true;
     for (unsigned d = 0; d < dims.size(); ++d) {
       RoleCtx r = base;
       r.role = role;
       r.dim = static_cast<int>(d);
+      if (warps && d == 0)
+        r.recordLiterals = false;
+      else if (warps)
+        r.skipLiteral = 32;
       auto t = c.walk(dims[d], r);
       if (!t) {
         cf.geometryError = "cannot express " +
@@ -236,18 +286,24 @@ void launchGeometry(Collector &c, const CallExpr *config,
   }
 }
 
-void launchSmem(Collector &c, const CallExpr *config, const RoleCtx &base,
+void launchSmem(Collector &c, const LaunchView &launch, const RoleCtx &base,
                 CallFacts &cf) {
-  if (!config || config->getNumArgs() < 3 ||
-      llvm::isa<CXXDefaultArgExpr>(config->getArg(2)))
+  if (!launch.smem)
     return;
   RoleCtx r = base;
   r.role = SiteRole::LaunchSmem;
-  auto t = c.walk(config->getArg(2), r);
+  auto t = c.walk(launch.smem, r);
   if (t)
     cf.smem = *t;
   else if (cf.geometryError.empty())
     cf.geometryError = "cannot express the dynamic shared memory size";
+}
+
+bool alreadySeen(const SourceFacts &facts, const CallFacts &cf) {
+  return std::any_of(facts.calls.begin(), facts.calls.end(), [&](auto &o) {
+    return o.offset == cf.offset && o.caller == cf.caller &&
+           o.callee == cf.callee && o.form == cf.form;
+  });
 }
 
 } // namespace
@@ -273,30 +329,41 @@ std::string Collector::whyNotFollowed(const FunctionDecl *launched) {
                   : ", not defined in the files read");
 }
 
-void Collector::scanLaunch(const CUDAKernelCallExpr *call,
-                           const FunctionDecl *host) {
-  noteLaunchInMacro(*this, call);
-  const Expr *calleeExpr = call->getCallee()->IgnoreParenImpCasts();
-  const FunctionDecl *launched = launchedKernel(call, calleeExpr);
-  const FunctionDecl *kernel = definitionOf(launched);
+void Collector::scanLaunch(const LaunchView &launch, const FunctionDecl *host) {
+  if (!launch.named.kernel)
+    return; // a launch helper's own launch of the kernel it is given
+  const FunctionDecl *kernel = definitionOf(launch.named.kernel);
   if (!kernel || !inRewritableFile(kernel->getLocation())) {
-    Out.notes.push_back(note(call->getBeginLoc(), whyNotFollowed(launched)));
+    // Once, also when a dispatch macro expands the launch several times.
+    std::string n = note(launch.launch->getBeginLoc(),
+                         whyNotFollowed(launch.named.kernel));
+    if (std::find(Out.notes.begin(), Out.notes.end(), n) == Out.notes.end())
+      Out.notes.push_back(std::move(n));
     return;
   }
-  scanDeviceFunction(kernel);
-  FunctionFacts &kernelFacts = functionFacts(kernel, FunctionRole::Kernel);
   FunctionFacts &hostFacts = functionFacts(host, FunctionRole::Host);
-
   CallFacts cf;
   cf.isLaunch = true;
+  cf.form = launch.form;
+  cf.cooperative = launch.cooperative;
   cf.caller = hostFacts.id;
-  cf.callee = kernelFacts.id;
-  describeCallee(*this, call, calleeExpr, kernel, cf);
+  cf.callee = idOf(kernel);
+  describeCallee(*this, launch.call, launch.named.ref, kernel, cf);
+  // Once per spelling: a dispatch macro expands its body once per case.
+  if (alreadySeen(Out, cf))
+    return;
+  scanDeviceFunction(kernel);
+  FunctionFacts &kernelFacts = functionFacts(kernel, FunctionRole::Kernel);
+  cf.macro = macroBodyOf(*this, launch.named.ref->getBeginLoc());
+  std::set<unsigned> noted;
+  for (const Expr *e : {launch.grid, launch.block, launch.smem})
+    noteMacroConstants(*this, e, host, kernelFacts.qualifiedName, noted);
 
-  LaunchArguments args = kernelArguments(*this, call, kernel);
-  templateArgumentSites(*this, calleeExpr, kernel, host, hostFacts.id,
+  LaunchArguments args = kernelArguments(*this, launch, kernel);
+  templateArgumentSites(*this, launch, kernel, host, hostFacts.id,
                         kernelFacts.id, args);
 
+  std::set<std::string> hostNames;
   RoleCtx base;
   base.fn = host;
   base.fnId = hostFacts.id;
@@ -304,11 +371,32 @@ void Collector::scanLaunch(const CUDAKernelCallExpr *call,
   base.family = Family::block();
   base.varToParam = &args.varToParam;
   base.textToParam = &args.textToParam;
-  const CallExpr *config = call->getConfig();
-  if (!config || config->getNumArgs() < 2)
-    cf.geometryError = "the launch configuration is not visible";
-  launchGeometry(*this, config, host, base, cf);
-  launchSmem(*this, config, base, cf);
+  base.typeToParam = &args.typeToParam;
+  base.kernelNames = &args.kernelNames;
+  base.hostNames = &hostNames;
+  cf.geometryError = launch.problem;
+  launchGeometry(*this, launch, host, base, cf);
+  launchSmem(*this, launch, base, cf);
+  cf.hostNames.assign(hostNames.begin(), hostNames.end());
+  Out.calls.push_back(std::move(cf));
+}
+
+void Collector::scanKernelReference(const Expr *ref, const FunctionDecl *kernel,
+                                    const FunctionDecl *host) {
+  kernel = definitionOf(kernel);
+  if (!kernel || !inMainFile(kernel->getLocation()))
+    return;
+  FunctionFacts &hostFacts = functionFacts(host, FunctionRole::Host);
+  CallFacts cf;
+  cf.form = CallForm::Reference;
+  cf.caller = hostFacts.id;
+  cf.callee = idOf(kernel);
+  describeCallee(*this, nullptr, ref, kernel, cf);
+  if (alreadySeen(Out, cf))
+    return;
+  scanDeviceFunction(kernel);
+  functionFacts(kernel, FunctionRole::Kernel);
+  cf.macro = macroBodyOf(*this, ref->getBeginLoc());
   Out.calls.push_back(std::move(cf));
 }
 

@@ -80,6 +80,7 @@ static bool deduce(clang::QualType param, clang::QualType arg, unsigned depth,
 }
 
 bool spellImplicitTemplateArgs(const clang::CallExpr *call,
+                               const clang::FunctionDecl *resolved,
                                const clang::FunctionTemplateDecl *callee,
                                unsigned explicitCount, clang::ASTContext &ctx,
                                std::vector<std::string> &out,
@@ -94,8 +95,7 @@ bool spellImplicitTemplateArgs(const clang::CallExpr *call,
     }
 
   // Not dependent: the call names a specialisation.
-  if (const clang::FunctionDecl *fd =
-          call ? call->getDirectCallee() : nullptr) {
+  if (const clang::FunctionDecl *fd = resolved) {
     if (const auto *args = fd->getTemplateSpecializationArgs()) {
       for (unsigned i = explicitCount; i < params->size() && i < args->size();
            ++i)

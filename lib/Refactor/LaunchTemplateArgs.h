@@ -23,8 +23,11 @@
 namespace ktune::refactor {
 
 /// Arguments for parameters [explicitCount, N) of `callee`'s template, or an
-/// error message in `whyNot`.
+/// error message in `whyNot`. `resolved` is the specialisation the name
+/// resolves to (null when dependent); `call`, when the name is called
+/// directly, gives the argument types to deduce from.
 bool spellImplicitTemplateArgs(const clang::CallExpr *call,
+                               const clang::FunctionDecl *resolved,
                                const clang::FunctionTemplateDecl *callee,
                                unsigned explicitCount, clang::ASTContext &ctx,
                                std::vector<std::string> &out,

@@ -175,6 +175,7 @@ makeTemplate(const Analysis &analysis, const Plan &plan,
   m.original = relativeTo(analysis.file, manifestPath);
   m.sourceSha256 = sha256Hex(out.text);
   m.kernels = std::move(rewrite->kernels);
+  m.launchers = std::move(rewrite->launchers);
   m.files.push_back({m.source, m.original, "main"});
   std::string includeDir =
       (std::filesystem::path(templatePath).parent_path() / "include").string();

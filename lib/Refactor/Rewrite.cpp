@@ -46,17 +46,18 @@ std::optional<ktune::Error> Rewriter::addFnParam(const std::string &fn,
                                                  const ParamWork &p,
                                                  const std::string &name) {
   auto &list = FnParams[fn];
-  for (auto &[n, v] : list)
-    if (n == name) {
-      if (v != p.defaultValue)
+  for (FnParam &q : list)
+    if (q.name == name) {
+      if (q.defaultValue != p.defaultValue || q.type != p.type)
         return error(p.path + ".name",
                      "'" + name +
                          "' is also a parameter of another planned "
                          "kernel launched from the same function, "
-                         "with a different default");
+                         "with a different default or type");
+      q.params.push_back(&p);
       return std::nullopt;
     }
-  list.emplace_back(name, p.defaultValue);
+  list.push_back(FnParam{name, p.defaultValue, p.type, {&p}});
   FnParamPath[fn + "\n" + name] = p.path;
   return std::nullopt;
 }
@@ -88,9 +89,40 @@ static std::set<std::string> deviceFunctionsOf(const SourceFacts &facts,
   return device;
 }
 
+/// A launch parameter goes to the host functions holding its sites, each
+/// under the name that function gives it; a function that cannot become a
+/// template keeps its sites (a note says so).
+std::optional<ktune::Error> Rewriter::assignLaunchParam(const KernelWork &w,
+                                                        const ParamWork &p) {
+  for (const auto &fn : p.functions) {
+    const FunctionFacts *h = Facts.function(fn);
+    if (!h || h->role != FunctionRole::Host)
+      continue;
+    if (!h->cannotTemplate.empty()) {
+      if (HostsLeftAlone.insert(h->id).second)
+        Notes.push_back(location(Facts, h->line) + ": the launch of " +
+                        w.kernel->qualifiedName + " in " + h->qualifiedName +
+                        " keeps its " + std::string(kindName(p.plan->kind)) +
+                        " " + std::to_string(p.defaultValue) + ": " +
+                        h->qualifiedName + " cannot become a template (" +
+                        h->cannotTemplate + ")");
+      continue;
+    }
+    ParamWork renamed = p;
+    renamed.name = nameIn(h->id, w, p);
+    if (auto e = checkName(renamed, *h))
+      return e;
+    if (auto e = addFnParam(h->id, p, renamed.name))
+      return e;
+  }
+  return std::nullopt;
+}
+
 std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
   const FunctionFacts &k = *w.kernel;
   for (auto &p : w.params) {
+    if (p.launchParam)
+      continue;
     for (const auto &fn : deviceFunctionsOf(Facts, k, p)) {
       const FunctionFacts *f = Facts.function(fn);
       if (!f->cannotTemplate.empty())
@@ -104,14 +136,30 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
         return e;
     }
   }
-  // Host functions launching the kernel get all its parameters.
+  // Host functions launching the kernel (or naming it for a launch) get all
+  // its parameters; launch parameters only where their sites are.
   for (const auto &call : Facts.calls) {
-    if (!call.isLaunch || call.callee != k.id)
+    if (!call.namesKernel() || call.callee != k.id)
       continue;
     const FunctionFacts *h = Facts.function(call.caller);
     if (!h || h->role == FunctionRole::Kernel ||
         h->role == FunctionRole::DeviceHelper)
       continue;
+    bool passes = std::any_of(w.params.begin(), w.params.end(), [](auto &p) {
+      return p.boundParam < 0 && !p.launchParam;
+    });
+    if (passes && !call.macro.empty() && h->cannotTemplate.empty()) {
+      // The kernel's new arguments would go into the macro's body, which
+      // every expansion shares: the host keeps the default configuration.
+      if (HostsLeftAlone.insert(h->id).second)
+        Notes.push_back(location(Facts, call.line) + ": the launch of " +
+                        k.qualifiedName + " in " + h->qualifiedName +
+                        " keeps the default configuration: it is spelled "
+                        "in the body of macro " +
+                        call.macro +
+                        ", where template arguments cannot be added");
+      continue;
+    }
     if (!h->cannotTemplate.empty()) {
       if (HostsLeftAlone.insert(h->id).second)
         Notes.push_back(
@@ -122,6 +170,8 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
       continue;
     }
     for (auto &p : w.params) {
+      if (p.launchParam && !p.functions.count(h->id))
+        continue;
       std::string name = nameIn(h->id, w, p);
       ParamWork renamed = p;
       renamed.name = name;
@@ -131,9 +181,15 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
         return e;
     }
   }
+  // Launch parameters also go where their sites are without a launch.
+  for (auto &p : w.params)
+    if (p.launchParam)
+      if (auto e = assignLaunchParam(w, p))
+        return e;
   // Host sites outside any launching function (none expected) are left.
   for (auto &p : w.params)
-    for (const auto &fn : p.functions) {
+    for (const auto &fn :
+         p.launchParam ? std::set<std::string>() : p.functions) {
       const FunctionFacts *f = Facts.function(fn);
       if (f && f->role == FunctionRole::Host && !FnParams.count(fn) &&
           f->cannotTemplate.empty())
@@ -152,17 +208,16 @@ std::optional<ktune::Error> Rewriter::assignFunctionParams() {
 
 /// Keep the original symbol: a non-template overload forwarding to the
 /// default instantiation (overload resolution prefers it for old calls).
-void Rewriter::forwarderEdit(
-    const FunctionFacts &f,
-    const std::vector<std::pair<std::string, int64_t>> &list,
-    const std::string &path) {
+void Rewriter::forwarderEdit(const FunctionFacts &f,
+                             const std::vector<FnParam> &list,
+                             const std::string &path) {
   if (f.forwarderSignature.empty() || f.rangeEnd == 0)
     return;
   std::string args, values;
   for (const auto &a : f.args)
     args += (args.empty() ? "" : ", ") + a.name;
-  for (const auto &[name, def] : list)
-    values += (values.empty() ? "" : ", ") + std::to_string(def);
+  for (const FnParam &q : list)
+    values += (values.empty() ? "" : ", ") + std::to_string(q.defaultValue);
   std::string indent =
       f.declarations.empty() ? "" : f.declarations.back().indent;
   Edit e;
@@ -179,7 +234,9 @@ void Rewriter::forwarderEdit(
 std::optional<ktune::Error> Rewriter::templateListEdits() {
   for (const auto &[fn, list] : FnParams) {
     const FunctionFacts *f = Facts.function(fn);
-    std::string path = FnParamPath[fn + "\n" + list.front().first];
+    if (HostsLeftAlone.count(fn))
+      continue;
+    std::string path = FnParamPath[fn + "\n" + list.front().name];
     bool first = true;
     for (const auto &d : f->declarations) {
       if (d.emptyTemplateList)
@@ -187,10 +244,10 @@ std::optional<ktune::Error> Rewriter::templateListEdits() {
                                ": " + f->qualifiedName +
                                " is an explicit specialisation");
       std::string params;
-      for (const auto &[name, def] : list) {
-        params += (params.empty() ? "" : ", ") + std::string("int ") + name;
+      for (const FnParam &q : list) {
+        params += (params.empty() ? "" : ", ") + q.type + " " + q.name;
         if (first)
-          params += " = " + std::to_string(def);
+          params += " = " + std::to_string(q.defaultValue);
       }
       Edit e;
       e.offset = d.insertOffset;
@@ -226,24 +283,24 @@ std::optional<ktune::Error> Rewriter::callEdits() {
     auto calleeIt = FnParams.find(call.callee);
     std::vector<std::string> pass;
     const FunctionFacts *callee = Facts.function(call.callee);
-    if (call.isLaunch) {
+    if (call.namesKernel()) {
       if (callerIt == FnParams.end() || HostsLeftAlone.count(call.caller))
         continue;
       // The kernel's new parameters, named as the host names them.
       for (const auto &w : Work)
         if (w.kernel->id == call.callee)
           for (const auto &p : w.params)
-            if (p.boundParam < 0)
+            if (p.boundParam < 0 && !p.launchParam)
               pass.push_back(nameIn(call.caller, w, p));
     } else {
       if (calleeIt == FnParams.end() || callerIt == FnParams.end())
         continue;
-      for (const auto &[name, def] : calleeIt->second) {
+      for (const FnParam &q : calleeIt->second) {
         bool callerHas =
             std::any_of(callerIt->second.begin(), callerIt->second.end(),
-                        [&](const auto &q) { return q.first == name; });
+                        [&](const FnParam &c) { return c.name == q.name; });
         if (callerHas)
-          pass.push_back(name);
+          pass.push_back(q.name);
       }
       if (pass.size() != calleeIt->second.size())
         pass.clear(); // the caller is another kernel: defaults apply
@@ -302,9 +359,20 @@ llvm::Expected<RewriteResult> Rewriter::run() {
     else
       result.headerEdits.emplace(file, std::move(edits));
   for (auto &w : Work) {
-    result.kernels.push_back(manifestFor(Facts, *w.kernel, *w.plan, w.params));
+    auto launchName = [&](const ParamWork &p, const std::string &host) {
+      auto hosts = launchersOf(p);
+      if (std::find(hosts.begin(), hosts.end(), host) == hosts.end())
+        return std::string();
+      return nameIn(host, w, p);
+    };
+    result.kernels.push_back(
+        manifestFor(Facts, *w.kernel, *w.plan, w.params, launchName));
     result.kernels.back().explicitInstantiation = w.explicitInstantiation;
   }
+  for (const auto &[fn, list] : FnParams)
+    if (const FunctionFacts *f = Facts.function(fn);
+        f && f->role == FunctionRole::Host && !HostsLeftAlone.count(fn))
+      result.launchers.push_back(launcherFor(Facts, *f, list));
   result.notes = Notes;
   return result;
 }

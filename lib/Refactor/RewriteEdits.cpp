@@ -12,6 +12,41 @@
 
 namespace ktune::refactor {
 
+void Rewriter::staticAssertEdit(const FunctionFacts &f,
+                                const std::string &asserts,
+                                const std::string &path) {
+  if (f.bodyBegin == 0)
+    return; // no braced body to put them in
+  std::string text = asserts;
+  std::string indent = "  ";
+  if (!f.declarations.empty())
+    indent = f.declarations.back().indent + "  ";
+  // Keep the body's first statement on a line of its own.
+  llvm::StringRef source = textAt(f.bodyBegin);
+  size_t begin = localPart(f.bodyBegin), next = begin;
+  while (next < source.size() && (source[next] == ' ' || source[next] == '\t'))
+    ++next;
+  unsigned replaced = 0;
+  if (next < source.size() && source[next] != '\n' && source[next] != '\r') {
+    text += "\n" + indent;
+    replaced = static_cast<unsigned>(next - begin);
+  }
+  Edits.push_back(Edit{f.bodyBegin, replaced, text, path, 1});
+}
+
+std::vector<std::string> Rewriter::launchersOf(const ParamWork &p) const {
+  std::vector<std::string> out;
+  for (const auto &[fn, list] : FnParams)
+    if (std::any_of(list.begin(), list.end(), [&](const FnParam &q) {
+          return std::find(q.params.begin(), q.params.end(), &p) !=
+                 q.params.end();
+        }))
+      if (const FunctionFacts *f = Facts.function(fn);
+          f && f->role == FunctionRole::Host && !HostsLeftAlone.count(fn))
+        out.push_back(fn);
+  return out;
+}
+
 std::optional<ktune::Error> Rewriter::constraintEdits() {
   // Files whose static_asserts call the ktune_expr helpers, and the plan
   // path that first needed them there.
@@ -20,45 +55,76 @@ std::optional<ktune::Error> Rewriter::constraintEdits() {
     if (w.plan->constraints.empty())
       continue;
     std::map<std::string, std::string> rename = constraintRenames(w.params);
-    std::string indent = "  ";
-    if (!w.kernel->declarations.empty())
-      indent = w.kernel->declarations.back().indent + "  ";
-    std::string text;
-    unsigned file = filePart(w.kernel->bodyBegin);
-    for (size_t i = 0; i < w.plan->constraints.size(); ++i) {
-      std::string cpath = w.path + ".constraints[" + std::to_string(i) + "]";
-      auto e = expr::Expr::parse(w.plan->constraints[i]);
-      if (!e)
-        return error(cpath, e.error().str());
-      expr::Expr renamed = e->rename(rename);
+    std::set<std::string> launchNames;
+    for (const auto &p : w.params)
+      if (p.launchParam)
+        launchNames.insert(p.name);
+    // A constraint over launch parameters is checked in each launcher that
+    // has all its names; the others in the kernel.
+    std::string kernelText;
+    std::map<std::string, std::string> hostText;
+    auto assertion = [&](const expr::Expr &e, const std::string &original,
+                         const FunctionFacts &in, const std::string &cpath) {
       // Kernel code goes through NVRTC, which takes no lambda there: an
       // operand used more than once goes to a helper defined at the top.
-      std::string cpp = renamed.toCpp(expr::CppForm::Helper);
+      std::string cpp = e.toCpp(expr::CppForm::Helper);
       if (expr::usesCppHelpers(cpp))
-        helpersPath.emplace(file, cpath);
+        helpersPath.emplace(filePart(in.bodyBegin), cpath);
       std::string quoted;
-      for (char c : w.plan->constraints[i]) {
+      for (char c : original) {
         if (c == '"' || c == '\\')
           quoted += '\\';
         // A line break would end the string literal; spaces read the same.
         quoted += static_cast<unsigned char>(c) < ' ' ? ' ' : c;
       }
-      text += "\n" + indent + "static_assert(" + cpp + ", \"ktune: " + quoted +
-              "\");";
+      std::string indent =
+          (in.declarations.empty() ? "" : in.declarations.back().indent) + "  ";
+      return "\n" + indent + "static_assert(" + cpp + ", \"ktune: " + quoted +
+             "\");";
+    };
+    for (size_t i = 0; i < w.plan->constraints.size(); ++i) {
+      std::string cpath = w.path + ".constraints[" + std::to_string(i) + "]";
+      auto e = expr::Expr::parse(w.plan->constraints[i]);
+      if (!e)
+        return error(cpath, e.error().str());
+      auto names = e->names();
+      bool onHost = std::any_of(names.begin(), names.end(), [&](auto &n) {
+        return launchNames.count(n) != 0;
+      });
+      if (!onHost) {
+        kernelText += assertion(e->rename(rename), w.plan->constraints[i],
+                                *w.kernel, cpath);
+        continue;
+      }
+      std::set<std::string> launchers;
+      for (const auto &p : w.params)
+        if (p.launchParam)
+          for (const auto &fn : launchersOf(p))
+            launchers.insert(fn);
+      for (const auto &fn : launchers) {
+        const auto &list = FnParams[fn];
+        std::map<std::string, std::string> hostRename;
+        bool hasAll = true;
+        for (const auto &n : names) {
+          auto p = std::find_if(w.params.begin(), w.params.end(),
+                                [&](auto &q) { return q.name == n; });
+          std::string inHost = p == w.params.end() ? n : nameIn(fn, w, *p);
+          hostRename[n] = inHost;
+          hasAll = hasAll &&
+                   std::any_of(list.begin(), list.end(), [&](const FnParam &q) {
+                     return q.name == inHost;
+                   });
+        }
+        if (hasAll)
+          hostText[fn] += assertion(e->rename(hostRename),
+                                    w.plan->constraints[i],
+                                    *Facts.function(fn), cpath);
+      }
     }
-    // Keep the body's first statement on a line of its own.
-    llvm::StringRef source = textAt(w.kernel->bodyBegin);
-    size_t begin = localPart(w.kernel->bodyBegin), next = begin;
-    while (next < source.size() &&
-           (source[next] == ' ' || source[next] == '\t'))
-      ++next;
-    unsigned replaced = 0;
-    if (next < source.size() && source[next] != '\n' && source[next] != '\r') {
-      text += "\n" + indent;
-      replaced = static_cast<unsigned>(next - begin);
-    }
-    Edits.push_back(
-        Edit{w.kernel->bodyBegin, replaced, text, w.path + ".constraints", 1});
+    if (!kernelText.empty())
+      staticAssertEdit(*w.kernel, kernelText, w.path + ".constraints");
+    for (const auto &[fn, text] : hostText)
+      staticAssertEdit(*Facts.function(fn), text, w.path + ".constraints");
   }
   // Once per file that uses them, at its top (global namespace; guarded, so
   // a file that includes another rewritten one sees them once).
@@ -89,8 +155,8 @@ void Rewriter::instantiationEdits() {
       continue;
     }
     std::string values, types;
-    for (const auto &[name, def] : FnParams[k.id])
-      values += (values.empty() ? "" : ", ") + std::to_string(def);
+    for (const FnParam &q : FnParams[k.id])
+      values += (values.empty() ? "" : ", ") + std::to_string(q.defaultValue);
     for (const auto &t : k.paramTypes)
       types += (types.empty() ? "" : ", ") + t;
     std::string indent =

@@ -24,6 +24,7 @@
 #include "ktune/Expr/Expr.h"
 #include "ktune/Refactor/Rewrite.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -49,8 +50,24 @@ struct ParamWork {
   std::string path; // JSON path of the plan parameter
   int boundParam = -1;
   int64_t defaultValue = 0;
+  /// The C++ type of the new template parameter (the constant's: "unsigned
+  /// int" for `1024U`); "int" when the constant is an int.
+  std::string type = "int";
+  /// Its candidates are launch parameters: only the host functions holding
+  /// its sites receive it, never the kernel.
+  bool launchParam = false;
   std::vector<PlacedSite> sites;
   std::set<std::string> functions; // ids of functions holding sites
+};
+
+/// A template parameter a function receives.
+struct FnParam {
+  std::string name;
+  int64_t defaultValue = 0;
+  std::string type = "int";
+  /// The plan parameters it carries (several kernels launched from one
+  /// function may share one).
+  std::vector<const ParamWork *> params;
 };
 
 /// A planned kernel and its parameters.
@@ -93,12 +110,34 @@ std::string substitute(const SourceSite &site, const std::string &name);
 std::map<std::string, std::string>
 constraintRenames(const std::vector<ParamWork> &params);
 
+/// The name a launch parameter has in the manifest: its name in `host`, the
+/// launcher it belongs to.
+using LaunchParamName =
+    std::function<std::string(const ParamWork &, const std::string &host)>;
+
 /// The manifest entry of `kernel` once rewritten: its template parameters,
-/// arguments, constraints and the first launch geometry that can be
-/// expressed in them.
+/// launch parameters, arguments, constraints and the first launch geometry
+/// that can be expressed in them (kernel arguments, template and launch
+/// parameters, the launcher's own parameters, `sizeof` of a template
+/// parameter).
 ManifestKernel manifestFor(const SourceFacts &facts,
                            const FunctionFacts &kernel, const PlanKernel &pk,
-                           const std::vector<ParamWork> &params);
+                           const std::vector<ParamWork> &params,
+                           const LaunchParamName &launchName);
+
+/// A launch expression checked for the manifest: markers resolved by
+/// `resolve`, parsed, every name in `known` (`sizeof(X)` is kept when X is
+/// in `known`); its canonical text, or nullopt.
+std::optional<std::string> launchExpression(
+    const std::string &text,
+    const std::function<std::optional<std::string>(unsigned)> &resolve,
+    const std::set<std::string> &known);
+
+/// The manifest entry of a host function that received template
+/// parameters: its template parameters (the new ones tunable), arguments,
+/// what it launches and whether a forwarding overload keeps its symbol.
+ManifestLauncher launcherFor(const SourceFacts &facts, const FunctionFacts &f,
+                             const std::vector<FnParam> &params);
 
 // --- the rewrite
 // ---------------------------------------------------------------
@@ -152,9 +191,15 @@ private:
                                          const ParamWork &p,
                                          const std::string &name);
   std::optional<ktune::Error> assignKernelParams(const KernelWork &w);
-  void forwarderEdit(const FunctionFacts &f,
-                     const std::vector<std::pair<std::string, int64_t>> &list,
+  std::optional<ktune::Error> assignLaunchParam(const KernelWork &w,
+                                                const ParamWork &p);
+  void forwarderEdit(const FunctionFacts &f, const std::vector<FnParam> &list,
                      const std::string &path);
+  /// static_asserts at the top of `f`'s body.
+  void staticAssertEdit(const FunctionFacts &f, const std::string &asserts,
+                        const std::string &path);
+  /// The host functions that receive launch parameter `p`.
+  std::vector<std::string> launchersOf(const ParamWork &p) const;
   /// The name parameter `p` of kernel `w` has inside function `fn`.
   std::string nameIn(const std::string &fn, const KernelWork &w,
                      const ParamWork &p) const;
@@ -173,8 +218,8 @@ private:
   std::vector<std::pair<unsigned, std::string>> Idents;
 
   std::vector<KernelWork> Work;
-  /// Template parameters each function receives: name -> (default, path).
-  std::map<std::string, std::vector<std::pair<std::string, int64_t>>> FnParams;
+  /// Template parameters each function receives, in order.
+  std::map<std::string, std::vector<FnParam>> FnParams;
   std::map<std::string, std::string> FnParamPath; // fn id + name -> path
   std::vector<Edit> Edits;
   std::vector<std::string> Notes;

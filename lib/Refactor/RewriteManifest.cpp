@@ -1,12 +1,16 @@
-//===- RewriteManifest.cpp - The manifest entry of a rewritten kernel -----===//
+//===- RewriteManifest.cpp - The manifest entries of a rewrite ------------===//
 //
-// What ktune-tune reads about a template: its parameters (tunable ones with
-// kind, default and domain), the kernel's arguments, the plan's constraints
-// in the kernel's names, and the launch geometry as expressions.
+// What ktune-tune reads about a template: each kernel's parameters (tunable
+// ones with kind, default and domain), its launch parameters, its
+// arguments, the plan's constraints in the kernel's names and the launch
+// geometry as expressions; and each host function that became a template
+// (a launcher), with its parameters and arguments.
 //
 //===----------------------------------------------------------------------===//
 
 #include "RewriteInternal.h"
+
+#include <algorithm>
 
 namespace ktune::refactor {
 
@@ -19,9 +23,92 @@ constraintRenames(const std::vector<ParamWork> &params) {
   return rename;
 }
 
+namespace {
+
+constexpr const char *SizeofMark = "ktune_sizeof_";
+
+/// `sizeof(T)` -> `ktune_sizeof_T`, so the expression parser reads a name;
+/// nullopt when a sizeof names something else than an identifier.
+std::optional<std::string> hideSizeof(const std::string &text) {
+  std::string out;
+  size_t pos = 0;
+  while (true) {
+    size_t at = text.find("sizeof(", pos);
+    if (at == std::string::npos)
+      break;
+    size_t close = text.find(')', at);
+    if (close == std::string::npos)
+      return std::nullopt;
+    std::string name = text.substr(at + 7, close - at - 7);
+    if (!expr::isValidIdentifier(name))
+      return std::nullopt;
+    out += text.substr(pos, at - pos) + SizeofMark + name;
+    pos = close + 1;
+  }
+  return out + text.substr(pos);
+}
+
+std::string showSizeof(const std::string &text) {
+  std::string out;
+  size_t pos = 0;
+  std::string mark = SizeofMark;
+  while (true) {
+    size_t at = text.find(mark, pos);
+    if (at == std::string::npos)
+      break;
+    size_t end = at + mark.size();
+    while (end < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[end])) ||
+            text[end] == '_'))
+      ++end;
+    out += text.substr(pos, at - pos) + "sizeof(" +
+           text.substr(at + mark.size(), end - at - mark.size()) + ")";
+    pos = end;
+  }
+  return out + text.substr(pos);
+}
+
+} // namespace
+
+std::optional<std::string> launchExpression(
+    const std::string &text,
+    const std::function<std::optional<std::string>(unsigned)> &resolve,
+    const std::set<std::string> &known) {
+  auto resolved = resolveMarkers(text, resolve);
+  if (!resolved)
+    return std::nullopt;
+  auto hidden = hideSizeof(*resolved);
+  if (!hidden)
+    return std::nullopt;
+  auto e = expr::Expr::parse(*hidden);
+  if (!e)
+    return std::nullopt;
+  for (const auto &n : e->names()) {
+    std::string name = n;
+    if (name.rfind(SizeofMark, 0) == 0)
+      name = name.substr(std::string(SizeofMark).size());
+    if (!known.count(name))
+      return std::nullopt;
+  }
+  return showSizeof(e->str());
+}
+
+/// A new template parameter as the manifest lists it.
+static TemplateParam tunableParam(const ParamWork &p, const std::string &name) {
+  TemplateParam tp;
+  tp.name = name;
+  tp.type = p.type;
+  tp.tunable = true;
+  tp.kind = std::string(kindName(p.plan->kind));
+  tp.defaultValue = p.defaultValue;
+  tp.domain = p.plan->domain;
+  return tp;
+}
+
 ManifestKernel manifestFor(const SourceFacts &facts,
                            const FunctionFacts &kernel, const PlanKernel &pk,
-                           const std::vector<ParamWork> &params) {
+                           const std::vector<ParamWork> &params,
+                           const LaunchParamName &launchName) {
   ManifestKernel mk;
   mk.name = kernel.name;
   mk.qualifiedName = kernel.qualifiedName;
@@ -31,94 +118,130 @@ ManifestKernel manifestFor(const SourceFacts &facts,
     tp.type = kernel.templateParams[i].type;
     for (const ParamWork &p : params)
       if (p.boundParam == static_cast<int>(i)) {
-        tp.tunable = true;
-        tp.kind = std::string(kindName(p.plan->kind));
-        tp.defaultValue = p.defaultValue;
-        tp.domain = p.plan->domain;
+        tp = tunableParam(p, tp.name);
+        tp.type = kernel.templateParams[i].type;
       }
     mk.templateParams.push_back(std::move(tp));
   }
-  for (const ParamWork &p : params) {
-    if (p.boundParam >= 0)
-      continue;
-    TemplateParam tp;
-    tp.name = p.name;
-    tp.type = "int";
-    tp.tunable = true;
-    tp.kind = std::string(kindName(p.plan->kind));
-    tp.defaultValue = p.defaultValue;
-    tp.domain = p.plan->domain;
-    mk.templateParams.push_back(std::move(tp));
-  }
+  for (const ParamWork &p : params)
+    if (p.boundParam < 0 && !p.launchParam)
+      mk.templateParams.push_back(tunableParam(p, p.name));
   mk.args = kernel.args;
 
-  std::map<std::string, std::string> rename = constraintRenames(params);
-  for (const auto &c : pk.constraints) {
-    auto e = expr::Expr::parse(c);
-    mk.constraints.push_back(e ? e->rename(rename).str() : c);
-  }
-
-  // Launch geometry from the first launch that can be expressed.
-  std::set<std::string> known;
+  // Launch geometry from the first launch that can be expressed: in kernel
+  // arguments, template and launch parameters, and the launcher's own
+  // parameters (dimensions of the problem, like `num_tokens`).
+  std::set<std::string> kernelNames;
   for (const auto &a : kernel.args)
-    known.insert(a.name);
+    kernelNames.insert(a.name);
   for (const auto &tp : mk.templateParams)
-    known.insert(tp.name);
+    kernelNames.insert(tp.name);
+  const CallFacts *from = nullptr;
   for (const auto &call : facts.calls) {
     if (!call.isLaunch || call.callee != kernel.id || call.block.empty() ||
         call.grid.empty())
       continue;
+    std::set<std::string> known = kernelNames;
+    for (const auto &h : call.hostNames)
+      known.insert(h);
     auto resolve = [&](unsigned offset) -> std::optional<std::string> {
       for (const ParamWork &p : params)
         for (const PlacedSite &s : p.sites)
           if (s.position == offset) {
+            std::string name =
+                p.launchParam ? launchName(p, call.caller) : p.kernelName;
+            if (name.empty())
+              return std::nullopt;
+            known.insert(name);
             SourceSite copy = *s.site;
             if (copy.replacement.rfind("static_cast<", 0) == 0)
               copy.replacement = "{P}";
             copy.role = SiteRole::LaunchGrid; // parenthesise compound forms
-            return substitute(copy, p.kernelName);
+            return substitute(copy, name);
           }
       for (const auto &o : facts.occurrences)
         if (o.offset == offset && o.kernel == kernel.id)
           return std::to_string(o.value);
       return std::nullopt;
     };
-    auto canonical =
-        [&](const std::string &text) -> std::optional<std::string> {
-      auto r = resolveMarkers(text, resolve);
-      if (!r)
-        return std::nullopt;
-      auto e = expr::Expr::parse(*r);
-      if (!e)
-        return std::nullopt;
-      for (const auto &n : e->names())
-        if (!known.count(n))
-          return std::nullopt;
-      return e->str();
-    };
     LaunchGeometry g;
     bool ok = true;
-    for (const auto &d : call.grid)
-      if (auto c = canonical(d))
-        g.grid.push_back(*c);
-      else
-        ok = false;
-    for (const auto &d : call.block)
-      if (auto c = canonical(d))
-        g.block.push_back(*c);
-      else
-        ok = false;
-    if (auto c = canonical(call.smem))
-      g.smem = *c;
-    else
-      ok = false;
-    if (!ok)
+    for (const auto *dims : {&call.grid, &call.block})
+      for (const auto &d : *dims) {
+        // Resolving a site adds its parameter's name to `known`.
+        auto c = launchExpression(d, resolve, known);
+        if (c)
+          (dims == &call.grid ? g.grid : g.block).push_back(*c);
+        else
+          ok = false;
+      }
+    auto smem = launchExpression(call.smem, resolve, known);
+    if (!ok || !smem)
       continue;
+    g.smem = *smem;
     g.from = location(facts, filePart(call.offset), call.line);
+    g.cooperative = call.cooperative;
     mk.launch = std::move(g);
+    from = &call;
     break;
   }
+
+  // Launch parameters, each under its launcher's name: the launcher of the
+  // geometry where it holds one, else the first that does.
+  std::map<std::string, std::string> rename = constraintRenames(params);
+  for (const ParamWork &p : params) {
+    if (!p.launchParam)
+      continue;
+    std::vector<std::string> hosts(p.functions.begin(), p.functions.end());
+    std::sort(hosts.begin(), hosts.end(), [&](auto &a, auto &b) {
+      return facts.function(a)->offset < facts.function(b)->offset;
+    });
+    if (from && p.functions.count(from->caller))
+      hosts.insert(hosts.begin(), from->caller);
+    for (const auto &h : hosts) {
+      std::string name = launchName(p, h);
+      if (name.empty())
+        continue;
+      TemplateParam tp = tunableParam(p, name);
+      tp.launcher = facts.function(h)->name;
+      mk.launchParams.push_back(std::move(tp));
+      if (name != p.name)
+        rename[p.name] = name;
+      break;
+    }
+  }
+
+  // The plan's constraints in the manifest's names.
+  for (const auto &c : pk.constraints) {
+    auto e = expr::Expr::parse(c);
+    mk.constraints.push_back(e ? e->rename(rename).str() : c);
+  }
   return mk;
+}
+
+ManifestLauncher launcherFor(const SourceFacts &facts, const FunctionFacts &f,
+                             const std::vector<FnParam> &params) {
+  ManifestLauncher l;
+  l.name = f.name;
+  l.qualifiedName = f.qualifiedName;
+  for (const auto &tp : f.templateParams)
+    l.templateParams.push_back({tp.name, tp.type});
+  for (const FnParam &fp : params) {
+    TemplateParam tp = tunableParam(*fp.params.front(), fp.name);
+    tp.type = fp.type;
+    l.templateParams.push_back(std::move(tp));
+  }
+  l.args = f.args;
+  l.returns = f.returnType.empty() ? "void" : f.returnType;
+  for (const auto &call : facts.calls)
+    if (call.isLaunch && call.caller == f.id)
+      if (const FunctionFacts *k = facts.function(call.callee);
+          k && std::find(l.kernels.begin(), l.kernels.end(),
+                         k->qualifiedName) == l.kernels.end())
+        l.kernels.push_back(k->qualifiedName);
+  l.from = location(facts, f.line);
+  l.forwarder = !f.forwarderSignature.empty();
+  return l;
 }
 
 } // namespace ktune::refactor

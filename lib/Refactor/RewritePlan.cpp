@@ -126,6 +126,16 @@ Rewriter::addCandidateSites(const PlanParam &pp, const FunctionFacts &kernel,
     if (informational)
       return error(cpath, "candidate '" + c->id +
                               "' is reported for information only: " + c->why);
+    std::string type = c->type.empty() ? "int" : c->type;
+    if (k == 0) {
+      p.type = type;
+      p.launchParam = c->launchParam;
+    } else if (type != p.type) {
+      return error(cpath, "candidate '" + c->id + "' is a " + type +
+                              " constant, the parameter's other candidates " +
+                              p.type + "; lift them as separate parameters");
+    }
+    p.launchParam = p.launchParam && c->launchParam;
     int bound = Index.boundParam.count(c->id) ? Index.boundParam.at(c->id) : -1;
     if (bound >= 0) {
       if (p.boundParam >= 0 && p.boundParam != bound)

@@ -45,6 +45,9 @@ void Collector::record(const Atom &a, const RoleCtx &ctx, SiteRole role,
     return;
   if (a.value <= 0)
     return;
+  if (ctx.skipLiteral && a.spelling == Spelling::Literal &&
+      a.constant.empty() && a.value == ctx.skipLiteral)
+    return;
   auto key = std::make_tuple(a.offset, ctx.fnId, ctx.kernelId);
   auto it = Occs.find(key);
   if (it != Occs.end() &&
@@ -70,9 +73,10 @@ void Collector::record(const Atom &a, const RoleCtx &ctx, SiteRole role,
   o.family = a.spelling == Spelling::Literal && a.constant.empty() ? ctx.family
                                                                    : Family();
   o.dim = ctx.dim;
-  o.top = ctx.top;
+  o.top = ctx.top || ctx.cap;
   o.boundParam = ctx.boundParam;
   o.castType = a.castType;
+  o.valueType = a.valueType;
   if (a.derivedBases == 1) {
     o.constant = a.baseConstant;
     o.constantName = a.baseName;
@@ -99,6 +103,7 @@ std::optional<std::string> Collector::walkAtom(const Atom &atom,
       inner->constant = atom.constant;
       inner->constantName = atom.constantName;
       inner->castType.clear();
+      inner->valueType = atom.valueType;
       record(*inner, ctx, SiteRole::Definition, ctx.role);
       if (isFixedByHardware(atom.constantName))
         return std::to_string(inner->value);
@@ -142,10 +147,33 @@ static std::optional<std::string> kernelArgument(Collector &c, const Expr *e,
   return std::nullopt;
 }
 
+/// A parameter of the launching function that the kernel does not receive
+/// (`num_tokens` in `dim3 grid(num_tokens)`): a dimension of the problem,
+/// named as it is when nothing in the function changes it and no kernel
+/// parameter has its name.
+static std::optional<std::string>
+launcherParameter(Collector &c, const ParmVarDecl *p, const RoleCtx &ctx) {
+  if (!ctx.hostNames || !ctx.fn || p->getDeclContext() != ctx.fn ||
+      !p->getType()->isIntegralOrEnumerationType() ||
+      p->getType()->isBooleanType() || p->getName().empty())
+    return std::nullopt;
+  std::string name = p->getNameAsString();
+  if ((ctx.kernelNames && ctx.kernelNames->count(name)) ||
+      !c.isEffectivelyConst(p, ctx.fn))
+    return std::nullopt;
+  ctx.hostNames->insert(name);
+  return name;
+}
+
 std::optional<std::string> Collector::walkName(const DeclRefExpr *ref,
                                                const RoleCtx &ctx) {
   if (const auto *nt = llvm::dyn_cast<NonTypeTemplateParmDecl>(ref->getDecl()))
     return nt->getNameAsString();
+  if (const auto *p = llvm::dyn_cast<ParmVarDecl>(ref->getDecl()))
+    return launcherParameter(*this, p, ctx);
+  if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
+      var && isDispatchedConstant(*this, var))
+    return std::nullopt; // data-dependent: named only as a kernel parameter
   if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
       var && var->isLocalVarDecl() && var->getInit() && ctx.fn &&
       !llvm::isa<ParmVarDecl>(var) && isEffectivelyConst(var, ctx.fn) &&
@@ -162,7 +190,7 @@ std::optional<std::string> Collector::walkName(const DeclRefExpr *ref,
 std::optional<std::string> Collector::walkUnary(const UnaryOperator *u,
                                                 const RoleCtx &ctx) {
   RoleCtx inner = ctx;
-  inner.top = false;
+  inner.top = inner.cap = false;
   auto t = walk(u->getSubExpr(), inner);
   if (!t)
     return std::nullopt;
@@ -181,7 +209,7 @@ std::optional<std::string> Collector::walkUnary(const UnaryOperator *u,
 std::optional<std::string> Collector::walkBinary(const BinaryOperator *b,
                                                  const RoleCtx &ctx) {
   RoleCtx inner = ctx;
-  inner.top = false;
+  inner.top = inner.cap = false;
   // `16 / sizeof(T)`: a vector width in bytes, wherever it is computed.
   if (b->getOpcode() == BO_Div &&
       llvm::isa<UnaryExprOrTypeTraitExpr>(b->getRHS()->IgnoreParenImpCasts()))
@@ -191,6 +219,7 @@ std::optional<std::string> Collector::walkBinary(const BinaryOperator *b,
       bytes.role = SiteRole::VectorBytes;
       bytes.family = Family::vectorBytes();
       bytes.top = true;
+      bytes.cap = false;
       walk(b->getLHS(), bytes);
     }
   auto l = walk(b->getLHS(), inner);
@@ -208,7 +237,7 @@ std::optional<std::string> Collector::walkBinary(const BinaryOperator *b,
 std::optional<std::string>
 Collector::walkConditional(const ConditionalOperator *c, const RoleCtx &ctx) {
   RoleCtx inner = ctx;
-  inner.top = false;
+  inner.top = inner.cap = false;
   auto cond = walk(c->getCond(), inner);
   auto t = walk(c->getTrueExpr(), inner);
   auto f = walk(c->getFalseExpr(), inner);
@@ -229,15 +258,24 @@ std::optional<std::string> Collector::walkCall(const CallExpr *call,
   if ((name == "min" || name == "max" || name == "fminf" || name == "fmaxf") &&
       call->getNumArgs() == 2) {
     std::string fn = name == "fminf" ? "min" : name == "fmaxf" ? "max" : name;
-    auto a = walk(call->getArg(0), ctx);
-    auto b = walk(call->getArg(1), ctx);
+    RoleCtx bound = ctx;
+    bound.cap = true;
+    auto a = walk(call->getArg(0), bound);
+    auto b = walk(call->getArg(1), bound);
     if (!a || !b)
       return std::nullopt;
     return fn + "(" + *a + ", " + *b + ")";
   }
-  // Still record the constants among the arguments (no translation).
   RoleCtx inner = ctx;
-  inner.top = false;
+  inner.top = inner.cap = false;
+  if (isCeilDivName(name) && call->getNumArgs() == 2) {
+    auto a = walk(call->getArg(0), inner);
+    auto b = walk(call->getArg(1), inner);
+    if (!a || !b)
+      return std::nullopt;
+    return "ceil_div(" + *a + ", " + *b + ")";
+  }
+  // Still record the constants among the arguments (no translation).
   for (const Expr *arg : call->arguments())
     walk(arg, inner);
   return std::nullopt;
@@ -265,6 +303,11 @@ std::optional<std::string> Collector::walk(const Expr *e, RoleCtx ctx) {
   if (const auto *lit = llvm::dyn_cast<IntegerLiteral>(s))
     return std::to_string(lit->getValue().getSExtValue());
   if (const auto *sz = llvm::dyn_cast<UnaryExprOrTypeTraitExpr>(s)) {
+    // sizeof of a type the launch passes as the kernel's T: `sizeof(T)`.
+    if (sz->getKind() == UETT_SizeOf && sz->isArgumentType() && ctx.typeToParam)
+      for (const auto &[type, name] : *ctx.typeToParam)
+        if (type == sz->getArgumentType())
+          return "sizeof(" + name + ")";
     Expr::EvalResult r;
     if (!sz->isValueDependent() && sz->EvaluateAsInt(r, Ctx))
       return std::to_string(r.Val.getInt().getExtValue());
@@ -282,7 +325,7 @@ std::optional<std::string> Collector::walk(const Expr *e, RoleCtx ctx) {
     return walkCall(call, ctx);
   // Anything else: record what is inside, no translation.
   RoleCtx inner = ctx;
-  inner.top = false;
+  inner.top = inner.cap = false;
   for (const Stmt *child : s->children())
     if (const auto *ce = llvm::dyn_cast_or_null<Expr>(child))
       walk(ce, inner);

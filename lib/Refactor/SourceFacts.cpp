@@ -1,11 +1,27 @@
 #include "ktune/Refactor/SourceFacts.h"
 
+#include "ktune/Support/EnumNames.h"
+
 #include <algorithm>
 #include <ostream>
 #include <set>
 #include <tuple>
 
 namespace ktune::refactor {
+
+static constexpr EnumName<CallForm> CallFormNames[] = {
+    {CallForm::DeviceCall, "call"},
+    {CallForm::Chevron, "<<<>>>"},
+    {CallForm::LaunchKernelEx, "cudaLaunchKernelEx"},
+    {CallForm::LaunchKernel, "cudaLaunchKernel"},
+    {CallForm::CooperativeKernel, "cudaLaunchCooperativeKernel"},
+    {CallForm::LaunchHelper, "launch_helper"},
+    {CallForm::Reference, "reference"},
+};
+
+std::string_view callFormName(CallForm form) {
+  return nameOf(CallFormNames, form, "call");
+}
 
 const FunctionFacts *SourceFacts::function(const std::string &id) const {
   auto it = functions.find(id);
@@ -280,7 +296,11 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
               {"explicit_args", c.explicitArgs}};
     if (!c.implicitArgsError.empty())
       j["implicit_args_error"] = c.implicitArgsError;
+    j["form"] = std::string(callFormName(c.form));
+    if (!c.macro.empty())
+      j["macro"] = c.macro;
     if (c.isLaunch) {
+      j["host_names"] = c.hostNames;
       j["grid"] = c.grid;
       j["block"] = c.block;
       j["smem"] = c.smem;
@@ -308,7 +328,8 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
          {"dim", o.dim},
          {"top", o.top},
          {"bound_param", o.boundParam},
-         {"cast", o.castType}});
+         {"cast", o.castType},
+         {"value_type", o.valueType}});
   for (const auto &a : facts.sharedArrays)
     out["shared_arrays"].push_back({{"function", a.function},
                                     {"name", a.name},

@@ -117,6 +117,13 @@ struct Candidate {
   /// written as "{id}": "{c3} % 32 == 0" (warp-level code),
   /// "{c5} * ({c5} + 1) * 4 <= 49152" (static shared memory), "{c3} <= 1024".
   std::vector<std::string> impliedConstraints;
+  /// The C++ type of the constant ("unsigned int" for `1024U`, "size_t"):
+  /// a parameter replacing it keeps it. Empty: int.
+  std::string type;
+  /// Every site is in host code around a launch (`std::min(d, 1024U)` as the
+  /// block): lifting it makes the launcher a template and leaves the kernel
+  /// unchanged (a launch parameter of the manifest).
+  bool launchParam = false;
 };
 
 struct CandidateSet {

@@ -39,6 +39,8 @@ struct RewriteResult {
   clang::tooling::Replacements replacements; // the main file's
   FileEdits headerEdits;                     // the headers' (index > 0)
   std::vector<ManifestKernel> kernels;
+  /// Host functions that became templates (manifest/2 `launchers`).
+  std::vector<ManifestLauncher> launchers;
   /// Things the user should know (a launch left at its defaults because
   /// its host function cannot become a template), "file:line: message".
   std::vector<std::string> notes;

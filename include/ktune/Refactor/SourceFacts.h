@@ -36,6 +36,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ktune::refactor {
@@ -139,8 +140,24 @@ struct SharedArrayFacts {
   std::vector<std::string> extents; // marker expressions; empty: unknown
 };
 
+/// How a call reaches its callee. A launch is read the same way whatever its
+/// spelling; a reference names the kernel for a launch made elsewhere
+/// (cudaFuncSetAttribute, a launch helper's argument) and takes the template
+/// arguments a launch takes. Spelled in --dump-facts as callFormName gives.
+enum class CallForm {
+  DeviceCall,        // "call": a device helper called
+  Chevron,           // "<<<>>>"
+  LaunchKernelEx,    // "cudaLaunchKernelEx": geometry in a cudaLaunchConfig_t
+  LaunchKernel,      // "cudaLaunchKernel"
+  CooperativeKernel, // "cudaLaunchCooperativeKernel"
+  LaunchHelper,      // "launch_helper": a function of the file that launches
+                     // the kernel it is given
+  Reference,         // "reference"
+};
+std::string_view callFormName(CallForm form);
+
 /// A call that may need template arguments when its callee gains template
-/// parameters: kernel launches and calls of device helpers.
+/// parameters: kernel launches, references and calls of device helpers.
 struct CallFacts {
   unsigned offset = 0; // of the callee's name
   unsigned line = 0, col = 0;
@@ -165,6 +182,17 @@ struct CallFacts {
   std::string geometryError;
   /// Explicit template arguments at the call, as written.
   std::vector<std::string> explicitArgs;
+  CallForm form = CallForm::DeviceCall;
+  bool cooperative = false;
+  /// Parameters of the launching function that the geometry names (the
+  /// problem's dimensions, `num_tokens`), besides the kernel's arguments.
+  std::vector<std::string> hostNames;
+  /// The function-like macro whose body spells the callee: no template
+  /// arguments can be added there (one spelling for every expansion).
+  std::string macro;
+
+  /// A launch, or a reference that names the kernel like one.
+  bool namesKernel() const { return isLaunch || form == CallForm::Reference; }
 };
 
 enum class Spelling { Literal, Macro, Variable, Enumerator };
@@ -248,6 +276,10 @@ struct Occurrence {
   int boundParam = -1; // template_arg/default: kernel template parameter index
   /// Needs a type-preserving cast when replaced (literal typed other than int).
   std::string castType;
+  /// The type of the constant the site spells, for the parameter that
+  /// replaces it: the literal's or macro's type, a constant's declared type
+  /// (also at its definition). Empty: int.
+  std::string valueType;
   /// A constant defined from several others: its value as an expression
   /// with "§key=value§" placeholders for them.
   std::string derivedExpr;

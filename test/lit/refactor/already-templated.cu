@@ -63,11 +63,11 @@ void dispatch(float *x, bool big) {
 // CAND-NEXT:   IMPLIES {block_size#0} <= 1024
 // CAND-NEXT: CAND vector_width fill_kernel value=4 spelling=4 high
 // CAND-NEXT:   SITE 40:23 template_arg '4' -> {P}
-// CAND-NEXT: CAND block_size fill_kernel value=128 spelling=128 high
+// CAND-NEXT: CAND block_size fill_kernel value=128 spelling=128 high launch-param
 // CAND-NEXT:   SITE 40:45 launch_block '128' -> {P}
 // 512 = 128 * 4 in the grid is not the block size: not a site.
 // CAND-NOT:    SITE 40:{{[0-9]+}} launch_grid
-// CAND:      CAND block_size dispatch_kernel value=64 spelling=64 high
+// CAND:      CAND block_size dispatch_kernel value=64 spelling=64 high launch-param
 // CAND-NEXT:   SITE 49:29 launch_block '64' -> {P}
 // CAND-NEXT:   SITE 51:29 launch_block '64' -> {P}
 // CAND-NOT:  template_arg
@@ -75,7 +75,9 @@ void dispatch(float *x, bool big) {
 // TPL:      template <typename T, int BLOCK_SIZE = 256>
 // TPL-NEXT: __global__ void copy_kernel(T *out, const T *in, int n) {
 // TPL:        for (int i = blockIdx.x * BLOCK_SIZE + threadIdx.x; i < n; i += BLOCK_SIZE * gridDim.x)
-// TPL:      template <typename T, int VEC, int BLOCK_SIZE = 128>
+// fill_kernel and dispatch_kernel read blockDim: their block sizes are the
+// launchers' (launch parameters), the kernels keep their lists.
+// TPL:      template <typename T, int VEC>
 // TPL-NEXT: __global__ void fill_kernel(T *out, T v, int n) {
 // T is spelled from the specialisation the launch resolved to.
 // TPL:      template <int BLOCK_SIZE = 256>
@@ -88,13 +90,14 @@ void dispatch(float *x, bool big) {
 // The launch's template argument 4 sets the kernel's own VEC.
 // TPL:      template <int FILL_KERNEL_VEC = 4, int BLOCK_SIZE = 128>
 // TPL-NEXT: void fill(double *out, int n) {
-// TPL-NEXT:   fill_kernel<double, FILL_KERNEL_VEC, BLOCK_SIZE><<<(n + 511) / 512, BLOCK_SIZE>>>(out, 1.0, n);
-// TPL:      void use() { copy_any<int>(nullptr, nullptr, 0); }
-// TPL:      template <int N, int BLOCK_SIZE = 64> __global__ void dispatch_kernel(float *x) {
 // TPL-NEXT:   static_assert(BLOCK_SIZE <= 1024, "ktune: BLOCK_SIZE <= 1024");
-// TPL-NEXT:   x[threadIdx.x] *= N; }
-// TPL:          dispatch_kernel<8, BLOCK_SIZE><<<1, BLOCK_SIZE>>>(x);
-// TPL:          dispatch_kernel<2, BLOCK_SIZE><<<1, BLOCK_SIZE>>>(x);
+// TPL-NEXT:   fill_kernel<double, FILL_KERNEL_VEC><<<(n + 511) / 512, BLOCK_SIZE>>>(out, 1.0, n);
+// TPL:      void use() { copy_any<int>(nullptr, nullptr, 0); }
+// TPL:      template <int N> __global__ void dispatch_kernel(float *x) { x[threadIdx.x] *= N; }
+// TPL-NEXT: template <int BLOCK_SIZE = 64>
+// TPL-NEXT: void dispatch(float *x, bool big) {
+// TPL:          dispatch_kernel<8><<<1, BLOCK_SIZE>>>(x);
+// TPL:          dispatch_kernel<2><<<1, BLOCK_SIZE>>>(x);
 
 // MANIFEST:      KERNEL copy_kernel
 // MANIFEST-NEXT:   PARAM T typename
@@ -107,8 +110,16 @@ void dispatch(float *x, bool big) {
 // MANIFEST-NEXT: KERNEL fill_kernel
 // MANIFEST-NEXT:   PARAM T typename
 // MANIFEST-NEXT:   PARAM VEC int tunable vector_width default=4
-// MANIFEST-NEXT:   PARAM BLOCK_SIZE int tunable block_size default=128
+// MANIFEST-NEXT:   LAUNCH-PARAM BLOCK_SIZE int block_size default=128 launcher=fill
 // MANIFEST:        LAUNCH grid=['(n + 511) / 512'] block=['BLOCK_SIZE'] smem=0
 // MANIFEST:      KERNEL dispatch_kernel
 // MANIFEST-NEXT:   PARAM N int
-// MANIFEST-NEXT:   PARAM BLOCK_SIZE int tunable block_size default=64
+// MANIFEST-NEXT:   LAUNCH-PARAM BLOCK_SIZE int block_size default=64 launcher=dispatch
+// Every host function that became a template is a launcher stage 2 can call.
+// MANIFEST:      LAUNCHER copy_floats returns=void kernels=['copy_kernel'] forwarder
+// MANIFEST:      LAUNCHER copy_any returns=void kernels=['copy_kernel']{{$}}
+// MANIFEST-NEXT:   PARAM S typename
+// MANIFEST-NEXT:   PARAM BLOCK_SIZE int tunable block_size default=256
+// MANIFEST:      LAUNCHER fill returns=void kernels=['fill_kernel'] forwarder
+// MANIFEST-NEXT:   PARAM FILL_KERNEL_VEC int tunable vector_width default=4
+// MANIFEST-NEXT:   PARAM BLOCK_SIZE int tunable block_size default=128

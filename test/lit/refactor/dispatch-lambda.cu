@@ -46,25 +46,29 @@ void relu(void *out, const void *in, int type, int num_tokens, int d) {
   });
 }
 
-// CAND:      CAND block_size vllm::act_kernel value=1024 spelling=1024 high
+// The kernel reads blockDim: the cap is a launch parameter of relu.
+// CAND:      CAND block_size vllm::act_kernel value=1024 spelling=1024 high launch-param
 // CAND-NEXT:   SITE 42:26 launch_block '1024' -> {P}
 
-// TPL:      template <typename scalar_t, int BLOCK_SIZE = 1024>
+// TPL:      template <typename scalar_t>
 // TPL-NEXT: __global__ void act_kernel(scalar_t *__restrict__ out,
 // TPL:      template <int BLOCK_SIZE = 1024>
 // TPL-NEXT: void relu(void *out, const void *in, int type, int num_tokens, int d) {
+// TPL-NEXT:   static_assert(BLOCK_SIZE <= 1024, "ktune: BLOCK_SIZE <= 1024");
 // TPL-NEXT:   dim3 grid(num_tokens);
 // TPL-NEXT:   dim3 block(std::min(d, BLOCK_SIZE));
 // TPL-NEXT:   DISPATCH_FLOATING_TYPES(type, "relu", [&] {
-// TPL-NEXT:     vllm::act_kernel<scalar_t, BLOCK_SIZE><<<grid, block>>>(
+// TPL-NEXT:     vllm::act_kernel<scalar_t><<<grid, block>>>(
 // TPL:      void relu(void *out, const void *in, int type, int num_tokens, int d) {
 // TPL-NEXT:   return relu<1024>(out, in, type, num_tokens, d);
 
-// The grid is num_tokens, which the kernel does not see: no geometry.
+// The grid is num_tokens, a parameter of the launcher: the geometry names it.
 // MANIFEST:      KERNEL vllm::act_kernel
 // MANIFEST-NEXT:   PARAM scalar_t typename
-// MANIFEST-NEXT:   PARAM BLOCK_SIZE int tunable block_size default=1024
+// MANIFEST-NEXT:   LAUNCH-PARAM BLOCK_SIZE int block_size default=1024 launcher=relu
 // MANIFEST-NEXT:   ARG scalar_t *__restrict__ out
 // MANIFEST-NEXT:   ARG const scalar_t *__restrict__ in
-// MANIFEST-NEXT:   ARG const int d
-// MANIFEST:        NO-LAUNCH
+// MANIFEST-NEXT:   ARG const int d canonical=int
+// MANIFEST:        LAUNCH grid=['num_tokens'] block=['min(d, BLOCK_SIZE)'] smem=0
+// MANIFEST:      LAUNCHER relu returns=void kernels=['vllm::act_kernel'] forwarder
+// MANIFEST-NEXT:   PARAM BLOCK_SIZE int tunable block_size default=1024

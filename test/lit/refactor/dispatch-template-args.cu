@@ -52,18 +52,29 @@ __global__ void sort_step(int *keys) {
 
 void sort_desc(int *keys, cudaStream_t s) { sort_step<2><<<1, 512, 0, s>>>(keys); }
 
-// CAND:      CAND block_size unpack value=64 spelling=THREADS high
+// CAND:      CAND block_size unpack value=64 spelling=THREADS high launch-param
 // CAND-NOT:  QBLOCK
-// CAND:      CAND block_size join value=128 spelling=128 high
+// CAND:      CAND block_size join value=128 spelling=128 high launch-param
 // CAND-NOT:  template_arg
-// CAND:      CAND block_size sort_step value=512 spelling=512 high
+// CAND:      CAND block_size sort_step value=512 spelling=512 high launch-param
 // CAND-NOT:  template_arg
 // CAND-NOT:  CAND other
 
-// TPL:      template <int qk, int BLOCK_SIZE = 64>
-// TPL:        unpack<QBLOCK_A, BLOCK_SIZE><<<(n / QBLOCK_A + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE, 0, s>>>(x, y, n);
-// TPL:        unpack<QBLOCK_B, BLOCK_SIZE><<<(n / QBLOCK_B + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE, 0, s>>>(x, y, n);
-// TPL:        join<0, BLOCK_SIZE>
-// TPL:        join<1, BLOCK_SIZE>
-// TPL:        join<2, BLOCK_SIZE>
-// TPL:      sort_step<2, BLOCK_SIZE>
+// The dispatched arguments stay as they are; the kernels read blockDim, so
+// the block sizes are launch parameters of the host functions.
+// TPL:      template <int qk>
+// TPL-NEXT: __global__ void unpack(
+// TPL:      template <int BLOCK_SIZE = 64>
+// TPL-NEXT: void unpack_a(
+// TPL:        unpack<QBLOCK_A><<<(n / QBLOCK_A + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE, 0, s>>>(x, y, n);
+// TPL:      template <int BLOCK_SIZE = 64>
+// TPL-NEXT: void unpack_b(
+// TPL:        unpack<QBLOCK_B><<<(n / QBLOCK_B + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE, 0, s>>>(x, y, n);
+// TPL:      template <int axis>
+// TPL-NEXT: __global__ void join(
+// TPL:        join<0><<<
+// TPL:        join<1><<<
+// TPL:        join<2><<<
+// TPL:      template <int order>
+// TPL-NEXT: __global__ void sort_step(
+// TPL:      sort_step<2><<<1, BLOCK_SIZE, 0, s>>>(keys);

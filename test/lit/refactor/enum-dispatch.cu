@@ -38,14 +38,19 @@ void pack_rows(const float *in, float *out, pack_mode m, cudaStream_t s) {
 }
 
 // CAND-NOT:  PACK_
-// CAND:      CAND block_size pack value=96 spelling=96 high
+// CAND:      CAND block_size pack value=96 spelling=96 high launch-param
 // CAND-NOT:  PACK_
 // CAND-NOT:  other
 // CAND-NOT:  template_arg
 
-// TPL:      template <pack_mode M, int BLOCK_SIZE = 96>
+// The kernels read nothing of their block size: both 96s are launch
+// parameters of pack_rows, under one name.
+// TPL:      template <pack_mode M>
+// TPL-NEXT: __global__ void pack(
 // TPL:        const int per_row = M == PACK_SCALED ? 48 : 16;
 // TPL-NEXT:   if (M != PACK_SWIZZLED)
-// TPL:          pack<PACK_SCALED, BLOCK_SIZE><<<1, BLOCK_SIZE, 0, s>>>(in, out);
-// TPL:          pack<PACK_SWIZZLED, BLOCK_SIZE><<<1, BLOCK_SIZE, 0, s>>>(in, out);
-// TPL:        scale<true{{.*}}><<<1, {{.*}}, 0, s>>>(out);
+// TPL:      template <int BLOCK_SIZE = 96>
+// TPL-NEXT: void pack_rows(
+// TPL:          pack<PACK_SCALED><<<1, BLOCK_SIZE, 0, s>>>(in, out);
+// TPL:          pack<PACK_SWIZZLED><<<1, BLOCK_SIZE, 0, s>>>(in, out);
+// TPL:        scale<true><<<1, BLOCK_SIZE, 0, s>>>(out);

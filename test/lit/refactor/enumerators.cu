@@ -28,7 +28,7 @@ void launch(float *x) { enum_kernel<<<1, kWarpsPerBlock * kThreadsPerWarp>>>(x);
 // CAND-NEXT:   SITE 19:15 other 'TILE_ROWS' -> {P}
 // CAND-NEXT:   SITE 21:38 other 'TILE_ROWS' -> {P}
 // CAND-NEXT:   IMPLIES 4 * {tile_size#0} * 32 <= 49152
-// CAND-NEXT: CAND warps_per_block enum_kernel value=4 spelling=kWarpsPerBlock high
+// CAND-NEXT: CAND warps_per_block enum_kernel value=4 spelling=kWarpsPerBlock high launch-param
 // CAND-NEXT:   SITE 24:42 launch_block 'kWarpsPerBlock' -> {P}
 // CAND-NEXT:   IMPLIES {warps_per_block#1} * 32 <= 1024
 // CAND-NEXT:   IMPLIES {warps_per_block#1} * 32 % 32 == 0
@@ -36,11 +36,14 @@ void launch(float *x) { enum_kernel<<<1, kWarpsPerBlock * kThreadsPerWarp>>>(x);
 // CAND-NOT: Fast
 
 // TPL:      enum { kWarpsPerBlock = 4, kThreadsPerWarp = 32 };
-// TPL:      template <int TILE = 8, int WARPS_PER_BLOCK = 4>
+// The warp count is only at the launch: a launch parameter of launch().
+// TPL:      template <int TILE = 8>
 // TPL-NEXT: __global__ void enum_kernel(float *x) {
 // TPL:        __shared__ float rows[TILE][kThreadsPerWarp];
 // TPL:        rows[warp % TILE][lane] = x[threadIdx.x];
 // TPL:        x[threadIdx.x] = rows[(warp + 1) % TILE][lane] * static_cast<int>(Mode::Fast);
-// TPL:      void launch(float *x) { enum_kernel<TILE, WARPS_PER_BLOCK><<<1, WARPS_PER_BLOCK * kThreadsPerWarp>>>(x); }
+// TPL:      template <int TILE = 8, int WARPS_PER_BLOCK = 4>
+// TPL-NEXT: void launch(float *x) {
+// TPL:        enum_kernel<TILE><<<1, WARPS_PER_BLOCK * kThreadsPerWarp>>>(x); }
 
 // MANIFEST: LAUNCH grid=['1'] block=['WARPS_PER_BLOCK * 32'] smem=0

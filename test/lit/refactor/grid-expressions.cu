@@ -64,7 +64,7 @@ void launch(float *x, int nx, int ny, float a, int count) {
 // CAND-NEXT:   SITE 43:27 launch_block '128' -> {P}
 // CAND-NEXT:   SITE 47:18 launch_block '128' -> {P}
 // CAND-NEXT:   IMPLIES {block_size#1} <= 1024
-// CAND-NEXT: CAND block_size smem_kernel value=64 spelling=64 high
+// CAND-NEXT: CAND block_size smem_kernel value=64 spelling=64 high launch-param
 // CAND-NEXT:   SITE 45:20 launch_block '64' -> {P}
 // CAND-NEXT:   SITE 45:24 launch_smem '64' -> {P}
 // CAND-NEXT:   IMPLIES {block_size#2} <= 1024
@@ -76,7 +76,9 @@ void launch(float *x, int nx, int ny, float a, int count) {
 // TPL-NEXT:   dim3 grid((nx + (ADD2D_BLOCK_SIZE - 1)) / ADD2D_BLOCK_SIZE, (ny + (ADD2D_BLOCK_SIZE - 1)) / ADD2D_BLOCK_SIZE);
 // TPL-NEXT:   add2d<ADD2D_BLOCK_SIZE><<<grid, block>>>(x, nx, ny);
 // TPL:        scale<SCALE_BLOCK_SIZE><<<DIV_UP(n, SCALE_BLOCK_SIZE), SCALE_BLOCK_SIZE>>>(x, n, a);
-// TPL:        smem_kernel<SMEM_KERNEL_BLOCK_SIZE><<<1, SMEM_KERNEL_BLOCK_SIZE, SMEM_KERNEL_BLOCK_SIZE * sizeof(float)>>>(x, 64);
+// smem_kernel reads blockDim: its block (and dynamic shared memory) is a
+// launch parameter of launch(), the kernel stays.
+// TPL:        smem_kernel<<<1, SMEM_KERNEL_BLOCK_SIZE, SMEM_KERNEL_BLOCK_SIZE * sizeof(float)>>>(x, 64);
 // TPL:        scale<SCALE_BLOCK_SIZE><<<count, SCALE_BLOCK_SIZE>>>(x, n, a);
 
 // MANIFEST:      KERNEL add2d
@@ -85,4 +87,5 @@ void launch(float *x, int nx, int ny, float a, int count) {
 // MANIFEST:      KERNEL scale
 // MANIFEST:        LAUNCH grid=['(n + BLOCK_SIZE - 1) / BLOCK_SIZE'] block=['BLOCK_SIZE'] smem=0 from={{.*}}grid-expressions.cu:43
 // MANIFEST:      KERNEL smem_kernel
-// MANIFEST:        LAUNCH grid=['1'] block=['BLOCK_SIZE'] smem=BLOCK_SIZE * 4 from={{.*}}grid-expressions.cu:45
+// MANIFEST-NEXT:   LAUNCH-PARAM SMEM_KERNEL_BLOCK_SIZE int block_size default=64 launcher=launch
+// MANIFEST:        LAUNCH grid=['1'] block=['SMEM_KERNEL_BLOCK_SIZE'] smem=SMEM_KERNEL_BLOCK_SIZE * 4 from={{.*}}grid-expressions.cu:45

@@ -38,7 +38,7 @@ void launch_all(float *x) {
 // CAND-NEXT:   SITE 18:18 index_arith 'MAX_THREADS' -> {P}
 // CAND-NEXT:   SITE 26:17 launch_block 'MAX_THREADS' -> {P}
 // CAND-NEXT:   IMPLIES {block_size#2} <= 1024
-// CAND-NEXT: CAND block_size no_bounds value=32 spelling=32 high
+// CAND-NEXT: CAND block_size no_bounds value=32 spelling=32 high launch-param
 // CAND-NEXT:   SITE 27:18 launch_block '32' -> {P}
 
 // The min-blocks hint (medium confidence) stays unless a plan lifts it.
@@ -48,14 +48,21 @@ void launch_all(float *x) {
 // TPL:      template <int BLOCK_SIZE = 256>
 // TPL-NEXT: __global__ void __launch_bounds__(BLOCK_SIZE) by_macro(float *x) {
 // TPL:        x[blockIdx.x * BLOCK_SIZE + threadIdx.x] = 2.0f;
-// TPL:      template <int BLOCK_SIZE = 32>
-// TPL-NEXT: __global__ void no_bounds(float *x) {
+// no_bounds has nothing of its block size in its code: the launch's 32 is a
+// launch parameter of launch_all, the kernel stays as it is.
+// TPL:      __global__ void no_bounds(float *x) { x[threadIdx.x] = 3.0f; }
 // TPL:      template <int TWO_ARGS_BLOCK_SIZE = 128, int BY_MACRO_BLOCK_SIZE = 256, int NO_BOUNDS_BLOCK_SIZE = 32>
 // TPL-NEXT: void launch_all(float *x) {
+// TPL-NEXT:   static_assert(NO_BOUNDS_BLOCK_SIZE <= 1024, "ktune: BLOCK_SIZE <= 1024");
 // TPL-NEXT:   two_args<TWO_ARGS_BLOCK_SIZE><<<8, TWO_ARGS_BLOCK_SIZE>>>(x);
 // TPL-NEXT:   by_macro<BY_MACRO_BLOCK_SIZE><<<8, BY_MACRO_BLOCK_SIZE>>>(x);
-// TPL-NEXT:   no_bounds<NO_BOUNDS_BLOCK_SIZE><<<8, NO_BOUNDS_BLOCK_SIZE>>>(x);
+// TPL-NEXT:   no_bounds<<<8, NO_BOUNDS_BLOCK_SIZE>>>(x);
 
 // MANIFEST: KERNEL two_args
 // MANIFEST: KERNEL by_macro
 // MANIFEST: KERNEL no_bounds
+// MANIFEST-NEXT: LAUNCH-PARAM NO_BOUNDS_BLOCK_SIZE int block_size default=32 launcher=launch_all
+// MANIFEST: LAUNCHER launch_all returns=void kernels=['two_args', 'by_macro', 'no_bounds'] forwarder
+// MANIFEST-NEXT: PARAM TWO_ARGS_BLOCK_SIZE int tunable block_size default=128
+// MANIFEST-NEXT: PARAM BY_MACRO_BLOCK_SIZE int tunable block_size default=256
+// MANIFEST-NEXT: PARAM NO_BOUNDS_BLOCK_SIZE int tunable block_size default=32

@@ -1,7 +1,8 @@
 // A launch spelled in a function-like macro's body (vLLM's
 // LAUNCH_ACTIVATION_GATE_KERNEL shape) is one spelling for every expansion:
-// nothing in it is lifted, and a note names the launch and the macro. The
-// template is the original, unchanged.
+// a constant spelled in the body is not lifted, and a note names it, the
+// launch and the macro. The template is the original, unchanged.
+// (launch-macro-arguments.cu: what can be lifted through the macro.)
 // REQUIRES: clang
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ktune-refactor %s --candidates 2> %t/cand.err | %python %inputs/refactor/summarize.py > %t/cands.txt
@@ -27,4 +28,4 @@ void copy(float *out, const float *in, int d, int rows, cudaStream_t s) {
   LAUNCH_COPY(d);
 }
 
-// NOTE: launch-in-function-macro.cu:27:3: launch of copy_rows inside function-like macro LAUNCH_COPY: its block size and other constants are not lifted (they would need a macro parameter)
+// NOTE: launch-in-function-macro.cu:24:26: the launch of copy_rows on line 28 uses 1024, spelled in the body of macro LAUNCH_COPY: not lifted (every expansion shares it); pass it as a macro argument to tune it

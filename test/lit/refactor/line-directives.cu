@@ -18,7 +18,7 @@ __global__ void __launch_bounds__(THREADS) fill(int *x, int n) {
   if (i < n) x[i] = __LINE__;
 }
 
-__global__ void tail(int *x) { x[threadIdx.x * 4] = __LINE__; }
+__global__ void __launch_bounds__(128) tail(int *x) { x[threadIdx.x * 4] = __LINE__; }
 
 void run(int *x, int n, cudaStream_t s) {
   fill<<<(n + THREADS - 1) / THREADS, THREADS, 0, s>>>(x, n);
@@ -33,7 +33,7 @@ void run(int *x, int n, cudaStream_t s) {
 // CHECK-NEXT:   const int i = blockIdx.x * [[P]] + threadIdx.x;
 // CHECK:      template <int [[Q:[A-Z_]+]] = 128>
 // CHECK-NEXT: #line 21
-// CHECK-NEXT: __global__ void tail(int *x) {
+// CHECK-NEXT: __global__ void __launch_bounds__([[Q]]) tail(int *x) {
 // CHECK-NEXT:   static_assert(
 // CHECK-NEXT: #line 21
 // CHECK-NEXT: x[threadIdx.x * 4] = __LINE__; }

@@ -58,11 +58,12 @@ int host_threads() { return THREADS * 2; }
 // TPL-NEXT:   return launch<4, 128>(x, rows, n);
 // TPL:      int host_threads() { return THREADS * 2; }
 
-// The grid uses `rows`, which the kernel never sees: no launch geometry.
+// The grid uses `rows`, which the kernel never sees: a parameter of the
+// launcher, named as it is (a dimension of the problem).
 // MANIFEST:      KERNEL scale_rows
 // MANIFEST-NEXT:   PARAM BLOCK_SIZE int tunable block_size default=4
 // MANIFEST-NEXT:   PARAM BLOCK_SIZE_2 int tunable block_size default=128
 // MANIFEST-NEXT:   ARG float * x
 // MANIFEST-NEXT:   ARG int n
 // MANIFEST:        CONSTRAINT BLOCK_SIZE * BLOCK_SIZE_2 <= 1024
-// MANIFEST:        NO-LAUNCH
+// MANIFEST:        LAUNCH grid=['(rows + BLOCK_SIZE - 1) / BLOCK_SIZE'] block=['BLOCK_SIZE_2', 'BLOCK_SIZE'] smem=0

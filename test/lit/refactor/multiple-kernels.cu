@@ -50,14 +50,15 @@ void reset(float *x, int n) { clear<<<1, 512>>>(x, n); }
 // CAND-NEXT: CAND unroll clear value=4 spelling=4 high
 // CAND-NEXT:   SITE 25:16 unroll_pragma '4' -> {P}
 // CAND-NEXT:   IMPLIES {unroll#2} >= 1
-// CAND-NEXT: CAND block_size clear value=512 spelling=512 high
+// CAND-NEXT: CAND block_size clear value=512 spelling=512 high launch-param
 // CAND-NEXT:   SITE 36:42 launch_block '512' -> {P}
 
 // TPL:      template <int BLOCK_SIZE = 256>
 // TPL-NEXT: __global__ void scale(float *x, int n) {
 // TPL:      template <int BLOCK_SIZE = 256>
 // TPL-NEXT: __global__ void shift(float *x, int n) {
-// TPL:      template <int UNROLL = 4, int BLOCK_SIZE = 512>
+// clear's block size is chosen by reset() alone: a launch parameter.
+// TPL:      template <int UNROLL = 4>
 // TPL-NEXT: __global__ void clear(float *x, int n) {
 // TPL:      #pragma unroll UNROLL
 // TPL:      template <int BLOCK_SIZE = 256>
@@ -65,7 +66,9 @@ void reset(float *x, int n) { clear<<<1, 512>>>(x, n); }
 // TPL-NEXT:   scale<BLOCK_SIZE><<<(n + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE>>>(x, n);
 // TPL-NEXT:   shift<BLOCK_SIZE><<<(n + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE>>>(x, n);
 // TPL:      template <int UNROLL = 4, int BLOCK_SIZE = 512>
-// TPL-NEXT: void reset(float *x, int n) { clear<UNROLL, BLOCK_SIZE><<<1, BLOCK_SIZE>>>(x, n); }
+// TPL-NEXT: void reset(float *x, int n) {
+// TPL-NEXT:   static_assert(BLOCK_SIZE <= 1024, "ktune: BLOCK_SIZE <= 1024");
+// TPL-NEXT:   clear<UNROLL><<<1, BLOCK_SIZE>>>(x, n); }
 
 // MANIFEST:      KERNEL scale
 // MANIFEST:        LAUNCH grid=['(n + BLOCK_SIZE - 1) / BLOCK_SIZE'] block=['BLOCK_SIZE'] smem=0
@@ -73,5 +76,5 @@ void reset(float *x, int n) { clear<<<1, 512>>>(x, n); }
 // MANIFEST:        LAUNCH grid=['(n + BLOCK_SIZE - 1) / BLOCK_SIZE'] block=['BLOCK_SIZE'] smem=0
 // MANIFEST:      KERNEL clear
 // MANIFEST-NEXT:   PARAM UNROLL int tunable unroll default=4
-// MANIFEST-NEXT:   PARAM BLOCK_SIZE int tunable block_size default=512
+// MANIFEST-NEXT:   LAUNCH-PARAM BLOCK_SIZE int block_size default=512 launcher=reset
 // MANIFEST:        LAUNCH grid=['1'] block=['BLOCK_SIZE'] smem=0

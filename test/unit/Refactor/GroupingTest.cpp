@@ -99,12 +99,31 @@ TEST(CandidateRules, KindAndConfidenceOfGroups) {
 TEST(CandidateRules, CastOutsideConstantContexts) {
   Occurrence stride = site(10, 256, SiteRole::LoopStride);
   stride.castType = "unsigned int";
-  finishReplacement(stride);
+  finishReplacement(stride, "");
   EXPECT_EQ(stride.replacement, "static_cast<unsigned int>({P})");
   Occurrence extent = site(10, 256, SiteRole::SharedExtent);
   extent.castType = "unsigned int";
-  finishReplacement(extent);
+  finishReplacement(extent, "");
   EXPECT_EQ(extent.replacement, "{P}");
+}
+
+TEST(CandidateRules, NoCastWhereTheParameterHasTheSiteType) {
+  // `std::min(d / vec, 1024U)`: an unsigned parameter replaces 1024U as is.
+  Occurrence cap = site(10, 1024, SiteRole::LaunchBlock);
+  cap.castType = cap.valueType = "unsigned int";
+  CandidateGroup g;
+  g.sites = {cap};
+  EXPECT_EQ(groupType(g), "unsigned int");
+  finishReplacement(cap, groupType(g));
+  EXPECT_EQ(cap.replacement, "{P}");
+  // In an int group the unsigned cap keeps its type: deduction unchanged.
+  Occurrence other = cap;
+  finishReplacement(other, "");
+  EXPECT_EQ(other.replacement, "static_cast<unsigned int>({P})");
+  // An int literal next to an unsigned parameter stays int.
+  Occurrence bound = site(20, 1024, SiteRole::LoopBound);
+  finishReplacement(bound, "unsigned int");
+  EXPECT_EQ(bound.replacement, "static_cast<int>({P})");
 }
 
 TEST(Grouping, DispatchParamsAreSpelledDifferentlyAtLaunches) {
@@ -254,4 +273,32 @@ TEST(ImpliedConstraints, CanonicalTextAndDefaults) {
   EXPECT_FALSE(
       holdsAtDefaults("{c1} * {c2} <= 1024", {{"c1", 256}, {"c2", 8}}));
   EXPECT_FALSE(holdsAtDefaults("{c3} <= 1024", {{"c1", 32}}));
+}
+
+TEST(Grouping, HostOnlyGroupsAreLaunchParameters) {
+  SourceFacts f;
+  f.functions["fn@1"] = kernel();
+  FunctionFacts host;
+  host.id = "fn@50";
+  host.role = FunctionRole::Host;
+  host.name = host.qualifiedName = "go";
+  f.functions[host.id] = host;
+  CandidateGroup cap, bounded, vecBytes, bound;
+  cap.sites = {site(60, 1024, SiteRole::LaunchBlock, Family::block(), "fn@50")};
+  bounded.sites = {
+      site(5, 256, SiteRole::LaunchBounds),
+      site(61, 256, SiteRole::LaunchBlock, Family::block(), "fn@50")};
+  vecBytes.sites = {
+      site(62, 16, SiteRole::VectorBytes, Family::vectorBytes(), "fn@50")};
+  bound.sites = {
+      site(63, 8, SiteRole::TemplateArg, Family::templateArg(0), "fn@50")};
+  bound.boundParam = 0;
+  std::vector<CandidateGroup> groups = {cap, bounded, vecBytes, bound};
+  markLaunchParams(f, groups);
+  // The host's 16 / sizeof(T) alone is dropped.
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_TRUE(groups[0].launchParam);
+  EXPECT_EQ(groups[0].hosts, std::vector<std::string>{"go"});
+  EXPECT_FALSE(groups[1].launchParam); // the kernel spells it too
+  EXPECT_FALSE(groups[2].launchParam); // sets a kernel template parameter
 }

@@ -68,9 +68,15 @@ namespace {
 // void go(float *x) { k<<<1, 256>>>(x); }
 const char *Source = "__global__ void k(float *x) { x[threadIdx.x] = 1; }\n"
                      "void go(float *x) { k<<<1, 256>>>(x); }\n";
+// The same with the block size in the kernel's code too.
+const char *KernelSource =
+    "__global__ void k(float *x) { x[threadIdx.x % 256] = 1; }\n"
+    "void go(float *x) { k<<<1, 256>>>(x); }\n";
 
-SourceFacts facts() {
-  std::string src = Source;
+/// Facts of `src`: the launch's 256 only (a launch parameter), or also the
+/// kernel's (KernelSource: a kernel parameter).
+SourceFacts facts(const char *text = Source) {
+  std::string src = text;
   SourceFacts f;
   f.file = "k.cu";
   FunctionFacts k;
@@ -92,6 +98,7 @@ SourceFacts facts() {
   unsigned goStart = static_cast<unsigned>(src.find("void go"));
   go.offset = goStart + 5;
   go.declarations = {{goStart, false, false, "", true}};
+  go.bodyBegin = static_cast<unsigned>(src.find('{', goStart)) + 1;
   go.rangeBegin = goStart;
   go.rangeEnd = static_cast<unsigned>(src.size()) - 1;
   go.args = {{"x", "float *"}};
@@ -102,7 +109,7 @@ SourceFacts facts() {
   launch.callee = k.id;
   launch.line = 2;
   launch.insertOffset = static_cast<unsigned>(src.find("<<<"));
-  unsigned block = static_cast<unsigned>(src.find("256"));
+  unsigned block = static_cast<unsigned>(src.rfind("256"));
   launch.grid = {"1"};
   launch.block = {marker(block)};
   f.calls = {launch};
@@ -118,6 +125,15 @@ SourceFacts facts() {
   o.value = o.baseValue = 256;
   o.family = Family::block();
   f.occurrences = {o};
+  if (size_t use = src.find("% 256"); use != std::string::npos) {
+    Occurrence k = o;
+    k.offset = static_cast<unsigned>(use + 2);
+    k.line = 1;
+    k.col = k.offset + 1;
+    k.function = "fn@16";
+    k.role = SiteRole::IndexArith;
+    f.occurrences.insert(f.occurrences.begin(), k);
+  }
   return f;
 }
 
@@ -139,14 +155,15 @@ Plan planFor(const CandidateSet &set, const std::string &name) {
 } // namespace
 
 TEST(Rewriter, StepsOneByOne) {
-  SourceFacts f = facts();
+  SourceFacts f = facts(KernelSource);
   CandidateIndex index;
   CandidateSet set = buildCandidates(f, index);
   Plan plan = planFor(set, "BS");
-  Rewriter r(f, set, index, plan, Source);
+  Rewriter r(f, set, index, plan, KernelSource);
   ASSERT_EQ(r.prepareKernels(), std::nullopt);
   ASSERT_EQ(r.work().size(), 1u);
-  EXPECT_EQ(r.work()[0].params[0].sites.size(), 1u);
+  EXPECT_EQ(r.work()[0].params[0].sites.size(), 2u);
+  EXPECT_FALSE(r.work()[0].params[0].launchParam);
   r.nameHostParameters();
   ASSERT_EQ(r.assignFunctionParams(), std::nullopt);
   ASSERT_EQ(r.templateListEdits(), std::nullopt);
@@ -154,7 +171,7 @@ TEST(Rewriter, StepsOneByOne) {
   // forwarder only when it has a signature to forward.
   EXPECT_EQ(r.edits().size(), 2u);
   r.siteEdits();
-  ASSERT_EQ(r.edits().size(), 3u);
+  ASSERT_EQ(r.edits().size(), 4u);
   EXPECT_EQ(r.edits().back().text, "BS");
   ASSERT_EQ(r.callEdits(), std::nullopt);
   EXPECT_EQ(r.edits().back().text, "<BS>");
@@ -162,7 +179,29 @@ TEST(Rewriter, StepsOneByOne) {
   auto replacements = r.mergedReplacements();
   ASSERT_TRUE(bool(replacements)) << llvm::toString(replacements.takeError());
   ASSERT_EQ(replacements->size(), 1u); // one file
-  EXPECT_EQ(replacements->at(0).size(), 4u);
+  EXPECT_EQ(replacements->at(0).size(), 5u);
+}
+
+TEST(Rewriter, LaunchParameterStepsLeaveTheKernel) {
+  SourceFacts f = facts();
+  CandidateIndex index;
+  CandidateSet set = buildCandidates(f, index);
+  ASSERT_TRUE(set.candidates.at(0).launchParam);
+  Plan plan = planFor(set, "BS");
+  Rewriter r(f, set, index, plan, Source);
+  ASSERT_EQ(r.prepareKernels(), std::nullopt);
+  EXPECT_TRUE(r.work()[0].params[0].launchParam);
+  r.nameHostParameters();
+  ASSERT_EQ(r.assignFunctionParams(), std::nullopt);
+  ASSERT_EQ(r.templateListEdits(), std::nullopt);
+  // Only the host gets a template list.
+  ASSERT_EQ(r.edits().size(), 1u);
+  EXPECT_EQ(r.edits().front().text, "template <int BS = 256>\n");
+  r.siteEdits();
+  ASSERT_EQ(r.edits().size(), 2u);
+  // The launch passes nothing to the kernel.
+  ASSERT_EQ(r.callEdits(), std::nullopt);
+  EXPECT_EQ(r.edits().size(), 2u);
 }
 
 TEST(Rewriter, PlannedTwiceIsAnError) {
@@ -191,8 +230,8 @@ TEST(Rewriter, ListedSitesMustExist) {
 }
 
 TEST(Rewriter, HostCodeGuardsAreEditsThatKeepTheLines) {
-  SourceFacts f = facts();
-  std::string src = Source;
+  SourceFacts f = facts(KernelSource);
+  std::string src = KernelSource;
   unsigned goStart = static_cast<unsigned>(src.find("void go"));
   f.hostOnlyRanges = {{goStart, static_cast<unsigned>(src.size()) - 1}};
   CandidateIndex index;
@@ -200,9 +239,9 @@ TEST(Rewriter, HostCodeGuardsAreEditsThatKeepTheLines) {
   Plan plan = planFor(set, "BS");
   RewriteOptions guard;
   guard.guardHostCode = true;
-  auto r = planRewrite(f, set, index, plan, Source, guard);
+  auto r = planRewrite(f, set, index, plan, KernelSource, guard);
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
-  auto text = applyRewrite(Source, r->replacements);
+  auto text = applyRewrite(KernelSource, r->replacements);
   ASSERT_TRUE(bool(text)) << llvm::toString(text.takeError());
   // The guard opens before the host's template list and closes after its
   // forwarder; #line gives the host its line back.
@@ -214,9 +253,50 @@ TEST(Rewriter, HostCodeGuardsAreEditsThatKeepTheLines) {
   EXPECT_TRUE(llvm::StringRef(*text).ends_with("#endif // __CUDACC_RTC__\n"))
       << *text;
   // Without the option, no guard.
-  auto plain = planRewrite(f, set, index, plan, Source);
+  auto plain = planRewrite(f, set, index, plan, KernelSource);
   ASSERT_TRUE(bool(plain));
-  auto plainText = applyRewrite(Source, plain->replacements);
+  auto plainText = applyRewrite(KernelSource, plain->replacements);
   ASSERT_TRUE(bool(plainText));
   EXPECT_EQ(plainText->find("__CUDACC_RTC__"), std::string::npos);
+}
+
+TEST(RewriteManifest, LaunchExpressionsKeepSizeofAndCheckNames) {
+  auto none = [](unsigned) -> std::optional<std::string> {
+    return std::nullopt;
+  };
+  std::set<std::string> known = {"d", "T", "CAP"};
+  EXPECT_EQ(launchExpression("min((d / (16 / sizeof(T))), CAP)", none, known),
+            "min(d / (16 / sizeof(T)), CAP)");
+  // A name nobody gives a value to, and sizeof of one: no expression.
+  EXPECT_EQ(launchExpression("d / rows", none, known), std::nullopt);
+  EXPECT_EQ(launchExpression("d / sizeof(U)", none, known), std::nullopt);
+  // Markers resolve to the parameter's name.
+  auto cap = [](unsigned offset) -> std::optional<std::string> {
+    return offset == 7 ? std::optional<std::string>("CAP") : std::nullopt;
+  };
+  EXPECT_EQ(launchExpression("ceil_div(@7@, 32)", cap, known),
+            "ceil_div(CAP, 32)");
+}
+
+TEST(RewriteManifest, LauncherEntry) {
+  SourceFacts f = facts();
+  const FunctionFacts &go = f.functions.at("fn@58");
+  ParamWork p;
+  PlanParam plan;
+  plan.kind = ParamKind::BlockSize;
+  plan.domain = Domain::ofValues({128, 256});
+  p.plan = &plan;
+  p.defaultValue = 256;
+  p.type = "unsigned int";
+  FnParam fp{"CAP", 256, "unsigned int", {&p}};
+  ManifestLauncher l = launcherFor(f, go, {fp});
+  EXPECT_EQ(l.name, "go");
+  EXPECT_EQ(l.kernels, std::vector<std::string>{"k"});
+  EXPECT_FALSE(l.forwarder); // no signature recorded in these facts
+  ASSERT_EQ(l.templateParams.size(), 1u);
+  EXPECT_EQ(l.templateParams[0].name, "CAP");
+  EXPECT_EQ(l.templateParams[0].type, "unsigned int");
+  EXPECT_TRUE(l.templateParams[0].tunable);
+  EXPECT_EQ(l.templateParams[0].defaultValue, 256);
+  EXPECT_EQ(l.returns, "void");
 }

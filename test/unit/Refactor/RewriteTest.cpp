@@ -12,9 +12,15 @@ namespace {
 // void go(float *x) { k<<<1, 256>>>(x); }
 const char *Source = "__global__ void k(float *x) { x[threadIdx.x] = 1; }\n"
                      "void go(float *x) { k<<<1, 256>>>(x); }\n";
+// The same with the block size in the kernel's code too.
+const char *KernelSource =
+    "__global__ void k(float *x) { x[threadIdx.x % 256] = 1; }\n"
+    "void go(float *x) { k<<<1, 256>>>(x); }\n";
 
-SourceFacts facts() {
-  std::string src = Source;
+/// Facts of `src`: the launch's 256 only (a launch parameter), or also the
+/// kernel's (KernelSource: a kernel parameter).
+SourceFacts facts(const char *text = Source) {
+  std::string src = text;
   SourceFacts f;
   f.file = "k.cu";
   FunctionFacts k;
@@ -37,6 +43,7 @@ SourceFacts facts() {
   unsigned goStart = static_cast<unsigned>(src.find("void go"));
   go.offset = goStart + 5;
   go.declarations = {{goStart, false, false, "", true}};
+  go.bodyBegin = static_cast<unsigned>(src.find('{', goStart)) + 1;
   go.rangeBegin = goStart;
   go.rangeEnd = static_cast<unsigned>(src.size()) - 1;
   go.args = {{"x", "float *"}};
@@ -48,7 +55,7 @@ SourceFacts facts() {
   launch.callee = k.id;
   launch.line = 2;
   launch.insertOffset = static_cast<unsigned>(src.find("<<<"));
-  unsigned block = static_cast<unsigned>(src.find("256"));
+  unsigned block = static_cast<unsigned>(src.rfind("256"));
   launch.grid = {"1"};
   launch.block = {marker(block)};
   f.calls = {launch};
@@ -64,6 +71,15 @@ SourceFacts facts() {
   o.value = o.baseValue = 256;
   o.family = Family::block();
   f.occurrences = {o};
+  if (size_t use = src.find("% 256"); use != std::string::npos) {
+    Occurrence k = o;
+    k.offset = static_cast<unsigned>(use + 2);
+    k.line = 1;
+    k.col = k.offset + 1;
+    k.function = "fn@16";
+    k.role = SiteRole::IndexArith;
+    f.occurrences.insert(f.occurrences.begin(), k);
+  }
   return f;
 }
 
@@ -86,13 +102,13 @@ Plan planFor(const CandidateSet &set, const std::string &name) {
 } // namespace
 
 TEST(Rewrite, KernelHostAndManifest) {
-  SourceFacts f = facts();
+  SourceFacts f = facts(KernelSource);
   CandidateIndex index;
   CandidateSet set = buildCandidates(f, index);
   ASSERT_EQ(set.candidates.size(), 1u);
-  auto r = planRewrite(f, set, index, planFor(set, "BS"), Source);
+  auto r = planRewrite(f, set, index, planFor(set, "BS"), KernelSource);
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
-  auto text = applyRewrite(Source, r->replacements);
+  auto text = applyRewrite(KernelSource, r->replacements);
   ASSERT_TRUE(bool(text));
   // Inserted lines are followed by #line, so __LINE__ keeps its value.
   EXPECT_NE(text->find("template <int BS = 256>\n#line 1\n__global__ void k("),
@@ -147,13 +163,13 @@ TEST(Rewrite, ErrorsNameTheJsonPath) {
 }
 
 TEST(Rewrite, HostThatCannotBeATemplateKeepsTheDefaults) {
-  SourceFacts f = facts();
+  SourceFacts f = facts(KernelSource);
   f.functions["fn@58"].cannotTemplate = "it is main";
   CandidateIndex index;
   CandidateSet set = buildCandidates(f, index);
-  auto r = planRewrite(f, set, index, planFor(set, "BS"), Source);
+  auto r = planRewrite(f, set, index, planFor(set, "BS"), KernelSource);
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
-  auto text = applyRewrite(Source, r->replacements);
+  auto text = applyRewrite(KernelSource, r->replacements);
   ASSERT_TRUE(bool(text));
   EXPECT_NE(text->find("void go(float *x) { k<<<1, 256>>>(x); }"),
             std::string::npos)
@@ -161,4 +177,73 @@ TEST(Rewrite, HostThatCannotBeATemplateKeepsTheDefaults) {
   ASSERT_EQ(r->notes.size(), 1u);
   EXPECT_NE(r->notes[0].find("keeps the default configuration"),
             std::string::npos);
+}
+
+TEST(Rewrite, LaunchParameterMakesTheLauncherATemplate) {
+  SourceFacts f = facts();
+  CandidateIndex index;
+  CandidateSet set = buildCandidates(f, index);
+  ASSERT_EQ(set.candidates.size(), 1u);
+  EXPECT_TRUE(set.candidates[0].launchParam);
+  auto r = planRewrite(f, set, index, planFor(set, "BS"), Source);
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  auto text = applyRewrite(Source, r->replacements);
+  ASSERT_TRUE(bool(text));
+  // The kernel is unchanged; the launcher checks the constraint.
+  EXPECT_EQ(text->find("__global__ void k(float *x) { x[threadIdx.x] = 1; }"),
+            0u)
+      << *text;
+  EXPECT_NE(text->find("template <int BS = 256>\n#line 2\nvoid go(float *x) {"
+                       "\n  static_assert((BS % 32) == 0, \"ktune: BS % 32 == "
+                       "0\");\n#line 2\n  k<<<1, BS>>>(x); }"),
+            std::string::npos)
+      << *text;
+  ASSERT_EQ(r->kernels.size(), 1u);
+  const ManifestKernel &mk = r->kernels[0];
+  EXPECT_TRUE(mk.templateParams.empty());
+  ASSERT_EQ(mk.launchParams.size(), 1u);
+  EXPECT_EQ(mk.launchParams[0].name, "BS");
+  EXPECT_EQ(mk.launchParams[0].launcher, "go");
+  EXPECT_EQ(mk.constraints, std::vector<std::string>{"BS % 32 == 0"});
+  ASSERT_TRUE(mk.launch.has_value());
+  EXPECT_EQ(mk.launch->block, std::vector<std::string>{"BS"});
+  ASSERT_EQ(r->launchers.size(), 1u);
+  EXPECT_EQ(r->launchers[0].name, "go");
+  EXPECT_EQ(r->launchers[0].kernels, std::vector<std::string>{"k"});
+  EXPECT_TRUE(r->launchers[0].forwarder);
+  ASSERT_EQ(r->launchers[0].templateParams.size(), 1u);
+  EXPECT_TRUE(r->launchers[0].templateParams[0].tunable);
+}
+
+TEST(Rewrite, LaunchParameterInAHostThatCannotBeATemplate) {
+  SourceFacts f = facts();
+  f.functions["fn@58"].cannotTemplate = "it is main";
+  CandidateIndex index;
+  CandidateSet set = buildCandidates(f, index);
+  auto r = planRewrite(f, set, index, planFor(set, "BS"), Source);
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  EXPECT_TRUE(r->replacements.empty());
+  ASSERT_EQ(r->notes.size(), 1u);
+  EXPECT_NE(r->notes[0].find("keeps the default configuration"),
+            std::string::npos)
+      << r->notes[0];
+  ASSERT_EQ(r->kernels.size(), 1u);
+  EXPECT_TRUE(r->kernels[0].launchParams.empty());
+  EXPECT_TRUE(r->launchers.empty());
+}
+
+TEST(Rewrite, TypedParameterKeepsTheConstantsType) {
+  SourceFacts f = facts();
+  f.occurrences[0].castType = f.occurrences[0].valueType = "unsigned int";
+  CandidateIndex index;
+  CandidateSet set = buildCandidates(f, index);
+  EXPECT_EQ(set.candidates.at(0).type, "unsigned int");
+  EXPECT_EQ(set.candidates.at(0).sites.at(0).replacement, "{P}");
+  auto r = planRewrite(f, set, index, planFor(set, "BS"), Source);
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  auto text = applyRewrite(Source, r->replacements);
+  ASSERT_TRUE(bool(text));
+  EXPECT_NE(text->find("template <unsigned int BS = 256>"), std::string::npos)
+      << *text;
+  EXPECT_EQ(r->kernels.at(0).launchParams.at(0).type, "unsigned int");
 }

@@ -72,6 +72,10 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
   a.facts = std::move(sides[0]);
   a.facts.file = command.file;
   mergeFacts(a.facts, sides[1]);
+  // The main file as read: Clang parsed a copy of the same length in which
+  // spaced launch chevrons are joined (NvccSyntax.h); the output keeps them.
+  if (!a.facts.files.empty() && a.facts.files[0].text.size() == a.source.size())
+    a.facts.files[0].text = a.source;
   a.facts.notes.insert(a.facts.notes.begin(), a.stats.notes.begin(),
                        a.stats.notes.end());
   attributeHelperOccurrences(a.facts);

@@ -100,7 +100,7 @@ std::optional<ktune::Error> Rewriter::assignLaunchParam(const KernelWork &w,
       continue;
     if (!h->cannotTemplate.empty()) {
       if (HostsLeftAlone.insert(h->id).second)
-        Notes.push_back(location(Facts, h->line) + ": the launch of " +
+        Notes.push_back(location(Facts, filePart(h->offset), h->line) + ": the launch of " +
                         w.kernel->qualifiedName + " in " + h->qualifiedName +
                         " keeps its " + std::string(kindName(p.plan->kind)) +
                         " " + std::to_string(p.defaultValue) + ": " +
@@ -152,7 +152,7 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
       // The kernel's new arguments would go into the macro's body, which
       // every expansion shares: the host keeps the default configuration.
       if (HostsLeftAlone.insert(h->id).second)
-        Notes.push_back(location(Facts, call.line) + ": the launch of " +
+        Notes.push_back(location(Facts, filePart(call.offset), call.line) + ": the launch of " +
                         k.qualifiedName + " in " + h->qualifiedName +
                         " keeps the default configuration: it is spelled "
                         "in the body of macro " +

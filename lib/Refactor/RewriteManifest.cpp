@@ -239,7 +239,7 @@ ManifestLauncher launcherFor(const SourceFacts &facts, const FunctionFacts &f,
           k && std::find(l.kernels.begin(), l.kernels.end(),
                          k->qualifiedName) == l.kernels.end())
         l.kernels.push_back(k->qualifiedName);
-  l.from = location(facts, f.line);
+  l.from = location(facts, filePart(f.offset), f.line);
   l.forwarder = !f.forwarderSignature.empty();
   return l;
 }

@@ -29,4 +29,9 @@ double fill_all(float **xs, int count, int n) {
 
 // OK: ktune-refactor: wrote {{.*}}out.cu and {{.*}}out.json: 1 parameter in 1 kernel
 // CAND: "kind": "block_size"
-// TPL: fill<BLOCK_SIZE><<<(n + (BLOCK_SIZE - 1)) / BLOCK_SIZE, BLOCK_SIZE>>>(xs[d], n);
+// The kernel reads blockDim: the block size is a launch parameter of the
+// host function, the kernel stays as it is.
+// TPL: __global__ void fill(float *x, int n) {
+// TPL: template <int BLOCK_SIZE = 128>
+// TPL-NEXT: double fill_all(float **xs, int count, int n) {
+// TPL: fill<<<(n + (BLOCK_SIZE - 1)) / BLOCK_SIZE, BLOCK_SIZE>>>(xs[d], n);

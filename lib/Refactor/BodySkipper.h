@@ -3,8 +3,9 @@
 // System headers (cub, cuda_bf16.h) dominate parse time, and their function
 // bodies are never analysed: a parse skips them. The main file's bodies are
 // kept, and in the headers detection may follow kernels into, the kernels'
-// bodies. Other bodies in those headers (device helpers, host code) are
-// skipped too: read, they would be instantiated with the kernels, and Clang
+// bodies and those of host functions that spell a launch (launchers the
+// main file may call). Other bodies in those headers (device helpers, other
+// host code) are skipped too: read, they would be instantiated with the kernels, and Clang
 // refuses some template code nvcc takes (`X<T>::f<N>()` without `template`).
 //
 //===----------------------------------------------------------------------===//

@@ -194,8 +194,40 @@ public:
     LaunchFinder launches(C, fd);
     launches.TraverseStmt(fd->getBody());
     launches.scanReferences();
+    followHostCalls(fd);
     return true;
   }
+
+  /// Host functions of the project's headers that `fd` calls (directly or
+  /// through other such functions) are read like the main file's: a
+  /// launcher in a header (FlashInfer's `norm::FusedAddRMSNorm`) is where
+  /// the block size of its kernel is chosen.
+  void followHostCalls(const FunctionDecl *fd) {
+    struct Calls : RecursiveASTVisitor<Calls> {
+      std::vector<const FunctionDecl *> callees;
+      bool VisitCallExpr(CallExpr *call) {
+        if (const FunctionDecl *f = call->getDirectCallee())
+          callees.push_back(f);
+        return true;
+      }
+    } calls;
+    calls.TraverseStmt(fd->getBody());
+    for (const FunctionDecl *f : calls.callees) {
+      if (const FunctionDecl *pattern = f->getTemplateInstantiationPattern())
+        f = pattern;
+      if (!f->doesThisDeclarationHaveABody() || f->isImplicit() ||
+          C.isKernel(f) || C.isDeviceHelper(f) ||
+          C.SM.isInMainFile(C.SM.getExpansionLoc(f->getLocation())) ||
+          !C.inRewritableFile(f->getLocation()) ||
+          !Followed.insert(f->getCanonicalDecl()).second)
+        continue;
+      LaunchFinder launches(C, f);
+      launches.TraverseStmt(f->getBody());
+      launches.scanReferences();
+      followHostCalls(f);
+    }
+  }
+  std::set<const FunctionDecl *> Followed;
 };
 
 /// Finds references to the main file's non-template kernels that are not

@@ -136,6 +136,36 @@ std::vector<std::string> includeRoots(const std::vector<std::string> &args,
   return roots;
 }
 
+/// Whether the body that follows the declaration of host function `d` (not
+/// parsed yet) spells a kernel launch: `<<<` or a cudaLaunch* call. Read
+/// from the text, braces balanced, comments and literals not told apart:
+/// a body kept by mistake is only parsed.
+static bool launchesInBody(const clang::SourceManager &sm,
+                           const clang::Decl *d) {
+  clang::SourceLocation end = sm.getExpansionLoc(d->getEndLoc());
+  if (end.isInvalid())
+    return false;
+  auto [fid, offset] = sm.getDecomposedLoc(end);
+  bool invalid = false;
+  llvm::StringRef text = sm.getBufferData(fid, &invalid);
+  if (invalid || offset >= text.size())
+    return false;
+  size_t open = text.find('{', offset);
+  if (open == llvm::StringRef::npos)
+    return false;
+  int depth = 0;
+  size_t close = open;
+  for (; close < text.size(); ++close) {
+    if (text[close] == '{')
+      ++depth;
+    else if (text[close] == '}' && --depth == 0)
+      break;
+  }
+  llvm::StringRef body = text.slice(open, close);
+  return body.contains("<<<") || body.contains("cudaLaunchKernel") ||
+         body.contains("cudaLaunchCooperativeKernel");
+}
+
 bool BodySkipper::skip(const clang::SourceManager &sm, const clang::Decl *d) {
   clang::SourceLocation loc = sm.getExpansionLoc(d->getLocation());
   if (sm.isInMainFile(loc))
@@ -144,7 +174,8 @@ bool BodySkipper::skip(const clang::SourceManager &sm, const clang::Decl *d) {
     return true;
   if (const auto *t = llvm::dyn_cast<clang::FunctionTemplateDecl>(d))
     d = t->getTemplatedDecl();
-  if (!d->hasAttr<clang::CUDAGlobalAttr>())
+  if (!d->hasAttr<clang::CUDAGlobalAttr>() &&
+      (d->hasAttr<clang::CUDADeviceAttr>() || !launchesInBody(sm, d)))
     return true;
   clang::FileID fid = sm.getFileID(loc);
   auto [it, inserted] = Skip.try_emplace(fid, true);

@@ -164,14 +164,14 @@ Expected<bool> Runner::replanAfter(int round, Plan &next,
   ctx.file = Source->file;
   ctx.device = Device;
   ctx.retiredCandidates = Retired;
-  ctx.kernels = Kernels;
+  ctx.kernels = plannedKernels();
   ctx.deviceName = Record.device;
   ctx.arch = Record.arch;
   for (const auto &s : Specs)
     for (const auto &[name, d] : s.spec.domains)
       ctx.specDomains.insert(name);
   KTUNE_TRY_ASSIGN(auto decision, Replanning->replan(ctx));
-  decision.plan = planner::restrictPlan(std::move(decision.plan), Kernels);
+  decision.plan = planner::restrictPlan(std::move(decision.plan), plannedKernels());
   for (const auto &r : decision.reasons)
     log("round " + std::to_string(round) + ": re-plan (" +
         (TextPlanner ? "planner" : "rules") +

@@ -97,14 +97,18 @@ Expected<RoundRecord> Runner::tuneRound(int round, const Plan &plan,
   if (ec)
     return makeError("cannot create " + dir + ": " + ec.message());
 
-  for (const auto &k : Kernels) {
+  for (size_t i = 0; i < Kernels.size(); ++i) {
     bool lifted = false;
     for (const auto &pk : plan.kernels)
-      if (sameKernel(pk.kernel, k) && !pk.params.empty())
-        lifted = true;
+      for (const auto &k : PlanKernels[i])
+        if (sameKernel(pk.kernel, k) && !pk.params.empty())
+          lifted = true;
     if (!lifted)
       return makeError("round " + std::to_string(round) +
-                       ": the plan lifts nothing in kernel '" + k + "'");
+                       ": the plan lifts nothing in " +
+                       (Specs[i].spec.launcherMode ? "the kernels of launcher '"
+                                                   : "kernel '") +
+                       Kernels[i] + "'");
   }
 
   for (const auto &k : plan.kernels)

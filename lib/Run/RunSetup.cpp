@@ -185,6 +185,23 @@ EvaluatorFactory Runner::evaluatorFactory() const {
       };
 }
 
+/// The kernels the host function `launcher` (its name or qualified name)
+/// launches, by qualified name.
+static std::vector<std::string> launchedBy(const refactor::SourceFacts &facts,
+                                           const std::string &launcher) {
+  std::vector<std::string> out;
+  for (const auto &call : facts.calls) {
+    const refactor::FunctionFacts *host = facts.function(call.caller);
+    const refactor::FunctionFacts *kernel = facts.function(call.callee);
+    if (!call.isLaunch || !host || !kernel ||
+        (host->name != launcher && host->qualifiedName != launcher))
+      continue;
+    if (std::find(out.begin(), out.end(), kernel->qualifiedName) == out.end())
+      out.push_back(kernel->qualifiedName);
+  }
+  return out;
+}
+
 Status Runner::analyseSource() {
   if (!fs::exists(O.source))
     return makeError(O.source + ": no such file");
@@ -195,25 +212,51 @@ Status Runner::analyseSource() {
   Sources = Source->sources();
   for (const auto &note : Source->facts.notes)
     log("note: " + note);
-  for (const auto &k : Kernels) {
+  PlanKernels.clear();
+  for (size_t i = 0; i < Kernels.size(); ++i) {
+    const std::string &k = Kernels[i];
+    std::vector<std::string> kernels = {k};
+    if (Specs[i].spec.launcherMode)
+      kernels = launchedBy(Source->facts, k);
     bool any = std::any_of(
         Source->candidates.candidates.begin(),
-        Source->candidates.candidates.end(),
-        [&](const Candidate &c) { return sameKernel(c.kernel, k); });
+        Source->candidates.candidates.end(), [&](const Candidate &c) {
+          return std::any_of(kernels.begin(), kernels.end(),
+                             [&](auto &n) { return sameKernel(c.kernel, n); });
+        });
     if (!any) {
       std::set<std::string> known;
       for (const auto &c : Source->candidates.candidates)
         known.insert(c.kernel);
-      return makeError("no tunable constant found in kernel '" + k + "'" +
-                           (known.empty()
-                                ? std::string(" (nothing in this file)")
-                                : " (candidates are in: " +
-                                      joinNames({known.begin(), known.end()}) +
-                                      ")"),
+      std::string what =
+          Specs[i].spec.launcherMode
+              ? (kernels.empty() ? "launcher '" + k + "' launches no kernel "
+                                       "of this file or its headers"
+                                 : "no tunable constant found in the kernels "
+                                   "launcher '" +
+                                       k + "' launches (" + joinNames(kernels) +
+                                       ")")
+              : "no tunable constant found in kernel '" + k + "'";
+      return makeError(what + (known.empty() ? std::string(" (nothing in this "
+                                                           "file)")
+                                             : " (candidates are in: " +
+                                                   joinNames({known.begin(),
+                                                              known.end()}) +
+                                                   ")"),
                        O.source);
     }
+    PlanKernels.push_back(std::move(kernels));
   }
   return {};
+}
+
+std::vector<std::string> Runner::plannedKernels() const {
+  std::vector<std::string> out;
+  for (const auto &list : PlanKernels)
+    for (const auto &k : list)
+      if (std::find(out.begin(), out.end(), k) == out.end())
+        out.push_back(k);
+  return out;
 }
 
 Expected<planner::ChosenPlan> Runner::firstPlan() {
@@ -230,7 +273,7 @@ Expected<planner::ChosenPlan> Runner::firstPlan() {
   choice.planning.log = [this](const std::string &line) {
     log("planner: " + line);
   };
-  choice.kernels = Kernels;
+  choice.kernels = plannedKernels();
   choice.log = [this](const std::string &line) { log(line); };
   auto chosen = planner::choosePlan(request, choice);
   if (!chosen) {

@@ -63,6 +63,11 @@ private:
   std::vector<int> Gpus;       // --gpus, resolved; empty = one device
   std::vector<SpecFile> Specs; // one per selected kernel, in order
   std::vector<std::string> Kernels;
+  /// Per spec, the kernels whose parameters it tunes: its kernel, or in
+  /// launcher mode the kernels its launcher launches (set by analyseSource).
+  std::vector<std::vector<std::string>> PlanKernels;
+  /// Every kernel of PlanKernels, once: what plans are made for.
+  std::vector<std::string> plannedKernels() const;
   std::optional<refactor::Analysis> Source;
   SourceTexts Sources;
   planner::DeviceFacts Device;

@@ -30,6 +30,8 @@ struct dim3 {
 
 typedef struct CUstream_st *cudaStream_t;
 typedef int cudaError_t;
+#define cudaSuccess 0
+extern "C" __host__ cudaError_t cudaGetLastError(void);
 
 extern "C" int cudaConfigureCall(dim3 gridSize, dim3 blockSize,
                                  size_t sharedSize = 0,

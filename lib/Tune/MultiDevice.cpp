@@ -103,23 +103,102 @@ EvalResult DeviceGroup::evaluate(const Shape &shape,
 }
 
 std::vector<EvalResult>
+DeviceGroup::retimeOn(size_t w, const Shape &shape,
+                      const std::vector<Configuration> &configs) {
+  {
+    std::lock_guard<std::mutex> guard(Lock);
+    Activity[w].busy = true;
+  }
+  auto begin = std::chrono::steady_clock::now();
+  auto out = Workers[w]->retime(shape, configs);
+  for (auto &r : out) {
+    r.gpu = Gpus[w];
+    r.rank = Activity[w].rank;
+  }
+  std::function<void(const WorkerActivity &)> report;
+  WorkerActivity lost;
+  {
+    std::lock_guard<std::mutex> guard(Lock);
+    WorkerActivity &a = Activity[w];
+    a.busy = false;
+    a.busySeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count();
+    if (!Workers[w]->lost()) {
+      a.evaluations += out.size();
+      return out;
+    }
+    // No measurement: the shape goes back to the others.
+    a.requeued++;
+    if (!a.lost) {
+      a.lost = true;
+      for (const auto &r : out)
+        if (r.status != EvalStatus::Ok && a.lostReason.empty())
+          a.lostReason = r.reason;
+      report = OnLost;
+      lost = a;
+    }
+  }
+  if (report)
+    report(lost);
+  return out;
+}
+
+std::vector<EvalResult>
 DeviceGroup::retime(const Shape &shape,
                     const std::vector<Configuration> &configs) {
   // Finalists are compared on one GPU: interleaved, same conditions.
   auto w = firstLive();
   if (!w)
     return std::vector<EvalResult>(configs.size(), allLost());
-  auto begin = std::chrono::steady_clock::now();
-  auto out = Workers[*w]->retime(shape, configs);
-  for (auto &r : out) {
-    r.gpu = Gpus[*w];
-    r.rank = Activity[*w].rank;
-  }
-  std::lock_guard<std::mutex> guard(Lock);
-  Activity[*w].evaluations += out.size();
-  Activity[*w].busySeconds +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-          .count();
+  return retimeOn(*w, shape, configs);
+}
+
+std::vector<std::vector<EvalResult>>
+DeviceGroup::retimeShapes(const std::vector<RetimeJob> &jobs) {
+  // Like evaluateBatch, with a shape as the unit: each worker takes the
+  // next shape when it is free; a lost worker puts its shape back.
+  std::vector<std::vector<EvalResult>> out(jobs.size());
+  std::mutex queueLock;
+  std::deque<size_t> queue;
+  for (size_t i = 0; i < jobs.size(); ++i)
+    queue.push_back(i);
+  auto serve = [&](size_t w) {
+    for (;;) {
+      size_t i;
+      {
+        std::lock_guard<std::mutex> guard(queueLock);
+        if (queue.empty())
+          return;
+        i = queue.front();
+        queue.pop_front();
+      }
+      auto results = retimeOn(w, jobs[i].shape, jobs[i].configs);
+      std::lock_guard<std::mutex> guard(queueLock);
+      if (Workers[w]->lost()) {
+        queue.push_front(i);
+        return;
+      }
+      out[i] = std::move(results);
+    }
+  };
+  std::vector<size_t> live;
+  for (size_t w = 0; w < Workers.size() && live.size() < jobs.size(); ++w)
+    if (!Workers[w]->lost())
+      live.push_back(w);
+  std::vector<std::thread> threads;
+  for (size_t k = 1; k < live.size(); ++k)
+    threads.emplace_back(serve, live[k]);
+  if (!live.empty())
+    serve(live[0]);
+  for (auto &t : threads)
+    t.join();
+  // A shape whose worker was lost after the others had stopped: once more
+  // on a live one, else lost.
+  for (size_t i : queue)
+    out[i] = firstLive() ? retime(jobs[i].shape, jobs[i].configs)
+                         : std::vector<EvalResult>(jobs[i].configs.size(),
+                                                   allLost());
   return out;
 }
 

@@ -142,6 +142,11 @@ Expected<TuneResults> Tuner::run() {
     return makeError("no search strategy given");
 
   S->spaces.assign(Shapes.size(), std::nullopt);
+  // Several devices: every shape's finalists are re-timed at the end, a
+  // shape per device, instead of one shape at a time on the first device.
+  // One device keeps today's order (and journal).
+  bool defer = Eval.parallelism() > 1;
+  std::vector<DeferredRetime> deferred;
   for (size_t i = 0; i < Shapes.size(); ++i) {
     if (Options.stopRequested && Options.stopRequested->load())
       break;
@@ -152,10 +157,14 @@ Expected<TuneResults> Tuner::run() {
       deadline = secondsSince(S->start) +
                  std::max(0.0, left) / static_cast<double>(Shapes.size() - i);
     }
-    KTUNE_TRY_ASSIGN(auto shape, Options.compileOnly ? compileShape(i)
-                                                     : tuneShape(i, deadline));
+    KTUNE_TRY_ASSIGN(auto shape,
+                     Options.compileOnly
+                         ? compileShape(i)
+                         : tuneShape(i, deadline, defer ? &deferred : nullptr));
     out.shapes.push_back(std::move(shape));
   }
+  if (!deferred.empty())
+    KTUNE_TRY(retimeDeferred(out.shapes, deferred));
   S->progress.endLine();
   out.failures = S->failures.summaries();
   out.compiler = Eval.compiler();
@@ -244,7 +253,9 @@ Expected<TuneResults> Tuner::run() {
   return out;
 }
 
-Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
+Expected<ShapeResult>
+Tuner::tuneShape(size_t index, double deadlineSeconds,
+                 std::vector<DeferredRetime> *deferred) {
   const Shape &shape = Shapes[index];
   KTUNE_TRY_ASSIGN(S->spaces[index], spaceAt(Space, shape));
   const SearchSpace &space = *S->spaces[index];
@@ -335,19 +346,36 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
       if (auto t = outcomeOf(*r))
         timed.emplace_back(*t, p);
   std::sort(timed.begin(), timed.end());
-  std::vector<Configuration> finalists{result.defaultConfig};
-  for (size_t k = 0; k < timed.size() && k < Options.topK; ++k)
-    finalists.push_back(space.toConfig(timed[k].second));
-
-  std::vector<EvalResult> retimed;
-  if (finalists.size() > 1 && !objective.stopped()) {
-    KTUNE_TRY_ASSIGN(retimed, retimeInterleaved(shape, finalists));
+  Finalists f;
+  f.configs = {result.defaultConfig};
+  f.searched = {objective.result(*defaultPoint).value_or(EvalResult{})};
+  for (size_t k = 0; k < timed.size() && k < Options.topK; ++k) {
+    f.configs.push_back(space.toConfig(timed[k].second));
+    f.searched.push_back(*objective.result(timed[k].second));
   }
 
+  bool retime = f.configs.size() > 1 && !objective.stopped();
+  std::vector<EvalResult> retimed;
+  if (retime && deferred) {
+    // Settled from the search times for now; run() re-times every
+    // shape's finalists together, a shape per device.
+    deferred->push_back({index, f});
+  } else if (retime) {
+    KTUNE_TRY_ASSIGN(retimed, retimeInterleaved(shape, f.configs));
+  }
+  settle(result, f, retimed);
+  return result;
+}
+
+void Tuner::settle(ShapeResult &result, const Finalists &f,
+                   const std::vector<EvalResult> &retimed) {
   // The winner: from the interleaved re-timing when it measured the default
   // and at least one finalist; else from the search times.
   bool useRetime =
-      retimed.size() == finalists.size() && outcomeOf(retimed[0]).has_value();
+      retimed.size() == f.configs.size() && outcomeOf(retimed[0]).has_value();
+  result.retimed = false;
+  result.speedup = 1.0;
+  result.finalists.clear();
   if (useRetime) {
     size_t best = 0;
     for (size_t k = 1; k < retimed.size(); ++k)
@@ -355,43 +383,74 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds) {
         best = k;
     result.retimed = true;
     result.defaultTime = retimed[0].time;
-    result.bestConfig = finalists[best];
+    result.bestConfig = f.configs[best];
     result.bestTime = retimed[best].time;
   } else {
-    result.defaultTime =
-        outcomeOf(objective.result(*defaultPoint).value_or(EvalResult{}))
-            ? objective.result(*defaultPoint)->time
-            : std::nullopt;
+    result.defaultTime = outcomeOf(f.searched[0])
+                             ? f.searched[0].time
+                             : std::optional<Timing>();
     result.bestConfig = result.defaultConfig;
     result.bestTime = result.defaultTime;
-    if (!timed.empty() &&
-        (!result.bestTime || timed[0].first < result.bestTime->medianUs)) {
-      result.bestConfig = space.toConfig(timed[0].second);
-      result.bestTime = objective.result(timed[0].second)->time;
-    }
+    // The finalists after the default are sorted by search time.
+    if (f.configs.size() > 1)
+      if (auto t = outcomeOf(f.searched[1]);
+          t && (!result.bestTime || *t < result.bestTime->medianUs)) {
+        result.bestConfig = f.configs[1];
+        result.bestTime = f.searched[1].time;
+      }
   }
   if (result.defaultTime && result.bestTime && result.bestTime->medianUs > 0)
     result.speedup = result.defaultTime->medianUs / result.bestTime->medianUs;
-  for (size_t k = 0; k < finalists.size(); ++k) {
+  for (size_t k = 0; k < f.configs.size(); ++k) {
     Measured m;
-    m.config = finalists[k];
-    if (k < retimed.size())
-      m.result = retimed[k];
-    else if (auto p = space.fromConfig(finalists[k]))
-      m.result = objective.result(*p).value_or(EvalResult{});
+    m.config = f.configs[k];
+    m.result = k < retimed.size() ? retimed[k] : f.searched[k];
     // Resources come from the search evaluation (re-timing may omit them).
-    if (auto p = space.fromConfig(finalists[k]))
-      if (auto r = objective.result(*p); r && m.result.resources.registers < 0)
-        m.result.resources = r->resources;
+    if (m.result.resources.registers < 0)
+      m.result.resources = f.searched[k].resources;
     result.finalists.push_back(std::move(m));
   }
-  return result;
 }
 
-Expected<std::vector<EvalResult>>
-Tuner::retimeInterleaved(const Shape &shape,
+Status Tuner::retimeDeferred(std::vector<ShapeResult> &shapes,
+                             const std::vector<DeferredRetime> &deferred) {
+  // Each shape's finalists stay interleaved on one device (like with
+  // like); different shapes go to different devices at once.
+  std::vector<std::vector<EvalResult>> retimed(deferred.size());
+  std::vector<Evaluator::RetimeJob> jobs;
+  std::vector<size_t> which;
+  bool stopped = Options.stopRequested && Options.stopRequested->load();
+  for (size_t i = 0; i < deferred.size(); ++i) {
+    const Shape &shape = shapes[deferred[i].position].shape;
+    const auto &configs = deferred[i].finalists.configs;
+    if (auto earlier = retimeFromJournal(shape, configs))
+      retimed[i] = std::move(*earlier);
+    else if (!stopped) {
+      jobs.push_back({shape, configs});
+      which.push_back(i);
+    }
+  }
+  if (!jobs.empty()) {
+    S->progress.note("re-timing the finalists of " +
+                     std::to_string(jobs.size()) +
+                     " shape(s) interleaved with their defaults, a shape per "
+                     "device, " +
+                     std::to_string(Eval.parallelism()) + " at a time");
+    auto results = Eval.retimeShapes(jobs);
+    for (size_t j = 0; j < jobs.size() && j < results.size(); ++j) {
+      KTUNE_TRY(recordRetime(jobs[j].shape, jobs[j].configs, results[j]));
+      retimed[which[j]] = std::move(results[j]);
+    }
+  }
+  for (size_t i = 0; i < deferred.size(); ++i)
+    settle(shapes[deferred[i].position], deferred[i].finalists, retimed[i]);
+  return {};
+}
+
+std::optional<std::vector<EvalResult>>
+Tuner::retimeFromJournal(const Shape &shape,
                          const std::vector<Configuration> &configs) {
-  // Reuse a complete re-timing of the same configurations from the journal.
+  // A complete re-timing of the same configurations, the latest.
   std::string prefix = retimeBatchPrefix(configs);
   std::map<std::string, std::map<Configuration, EvalResult>> batches;
   std::string lastComplete;
@@ -404,17 +463,19 @@ Tuner::retimeInterleaved(const Shape &shape,
       if (batch.size() == configs.size())
         lastComplete = e.retimeBatch;
     }
+  if (lastComplete.empty())
+    return std::nullopt;
   std::vector<EvalResult> retimed;
-  if (!lastComplete.empty()) {
-    for (const auto &c : configs)
-      retimed.push_back(batches[lastComplete][c]);
-    return retimed;
-  }
-  S->progress.note("shape " + shapeText(shape) + ": re-timing " +
-                   std::to_string(configs.size()) +
-                   " configurations interleaved with the default");
-  retimed = Eval.retime(shape, configs);
-  std::string batch = prefix + "@" + utcTimestamp();
+  for (const auto &c : configs)
+    retimed.push_back(batches[lastComplete][c]);
+  return retimed;
+}
+
+Status Tuner::recordRetime(const Shape &shape,
+                           const std::vector<Configuration> &configs,
+                           const std::vector<EvalResult> &retimed) {
+  const JournalKey base = journalKeyBase(Options, Eval);
+  std::string batch = retimeBatchPrefix(configs) + "@" + utcTimestamp();
   for (size_t k = 0; k < retimed.size() && k < configs.size(); ++k) {
     JournalEntry e;
     e.key = base;
@@ -426,6 +487,19 @@ Tuner::retimeInterleaved(const Shape &shape,
     e.at = utcTimestamp();
     KTUNE_TRY(Log.append(e));
   }
+  return {};
+}
+
+Expected<std::vector<EvalResult>>
+Tuner::retimeInterleaved(const Shape &shape,
+                         const std::vector<Configuration> &configs) {
+  if (auto earlier = retimeFromJournal(shape, configs))
+    return std::move(*earlier);
+  S->progress.note("shape " + shapeText(shape) + ": re-timing " +
+                   std::to_string(configs.size()) +
+                   " configurations interleaved with the default");
+  std::vector<EvalResult> retimed = Eval.retime(shape, configs);
+  KTUNE_TRY(recordRetime(shape, configs, retimed));
   return retimed;
 }
 

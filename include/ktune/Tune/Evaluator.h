@@ -158,6 +158,21 @@ public:
       out.push_back(evaluate(shape, c));
     return out;
   }
+  /// One shape's configurations to re-time interleaved.
+  struct RetimeJob {
+    Shape shape;
+    std::vector<Configuration> configs;
+  };
+  /// Re-times several shapes, each interleaved on one device, the results
+  /// in the jobs' order. By default one after another; several devices take
+  /// a shape each at once.
+  virtual std::vector<std::vector<EvalResult>>
+  retimeShapes(const std::vector<RetimeJob> &jobs) {
+    std::vector<std::vector<EvalResult>> out;
+    for (const auto &j : jobs)
+      out.push_back(retime(j.shape, j.configs));
+    return out;
+  }
 };
 
 } // namespace ktune

@@ -58,6 +58,9 @@ public:
   std::vector<EvalResult>
   retime(const Shape &shape,
          const std::vector<Configuration> &configs) override;
+  /// A shape per worker at once, each interleaved on its worker.
+  std::vector<std::vector<EvalResult>>
+  retimeShapes(const std::vector<RetimeJob> &jobs) override;
   size_t parallelism() const override { return Workers.size(); }
   void evaluateBatch(const Shape &shape,
                      const std::vector<Configuration> &configs,
@@ -75,6 +78,9 @@ private:
   EvalResult runOn(size_t worker, const Shape &shape,
                    const Configuration &config);
   std::optional<size_t> firstLive() const;
+  /// Worker `w` re-times `configs`; its activity and the results' device.
+  std::vector<EvalResult> retimeOn(size_t w, const Shape &shape,
+                                   const std::vector<Configuration> &configs);
   std::vector<std::unique_ptr<Evaluator>> Workers;
   std::vector<int> Gpus;
   mutable std::mutex Lock;

@@ -98,7 +98,34 @@ public:
   Expected<TuneResults> run();
 
 private:
-  Expected<ShapeResult> tuneShape(size_t shapeIndex, double deadline);
+  /// A shape's finalists (the default first, then by search time) and
+  /// their search evaluations.
+  struct Finalists {
+    std::vector<Configuration> configs;
+    std::vector<EvalResult> searched;
+  };
+  /// Finalists whose re-timing waits for the other shapes'.
+  struct DeferredRetime {
+    size_t position; // in TuneResults::shapes
+    Finalists finalists;
+  };
+  /// Searches one shape; re-times its finalists now, or, given `deferred`,
+  /// adds them there and settles from the search times meanwhile.
+  Expected<ShapeResult> tuneShape(size_t shapeIndex, double deadline,
+                                  std::vector<DeferredRetime> *deferred);
+  /// The winner, speedup and finalists of `result`, from `retimed` (the
+  /// finalists re-timed) where it holds the default's time, else from the
+  /// search.
+  void settle(ShapeResult &result, const Finalists &f,
+              const std::vector<EvalResult> &retimed);
+  Status retimeDeferred(std::vector<ShapeResult> &shapes,
+                        const std::vector<DeferredRetime> &deferred);
+  std::optional<std::vector<EvalResult>>
+  retimeFromJournal(const Shape &shape,
+                    const std::vector<Configuration> &configs);
+  Status recordRetime(const Shape &shape,
+                      const std::vector<Configuration> &configs,
+                      const std::vector<EvalResult> &retimed);
   Expected<ShapeResult> compileShape(size_t shapeIndex);
   /// Times `configs` (the default first) interleaved, or reads a complete
   /// earlier re-timing of the same configurations back from the journal.

@@ -239,3 +239,32 @@ TEST(MultiDevice, TheJournalRecordsTheRankAcrossHosts) {
   e.result.rank = -1; // one host: no rank written
   EXPECT_FALSE(journalEntryToJson(e).contains("rank"));
 }
+
+// The finalists of several shapes are re-timed at once, a shape per worker,
+// each shape's configurations on one worker; a lost worker's shape goes to
+// another.
+TEST(MultiDevice, ShapesAreRetimedAShapePerWorker) {
+  for (int lostOn : {0, 2}) {
+    auto group = groupOf({0, lostOn});
+    std::vector<Evaluator::RetimeJob> jobs;
+    for (int64_t s = 0; s < 12; ++s)
+      jobs.push_back({Shape{{"n", s}}, configs(3)});
+    auto out = group->retimeShapes(jobs);
+    ASSERT_EQ(out.size(), jobs.size());
+    for (const auto &shape : out) {
+      ASSERT_EQ(shape.size(), 3u);
+      for (size_t k = 0; k < shape.size(); ++k) {
+        ASSERT_EQ(shape[k].status, EvalStatus::Ok) << shape[k].reason;
+        EXPECT_EQ(shape[k].time->medianUs, static_cast<double>(k + 1));
+        EXPECT_EQ(shape[k].gpu, shape[0].gpu); // like with like
+      }
+    }
+    auto activity = group->activity();
+    if (lostOn) {
+      EXPECT_TRUE(activity[1].lost);
+    } else {
+      EXPECT_GT(activity[1].evaluations, 0u); // both took shapes
+      EXPECT_EQ(activity[0].evaluations + activity[1].evaluations, 36u);
+    }
+  }
+}

@@ -134,7 +134,7 @@ def write(args):
     doc.append("Same configurations evaluated by both runs: %s.\n" %
                ("yes" if same_points else "no"))
     doc.append("Quality: each shape's speedup over the default (both from "
-               "the final interleaved re-timing on the first GPU); the "
+               "the final interleaved re-timing, each shape on one GPU); the "
                "geometric mean of two GPUs' over one GPU's is %.3f "
                "(equal within %.0f %%: %s).\n" % (
                    geomean, 100 * QUALITY_TOLERANCE,

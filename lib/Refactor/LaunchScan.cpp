@@ -96,12 +96,19 @@ namespace {
 
 /// The function-like macro whose body spells `loc` (empty: none).
 std::string macroBodyOf(Collector &c, SourceLocation loc) {
-  if (!loc.isMacroID() || !c.SM.isMacroBodyExpansion(loc) ||
-      !c.SM.getSLocEntry(c.SM.getFileID(loc))
-           .getExpansion()
-           .isFunctionMacroExpansion())
-    return {};
-  return Lexer::getImmediateMacroName(loc, c.SM, c.LO).str();
+  // Through the arguments of macros (a dispatch macro given a lambda) to
+  // where the token was written: a macro's body, or the file.
+  for (int depth = 0; loc.isMacroID() && depth < 32; ++depth) {
+    if (c.SM.isMacroBodyExpansion(loc)) {
+      if (!c.SM.getSLocEntry(c.SM.getFileID(loc))
+               .getExpansion()
+               .isFunctionMacroExpansion())
+        return {};
+      return Lexer::getImmediateMacroName(loc, c.SM, c.LO).str();
+    }
+    loc = c.SM.getImmediateSpellingLoc(loc);
+  }
+  return {};
 }
 
 /// Constants of a launch's geometry spelled in a function-like macro's body

@@ -171,7 +171,11 @@ configurePreamble(clang::CompilerInvocation &invocation,
 
   std::string preambleText =
       mainBuffer.getBuffer().substr(0, bounds.Size).str();
-  std::string key = sha256Hex(argsKey + '\0' + preambleText + '\0' +
+  // Which header bodies a preamble keeps is ktune's choice (BodySkipper.h):
+  // a change to it must not reuse preambles built before.
+  constexpr const char *BodyPolicy = "bodies/2: kernels, launching host code";
+  std::string key = sha256Hex(std::string(BodyPolicy) + '\0' + argsKey +
+                              '\0' + preambleText + '\0' +
                               (bounds.PreambleEndsAtStartOfLine ? "1" : "0") +
                               '\0' + (headers ? headers->key() : "none"));
   CacheEntry entry{cacheDir + "/" + key + ".pch",

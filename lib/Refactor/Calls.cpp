@@ -17,7 +17,8 @@ namespace ktune::refactor {
 using namespace clang;
 
 void describeCallee(Collector &c, const CallExpr *call, const Expr *calleeExpr,
-                    const FunctionDecl *def, CallFacts &cf) {
+                    const FunctionDecl *def, CallFacts &cf,
+                    bool typesAsWritten) {
   SourceLocation nameLoc;
   SourceLocation rAngle;
   unsigned explicitCount = 0;
@@ -63,7 +64,8 @@ void describeCallee(Collector &c, const CallExpr *call, const Expr *calleeExpr,
     resolved = llvm::dyn_cast<FunctionDecl>(ref->getDecl());
   if (const FunctionTemplateDecl *t = def->getDescribedFunctionTemplate())
     spellImplicitTemplateArgs(call, resolved, t, explicitCount, c.Ctx,
-                              cf.implicitArgs, cf.implicitArgsError);
+                              cf.implicitArgs, cf.implicitArgsError,
+                              typesAsWritten);
 }
 
 } // namespace ktune::refactor

@@ -204,28 +204,58 @@ public:
   /// the block size of its kernel is chosen.
   void followHostCalls(const FunctionDecl *fd) {
     struct Calls : RecursiveASTVisitor<Calls> {
-      std::vector<const FunctionDecl *> callees;
+      std::vector<const CallExpr *> calls;
       bool VisitCallExpr(CallExpr *call) {
-        if (const FunctionDecl *f = call->getDirectCallee())
-          callees.push_back(f);
+        if (call->getDirectCallee() && !llvm::isa<CUDAKernelCallExpr>(call))
+          calls.push_back(call);
         return true;
       }
     } calls;
     calls.TraverseStmt(fd->getBody());
-    for (const FunctionDecl *f : calls.callees) {
+    for (const CallExpr *call : calls.calls) {
+      const FunctionDecl *f = call->getDirectCallee();
       if (const FunctionDecl *pattern = f->getTemplateInstantiationPattern())
         f = pattern;
       if (!f->doesThisDeclarationHaveABody() || f->isImplicit() ||
           C.isKernel(f) || C.isDeviceHelper(f) ||
           C.SM.isInMainFile(C.SM.getExpansionLoc(f->getLocation())) ||
-          !C.inRewritableFile(f->getLocation()) ||
-          !Followed.insert(f->getCanonicalDecl()).second)
+          !C.inRewritableFile(f->getLocation()))
         continue;
-      LaunchFinder launches(C, f);
-      launches.TraverseStmt(f->getBody());
-      launches.scanReferences();
-      followHostCalls(f);
+      if (Followed.insert(f->getCanonicalDecl()).second) {
+        LaunchFinder launches(C, f);
+        launches.TraverseStmt(f->getBody());
+        launches.scanReferences();
+        followHostCalls(f);
+      }
+      recordHostCall(fd, f, call);
     }
+  }
+
+  /// A call of a followed launcher (one that launches, directly or through
+  /// others): the caller may pass on the launcher's launch parameters.
+  void recordHostCall(const FunctionDecl *caller, const FunctionDecl *callee,
+                      const CallExpr *call) {
+    std::string calleeId = C.idOf(callee);
+    if (!C.Out.functions.count(calleeId) ||
+        !macroBodyOf(C, call->getBeginLoc()).empty())
+      return;
+    FunctionFacts &from = C.functionFacts(caller, FunctionRole::Host);
+    CallFacts cf;
+    cf.caller = from.id;
+    cf.callee = calleeId;
+    // A dispatch macro expands the call once per type: spelled as written
+    // (`c_type`), once.
+    describeCallee(C, call, call->getCallee()->IgnoreParenImpCasts(), callee,
+                   cf, /*typesAsWritten=*/true);
+    for (CallFacts &seen : C.Out.calls)
+      if (!seen.namesKernel() && seen.caller == cf.caller &&
+          seen.callee == cf.callee && seen.insertOffset == cf.insertOffset) {
+        if (seen.implicitArgs != cf.implicitArgs)
+          seen.implicitArgsError =
+              "each expansion of the call deduces other template arguments";
+        return;
+      }
+    C.Out.calls.push_back(std::move(cf));
   }
   std::set<const FunctionDecl *> Followed;
 };

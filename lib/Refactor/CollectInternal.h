@@ -392,13 +392,18 @@ bool isCeilDivName(llvm::StringRef name);
 /// bytes).
 int roleRank(SiteRole role, std::optional<SiteRole> useRole);
 
+/// The function-like macro whose body spells `loc` (through the arguments
+/// of other macros; empty: none). Nothing can be inserted there.
+std::string macroBodyOf(Collector &c, clang::SourceLocation loc);
+
 /// Where a call names its callee and which template arguments it spells
 /// (Calls.cpp): the offsets, explicit arguments and implicit ones.
 /// `call` is the kernel call (<<<>>>) or a device call, for deducing
 /// implicit template arguments; null for other launches and references.
 void describeCallee(Collector &c, const clang::CallExpr *call,
                     const clang::Expr *calleeExpr,
-                    const clang::FunctionDecl *def, CallFacts &cf);
+                    const clang::FunctionDecl *def, CallFacts &cf,
+                    bool typesAsWritten = false);
 
 /// The roles constants play in one device function (a kernel or a helper).
 class DeviceScanner : public clang::RecursiveASTVisitor<DeviceScanner> {

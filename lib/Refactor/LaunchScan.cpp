@@ -92,9 +92,6 @@ void Collector::collectDims(const Expr *e, const FunctionDecl *fn,
   ok = false;
 }
 
-namespace {
-
-/// The function-like macro whose body spells `loc` (empty: none).
 std::string macroBodyOf(Collector &c, SourceLocation loc) {
   // Through the arguments of macros (a dispatch macro given a lambda) to
   // where the token was written: a macro's body, or the file.
@@ -110,6 +107,8 @@ std::string macroBodyOf(Collector &c, SourceLocation loc) {
   }
   return {};
 }
+
+namespace {
 
 /// Constants of a launch's geometry spelled in a function-like macro's body
 /// cannot be lifted (every expansion shares the spelling): each gets a note.

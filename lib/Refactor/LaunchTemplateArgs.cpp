@@ -84,7 +84,7 @@ bool spellImplicitTemplateArgs(const clang::CallExpr *call,
                                const clang::FunctionTemplateDecl *callee,
                                unsigned explicitCount, clang::ASTContext &ctx,
                                std::vector<std::string> &out,
-                               std::string &whyNot) {
+                               std::string &whyNot, bool asWritten) {
   const clang::TemplateParameterList *params = callee->getTemplateParameters();
   if (explicitCount >= params->size())
     return true;
@@ -97,9 +97,26 @@ bool spellImplicitTemplateArgs(const clang::CallExpr *call,
   // Not dependent: the call names a specialisation.
   if (const clang::FunctionDecl *fd = resolved) {
     if (const auto *args = fd->getTemplateSpecializationArgs()) {
+      std::map<unsigned, clang::QualType> written;
+      const clang::FunctionDecl *pattern = callee->getTemplatedDecl();
+      if (asWritten && call)
+        for (unsigned i = 0; i < std::min<unsigned>(pattern->getNumParams(),
+                                                    call->getNumArgs());
+             ++i)
+          if (!deduce(pattern->getParamDecl(i)->getType(),
+                      call->getArg(i)->IgnoreParenImpCasts()->getType(),
+                      params->getDepth(), ctx, written))
+            written.clear();
       for (unsigned i = explicitCount; i < params->size() && i < args->size();
-           ++i)
-        out.push_back(spellArgument(args->get(i), params->getParam(i), ctx));
+           ++i) {
+        auto w = written.find(i);
+        if (w != written.end() &&
+            args->get(i).getKind() == clang::TemplateArgument::Type &&
+            ctx.hasSameType(w->second, args->get(i).getAsType()))
+          out.push_back(spellType(w->second, ctx));
+        else
+          out.push_back(spellArgument(args->get(i), params->getParam(i), ctx));
+      }
       if (out.size() == params->size() - explicitCount)
         return true;
       out.clear();

@@ -25,13 +25,16 @@ namespace ktune::refactor {
 /// Arguments for parameters [explicitCount, N) of `callee`'s template, or an
 /// error message in `whyNot`. `resolved` is the specialisation the name
 /// resolves to (null when dependent); `call`, when the name is called
-/// directly, gives the argument types to deduce from.
+/// directly, gives the argument types to deduce from. `asWritten`: a type
+/// the arguments spell (`c_type` of a dispatch macro's lambda, expanded once
+/// per type) is preferred to the one the specialisation holds, where they
+/// are the same type.
 bool spellImplicitTemplateArgs(const clang::CallExpr *call,
                                const clang::FunctionDecl *resolved,
                                const clang::FunctionTemplateDecl *callee,
                                unsigned explicitCount, clang::ASTContext &ctx,
                                std::vector<std::string> &out,
-                               std::string &whyNot);
+                               std::string &whyNot, bool asWritten = false);
 
 /// Prints a type so it can be written at the call: fully qualified when it
 /// is not dependent.

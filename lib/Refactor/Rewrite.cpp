@@ -203,6 +203,45 @@ std::optional<ktune::Error> Rewriter::assignFunctionParams() {
   for (auto &w : Work)
     if (auto e = assignKernelParams(w))
       return e;
+  return passLaunchParamsToCallers();
+}
+
+std::optional<ktune::Error> Rewriter::passLaunchParamsToCallers() {
+  // A host function that calls a launcher given parameters (SGLang's
+  // sgl_fused_add_rmsnorm over FlashInfer's norm::FusedAddRMSNorm) takes
+  // them too and passes them on, up to the entry point a user calls.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto &call : Facts.calls) {
+      if (call.namesKernel() || HostsLeftAlone.count(call.caller))
+        continue;
+      auto calleeIt = FnParams.find(call.callee);
+      const FunctionFacts *caller = Facts.function(call.caller);
+      if (calleeIt == FnParams.end() || HostsLeftAlone.count(call.callee) ||
+          !caller || caller->role != FunctionRole::Host)
+        continue;
+      if (!caller->cannotTemplate.empty()) {
+        HostsLeftAlone.insert(caller->id);
+        Notes.push_back(location(Facts, filePart(call.offset), call.line) +
+                        ": " + caller->qualifiedName +
+                        " calls the tuned launcher at its defaults: it "
+                        "cannot become a template (" +
+                        caller->cannotTemplate + ")");
+        continue;
+      }
+      std::vector<FnParam> wanted = calleeIt->second;
+      for (const FnParam &q : wanted) {
+        const auto &have = FnParams[call.caller];
+        if (std::any_of(have.begin(), have.end(),
+                        [&](const FnParam &h) { return h.name == q.name; }))
+          continue;
+        for (const ParamWork *p : q.params)
+          if (auto e = addFnParam(call.caller, *p, q.name))
+            return e;
+        changed = true;
+      }
+    }
+  }
   return std::nullopt;
 }
 

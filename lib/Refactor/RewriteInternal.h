@@ -157,6 +157,8 @@ public:
                                             const std::string &path);
   void nameHostParameters();
   std::optional<ktune::Error> assignFunctionParams();
+  /// Host functions calling a launcher that takes parameters take them too.
+  std::optional<ktune::Error> passLaunchParamsToCallers();
   std::optional<ktune::Error> templateListEdits();
   void siteEdits();
   std::optional<ktune::Error> callEdits();

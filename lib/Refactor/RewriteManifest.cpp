@@ -10,7 +10,9 @@
 
 #include "RewriteInternal.h"
 
+
 #include <algorithm>
+#include <set>
 
 namespace ktune::refactor {
 
@@ -233,12 +235,24 @@ ManifestLauncher launcherFor(const SourceFacts &facts, const FunctionFacts &f,
   }
   l.args = f.args;
   l.returns = f.returnType.empty() ? "void" : f.returnType;
-  for (const auto &call : facts.calls)
-    if (call.isLaunch && call.caller == f.id)
-      if (const FunctionFacts *k = facts.function(call.callee);
-          k && std::find(l.kernels.begin(), l.kernels.end(),
-                         k->qualifiedName) == l.kernels.end())
+  // The kernels it launches, itself or through the launchers it calls.
+  std::set<std::string> hosts = {f.id};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto &call : facts.calls) {
+      if (!hosts.count(call.caller))
+        continue;
+      if (!call.isLaunch) {
+        if (const FunctionFacts *g = facts.function(call.callee);
+            g && g->role == FunctionRole::Host)
+          grew |= hosts.insert(call.callee).second;
+      } else if (const FunctionFacts *k = facts.function(call.callee);
+                 k && std::find(l.kernels.begin(), l.kernels.end(),
+                                k->qualifiedName) == l.kernels.end()) {
         l.kernels.push_back(k->qualifiedName);
+      }
+    }
+  }
   l.from = location(facts, filePart(f.offset), f.line);
   l.forwarder = !f.forwarderSignature.empty();
   return l;

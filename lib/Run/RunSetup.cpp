@@ -186,18 +186,29 @@ EvaluatorFactory Runner::evaluatorFactory() const {
 }
 
 /// The kernels the host function `launcher` (its name or qualified name)
-/// launches, by qualified name.
+/// launches, itself or through the launchers it calls, by qualified name.
 static std::vector<std::string> launchedBy(const refactor::SourceFacts &facts,
                                            const std::string &launcher) {
+  std::set<std::string> hosts;
+  for (const auto &[id, f] : facts.functions)
+    if (f.name == launcher || f.qualifiedName == launcher)
+      hosts.insert(id);
   std::vector<std::string> out;
-  for (const auto &call : facts.calls) {
-    const refactor::FunctionFacts *host = facts.function(call.caller);
-    const refactor::FunctionFacts *kernel = facts.function(call.callee);
-    if (!call.isLaunch || !host || !kernel ||
-        (host->name != launcher && host->qualifiedName != launcher))
-      continue;
-    if (std::find(out.begin(), out.end(), kernel->qualifiedName) == out.end())
-      out.push_back(kernel->qualifiedName);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto &call : facts.calls) {
+      if (!hosts.count(call.caller))
+        continue;
+      const refactor::FunctionFacts *callee = facts.function(call.callee);
+      if (!callee)
+        continue;
+      if (!call.isLaunch) {
+        grew |= hosts.insert(call.callee).second;
+      } else if (std::find(out.begin(), out.end(), callee->qualifiedName) ==
+                 out.end()) {
+        out.push_back(callee->qualifiedName);
+      }
+    }
   }
   return out;
 }

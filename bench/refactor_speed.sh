@@ -64,20 +64,20 @@ bench_input() {
     for _ in $(seq "$runs"); do
       rm -rf "$work/cache-$tag"
       measure first "$tool" "$input" --cache-dir "$work/cache-$tag" \
-        --preamble-build=background -o "$work/out.cu" "$@"
+        --preamble-build=background --out-dir "$work/out" "$@"
       wait_for_cache "$work/cache-$tag"
     done
     for _ in $(seq "$runs"); do
       measure warm "$tool" "$input" --cache-dir "$work/cache-$tag" \
-        -o "$work/out.cu" "$@"
+        --out-dir "$work/out" "$@"
     done
     for _ in $(seq "$runs"); do
-      measure plain "$tool" "$input" --no-cache -o "$work/out.cu" "$@"
+      measure plain "$tool" "$input" --no-cache --out-dir "$work/out" "$@"
     done
     for _ in $(seq "$runs"); do
       rm -rf "$work/cold-$tag"
       measure cold "$tool" "$input" --cache-dir "$work/cold-$tag" \
-        --preamble-build=foreground -o "$work/out.cu" "$@"
+        --preamble-build=foreground --out-dir "$work/out" "$@"
     done
   } | tee "$t"
   echo

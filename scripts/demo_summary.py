@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Says in a few lines what a demo run found, from its results.json.
 
-    demo_summary.py results.json [--param BLOCK_CAP] [--native 1024]
+    demo_summary.py results.json [--param NAME] [--native 1024]
+
+--param defaults to the results' only parameter (BLOCK_CAP in the bundled
+template, BLOCK_SIZE where ktune run named it).
 
 With times: on which device, at how many shapes the native choice was not
 the best, the largest gain and the gains at the large shapes. Compile-only:
@@ -19,11 +22,14 @@ def shape_text(shape):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("results")
-    ap.add_argument("--param", default="BLOCK_CAP")
+    ap.add_argument("--param", default=None)
     ap.add_argument("--native", type=int, default=1024)
     ap.add_argument("--measured", default="bench/results/launcher_silu_and_mul_h100.md")
     a = ap.parse_args()
     r = json.load(open(a.results))
+    if a.param is None:
+        params = r.get("params", [])
+        a.param = params[0] if len(params) == 1 else "BLOCK_CAP"
     compiler = r.get("compiler", {})
     built = compiler.get("backend")
     if r.get("compile_only"):
@@ -35,7 +41,7 @@ def main():
               + " and checked against "
               f"{r['arch']}'s limits ({ok} within them); nothing was timed.")
         print(f"demo: on a GPU this demo times each value at every shape; measured "
-              f"on an H100: {a.param} 384-512 instead of {a.native} runs "
+              f"on an H100: a block cap of 384-512 instead of {a.native} runs "
               f"4096-16384 tokens 1.28-1.37x faster ({a.measured}).")
         return 0
     shapes = r["shapes"]

@@ -70,6 +70,19 @@ std::string Collector::whyCannotTemplate(const FunctionDecl *def) {
            "arguments)";
   if (def->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
     return "it is an explicit specialisation";
+  // nvcc's host stubs of overloaded kernel templates (vLLM's enable_if
+  // pairs) must have the same template parameters: one gaining a parameter
+  // alone no longer compiles.
+  if (def->hasAttr<CUDAGlobalAttr>())
+    for (const NamedDecl *other : def->getDeclContext()->lookup(def->getDeclName())) {
+      const auto *f = llvm::dyn_cast<FunctionDecl>(other->getUnderlyingDecl());
+      if (const auto *ft = llvm::dyn_cast<FunctionTemplateDecl>(other))
+        f = ft->getTemplatedDecl();
+      if (f && f->getCanonicalDecl() != def->getCanonicalDecl() &&
+          f->hasAttr<CUDAGlobalAttr>())
+        return "it is an overloaded kernel (nvcc needs the overloads' "
+               "template parameters alike)";
+    }
   const FunctionTemplateDecl *t = def->getDescribedFunctionTemplate();
   if (t)
     for (const NamedDecl *p : *t->getTemplateParameters())

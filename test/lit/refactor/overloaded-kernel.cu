@@ -1,60 +1,50 @@
-// Overloads of one kernel template, picked by enable_if on a width (vLLM's
-// fused_add_rms_norm_kernel): candidates and the built-in plan name each
-// overload as name@line, which the plan validator accepts; the width the
-// launches pick the overload with is a dispatch. The result compiles.
-// REQUIRES: clang, cuda-headers
+// Overloaded kernel templates (vLLM's enable_if pairs on a vector width):
+// nvcc's host stubs need the overloads' template parameters alike, so
+// neither overload gains a parameter; a kernel beside them still does.
+// REQUIRES: clang
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
-// RUN: FileCheck %s --check-prefix=CAND < %t/cands.txt
-// RUN: ktune-refactor %s --emit-plan %t/plan.json
-// RUN: FileCheck %s --check-prefix=PLAN < %t/plan.json
-// RUN: ktune-refactor %s --plan %t/plan.json -o %t/out.cu
+// RUN: ktune-refactor %s -o %t/out.cu 2> %t/stderr.txt
+// RUN: FileCheck %s --check-prefix=NOTE < %t/stderr.txt
 // RUN: grep -v -e '^// ' -e '^#line ' %t/out.cu | FileCheck %s --check-prefix=TPL
-// RUN: sed 's/"add_sum@[0-9]*"/"add_sum"/' %t/plan.json > %t/ambiguous.json
-// RUN: not ktune-refactor %s --plan %t/ambiguous.json -o %t/bad.cu 2>&1 | FileCheck %s --check-prefix=AMBIGUOUS
 
-#include <cub/cub.cuh>
 #include <type_traits>
 
 template <typename T, int width>
-__global__ std::enable_if_t<(width > 0)> add_sum(T *x, int n) {
-  using Reduce = cub::BlockReduce<float, 512>;
-  __shared__ typename Reduce::TempStorage tmp;
-  float v = 0.f;
-  for (int i = threadIdx.x; i < n; i += blockDim.x)
-    v += x[blockIdx.x * n + i];
-  v = Reduce(tmp).Sum(v, blockDim.x);
-  if (threadIdx.x == 0)
-    x[blockIdx.x * n] = v;
+__global__ std::enable_if_t<(width > 0)> add(T *x, int n) {
+  __shared__ T tile[256];
+  tile[threadIdx.x] = x[threadIdx.x] * width;
+  __syncthreads();
+  x[threadIdx.x] = tile[255 - threadIdx.x];
 }
 
 template <typename T, int width>
-__global__ std::enable_if_t<(width == 0)> add_sum(T *x, int n) {
-  using Reduce = cub::BlockReduce<float, 512>;
-  __shared__ typename Reduce::TempStorage tmp;
-  float v = 0.f;
-  for (int i = threadIdx.x; i < n; i += blockDim.x)
-    v += x[blockIdx.x * n + i];
-  v = Reduce(tmp).Sum(v, blockDim.x);
-  if (threadIdx.x == 0)
-    x[blockIdx.x * n] = 2.f * v;
+__global__ std::enable_if_t<(width == 0)> add(T *x, int n) {
+  __shared__ T tile[256];
+  tile[threadIdx.x] = x[threadIdx.x];
+  __syncthreads();
+  x[threadIdx.x] = tile[255 - threadIdx.x];
 }
 
-void run(float *x, int rows, int cols, cudaStream_t s) {
-  if (cols % 4 == 0)
-    add_sum<float, 4><<<rows, 512, 0, s>>>(x, cols);
+__global__ void scale(float *x) {
+  __shared__ float tile[128];
+  tile[threadIdx.x] = x[threadIdx.x];
+  __syncthreads();
+  x[threadIdx.x] = tile[127 - threadIdx.x];
+}
+
+void run(float *x, int n) {
+  if (n % 4 == 0)
+    add<float, 4><<<1, 256>>>(x, n);
   else
-    add_sum<float, 0><<<rows, 512, 0, s>>>(x, cols);
+    add<float, 0><<<1, 256>>>(x, n);
+  scale<<<1, 128>>>(x);
 }
 
-// CAND:      CAND block_size add_sum@20 value=512 spelling=512 high
-// CAND:      CAND block_size add_sum@32 value=512 spelling=512 high
-// CAND-NOT:  template_arg
-// CAND-NOT:  vector_width
-
-// PLAN:      "kernel": "add_sum@{{20|32}}"
-
-// TPL:       add_sum<float, 4{{.*}}><<<rows,
-// TPL:       add_sum<float, 0{{.*}}><<<rows,
-
-// AMBIGUOUS: unknown kernel 'add_sum'; the candidates name: add_sum@20, add_sum@32
+// NOTE: kernel add cannot become a template (it is an overloaded kernel (nvcc needs the overloads' template parameters alike)): nothing in it is lifted
+// NOTE: wrote {{.*}}: 1 parameter in 1 kernel
+// TPL:      template <typename T, int width>
+// TPL-NEXT: __global__ std::enable_if_t<(width > 0)> add(T *x, int n) {
+// TPL-NEXT:   __shared__ T tile[256];
+// TPL:      template <int BLOCK_SIZE = 128>
+// TPL-NEXT: __global__ void scale(float *x) {
+// TPL:        add<float, 4><<<1, 256>>>(x, n);

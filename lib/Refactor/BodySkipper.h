@@ -5,8 +5,9 @@
 // kept, and in the headers detection may follow kernels into, the kernels'
 // bodies and those of host functions that spell a launch (launchers the
 // main file may call). Other bodies in those headers (device helpers, other
-// host code) are skipped too: read, they would be instantiated with the kernels, and Clang
-// refuses some template code nvcc takes (`X<T>::f<N>()` without `template`).
+// host code) are skipped too: read, they would be instantiated with the
+// kernels, and Clang refuses some template code nvcc takes (`X<T>::f<N>()`
+// without `template`).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_LIB_REFACTOR_BODYSKIPPER_H

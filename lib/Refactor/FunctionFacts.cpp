@@ -74,7 +74,8 @@ std::string Collector::whyCannotTemplate(const FunctionDecl *def) {
   // pairs) must have the same template parameters: one gaining a parameter
   // alone no longer compiles.
   if (def->hasAttr<CUDAGlobalAttr>())
-    for (const NamedDecl *other : def->getDeclContext()->lookup(def->getDeclName())) {
+    for (const NamedDecl *other :
+         def->getDeclContext()->lookup(def->getDeclName())) {
       const auto *f = llvm::dyn_cast<FunctionDecl>(other->getUnderlyingDecl());
       if (const auto *ft = llvm::dyn_cast<FunctionTemplateDecl>(other))
         f = ft->getTemplatedDecl();

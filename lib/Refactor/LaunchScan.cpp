@@ -341,8 +341,8 @@ void Collector::scanLaunch(const LaunchView &launch, const FunctionDecl *host) {
   const FunctionDecl *kernel = definitionOf(launch.named.kernel);
   if (!kernel || !inRewritableFile(kernel->getLocation())) {
     // Once, also when a dispatch macro expands the launch several times.
-    std::string n = note(launch.launch->getBeginLoc(),
-                         whyNotFollowed(launch.named.kernel));
+    std::string n =
+        note(launch.launch->getBeginLoc(), whyNotFollowed(launch.named.kernel));
     if (std::find(Out.notes.begin(), Out.notes.end(), n) == Out.notes.end())
       Out.notes.push_back(std::move(n));
     return;

@@ -174,10 +174,10 @@ configurePreamble(clang::CompilerInvocation &invocation,
   // Which header bodies a preamble keeps is ktune's choice (BodySkipper.h):
   // a change to it must not reuse preambles built before.
   constexpr const char *BodyPolicy = "bodies/2: kernels, launching host code";
-  std::string key = sha256Hex(std::string(BodyPolicy) + '\0' + argsKey +
-                              '\0' + preambleText + '\0' +
-                              (bounds.PreambleEndsAtStartOfLine ? "1" : "0") +
-                              '\0' + (headers ? headers->key() : "none"));
+  std::string key =
+      sha256Hex(std::string(BodyPolicy) + '\0' + argsKey + '\0' + preambleText +
+                '\0' + (bounds.PreambleEndsAtStartOfLine ? "1" : "0") + '\0' +
+                (headers ? headers->key() : "none"));
   CacheEntry entry{cacheDir + "/" + key + ".pch",
                    cacheDir + "/" + key + ".deps"};
 

@@ -100,12 +100,12 @@ std::optional<ktune::Error> Rewriter::assignLaunchParam(const KernelWork &w,
       continue;
     if (!h->cannotTemplate.empty()) {
       if (HostsLeftAlone.insert(h->id).second)
-        Notes.push_back(location(Facts, filePart(h->offset), h->line) + ": the launch of " +
-                        w.kernel->qualifiedName + " in " + h->qualifiedName +
-                        " keeps its " + std::string(kindName(p.plan->kind)) +
-                        " " + std::to_string(p.defaultValue) + ": " +
-                        h->qualifiedName + " cannot become a template (" +
-                        h->cannotTemplate + ")");
+        Notes.push_back(
+            location(Facts, filePart(h->offset), h->line) + ": the launch of " +
+            w.kernel->qualifiedName + " in " + h->qualifiedName +
+            " keeps its " + std::string(kindName(p.plan->kind)) + " " +
+            std::to_string(p.defaultValue) + ": " + h->qualifiedName +
+            " cannot become a template (" + h->cannotTemplate + ")");
       continue;
     }
     ParamWork renamed = p;
@@ -152,12 +152,12 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
       // The kernel's new arguments would go into the macro's body, which
       // every expansion shares: the host keeps the default configuration.
       if (HostsLeftAlone.insert(h->id).second)
-        Notes.push_back(location(Facts, filePart(call.offset), call.line) + ": the launch of " +
-                        k.qualifiedName + " in " + h->qualifiedName +
-                        " keeps the default configuration: it is spelled "
-                        "in the body of macro " +
-                        call.macro +
-                        ", where template arguments cannot be added");
+        Notes.push_back(
+            location(Facts, filePart(call.offset), call.line) +
+            ": the launch of " + k.qualifiedName + " in " + h->qualifiedName +
+            " keeps the default configuration: it is spelled "
+            "in the body of macro " +
+            call.macro + ", where template arguments cannot be added");
       continue;
     }
     if (!h->cannotTemplate.empty()) {

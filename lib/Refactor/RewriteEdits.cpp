@@ -116,9 +116,9 @@ std::optional<ktune::Error> Rewriter::constraintEdits() {
                    });
         }
         if (hasAll)
-          hostText[fn] += assertion(e->rename(hostRename),
-                                    w.plan->constraints[i],
-                                    *Facts.function(fn), cpath);
+          hostText[fn] +=
+              assertion(e->rename(hostRename), w.plan->constraints[i],
+                        *Facts.function(fn), cpath);
       }
     }
     if (!kernelText.empty())

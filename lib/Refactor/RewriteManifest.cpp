@@ -10,7 +10,6 @@
 
 #include "RewriteInternal.h"
 
-
 #include <algorithm>
 #include <set>
 

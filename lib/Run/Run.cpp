@@ -171,7 +171,8 @@ Expected<bool> Runner::replanAfter(int round, Plan &next,
     for (const auto &[name, d] : s.spec.domains)
       ctx.specDomains.insert(name);
   KTUNE_TRY_ASSIGN(auto decision, Replanning->replan(ctx));
-  decision.plan = planner::restrictPlan(std::move(decision.plan), plannedKernels());
+  decision.plan =
+      planner::restrictPlan(std::move(decision.plan), plannedKernels());
   for (const auto &r : decision.reasons)
     log("round " + std::to_string(round) + ": re-plan (" +
         (TextPlanner ? "planner" : "rules") +

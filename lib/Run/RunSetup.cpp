@@ -241,20 +241,21 @@ Status Runner::analyseSource() {
         known.insert(c.kernel);
       std::string what =
           Specs[i].spec.launcherMode
-              ? (kernels.empty() ? "launcher '" + k + "' launches no kernel "
-                                       "of this file or its headers"
-                                 : "no tunable constant found in the kernels "
-                                   "launcher '" +
-                                       k + "' launches (" + joinNames(kernels) +
-                                       ")")
+              ? (kernels.empty()
+                     ? "launcher '" + k +
+                           "' launches no kernel "
+                           "of this file or its headers"
+                     : "no tunable constant found in the kernels "
+                       "launcher '" +
+                           k + "' launches (" + joinNames(kernels) + ")")
               : "no tunable constant found in kernel '" + k + "'";
-      return makeError(what + (known.empty() ? std::string(" (nothing in this "
-                                                           "file)")
-                                             : " (candidates are in: " +
-                                                   joinNames({known.begin(),
-                                                              known.end()}) +
-                                                   ")"),
-                       O.source);
+      return makeError(
+          what + (known.empty()
+                      ? std::string(" (nothing in this "
+                                    "file)")
+                      : " (candidates are in: " +
+                            joinNames({known.begin(), known.end()}) + ")"),
+          O.source);
     }
     PlanKernels.push_back(std::move(kernels));
   }

@@ -196,9 +196,9 @@ DeviceGroup::retimeShapes(const std::vector<RetimeJob> &jobs) {
   // A shape whose worker was lost after the others had stopped: once more
   // on a live one, else lost.
   for (size_t i : queue)
-    out[i] = firstLive() ? retime(jobs[i].shape, jobs[i].configs)
-                         : std::vector<EvalResult>(jobs[i].configs.size(),
-                                                   allLost());
+    out[i] = firstLive()
+                 ? retime(jobs[i].shape, jobs[i].configs)
+                 : std::vector<EvalResult>(jobs[i].configs.size(), allLost());
   return out;
 }
 

@@ -182,9 +182,11 @@ DeviceGroup::retimeShapes(const std::vector<RetimeJob> &jobs) {
       out[i] = std::move(results);
     }
   };
+  // This host's GPUs only: another rank's worker times one configuration
+  // per call, which is no interleaved re-timing.
   std::vector<size_t> live;
   for (size_t w = 0; w < Workers.size() && live.size() < jobs.size(); ++w)
-    if (!Workers[w]->lost())
+    if (!Workers[w]->lost() && Activity[w].rank <= 0)
       live.push_back(w);
   std::vector<std::thread> threads;
   for (size_t k = 1; k < live.size(); ++k)
@@ -193,8 +195,8 @@ DeviceGroup::retimeShapes(const std::vector<RetimeJob> &jobs) {
     serve(live[0]);
   for (auto &t : threads)
     t.join();
-  // A shape whose worker was lost after the others had stopped: once more
-  // on a live one, else lost.
+  // A shape whose worker was lost after the others had stopped (or with no
+  // worker of this host left): once more on a live one, else lost.
   for (size_t i : queue)
     out[i] = firstLive()
                  ? retime(jobs[i].shape, jobs[i].configs)

@@ -268,3 +268,20 @@ TEST(MultiDevice, ShapesAreRetimedAShapePerWorker) {
     }
   }
 }
+
+// Across hosts only rank 0's GPUs re-time: another rank's worker evaluates
+// one configuration per call, no interleaving.
+TEST(MultiDevice, OnlyThisHostsWorkersRetime) {
+  auto group = groupOf({0, 0}, {0, 1});
+  std::vector<Evaluator::RetimeJob> jobs;
+  for (int64_t s = 0; s < 4; ++s)
+    jobs.push_back({Shape{{"n", s}}, configs(2)});
+  auto out = group->retimeShapes(jobs);
+  ASSERT_EQ(out.size(), jobs.size());
+  for (const auto &shape : out)
+    for (const auto &r : shape) {
+      EXPECT_EQ(r.status, EvalStatus::Ok);
+      EXPECT_EQ(r.rank, 0);
+    }
+  EXPECT_EQ(group->activity()[1].evaluations, 0u);
+}

@@ -1,6 +1,8 @@
 //===- NvccCompiler.cpp - Many instantiations per nvcc call ---------------===//
 #include "ktune/Cuda/NvccCompiler.h"
 
+#include "CompileBatches.h"
+
 #include "ktune/Cuda/CompileCache.h"
 #include "ktune/Cuda/ElfObject.h"
 #include "ktune/Support/CompilerMessage.h"
@@ -311,54 +313,13 @@ std::vector<std::string> NvccCompiler::recordedOptions() const {
 }
 
 void NvccCompiler::prefetch(const std::vector<Instantiation> &insts) {
-  std::map<int, std::vector<Impl::Pending>> todo; // by maxRegisters
-  {
-    std::lock_guard<std::mutex> lock(I->Mutex);
-    for (const auto &inst : insts) {
-      std::string key = I->key(inst);
-      if (I->Results.count(key))
-        continue;
-      auto promise = std::make_shared<std::promise<Expected<CompiledKernel>>>();
-      I->Results.emplace(key, promise->get_future().share());
-      if (auto hit = I->Cache->lookup(key)) {
-        ++I->CacheHits;
-        promise->set_value(Impl::fromEntry(*hit, true));
-        continue;
-      }
-      todo[inst.maxRegisters].push_back({inst, key, promise});
-    }
-  }
-  // Enough calls to keep every thread busy, none over maxBatch.
-  const size_t threads = static_cast<size_t>(I->Pool->size());
-  for (auto &[maxRegs, pending] : todo) {
-    size_t perCall =
-        std::clamp<size_t>((pending.size() + threads - 1) / threads, 1,
-                           static_cast<size_t>(I->Settings.maxBatch));
-    for (size_t begin = 0; begin < pending.size(); begin += perCall) {
-      size_t end = std::min(pending.size(), begin + perCall);
-      auto batch = std::make_shared<std::vector<Impl::Pending>>(
-          std::make_move_iterator(pending.begin() + begin),
-          std::make_move_iterator(pending.begin() + end));
-      Impl *impl = I.get();
-      I->Pool->submit([impl, batch] { impl->compileBatch(std::move(*batch)); });
-    }
-  }
+  prefetchInBatches(
+      *I, insts, [](const CacheEntry &e) { return Impl::fromEntry(e, true); });
 }
 
 Expected<CompiledKernel> NvccCompiler::get(const Instantiation &inst) {
-  std::string key = I->key(inst);
-  std::shared_future<Expected<CompiledKernel>> future;
-  {
-    std::lock_guard<std::mutex> lock(I->Mutex);
-    if (auto it = I->Results.find(key); it != I->Results.end())
-      future = it->second;
-  }
-  if (!future.valid()) {
-    prefetch({inst});
-    std::lock_guard<std::mutex> lock(I->Mutex);
-    future = I->Results.at(key);
-  }
-  return future.get();
+  return compiledOnce(
+      *I, inst, [this](const std::vector<Instantiation> &i) { prefetch(i); });
 }
 
 CompileStats NvccCompiler::stats() const {

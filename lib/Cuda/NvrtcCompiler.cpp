@@ -1,4 +1,6 @@
 #include "ktune/Cuda/NvrtcCompiler.h"
+
+#include "CompileBatches.h"
 #include "ktune/Support/Try.h"
 
 #include "ktune/Cuda/CompileCache.h"
@@ -424,59 +426,15 @@ std::string NvrtcCompiler::cacheKey(const Instantiation &inst) const {
 }
 
 void NvrtcCompiler::prefetch(const std::vector<Instantiation> &insts) {
-  std::map<int, std::vector<Impl::Pending>> todo; // by maxRegisters
-  size_t total = 0;
-  {
-    std::lock_guard<std::mutex> lock(I->Mutex);
-    for (const auto &inst : insts) {
-      std::string key = I->key(inst);
-      if (I->Results.count(key))
-        continue;
-      auto promise = std::make_shared<std::promise<Expected<CompiledKernel>>>();
-      I->Results.emplace(key, promise->get_future().share());
-      if (auto hit = I->Cache->lookup(key)) {
-        ++I->CacheHits;
-        promise->set_value(Impl::fromEntry(*hit, I->IsPtx, true));
-        continue;
-      }
-      todo[inst.maxRegisters].push_back({inst, key, promise});
-      ++total;
-    }
-  }
-  if (total == 0)
-    return;
-  // Enough batches to keep every thread busy, none over maxBatch.
-  const size_t threads = static_cast<size_t>(I->Pool->size());
-  for (auto &[maxRegs, pending] : todo) {
-    size_t perBatch =
-        std::clamp<size_t>((pending.size() + threads - 1) / threads, 1,
-                           static_cast<size_t>(I->Settings.maxBatch));
-    for (size_t begin = 0; begin < pending.size(); begin += perBatch) {
-      size_t end = std::min(pending.size(), begin + perBatch);
-      auto batch = std::make_shared<std::vector<Impl::Pending>>(
-          std::make_move_iterator(pending.begin() + begin),
-          std::make_move_iterator(pending.begin() + end));
-      Impl *impl = I.get();
-      I->Pool->submit([impl, batch] { impl->compileBatch(std::move(*batch)); });
-    }
-  }
+  Impl *impl = I.get();
+  prefetchInBatches(*I, insts, [impl](const CacheEntry &e) {
+    return Impl::fromEntry(e, impl->IsPtx, true);
+  });
 }
 
 Expected<CompiledKernel> NvrtcCompiler::get(const Instantiation &inst) {
-  std::string key = I->key(inst);
-  std::shared_future<Expected<CompiledKernel>> future;
-  {
-    std::lock_guard<std::mutex> lock(I->Mutex);
-    auto it = I->Results.find(key);
-    if (it != I->Results.end())
-      future = it->second;
-  }
-  if (!future.valid()) {
-    prefetch({inst});
-    std::lock_guard<std::mutex> lock(I->Mutex);
-    future = I->Results.at(key);
-  }
-  return future.get();
+  return compiledOnce(
+      *I, inst, [this](const std::vector<Instantiation> &i) { prefetch(i); });
 }
 
 CompileStats NvrtcCompiler::stats() const {

@@ -162,6 +162,10 @@ bool isCudaRuntimeCall(const clang::CallExpr *call);
 /// `&ref` in a `void *args[]` array of kernel arguments. Neither changes it.
 bool isLaunchArgumentUse(clang::ASTContext &ctx, const clang::DeclRefExpr *ref);
 
+/// Every reference to `var` in `body`.
+std::vector<const clang::DeclRefExpr *> referencesTo(const clang::VarDecl *var,
+                                                     const clang::Stmt *body);
+
 /// True when this use of a variable can change it, as
 /// clang::ExprMutationAnalyzer sees it over the function's body (assigned,
 /// incremented, its address taken, bound to a non-const reference, a member

@@ -289,6 +289,22 @@ bool isLaunchArgumentUse(ASTContext &ctx, const DeclRefExpr *ref) {
   return false;
 }
 
+std::vector<const DeclRefExpr *> referencesTo(const VarDecl *var,
+                                              const Stmt *body) {
+  struct Uses : RecursiveASTVisitor<Uses> {
+    const VarDecl *Var;
+    std::vector<const DeclRefExpr *> Refs;
+    bool VisitDeclRefExpr(DeclRefExpr *r) {
+      if (r->getDecl() == Var)
+        Refs.push_back(r);
+      return true;
+    }
+  } uses;
+  uses.Var = var;
+  uses.TraverseStmt(const_cast<Stmt *>(body));
+  return uses.Refs;
+}
+
 bool mutatedAt(ExprMutationAnalyzer &analyzer, ASTContext &ctx,
                const DeclRefExpr *ref) {
   // Captured by reference: the lambda's body is checked like any other
@@ -310,20 +326,9 @@ bool Collector::isEffectivelyConst(const VarDecl *var, const FunctionDecl *fn) {
   auto key = std::make_pair(fn, var);
   if (auto it = ConstCache.find(key); it != ConstCache.end())
     return it->second;
-  struct Uses : RecursiveASTVisitor<Uses> {
-    const VarDecl *Var;
-    std::vector<const DeclRefExpr *> Refs;
-    bool VisitDeclRefExpr(DeclRefExpr *r) {
-      if (r->getDecl() == Var)
-        Refs.push_back(r);
-      return true;
-    }
-  } uses;
-  uses.Var = var;
-  uses.TraverseStmt(fn->getBody());
   bool constant = true;
   ExprMutationAnalyzer analyzer(*fn->getBody(), Ctx);
-  for (const DeclRefExpr *r : uses.Refs)
+  for (const DeclRefExpr *r : referencesTo(var, fn->getBody()))
     if (mutatedAt(analyzer, Ctx, r)) {
       constant = false;
       break;

@@ -550,18 +550,8 @@ bool isEditableKernelUse(Collector &c, const Expr *ref,
     if (const auto *var = node.get<VarDecl>()) {
       if (!var->isLocalVarDecl() || !fn || !fn->getBody())
         return false;
-      struct Uses : RecursiveASTVisitor<Uses> {
-        const VarDecl *Var;
-        std::vector<const DeclRefExpr *> Refs;
-        bool VisitDeclRefExpr(DeclRefExpr *r) {
-          if (r->getDecl() == Var)
-            Refs.push_back(r);
-          return true;
-        }
-      } uses;
-      uses.Var = var;
-      uses.TraverseStmt(fn->getBody());
-      return std::all_of(uses.Refs.begin(), uses.Refs.end(), [&](auto *r) {
+      auto refs = referencesTo(var, fn->getBody());
+      return std::all_of(refs.begin(), refs.end(), [&](auto *r) {
         return isEditableKernelUse(c, r, fn);
       });
     }

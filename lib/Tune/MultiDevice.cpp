@@ -38,42 +38,65 @@ DeviceGroup::create(std::vector<std::unique_ptr<Evaluator>> workers,
   return group;
 }
 
-EvalResult DeviceGroup::runOn(size_t worker, const Shape &shape,
-                              const Configuration &config) {
-  {
-    std::lock_guard<std::mutex> guard(Lock);
-    Activity[worker].busy = true;
-  }
-  auto begin = std::chrono::steady_clock::now();
-  EvalResult r = Workers[worker]->evaluate(shape, config);
+void DeviceGroup::startTask(size_t w) {
+  std::lock_guard<std::mutex> guard(Lock);
+  Activity[w].busy = true;
+}
+
+void DeviceGroup::finishTask(size_t w,
+                             std::chrono::steady_clock::time_point begin,
+                             size_t evaluations, const std::string &reason) {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
           .count();
-  r.gpu = Gpus[worker];
-  r.rank = Activity[worker].rank;
   std::function<void(const WorkerActivity &)> report;
   WorkerActivity lost;
   {
     std::lock_guard<std::mutex> guard(Lock);
-    WorkerActivity &a = Activity[worker];
+    WorkerActivity &a = Activity[w];
     a.busy = false;
     a.busySeconds += seconds;
-    if (!Workers[worker]->lost()) {
-      a.evaluations++;
-      return r;
+    if (!Workers[w]->lost()) {
+      a.evaluations += evaluations;
+      return;
     }
-    // Not a measurement: the configuration goes back to the others.
+    // Not a measurement: the task goes back to the others.
     a.requeued++;
     if (!a.lost) {
       a.lost = true;
-      a.lostReason = r.reason;
+      a.lostReason = reason;
       report = OnLost;
       lost = a;
     }
   }
   if (report)
     report(lost);
+}
+
+EvalResult DeviceGroup::runOn(size_t worker, const Shape &shape,
+                              const Configuration &config) {
+  startTask(worker);
+  auto begin = std::chrono::steady_clock::now();
+  EvalResult r = Workers[worker]->evaluate(shape, config);
+  r.gpu = Gpus[worker];
+  r.rank = Activity[worker].rank;
+  finishTask(worker, begin, 1, r.reason);
   return r;
+}
+
+void DeviceGroup::onWorkers(size_t most, bool thisHostOnly,
+                            const std::function<void(size_t)> &serve) {
+  std::vector<size_t> live;
+  for (size_t w = 0; w < Workers.size() && live.size() < most; ++w)
+    if (!Workers[w]->lost() && (!thisHostOnly || Activity[w].rank <= 0))
+      live.push_back(w);
+  std::vector<std::thread> threads;
+  for (size_t k = 1; k < live.size(); ++k)
+    threads.emplace_back(serve, live[k]);
+  if (!live.empty())
+    serve(live[0]);
+  for (auto &t : threads)
+    t.join();
 }
 
 std::optional<size_t> DeviceGroup::firstLive() const {
@@ -105,42 +128,17 @@ EvalResult DeviceGroup::evaluate(const Shape &shape,
 std::vector<EvalResult>
 DeviceGroup::retimeOn(size_t w, const Shape &shape,
                       const std::vector<Configuration> &configs) {
-  {
-    std::lock_guard<std::mutex> guard(Lock);
-    Activity[w].busy = true;
-  }
+  startTask(w);
   auto begin = std::chrono::steady_clock::now();
   auto out = Workers[w]->retime(shape, configs);
+  std::string reason;
   for (auto &r : out) {
     r.gpu = Gpus[w];
     r.rank = Activity[w].rank;
+    if (r.status != EvalStatus::Ok && reason.empty())
+      reason = r.reason;
   }
-  std::function<void(const WorkerActivity &)> report;
-  WorkerActivity lost;
-  {
-    std::lock_guard<std::mutex> guard(Lock);
-    WorkerActivity &a = Activity[w];
-    a.busy = false;
-    a.busySeconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-            .count();
-    if (!Workers[w]->lost()) {
-      a.evaluations += out.size();
-      return out;
-    }
-    // No measurement: the shape goes back to the others.
-    a.requeued++;
-    if (!a.lost) {
-      a.lost = true;
-      for (const auto &r : out)
-        if (r.status != EvalStatus::Ok && a.lostReason.empty())
-          a.lostReason = r.reason;
-      report = OnLost;
-      lost = a;
-    }
-  }
-  if (report)
-    report(lost);
+  finishTask(w, begin, out.size(), reason);
   return out;
 }
 
@@ -184,17 +182,7 @@ DeviceGroup::retimeShapes(const std::vector<RetimeJob> &jobs) {
   };
   // This host's GPUs only: another rank's worker times one configuration
   // per call, which is no interleaved re-timing.
-  std::vector<size_t> live;
-  for (size_t w = 0; w < Workers.size() && live.size() < jobs.size(); ++w)
-    if (!Workers[w]->lost() && Activity[w].rank <= 0)
-      live.push_back(w);
-  std::vector<std::thread> threads;
-  for (size_t k = 1; k < live.size(); ++k)
-    threads.emplace_back(serve, live[k]);
-  if (!live.empty())
-    serve(live[0]);
-  for (auto &t : threads)
-    t.join();
+  onWorkers(jobs.size(), /*thisHostOnly=*/true, serve);
   // A shape whose worker was lost after the others had stopped (or with no
   // worker of this host left): once more on a live one, else lost.
   for (size_t i : queue)
@@ -247,17 +235,7 @@ void DeviceGroup::evaluateBatch(const Shape &shape,
       changed.notify_all();
     }
   };
-  std::vector<size_t> live;
-  for (size_t w = 0; w < Workers.size() && live.size() < configs.size(); ++w)
-    if (!Workers[w]->lost())
-      live.push_back(w);
-  std::vector<std::thread> threads;
-  for (size_t k = 1; k < live.size(); ++k)
-    threads.emplace_back(serve, live[k]);
-  if (!live.empty())
-    serve(live[0]);
-  for (auto &t : threads)
-    t.join();
+  onWorkers(configs.size(), /*thisHostOnly=*/false, serve);
   // Only when every worker was lost is anything left.
   for (size_t i : queue)
     done(i, allLost());

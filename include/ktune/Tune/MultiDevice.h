@@ -17,6 +17,7 @@
 
 #include "ktune/Tune/Evaluator.h"
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -75,8 +76,19 @@ public:
 
 private:
   DeviceGroup() = default;
+  /// Worker `w` starts its one task: busy until finishTask.
+  void startTask(size_t w);
+  /// Worker `w`'s task (begun at `begin`, `evaluations` made) is done: its
+  /// activity; a lost worker's task goes back to the others (requeued), and
+  /// the loss, with `reason`, is reported once.
+  void finishTask(size_t w, std::chrono::steady_clock::time_point begin,
+                  size_t evaluations, const std::string &reason);
   EvalResult runOn(size_t worker, const Shape &shape,
                    const Configuration &config);
+  /// `serve(w)` on each live worker (at most `most`; with `thisHostOnly`,
+  /// rank 0's or a single host's), each on its own thread.
+  void onWorkers(size_t most, bool thisHostOnly,
+                 const std::function<void(size_t)> &serve);
   std::optional<size_t> firstLive() const;
   /// Worker `w` re-times `configs`; its activity and the results' device.
   std::vector<EvalResult> retimeOn(size_t w, const Shape &shape,

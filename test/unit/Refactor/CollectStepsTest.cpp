@@ -1,5 +1,6 @@
 // The steps of collectFacts, one by one (lib/Refactor/CollectInternal.h).
 #include "CollectInternal.h"
+#include "HostSideAst.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -53,23 +54,10 @@ TEST(CollectRoles, TheMoreSpecificRoleWins) {
 namespace {
 
 std::unique_ptr<clang::ASTUnit> parse(const std::string &code) {
-  std::string share = std::string(KTUNE_SOURCE_DIR) + "/share/ktune";
-  std::vector<std::string> args = {"-x",
-                                   "cuda",
-                                   "-std=c++17",
-                                   "-nocudainc",
-                                   "-nocudalib",
-                                   "-Wno-unknown-cuda-version",
-                                   "-include",
-                                   share + "/cuda-shim/ktune_cuda_shim.h",
-                                   "--cuda-host-only"};
-  return clang::tooling::buildASTFromCodeWithArgs(code, args, "k.cu");
+  return ktune::testing::parseHostSide(code);
 }
 
-template <typename T, typename M> const T *first(clang::ASTContext &ctx, M m) {
-  auto found = match(m.bind("x"), ctx);
-  return found.empty() ? nullptr : found[0].template getNodeAs<T>("x");
-}
+using ktune::testing::first;
 
 } // namespace
 

@@ -2,6 +2,7 @@
 // and the mutation analysis in ConstantAtoms.cpp), on code written for the
 // test and parsed with ktune's CUDA shim.
 #include "CollectInternal.h"
+#include "HostSideAst.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -39,23 +40,10 @@ void opaque(const void *);
 )";
 
 std::unique_ptr<clang::ASTUnit> parse(const std::string &code) {
-  std::string share = std::string(KTUNE_SOURCE_DIR) + "/share/ktune";
-  std::vector<std::string> args = {"-x",
-                                   "cuda",
-                                   "-std=c++17",
-                                   "-nocudainc",
-                                   "-nocudalib",
-                                   "-Wno-unknown-cuda-version",
-                                   "-include",
-                                   share + "/cuda-shim/ktune_cuda_shim.h",
-                                   "--cuda-host-only"};
-  return clang::tooling::buildASTFromCodeWithArgs(Runtime + code, args, "k.cu");
+  return ktune::testing::parseHostSide(Runtime + code);
 }
 
-template <typename T, typename M> const T *first(clang::ASTContext &ctx, M m) {
-  auto found = match(m.bind("x"), ctx);
-  return found.empty() ? nullptr : found[0].template getNodeAs<T>("x");
-}
+using ktune::testing::first;
 
 /// The one call of `name` in the unit.
 const clang::CallExpr *callOf(clang::ASTContext &ctx, const std::string &name) {

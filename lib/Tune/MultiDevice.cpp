@@ -2,6 +2,7 @@
 
 #include "ktune/Tune/MultiDevice.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -86,9 +87,15 @@ EvalResult DeviceGroup::runOn(size_t worker, const Shape &shape,
 
 void DeviceGroup::onWorkers(size_t most, bool thisHostOnly,
                             const std::function<void(size_t)> &serve) {
+  std::optional<size_t> aside;
+  {
+    std::lock_guard<std::mutex> guard(Lock);
+    aside = Side.worker;
+  }
   std::vector<size_t> live;
   for (size_t w = 0; w < Workers.size() && live.size() < most; ++w)
-    if (!Workers[w]->lost() && (!thisHostOnly || Activity[w].rank <= 0))
+    if (!Workers[w]->lost() && (!thisHostOnly || Activity[w].rank <= 0) &&
+        aside != w)
       live.push_back(w);
   std::vector<std::thread> threads;
   for (size_t k = 1; k < live.size(); ++k)
@@ -100,11 +107,126 @@ void DeviceGroup::onWorkers(size_t most, bool thisHostOnly,
 }
 
 std::optional<size_t> DeviceGroup::firstLive() const {
+  std::optional<size_t> aside;
+  {
+    std::lock_guard<std::mutex> guard(Lock);
+    aside = Side.worker;
+  }
   for (size_t w = 0; w < Workers.size(); ++w)
-    if (!Workers[w]->lost())
+    if (!Workers[w]->lost() && aside != w)
       return w;
   return std::nullopt;
 }
+
+namespace {
+/// The costliest job not started yet.
+std::optional<size_t>
+costliestLeft(const std::vector<Evaluator::RetimeJob> &jobs,
+              const std::vector<bool> &started) {
+  std::optional<size_t> best;
+  for (size_t i = 0; i < jobs.size(); ++i)
+    if (!started[i] && (!best || jobs[i].cost > jobs[*best].cost))
+      best = i;
+  return best;
+}
+} // namespace
+
+bool DeviceGroup::retimeAside(const RetimeJob &job) {
+  {
+    std::lock_guard<std::mutex> guard(Lock);
+    size_t local = 0;
+    for (size_t w = 0; w < Workers.size(); ++w)
+      local += !Workers[w]->lost() && Activity[w].rank <= 0;
+    if (Side.closed || local < 2)
+      return false;
+    Side.jobs.push_back(job);
+    Side.results.emplace_back();
+    Side.started.push_back(false);
+  }
+  startAside();
+  return true;
+}
+
+void DeviceGroup::startAside() {
+  std::thread finished;
+  {
+    std::lock_guard<std::mutex> guard(Lock);
+    if (Side.worker || Side.closed || !costliestLeft(Side.jobs, Side.started))
+      return;
+    // The last live GPU of this host, never the first (it compiles for the
+    // search), and only while another stays with the search.
+    std::optional<size_t> pick;
+    size_t live = 0;
+    for (size_t w = 0; w < Workers.size(); ++w) {
+      if (Workers[w]->lost())
+        continue;
+      ++live;
+      if (w > 0 && Activity[w].rank <= 0)
+        pick = w;
+    }
+    if (!pick || live < 2)
+      return;
+    Side.worker = pick;
+    finished = std::move(Side.thread); // done: it gave its worker back
+    Side.thread = std::thread([this, w = *pick] {
+      drainAside(w);
+      std::lock_guard<std::mutex> guard(Lock);
+      Side.worker.reset(); // back to the search
+      SideDone.notify_all();
+    });
+  }
+  if (finished.joinable())
+    finished.join();
+}
+
+void DeviceGroup::drainAside(size_t w) {
+  for (;;) {
+    size_t i;
+    RetimeJob job;
+    {
+      std::lock_guard<std::mutex> guard(Lock);
+      auto next = costliestLeft(Side.jobs, Side.started);
+      if (!next || Workers[w]->lost())
+        return;
+      i = *next;
+      Side.started[i] = true;
+      job = Side.jobs[i];
+    }
+    auto results = retimeOn(w, job.shape, job.configs);
+    std::lock_guard<std::mutex> guard(Lock);
+    if (Workers[w]->lost()) // re-timed elsewhere once collected
+      return;
+    Side.results[i] = std::move(results);
+  }
+}
+
+std::vector<std::optional<std::vector<EvalResult>>>
+DeviceGroup::collectAside() {
+  size_t left = 0;
+  {
+    std::lock_guard<std::mutex> guard(Lock);
+    Side.closed = true;
+    for (bool s : Side.started)
+      left += !s;
+  }
+  // Every other GPU of this host joins the spared one on what is left.
+  if (left > 0)
+    onWorkers(left, /*thisHostOnly=*/true, [this](size_t w) { drainAside(w); });
+  std::thread done;
+  std::vector<std::optional<std::vector<EvalResult>>> out;
+  {
+    std::unique_lock<std::mutex> guard(Lock);
+    SideDone.wait(guard, [&] { return !Side.worker.has_value(); });
+    out = std::move(Side.results);
+    done = std::move(Side.thread);
+    Side = Aside{}; // open again for another search
+  }
+  if (done.joinable())
+    done.join();
+  return out;
+}
+
+DeviceGroup::~DeviceGroup() { (void)collectAside(); }
 
 namespace {
 EvalResult allLost() {
@@ -161,6 +283,9 @@ DeviceGroup::retimeShapes(const std::vector<RetimeJob> &jobs) {
   std::deque<size_t> queue;
   for (size_t i = 0; i < jobs.size(); ++i)
     queue.push_back(i);
+  std::stable_sort(queue.begin(), queue.end(), [&](size_t a, size_t b) {
+    return jobs[a].cost > jobs[b].cost; // the costliest first
+  });
   auto serve = [&](size_t w) {
     for (;;) {
       size_t i;
@@ -195,9 +320,31 @@ DeviceGroup::retimeShapes(const std::vector<RetimeJob> &jobs) {
 void DeviceGroup::evaluateBatch(const Shape &shape,
                                 const std::vector<Configuration> &configs,
                                 const BatchDone &done) {
-  // Each worker takes the next configuration when it is free: one at a time
-  // per GPU, and a slow host holds up nobody. Results are handed on under a
-  // lock, as each finishes. A lost worker puts its configuration back.
+  std::vector<const Shape *> shapes(configs.size(), &shape);
+  std::vector<const Configuration *> pointers;
+  for (const auto &c : configs)
+    pointers.push_back(&c);
+  runQueue(shapes, pointers, done);
+}
+
+void DeviceGroup::evaluateAcrossShapes(const std::vector<ShapedConfig> &tasks,
+                                       const BatchDone &done) {
+  std::vector<const Shape *> shapes;
+  std::vector<const Configuration *> configs;
+  for (const auto &t : tasks) {
+    shapes.push_back(&t.shape);
+    configs.push_back(&t.config);
+  }
+  runQueue(shapes, configs, done);
+}
+
+void DeviceGroup::runQueue(const std::vector<const Shape *> &shapes,
+                           const std::vector<const Configuration *> &configs,
+                           const BatchDone &done) {
+  // Each worker takes the next task when it is free: one at a time per GPU,
+  // and a slow host holds up nobody. It prefers the shape it last ran (no
+  // new reference run). Results are handed on under a lock, as each
+  // finishes. A lost worker puts its task back.
   std::mutex queueLock, doneLock;
   std::condition_variable changed;
   std::deque<size_t> queue;
@@ -205,6 +352,7 @@ void DeviceGroup::evaluateBatch(const Shape &shape,
     queue.push_back(i);
   size_t pending = configs.size();
   auto serve = [&](size_t w) {
+    const Shape *last = nullptr;
     for (;;) {
       size_t i;
       {
@@ -212,10 +360,18 @@ void DeviceGroup::evaluateBatch(const Shape &shape,
         changed.wait(guard, [&] { return !queue.empty() || pending == 0; });
         if (pending == 0)
           return;
-        i = queue.front();
-        queue.pop_front();
+        auto next = queue.begin();
+        if (last)
+          for (auto it = queue.begin(); it != queue.end(); ++it)
+            if (*shapes[*it] == *last) {
+              next = it;
+              break;
+            }
+        i = *next;
+        queue.erase(next);
       }
-      EvalResult r = runOn(w, shape, configs[i]);
+      last = shapes[i];
+      EvalResult r = runOn(w, *shapes[i], *configs[i]);
       if (Workers[w]->lost()) {
         {
           std::lock_guard<std::mutex> guard(queueLock);

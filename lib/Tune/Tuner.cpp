@@ -109,6 +109,10 @@ Expected<TuneResults> Tuner::run() {
   // One device keeps today's order (and journal).
   bool defer = Eval.parallelism() > 1;
   std::vector<DeferredRetime> deferred;
+  // Nothing queued aside by an earlier search that ended on an error.
+  (void)Eval.collectAside();
+  if (defer && !Options.compileOnly)
+    KTUNE_TRY(evaluateDefaultsTogether());
   for (size_t i = 0; i < Shapes.size(); ++i) {
     if (Options.stopRequested && Options.stopRequested->load())
       break;
@@ -174,6 +178,20 @@ Expected<TuneResults> Tuner::run() {
                      "their search did not visit");
     Eval.prepare(toPrepare);
   }
+  if (Eval.parallelism() > 1 && !stopped) {
+    // What the general phase will ask for, on every device at once.
+    std::vector<Evaluator::ShapedConfig> missing;
+    for (size_t i = 0; i < tunedShapes.size(); ++i)
+      for (const auto &c : candidates) {
+        if (i < S->spaces.size() && S->spaces[i]) {
+          auto p = S->spaces[i]->fromConfig(c);
+          if (!p || !S->spaces[i]->isValid(*p))
+            continue;
+        }
+        missing.push_back({tunedShapes[i], c});
+      }
+    KTUNE_TRY(evaluateTogether(missing, JournalPhase::General));
+  }
   Status journalError;
   MeasureFn measure =
       [&](const Shape &shape,
@@ -213,6 +231,64 @@ Expected<TuneResults> Tuner::run() {
       KTUNE_TRY(adoptGeneralWhereFaster(out.shapes[i], out.general->config,
                                         out.general->perShape[i].medianUs));
   return out;
+}
+
+Status Tuner::evaluateTogether(const std::vector<Evaluator::ShapedConfig> &all,
+                               JournalPhase phase) {
+  JournalKey base = journalKeyBase(Options, Eval);
+  std::vector<Evaluator::ShapedConfig> tasks;
+  for (const auto &t : all) {
+    JournalKey key = base;
+    key.shape = t.shape;
+    key.config = t.config;
+    if (!Log.find(key))
+      tasks.push_back(t);
+  }
+  if (tasks.empty())
+    return {};
+  std::vector<Configuration> configs;
+  for (const auto &t : tasks)
+    if (std::find(configs.begin(), configs.end(), t.config) == configs.end())
+      configs.push_back(t.config);
+  Eval.prepare(configs);
+  Status status;
+  auto begin = Clock::now();
+  Eval.evaluateAcrossShapes(tasks, [&](size_t i, EvalResult result) {
+    JournalEntry e;
+    e.key = base;
+    e.key.shape = tasks[i].shape;
+    e.key.config = tasks[i].config;
+    e.phase = phase;
+    e.result = std::move(result);
+    // As for a search batch: from the batch's start.
+    e.evalMs =
+        std::chrono::duration<double, std::milli>(Clock::now() - begin).count();
+    e.at = utcTimestamp();
+    S->newEvaluations++;
+    if (auto ok = Log.append(e, Journal::Sync::Later); !ok && status)
+      status = std::unexpected(ok.error());
+  });
+  Log.sync();
+  return status;
+}
+
+Status Tuner::evaluateDefaultsTogether() {
+  std::vector<Evaluator::ShapedConfig> defaults;
+  for (const auto &shape : Shapes) {
+    // A shape whose space cannot be built says so when it is searched.
+    auto space = spaceAt(Space, shape);
+    if (!space)
+      continue;
+    if (auto p = space->defaultPoint())
+      defaults.push_back({shape, space->toConfig(*p)});
+  }
+  if (defaults.size() < 2 ||
+      (Options.stopRequested && Options.stopRequested->load()))
+    return {};
+  S->progress.note("evaluating the default configuration of " +
+                   std::to_string(defaults.size()) + " shapes, " +
+                   std::to_string(Eval.parallelism()) + " at a time");
+  return evaluateTogether(defaults, JournalPhase::Default);
 }
 
 Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds,
@@ -318,9 +394,14 @@ Expected<ShapeResult> Tuner::tuneShape(size_t index, double deadlineSeconds,
   bool retime = f.configs.size() > 1 && !objective.stopped();
   std::vector<EvalResult> retimed;
   if (retime && deferred) {
-    // Settled from the search times for now; run() re-times every
-    // shape's finalists together, a shape per device.
-    deferred->push_back({index, f});
+    // Settled from the search times for now; re-timed on a device the
+    // search can spare while it goes on, else with the other shapes' at
+    // the end, a shape per device.
+    DeferredRetime d{index, f};
+    if (!retimeFromJournal(shape, f.configs))
+      d.aside =
+          Eval.retimeAside({shape, f.configs, retimeCost(shape, f.configs)});
+    deferred->push_back(std::move(d));
   } else if (retime) {
     KTUNE_TRY_ASSIGN(retimed, retimeInterleaved(shape, f.configs));
   }

@@ -71,13 +71,21 @@ Status Tuner::retimeDeferred(std::vector<ShapeResult> &shapes,
   std::vector<Evaluator::RetimeJob> jobs;
   std::vector<size_t> which;
   bool stopped = Options.stopRequested && Options.stopRequested->load();
+  auto aside = Eval.collectAside();
+  size_t nextAside = 0;
   for (size_t i = 0; i < deferred.size(); ++i) {
     const Shape &shape = shapes[deferred[i].position].shape;
     const auto &configs = deferred[i].finalists.configs;
+    if (deferred[i].aside && nextAside < aside.size())
+      if (auto &done = aside[nextAside++]) {
+        KTUNE_TRY(recordRetime(shape, configs, *done));
+        retimed[i] = std::move(*done);
+        continue;
+      }
     if (auto earlier = retimeFromJournal(shape, configs))
       retimed[i] = std::move(*earlier);
     else if (!stopped) {
-      jobs.push_back({shape, configs});
+      jobs.push_back({shape, configs, retimeCost(shape, configs)});
       which.push_back(i);
     }
   }
@@ -96,6 +104,22 @@ Status Tuner::retimeDeferred(std::vector<ShapeResult> &shapes,
   for (size_t i = 0; i < deferred.size(); ++i)
     settle(shapes[deferred[i].position], deferred[i].finalists, retimed[i]);
   return {};
+}
+
+double Tuner::retimeCost(const Shape &shape,
+                         const std::vector<Configuration> &configs) const {
+  // What their search evaluations took: a re-timing repeats them (tiny
+  // kernels timed in long CUDA-graph batches cost the most).
+  JournalKey key = journalKeyBase(Options, Eval);
+  key.shape = shape;
+  double ms = 0;
+  for (const auto &c : configs) {
+    key.config = c;
+    if (const JournalEntry *e = Log.find(key);
+        e && e->phase == JournalPhase::Search)
+      ms += e->evalMs;
+  }
+  return ms;
 }
 
 std::optional<std::vector<EvalResult>>

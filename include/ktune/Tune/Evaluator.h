@@ -146,6 +146,19 @@ public:
     for (size_t i = 0; i < configs.size(); ++i)
       done(i, evaluate(shape, configs[i]));
   }
+  /// One configuration at one shape.
+  struct ShapedConfig {
+    Shape shape;
+    Configuration config;
+  };
+  /// Evaluates configurations of several shapes together, at most
+  /// parallelism() at a time, `done` called as each finishes (like
+  /// evaluateBatch). By default one after another.
+  virtual void evaluateAcrossShapes(const std::vector<ShapedConfig> &tasks,
+                                    const BatchDone &done) {
+    for (size_t i = 0; i < tasks.size(); ++i)
+      done(i, evaluate(tasks[i].shape, tasks[i].config));
+  }
   /// True once this evaluator can evaluate nothing more (a host lost): the
   /// result it just returned is no measurement and goes to another worker.
   virtual bool lost() const { return false; }
@@ -162,6 +175,10 @@ public:
   struct RetimeJob {
     Shape shape;
     std::vector<Configuration> configs;
+    /// What the re-timing is expected to cost, in any unit shared by the
+    /// jobs (their search evaluations' wall time): the costliest start
+    /// first, so that no device is left with a long one at the end.
+    double cost = 0;
   };
   /// Re-times several shapes, each interleaved on one device, the results
   /// in the jobs' order. By default one after another; several devices take
@@ -172,6 +189,16 @@ public:
     for (const auto &j : jobs)
       out.push_back(retime(j.shape, j.configs));
     return out;
+  }
+  /// Queues a shape's re-timing to run on a device the search can spare
+  /// while the search goes on (several devices). Returns false when there
+  /// is none to spare: re-time it later.
+  virtual bool retimeAside(const RetimeJob &job) { return false; }
+  /// The search is over: re-times what is still queued aside on every
+  /// device, and returns the results in the order the jobs were queued;
+  /// nothing for a job whose device was lost (re-time it now).
+  virtual std::vector<std::optional<std::vector<EvalResult>>> collectAside() {
+    return {};
   }
 };
 

@@ -7,9 +7,10 @@
 // is free, so at most one kernel is timed per GPU at a time; each result
 // comes back stamped with its GPU and is handed on as soon as it finishes.
 // A worker that is lost (a host gone) gives its configuration back to the
-// others and takes no more. Compiling ahead and re-timing (which compares
-// finalists on one device) use the first worker; compiled code is shared
-// through the on-disk cache.
+// others and takes no more. Compiling ahead uses the first worker; compiled
+// code is shared through the on-disk cache. A shape's finalists are
+// compared on one device: while the search goes on, on the last GPU of the
+// host (re-timing aside), and at the end on every GPU, a shape each.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_TUNE_MULTIDEVICE_H
@@ -18,11 +19,13 @@
 #include "ktune/Tune/Evaluator.h"
 
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace ktune {
@@ -48,6 +51,8 @@ public:
   static Expected<std::unique_ptr<DeviceGroup>>
   create(std::vector<std::unique_ptr<Evaluator>> workers, std::vector<int> gpus,
          std::vector<int> ranks = {});
+  /// Waits for a re-timing under way aside.
+  ~DeviceGroup() override;
 
   std::string device() const override { return Workers[0]->device(); }
   std::string arch() const override { return Workers[0]->arch(); }
@@ -62,10 +67,18 @@ public:
   /// A shape per worker at once, each interleaved on its worker.
   std::vector<std::vector<EvalResult>>
   retimeShapes(const std::vector<RetimeJob> &jobs) override;
+  /// Re-timing aside: the last GPU of this host (never the first, which
+  /// compiles) is taken from the search while shapes wait for it.
+  bool retimeAside(const RetimeJob &job) override;
+  std::vector<std::optional<std::vector<EvalResult>>> collectAside() override;
   size_t parallelism() const override { return Workers.size(); }
   void evaluateBatch(const Shape &shape,
                      const std::vector<Configuration> &configs,
                      const BatchDone &done) override;
+  /// Each worker keeps to the shape it has set up while that shape has
+  /// work left (a new shape costs a reference run).
+  void evaluateAcrossShapes(const std::vector<ShapedConfig> &tasks,
+                            const BatchDone &done) override;
 
   /// Per GPU, in worker order.
   std::vector<WorkerActivity> activity() const;
@@ -85,11 +98,23 @@ private:
                   size_t evaluations, const std::string &reason);
   EvalResult runOn(size_t worker, const Shape &shape,
                    const Configuration &config);
+  /// The queue behind evaluateBatch and evaluateAcrossShapes: `tasks[i]`
+  /// at `*shapes[i]`.
+  void runQueue(const std::vector<const Shape *> &shapes,
+                const std::vector<const Configuration *> &configs,
+                const BatchDone &done);
   /// `serve(w)` on each live worker (at most `most`; with `thisHostOnly`,
   /// rank 0's or a single host's), each on its own thread.
   void onWorkers(size_t most, bool thisHostOnly,
                  const std::function<void(size_t)> &serve);
+  /// The first live worker the search may use (not re-timing aside).
   std::optional<size_t> firstLive() const;
+  /// Between evaluations (no batch running): hands a worker to the
+  /// re-timings queued aside, if any wait and the search keeps a worker.
+  void startAside();
+  /// Worker `w` re-times queued shapes, the costliest first, until none is
+  /// left (or it is lost).
+  void drainAside(size_t w);
   /// Worker `w` re-times `configs`; its activity and the results' device.
   std::vector<EvalResult> retimeOn(size_t w, const Shape &shape,
                                    const std::vector<Configuration> &configs);
@@ -98,6 +123,16 @@ private:
   mutable std::mutex Lock;
   std::vector<WorkerActivity> Activity;
   std::function<void(const WorkerActivity &)> OnLost;
+  /// Re-timing aside (guarded by Lock).
+  struct Aside {
+    std::vector<RetimeJob> jobs;
+    std::vector<std::optional<std::vector<EvalResult>>> results;
+    std::vector<bool> started;
+    std::optional<size_t> worker; // taken from the search
+    bool closed = false;          // collecting
+    std::thread thread;
+  } Side;
+  std::condition_variable SideDone;
 };
 
 /// An Evaluator forwarding to a shared one that answers concurrent calls

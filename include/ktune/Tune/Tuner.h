@@ -108,6 +108,7 @@ private:
   struct DeferredRetime {
     size_t position; // in TuneResults::shapes
     Finalists finalists;
+    bool aside = false; // queued to re-time while the search goes on
   };
   /// Searches one shape; re-times its finalists now, or, given `deferred`,
   /// adds them there and settles from the search times meanwhile.
@@ -120,6 +121,9 @@ private:
               const std::vector<EvalResult> &retimed);
   Status retimeDeferred(std::vector<ShapeResult> &shapes,
                         const std::vector<DeferredRetime> &deferred);
+  /// The expected cost of re-timing `configs` at `shape` (for ordering).
+  double retimeCost(const Shape &shape,
+                    const std::vector<Configuration> &configs) const;
   std::optional<std::vector<EvalResult>>
   retimeFromJournal(const Shape &shape,
                     const std::vector<Configuration> &configs);
@@ -132,6 +136,13 @@ private:
   Expected<std::vector<EvalResult>>
   retimeInterleaved(const Shape &shape,
                     const std::vector<Configuration> &configs);
+  /// Evaluates what the journal does not hold yet of `tasks` on every
+  /// device at once, journaled under `phase` as each finishes.
+  Status evaluateTogether(const std::vector<Evaluator::ShapedConfig> &tasks,
+                          JournalPhase phase);
+  /// Several devices: every shape's default (its reference) at once, before
+  /// the shapes are searched one after another.
+  Status evaluateDefaultsTogether();
   Status adoptGeneralWhereFaster(ShapeResult &shape,
                                  const Configuration &general,
                                  double generalUs);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -210,6 +211,94 @@ TEST(MultiDevice, ALostWorkersConfigurationGoesToTheOthers) {
   EXPECT_EQ(formatGpuActivityBrief(group->activity()).find("GPUs 0.0:"), 0u);
   EXPECT_NE(formatGpuActivityBrief(group->activity()).find(" 1.1:lost "),
             std::string::npos);
+}
+
+// Across shapes, a worker keeps to the shape it has set up (a new shape
+// costs a reference run) while that shape has work left.
+TEST(MultiDevice, AcrossShapesEachWorkerKeepsToItsShape) {
+  class ShapeSwitches : public Evaluator {
+  public:
+    explicit ShapeSwitches(int *switches) : Switches(switches) {}
+    std::string device() const override { return "fake"; }
+    std::string arch() const override { return "sm_90"; }
+    EvalResult evaluate(const Shape &shape,
+                        const Configuration &config) override {
+      if (Last && *Last != shape)
+        ++*Switches;
+      Last = shape;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      EvalResult r;
+      r.time = Timing{static_cast<double>(config.at("x")), 0, 1};
+      return r;
+    }
+
+  private:
+    int *Switches;
+    std::optional<Shape> Last;
+  };
+  int switches[2] = {0, 0};
+  std::vector<std::unique_ptr<Evaluator>> workers;
+  for (int &s : switches)
+    workers.push_back(std::make_unique<ShapeSwitches>(&s));
+  auto group = DeviceGroup::create(std::move(workers), {0, 1});
+  ASSERT_TRUE(group) << group.error().str();
+  // The shapes' configurations interleaved: a worker taking the next one
+  // in order would change shape at nearly every step.
+  std::vector<Evaluator::ShapedConfig> tasks;
+  for (int i = 1; i <= 8; ++i)
+    for (int64_t n : {0, 1})
+      tasks.push_back({Shape{{"n", n}}, Configuration{{"x", i}}});
+  std::vector<int> answered(tasks.size(), 0);
+  (*group)->evaluateAcrossShapes(tasks, [&](size_t i, EvalResult r) {
+    ++answered[i];
+    ASSERT_EQ(r.status, EvalStatus::Ok);
+    EXPECT_EQ(r.time->medianUs, static_cast<double>(tasks[i].config.at("x")));
+  });
+  EXPECT_EQ(answered, std::vector<int>(tasks.size(), 1));
+  // At most once each: to the other shape's last configurations.
+  EXPECT_LE(switches[0], 1);
+  EXPECT_LE(switches[1], 1);
+}
+
+// Re-timing jobs start costliest first: a long one started last would
+// leave one device working alone at the end.
+TEST(MultiDevice, CostliestRetimingsStartFirst) {
+  class Recorder : public Evaluator {
+  public:
+    explicit Recorder(std::vector<int64_t> *order) : Order(order) {}
+    std::string device() const override { return "fake"; }
+    std::string arch() const override { return "sm_90"; }
+    EvalResult evaluate(const Shape &, const Configuration &) override {
+      return {};
+    }
+    std::vector<EvalResult>
+    retime(const Shape &shape,
+           const std::vector<Configuration> &configs) override {
+      Order->push_back(shape.at("n"));
+      return std::vector<EvalResult>(configs.size());
+    }
+
+  private:
+    std::vector<int64_t> *Order;
+  };
+  std::vector<int64_t> order;
+  std::vector<std::unique_ptr<Evaluator>> workers;
+  workers.push_back(std::make_unique<Recorder>(&order));
+  auto group = DeviceGroup::create(std::move(workers), {0});
+  ASSERT_TRUE(group) << group.error().str();
+  std::vector<Evaluator::RetimeJob> jobs;
+  for (auto [n, cost] : {std::pair<int64_t, double>{0, 1.0},
+                         {1, 30.0},
+                         {2, 5.0},
+                         {3, 30.0},
+                         {4, 0.0}})
+    jobs.push_back({Shape{{"n", n}}, configs(2), cost});
+  auto out = (*group)->retimeShapes(jobs);
+  ASSERT_EQ(out.size(), jobs.size());
+  EXPECT_EQ(order, (std::vector<int64_t>{1, 3, 2, 0, 4}));
+  // One GPU has none to spare: nothing is re-timed aside.
+  EXPECT_FALSE((*group)->retimeAside(jobs[0]));
+  EXPECT_TRUE((*group)->collectAside().empty());
 }
 
 TEST(MultiDevice, EveryWorkerLostIsAnErrorForWhatIsLeft) {

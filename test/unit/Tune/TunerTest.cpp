@@ -1,11 +1,16 @@
 #include "ktune/Tune/Tuner.h"
+#include "ktune/Tune/MultiDevice.h"
 
 #include "Fakes.h"
 #include "TempDir.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <set>
+#include <thread>
 
 using namespace ktune;
 using namespace ktune::testing;
@@ -344,6 +349,126 @@ TEST(Tuner, GeneralCandidatesUnmeasuredOnAShapeAreEvaluatedThere) {
   EXPECT_GT(general, 0u);
   ASSERT_TRUE(r->general);
   EXPECT_EQ(r->general->perShape.size(), 2u);
+}
+
+// Several devices: every shape's default (its reference) is evaluated before
+// any search, on the devices at once, and so is what the general phase
+// needs; the results are those of one device.
+TEST(Tuner, SeveralDevicesEvaluateDefaultsAndGeneralCandidatesAtOnce) {
+  const Configuration defaultConfig{{"BLOCK", 256}, {"VEC", 4}};
+  std::atomic<int> inFlight{0}, mostDefault{0}, mostOther{0};
+  auto raise = [](std::atomic<int> &most, int now) {
+    for (int seen = most.load(); now > seen;)
+      if (most.compare_exchange_weak(seen, now))
+        break;
+  };
+  // Only the default and general phases can overlap: the test strategy
+  // evaluates one point at a time, and re-timing does not come here.
+  auto slow = [&](const Shape &s,
+                  const Configuration &c) -> std::optional<double> {
+    int now = ++inFlight;
+    raise(c == defaultConfig ? mostDefault : mostOther, now);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    --inFlight;
+    return timeOf(s, c);
+  };
+  std::vector<Shape> shapes = {
+      {{"n", 10}}, {{"n", 20}}, {{"n", 5000}}, {{"n", 7000}}};
+  TempDir dir;
+  TuneResults alone;
+  {
+    auto journal = openJournal(dir.file("one.jsonl"));
+    FakeEvaluator eval(timeOf);
+    auto r = Tuner(space(), shapes, eval, *journal, randomOptions(3, 11)).run();
+    ASSERT_TRUE(r) << r.error().str();
+    alone = *r;
+  }
+  std::vector<std::unique_ptr<Evaluator>> workers;
+  for (int i = 0; i < 2; ++i) {
+    auto w = std::make_unique<FakeEvaluator>(slow);
+    w->RetimeF = timeOf;
+    workers.push_back(std::move(w));
+  }
+  auto group = DeviceGroup::create(std::move(workers), {0, 1});
+  ASSERT_TRUE(group) << group.error().str();
+  auto journal = openJournal(dir.file("two.jsonl"));
+  auto r =
+      Tuner(space(), shapes, **group, *journal, randomOptions(3, 11)).run();
+  ASSERT_TRUE(r) << r.error().str();
+
+  std::vector<JournalPhase> phases;
+  size_t general = 0;
+  for (const auto &e : journal->entries()) {
+    phases.push_back(e.phase);
+    general += e.phase == JournalPhase::General;
+  }
+  ASSERT_GE(phases.size(), shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i)
+    EXPECT_EQ(phases[i], JournalPhase::Default) << i;
+  EXPECT_EQ(std::count(phases.begin(), phases.end(), JournalPhase::Default),
+            static_cast<long>(shapes.size()));
+  EXPECT_EQ(mostDefault.load(), 2);
+  ASSERT_GE(general, 2u);
+  EXPECT_EQ(mostOther.load(), 2);
+  EXPECT_EQ(resultsToJson(*r)["shapes"], resultsToJson(alone)["shapes"]);
+  EXPECT_EQ(resultsToJson(*r)["general"], resultsToJson(alone)["general"]);
+}
+
+// Several devices: a shape's finalists are re-timed on a device the search
+// can spare while the next shapes are searched, not all at the end.
+TEST(Tuner, FinalistsAreRetimedAsideWhileTheSearchGoesOn) {
+  std::mutex lock;
+  std::vector<std::string> events; // "eval n" / "retime n", as they start
+  auto logged = [&](const char *what, int sleepMs) {
+    return [&, what, sleepMs](const Shape &s,
+                              const Configuration &c) -> std::optional<double> {
+      {
+        std::lock_guard<std::mutex> guard(lock);
+        events.push_back(std::string(what) + " " + std::to_string(s.at("n")));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(sleepMs));
+      return timeOf(s, c);
+    };
+  };
+  std::vector<Shape> shapes = {{{"n", 10}}, {{"n", 20}}, {{"n", 5000}}};
+  TempDir dir;
+  TuneResults alone;
+  {
+    auto journal = openJournal(dir.file("one.jsonl"));
+    FakeEvaluator eval(timeOf);
+    auto r = Tuner(space(), shapes, eval, *journal, options(12)).run();
+    ASSERT_TRUE(r) << r.error().str();
+    alone = *r;
+  }
+  std::vector<FakeEvaluator *> fakes;
+  std::vector<std::unique_ptr<Evaluator>> workers;
+  for (int i = 0; i < 2; ++i) {
+    auto w = std::make_unique<FakeEvaluator>(logged("eval", 2));
+    w->RetimeF = logged("retime", 10);
+    fakes.push_back(w.get());
+    workers.push_back(std::move(w));
+  }
+  auto group = DeviceGroup::create(std::move(workers), {0, 1});
+  ASSERT_TRUE(group) << group.error().str();
+  auto journal = openJournal(dir.file("two.jsonl"));
+  auto r = Tuner(space(), shapes, **group, *journal, options(12)).run();
+  ASSERT_TRUE(r) << r.error().str();
+
+  // Shape 10's finalists were re-timed (on the spared GPU 1) before the
+  // last shape's search ended.
+  auto firstRetime = std::find(events.begin(), events.end(), "retime 10");
+  auto lastEval = std::find(events.rbegin(), events.rend(), "eval 5000");
+  ASSERT_NE(firstRetime, events.end());
+  ASSERT_NE(lastEval, events.rend());
+  EXPECT_LT(firstRetime - events.begin(), events.rend() - lastEval - 1);
+  EXPECT_GT(fakes[1]->RetimeCalls, 0);
+  // Every shape re-timed once, journaled, with the results of one device.
+  size_t retimed = 0;
+  for (const auto &e : journal->entries())
+    retimed += e.phase == JournalPhase::Retime;
+  EXPECT_EQ(retimed, 3u * 3u); // the default and top-2 finalists per shape
+  EXPECT_EQ(fakes[0]->RetimeCalls + fakes[1]->RetimeCalls, 3);
+  EXPECT_EQ(resultsToJson(*r)["shapes"], resultsToJson(alone)["shapes"]);
 }
 
 TEST(Tuner, AShapeCutShortAdoptsTheGeneralConfigurationWhereItIsFaster) {

@@ -245,6 +245,13 @@ public:
                                const clang::FunctionDecl *fn);
   bool isEffectivelyConst(const clang::VarDecl *var,
                           const clang::FunctionDecl *fn);
+  /// `int threads; ... threads = order < 1024 ? order : 1024;`: a local
+  /// declared without a value and assigned once, in `fn`'s body itself
+  /// (no branch or loop), before `use` and never changed again: the value
+  /// assigned.
+  const clang::Expr *onlyAssignment(const clang::VarDecl *var,
+                                    const clang::FunctionDecl *fn,
+                                    const clang::DeclRefExpr *use);
   void describeDerived(const clang::VarDecl *var, Atom &a);
   /// Host/device-divergent constants (ArchDependence.cpp): true (and a
   /// note) when the named constant `a`, spelled by `e` or declared by `d`,
@@ -287,6 +294,14 @@ public:
   void scanKernelReference(const clang::Expr *ref,
                            const clang::FunctionDecl *kernel,
                            const clang::FunctionDecl *host);
+  /// `dim3 threads; threads.x = 256; threads.y = 1;` then `<<<g, threads>>>`:
+  /// the dims of a local dim3 whose fields are set by assignments in `fn`'s
+  /// body itself (no branch or loop) and changed no other way; the value of
+  /// each field the last assignment before `use` gave it. False when that
+  /// is not the case.
+  bool assignedDims(const clang::VarDecl *var, const clang::FunctionDecl *fn,
+                    const clang::DeclRefExpr *use,
+                    std::vector<const clang::Expr *> &dims);
   void collectDims(const clang::Expr *e, const clang::FunctionDecl *fn,
                    std::vector<const clang::Expr *> &dims, bool &ok);
   void findKernelsNamedNotLaunched();

@@ -337,4 +337,37 @@ bool Collector::isEffectivelyConst(const VarDecl *var, const FunctionDecl *fn) {
   return constant;
 }
 
+const Expr *Collector::onlyAssignment(const VarDecl *var,
+                                      const FunctionDecl *fn,
+                                      const DeclRefExpr *use) {
+  if (!fn || !fn->hasBody() || var->getInit() || !var->isLocalVarDecl() ||
+      !var->getType()->isIntegralOrEnumerationType())
+    return nullptr;
+  const auto *body = llvm::dyn_cast<CompoundStmt>(fn->getBody());
+  if (!body)
+    return nullptr;
+  ExprMutationAnalyzer analyzer(*body, Ctx);
+  const BinaryOperator *assignment = nullptr;
+  for (const DeclRefExpr *r : referencesTo(var, body)) {
+    if (!mutatedAt(analyzer, Ctx, r))
+      continue;
+    if (assignment)
+      return nullptr; // changed twice
+    auto parents = Ctx.getParents(*r);
+    const auto *op =
+        parents.empty() ? nullptr : parents[0].get<BinaryOperator>();
+    if (!op || op->getOpcode() != BO_Assign ||
+        op->getLHS()->IgnoreParenImpCasts() != r)
+      return nullptr;
+    auto statement = Ctx.getParents(*op);
+    if (statement.empty() || statement[0].get<CompoundStmt>() != body)
+      return nullptr; // in a branch or a loop: not the one value
+    assignment = op;
+  }
+  if (!assignment || !Ctx.getSourceManager().isBeforeInTranslationUnit(
+                         assignment->getEndLoc(), use->getBeginLoc()))
+    return nullptr;
+  return assignment->getRHS();
+}
+
 } // namespace ktune::refactor

@@ -9,6 +9,8 @@
 
 #include "CollectInternal.h"
 
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/Lex/Lexer.h"
 
 #include <algorithm>
@@ -81,6 +83,8 @@ void Collector::collectDims(const Expr *e, const FunctionDecl *fn,
       if (var && var->isLocalVarDecl() && var->getInit() &&
           isEffectivelyConst(var, fn))
         return collectDims(var->getInit(), fn, dims, ok);
+      if (var && assignedDims(var, fn, ref, dims))
+        return;
       ok = false;
       return;
     }
@@ -90,6 +94,62 @@ void Collector::collectDims(const Expr *e, const FunctionDecl *fn,
     return;
   }
   ok = false;
+}
+
+bool Collector::assignedDims(const VarDecl *var, const FunctionDecl *fn,
+                             const DeclRefExpr *use,
+                             std::vector<const Expr *> &dims) {
+  const auto *record = var->getType()->getAsCXXRecordDecl();
+  if (!fn || !fn->hasBody() || !var->isLocalVarDecl() || !record ||
+      record->getName() != "dim3")
+    return false;
+  const auto *body = llvm::dyn_cast<CompoundStmt>(fn->getBody());
+  if (!body)
+    return false;
+  // What the declaration gives (`dim3 t;` or `dim3 t(32);`).
+  std::vector<const Expr *> fields;
+  bool ok = true;
+  if (var->getInit())
+    collectDims(var->getInit(), fn, fields, ok);
+  if (!ok || fields.size() > 3)
+    return false;
+  fields.resize(3, nullptr); // nullptr: 1, dim3's default
+  ExprMutationAnalyzer analyzer(*body, Ctx);
+  bool assigned = false;
+  for (const DeclRefExpr *r : referencesTo(var, body)) {
+    if (!mutatedAt(analyzer, Ctx, r))
+      continue;
+    // Only `t.x = e;` as a statement of the body itself.
+    auto up = Ctx.getParents(*r);
+    const auto *member = up.empty() ? nullptr : up[0].get<MemberExpr>();
+    if (!member)
+      return false;
+    llvm::StringRef name = member->getMemberDecl()->getName();
+    int field = name == "x" ? 0 : name == "y" ? 1 : name == "z" ? 2 : -1;
+    auto upper = Ctx.getParents(*member);
+    const auto *op = upper.empty() ? nullptr : upper[0].get<BinaryOperator>();
+    if (field < 0 || !op || op->getOpcode() != BO_Assign ||
+        op->getLHS()->IgnoreParenImpCasts() != member)
+      return false;
+    auto statement = Ctx.getParents(*op);
+    if (statement.empty() || statement[0].get<CompoundStmt>() != body)
+      return false;
+    // Statements run in order: the last assignment before the launch.
+    if (SM.isBeforeInTranslationUnit(op->getEndLoc(), use->getBeginLoc())) {
+      fields[field] = op->getRHS();
+      assigned = true;
+    }
+  }
+  if (!assigned)
+    return false;
+  size_t n = 3;
+  while (n > 0 && !fields[n - 1])
+    --n;
+  for (size_t i = 0; i < n; ++i)
+    if (!fields[i])
+      return false; // a 1 before a set field: nothing to point at
+  dims.assign(fields.begin(), fields.begin() + static_cast<long>(n));
+  return true;
 }
 
 std::string macroBodyOf(Collector &c, SourceLocation loc) {

@@ -184,6 +184,13 @@ std::optional<std::string> Collector::walkName(const DeclRefExpr *ref,
       return std::nullopt;
     return "(" + *t + ")";
   }
+  if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl()))
+    if (const Expr *value = onlyAssignment(var, ctx.fn, ref)) {
+      auto t = walk(value, ctx);
+      if (!t)
+        return std::nullopt;
+      return "(" + *t + ")";
+    }
   return std::nullopt;
 }
 
@@ -234,8 +241,42 @@ std::optional<std::string> Collector::walkBinary(const BinaryOperator *b,
   return "(" + *l + " " + op.str() + " " + *r + ")";
 }
 
+/// `a < b ? a : b` and its kin: "min" or "max", else empty.
+static std::string minMaxOf(Collector &c, const ConditionalOperator *e) {
+  const auto *cmp =
+      llvm::dyn_cast<BinaryOperator>(e->getCond()->IgnoreParenImpCasts());
+  if (!cmp || !cmp->isRelationalOp())
+    return "";
+  auto text = [&](const Expr *x) {
+    return c.textOf(x->IgnoreParenImpCasts()->getSourceRange());
+  };
+  std::string l = text(cmp->getLHS()), r = text(cmp->getRHS());
+  std::string t = text(e->getTrueExpr()), f = text(e->getFalseExpr());
+  if (l.empty() || r.empty() || l == r)
+    return "";
+  bool less = cmp->getOpcode() == BO_LT || cmp->getOpcode() == BO_LE;
+  if (t == l && f == r) // a < b ? a : b
+    return less ? "min" : "max";
+  if (t == r && f == l) // a < b ? b : a
+    return less ? "max" : "min";
+  return "";
+}
+
 std::optional<std::string>
 Collector::walkConditional(const ConditionalOperator *c, const RoleCtx &ctx) {
+  // A cap written as a comparison: every bound stays in the role, like
+  // std::min's (the bound in the condition and in its branch change
+  // together).
+  if (std::string fn = minMaxOf(*this, c); !fn.empty()) {
+    RoleCtx bound = ctx;
+    bound.cap = true;
+    walk(c->getCond(), bound);
+    auto a = walk(c->getTrueExpr(), bound);
+    auto b = walk(c->getFalseExpr(), bound);
+    if (!a || !b)
+      return std::nullopt;
+    return fn + "(" + *a + ", " + *b + ")";
+  }
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;
   auto cond = walk(c->getCond(), inner);

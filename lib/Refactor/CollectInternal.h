@@ -281,6 +281,10 @@ public:
   walkConditional(const clang::ConditionalOperator *c, const RoleCtx &ctx);
   std::optional<std::string> walkCall(const clang::CallExpr *call,
                                       const RoleCtx &ctx);
+  std::optional<std::string> walkBounds(const std::string &fn,
+                                        const clang::Expr *a,
+                                        const clang::Expr *b,
+                                        const RoleCtx &ctx);
   void record(const Atom &a, const RoleCtx &ctx, SiteRole role,
               std::optional<SiteRole> useRole);
   /// Adds an occurrence built elsewhere (vector types) under its key.

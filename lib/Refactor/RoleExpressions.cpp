@@ -241,6 +241,19 @@ std::optional<std::string> Collector::walkBinary(const BinaryOperator *b,
   return "(" + *l + " " + op.str() + " " + *r + ")";
 }
 
+/// `min(a, b)` or `max(a, b)`: both bounds stay in the role, as caps.
+std::optional<std::string> Collector::walkBounds(const std::string &fn,
+                                                 const Expr *a, const Expr *b,
+                                                 const RoleCtx &ctx) {
+  RoleCtx bound = ctx;
+  bound.cap = true;
+  auto l = walk(a, bound);
+  auto r = walk(b, bound);
+  if (!l || !r)
+    return std::nullopt;
+  return fn + "(" + *l + ", " + *r + ")";
+}
+
 /// `a < b ? a : b` and its kin: "min" or "max", else empty.
 static std::string minMaxOf(Collector &c, const ConditionalOperator *e) {
   const auto *cmp =
@@ -271,11 +284,7 @@ Collector::walkConditional(const ConditionalOperator *c, const RoleCtx &ctx) {
     RoleCtx bound = ctx;
     bound.cap = true;
     walk(c->getCond(), bound);
-    auto a = walk(c->getTrueExpr(), bound);
-    auto b = walk(c->getFalseExpr(), bound);
-    if (!a || !b)
-      return std::nullopt;
-    return fn + "(" + *a + ", " + *b + ")";
+    return walkBounds(fn, c->getTrueExpr(), c->getFalseExpr(), ctx);
   }
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;
@@ -299,13 +308,7 @@ std::optional<std::string> Collector::walkCall(const CallExpr *call,
   if ((name == "min" || name == "max" || name == "fminf" || name == "fmaxf") &&
       call->getNumArgs() == 2) {
     std::string fn = name == "fminf" ? "min" : name == "fmaxf" ? "max" : name;
-    RoleCtx bound = ctx;
-    bound.cap = true;
-    auto a = walk(call->getArg(0), bound);
-    auto b = walk(call->getArg(1), bound);
-    if (!a || !b)
-      return std::nullopt;
-    return fn + "(" + *a + ", " + *b + ")";
+    return walkBounds(fn, call->getArg(0), call->getArg(1), ctx);
   }
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;

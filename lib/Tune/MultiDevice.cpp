@@ -139,9 +139,9 @@ bool DeviceGroup::retimeAside(const RetimeJob &job) {
       local += !Workers[w]->lost() && Activity[w].rank <= 0;
     if (Side.closed || local < 2)
       return false;
-    Side.jobs.push_back(job);
-    Side.results.emplace_back();
-    Side.started.push_back(false);
+    Side.queue.jobs.push_back(job);
+    Side.queue.results.emplace_back();
+    Side.queue.started.push_back(false);
   }
   startAside();
   return true;
@@ -151,7 +151,8 @@ void DeviceGroup::startAside() {
   std::thread finished;
   {
     std::lock_guard<std::mutex> guard(Lock);
-    if (Side.worker || Side.closed || !costliestLeft(Side.jobs, Side.started))
+    if (Side.worker || Side.closed ||
+        !costliestLeft(Side.queue.jobs, Side.queue.started))
       return;
     // The last live GPU of this host, never the first (it compiles for the
     // search), and only while another stays with the search.
@@ -169,7 +170,7 @@ void DeviceGroup::startAside() {
     Side.worker = pick;
     finished = std::move(Side.thread); // done: it gave its worker back
     Side.thread = std::thread([this, w = *pick] {
-      drainAside(w);
+      drain(w, Side.queue);
       std::lock_guard<std::mutex> guard(Lock);
       Side.worker.reset(); // back to the search
       SideDone.notify_all();
@@ -179,24 +180,26 @@ void DeviceGroup::startAside() {
     finished.join();
 }
 
-void DeviceGroup::drainAside(size_t w) {
+void DeviceGroup::drain(size_t w, RetimeQueue &queue) {
   for (;;) {
     size_t i;
     RetimeJob job;
     {
       std::lock_guard<std::mutex> guard(Lock);
-      auto next = costliestLeft(Side.jobs, Side.started);
+      auto next = costliestLeft(queue.jobs, queue.started);
       if (!next || Workers[w]->lost())
         return;
       i = *next;
-      Side.started[i] = true;
-      job = Side.jobs[i];
+      queue.started[i] = true;
+      job = queue.jobs[i];
     }
     auto results = retimeOn(w, job.shape, job.configs);
     std::lock_guard<std::mutex> guard(Lock);
-    if (Workers[w]->lost()) // re-timed elsewhere once collected
+    if (Workers[w]->lost()) {
+      queue.started[i] = false; // for another worker
       return;
-    Side.results[i] = std::move(results);
+    }
+    queue.results[i] = std::move(results);
   }
 }
 
@@ -206,18 +209,19 @@ DeviceGroup::collectAside() {
   {
     std::lock_guard<std::mutex> guard(Lock);
     Side.closed = true;
-    for (bool s : Side.started)
+    for (bool s : Side.queue.started)
       left += !s;
   }
   // Every other GPU of this host joins the spared one on what is left.
   if (left > 0)
-    onWorkers(left, /*thisHostOnly=*/true, [this](size_t w) { drainAside(w); });
+    onWorkers(left, /*thisHostOnly=*/true,
+              [this](size_t w) { drain(w, Side.queue); });
   std::thread done;
   std::vector<std::optional<std::vector<EvalResult>>> out;
   {
     std::unique_lock<std::mutex> guard(Lock);
     SideDone.wait(guard, [&] { return !Side.worker.has_value(); });
-    out = std::move(Side.results);
+    out = std::move(Side.queue.results);
     done = std::move(Side.thread);
     Side = Aside{}; // open again for another search
   }
@@ -276,42 +280,21 @@ DeviceGroup::retime(const Shape &shape,
 
 std::vector<std::vector<EvalResult>>
 DeviceGroup::retimeShapes(const std::vector<RetimeJob> &jobs) {
-  // Like evaluateBatch, with a shape as the unit: each worker takes the
-  // next shape when it is free; a lost worker puts its shape back.
-  std::vector<std::vector<EvalResult>> out(jobs.size());
-  std::mutex queueLock;
-  std::deque<size_t> queue;
-  for (size_t i = 0; i < jobs.size(); ++i)
-    queue.push_back(i);
-  std::stable_sort(queue.begin(), queue.end(), [&](size_t a, size_t b) {
-    return jobs[a].cost > jobs[b].cost; // the costliest first
-  });
-  auto serve = [&](size_t w) {
-    for (;;) {
-      size_t i;
-      {
-        std::lock_guard<std::mutex> guard(queueLock);
-        if (queue.empty())
-          return;
-        i = queue.front();
-        queue.pop_front();
-      }
-      auto results = retimeOn(w, jobs[i].shape, jobs[i].configs);
-      std::lock_guard<std::mutex> guard(queueLock);
-      if (Workers[w]->lost()) {
-        queue.push_front(i);
-        return;
-      }
-      out[i] = std::move(results);
-    }
-  };
-  // This host's GPUs only: another rank's worker times one configuration
-  // per call, which is no interleaved re-timing.
-  onWorkers(jobs.size(), /*thisHostOnly=*/true, serve);
+  // Each worker takes the costliest shape left when it is free; a lost
+  // worker puts its shape back. This host's GPUs only: another rank's
+  // worker times one configuration per call, which is no interleaved
+  // re-timing.
+  RetimeQueue queue{
+      jobs, std::vector<std::optional<std::vector<EvalResult>>>(jobs.size()),
+      std::vector<bool>(jobs.size(), false)};
+  onWorkers(jobs.size(), /*thisHostOnly=*/true,
+            [&](size_t w) { drain(w, queue); });
   // A shape whose worker was lost after the others had stopped (or with no
   // worker of this host left): once more on a live one, else lost.
-  for (size_t i : queue)
-    out[i] = firstLive()
+  std::vector<std::vector<EvalResult>> out(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i)
+    out[i] = queue.results[i] ? std::move(*queue.results[i])
+             : firstLive()
                  ? retime(jobs[i].shape, jobs[i].configs)
                  : std::vector<EvalResult>(jobs[i].configs.size(), allLost());
   return out;

@@ -112,9 +112,15 @@ private:
   /// Between evaluations (no batch running): hands a worker to the
   /// re-timings queued aside, if any wait and the search keeps a worker.
   void startAside();
+  /// Shapes to re-time, a worker each (guarded by Lock).
+  struct RetimeQueue {
+    std::vector<RetimeJob> jobs;
+    std::vector<std::optional<std::vector<EvalResult>>> results;
+    std::vector<bool> started;
+  };
   /// Worker `w` re-times queued shapes, the costliest first, until none is
-  /// left (or it is lost).
-  void drainAside(size_t w);
+  /// left (or it is lost: its shape goes back to the queue).
+  void drain(size_t w, RetimeQueue &queue);
   /// Worker `w` re-times `configs`; its activity and the results' device.
   std::vector<EvalResult> retimeOn(size_t w, const Shape &shape,
                                    const std::vector<Configuration> &configs);
@@ -125,9 +131,7 @@ private:
   std::function<void(const WorkerActivity &)> OnLost;
   /// Re-timing aside (guarded by Lock).
   struct Aside {
-    std::vector<RetimeJob> jobs;
-    std::vector<std::optional<std::vector<EvalResult>>> results;
-    std::vector<bool> started;
+    RetimeQueue queue;
     std::optional<size_t> worker; // taken from the search
     bool closed = false;          // collecting
     std::thread thread;

@@ -1,6 +1,7 @@
 // Facts across files: positions, the file table, merging the two sides'
 // numberings, the header filter, and where rewritten headers are placed.
 #include "CollectInternal.h"
+#include "HostSideAst.h"
 #include "OutputTree.h"
 
 #include "ktune/Refactor/HeaderFilter.h"
@@ -60,17 +61,8 @@ namespace {
 
 std::unique_ptr<clang::ASTUnit> parseWithHeader(const std::string &code,
                                                 const std::string &header) {
-  std::string share = std::string(KTUNE_SOURCE_DIR) + "/share/ktune";
-  std::vector<std::string> args = {"-x",
-                                   "cuda",
-                                   "-std=c++17",
-                                   "-nocudainc",
-                                   "-nocudalib",
-                                   "-Wno-unknown-cuda-version",
-                                   "-include",
-                                   share + "/cuda-shim/ktune_cuda_shim.h",
-                                   "-I/proj/include",
-                                   "--cuda-host-only"};
+  std::vector<std::string> args = ktune::testing::snippetArgs();
+  args.push_back("-I/proj/include");
   // The unit refers to the mapped text: it must outlive the unit.
   static std::vector<std::unique_ptr<clang::tooling::FileContentMappings>> kept;
   kept.push_back(std::make_unique<clang::tooling::FileContentMappings>(

@@ -1,5 +1,6 @@
 // detectCandidates on an ASTContext, the way a clang-tidy check calls it:
 // a CUDA snippet parsed with ktune's shim header (no toolkit needed).
+#include "HostSideAst.h"
 #include "ktune/Refactor/CudaParser.h"
 #include "ktune/Refactor/Detection.h"
 
@@ -15,20 +16,8 @@ using namespace ktune::refactor;
 namespace {
 
 std::unique_ptr<clang::ASTUnit> parse(const std::string &code, bool device) {
-  std::string share = std::string(KTUNE_SOURCE_DIR) + "/share/ktune";
-  std::vector<std::string> args = {"-x",
-                                   "cuda",
-                                   "-std=c++17",
-                                   "-nocudainc",
-                                   "-nocudalib",
-                                   "-Wno-unknown-cuda-version",
-                                   "-include",
-                                   share + "/cuda-shim/ktune_cuda_shim.h",
-                                   device ? "--cuda-device-only"
-                                          : "--cuda-host-only"};
-  if (device)
-    args.push_back("--cuda-gpu-arch=sm_90");
-  return clang::tooling::buildASTFromCodeWithArgs(code, args, "k.cu");
+  return clang::tooling::buildASTFromCodeWithArgs(
+      code, ktune::testing::snippetArgs(device), "k.cu");
 }
 
 } // namespace

@@ -1,8 +1,8 @@
 //===- HostSideAst.h - Small CUDA units parsed for white-box tests -*- C++
 //-*-===//
 //
-// The host side of a CUDA snippet (ktune's shim header, no toolkit), and the
-// first node a matcher finds in it.
+// A CUDA snippet parsed with ktune's shim header (no toolkit), one side at a
+// time, and the first node a matcher finds in it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_TEST_UNIT_REFACTOR_HOSTSIDEAST_H
@@ -19,18 +19,26 @@
 
 namespace ktune::testing {
 
-inline std::unique_ptr<clang::ASTUnit> parseHostSide(const std::string &code) {
+/// Clang's arguments for a CUDA snippet: ktune's shim header instead of the
+/// toolkit, one side of the compilation (the device side for sm_90).
+inline std::vector<std::string> snippetArgs(bool device = false) {
   std::string share = std::string(KTUNE_SOURCE_DIR) + "/share/ktune";
-  std::vector<std::string> args = {"-x",
-                                   "cuda",
-                                   "-std=c++17",
-                                   "-nocudainc",
-                                   "-nocudalib",
-                                   "-Wno-unknown-cuda-version",
-                                   "-include",
-                                   share + "/cuda-shim/ktune_cuda_shim.h",
-                                   "--cuda-host-only"};
-  return clang::tooling::buildASTFromCodeWithArgs(code, args, "k.cu");
+  std::vector<std::string> args = {
+      "-x",         "cuda",
+      "-std=c++17", "-nocudainc",
+      "-nocudalib", "-Wno-unknown-cuda-version",
+      "-include",   share + "/cuda-shim/ktune_cuda_shim.h"};
+  if (device) {
+    args.push_back("--cuda-device-only");
+    args.push_back("--cuda-gpu-arch=sm_90");
+  } else {
+    args.push_back("--cuda-host-only");
+  }
+  return args;
+}
+
+inline std::unique_ptr<clang::ASTUnit> parseHostSide(const std::string &code) {
+  return clang::tooling::buildASTFromCodeWithArgs(code, snippetArgs(), "k.cu");
 }
 
 /// The first node `m` matches in the unit, or null.

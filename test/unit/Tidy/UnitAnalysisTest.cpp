@@ -2,6 +2,7 @@
 // whoever shares it (no process-global state), and the __CUDA_ARCH__
 // regions the device pass reports.
 #include "UnitAnalysis.h"
+#include "../Refactor/HostSideAst.h"
 #include "ArchRegions.h"
 
 #include "clang/Frontend/ASTUnit.h"
@@ -18,17 +19,7 @@ using namespace ktune::tidy;
 namespace {
 
 std::unique_ptr<clang::ASTUnit> parse(const std::string &code) {
-  std::string share = std::string(KTUNE_SOURCE_DIR) + "/share/ktune";
-  std::vector<std::string> args = {"-x",
-                                   "cuda",
-                                   "-std=c++17",
-                                   "-nocudainc",
-                                   "-nocudalib",
-                                   "-Wno-unknown-cuda-version",
-                                   "-include",
-                                   share + "/cuda-shim/ktune_cuda_shim.h",
-                                   "--cuda-host-only"};
-  return clang::tooling::buildASTFromCodeWithArgs(code, args, "k.cu");
+  return ktune::testing::parseHostSide(code);
 }
 
 const char *Block = R"(

@@ -128,6 +128,22 @@ struct ChosenDomain {
   std::string note;
 };
 
+/// A launch parameter's block is one launcher's, and a block spelled only
+/// at a launch and in its template argument (`norm<1024><<<g, 1024>>>`
+/// beside `norm<32><<<g, 32>>>`) is that launch's: not one dimension of
+/// the kernel's block among others.
+bool blockOfOneLaunch(const Candidate &c) {
+  if (c.launchParam)
+    return true;
+  bool templateArg = false;
+  for (const auto &s : c.sites) {
+    if (s.role != SiteRole::TemplateArg && s.role != SiteRole::LaunchBlock)
+      return false;
+    templateArg |= s.role == SiteRole::TemplateArg;
+  }
+  return templateArg;
+}
+
 ChosenDomain domainFor(const Candidate &c, bool multiDimBlock) {
   int64_t d = c.value;
   switch (c.kind) {
@@ -282,7 +298,7 @@ private:
     size_t blockParams = 0;
     for (const Candidate *c : all)
       if (Accepted.count(c) && c->kind == ParamKind::BlockSize &&
-          !c->launchParam)
+          !blockOfOneLaunch(*c))
         ++blockParams;
 
     std::set<std::string> taken;
@@ -297,7 +313,8 @@ private:
       p.kind = c->kind;
       p.candidates = {c->id};
       p.defaultValue = c->value;
-      ChosenDomain chosen = domainFor(*c, blockParams > 1);
+      ChosenDomain chosen =
+          domainFor(*c, blockParams > 1 && !blockOfOneLaunch(*c));
       p.domain = std::move(chosen.domain);
       p.note = std::move(chosen.note);
       planned.params.push_back(std::move(p));
@@ -339,7 +356,7 @@ private:
     std::vector<std::string> blockNames;
     std::set<std::string> launchParams;
     for (const Candidate *c : all)
-      if (c->launchParam)
+      if (blockOfOneLaunch(*c))
         if (auto it = nameOf.find(c->id); it != nameOf.end())
           launchParams.insert(it->second);
     for (const auto &p : planned.params) {

@@ -103,11 +103,11 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
   set.file = facts.file;
   std::vector<CandidateGroup> groups;
   for (const FunctionFacts *kernel : facts.kernels()) {
-    // A kernel that cannot become a template has nothing to lift.
-    if (!kernel->cannotTemplate.empty())
-      continue;
+    // A kernel that cannot become a template keeps its code: only what its
+    // launches spell on the host can be lifted.
     for (auto &g : groupKernel(facts, *kernel))
-      groups.push_back(std::move(g));
+      if (kernel->cannotTemplate.empty() || g.launchParam)
+        groups.push_back(std::move(g));
   }
   for (auto &g : groups)
     finishGroup(facts, g);

@@ -103,6 +103,14 @@ std::set<int> dispatchParams(const SourceFacts &facts,
 std::vector<Occurrence> kernelOccurrences(const SourceFacts &facts,
                                           const FunctionFacts &kernel,
                                           const std::set<int> &dispatch);
+/// `norm<1024><<<g, dim3(1024)>>>` beside `norm<32><<<g, 32>>>`: where a
+/// dispatch parameter's literal at a launch is that launch's block literal,
+/// the two are one block size of that launch. The block sites they take
+/// leave `occs`.
+std::vector<CandidateGroup>
+launchTiedTemplateArgs(const SourceFacts &facts, const FunctionFacts &kernel,
+                       const std::set<int> &dispatch,
+                       std::vector<Occurrence> &occs);
 KernelGroups sortIntoFamilies(const std::vector<Occurrence> &occs,
                               const std::string &kernelId);
 /// tile[32][33]: the 33 is the 32 tile padded by one.

@@ -112,6 +112,8 @@ struct RoleCtx {
   /// Literals of this value are not recorded (the 32 lanes of a warp in
   /// `dim3(32, num_warps)`).
   int64_t skipLiteral = 0;
+  /// The launch being read (its CallFacts::offset).
+  std::optional<unsigned> launch;
 };
 
 /// Bytes [begin, end) of a file included or not depending on __CUDA_ARCH__:

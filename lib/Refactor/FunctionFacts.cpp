@@ -51,7 +51,11 @@ std::string Collector::whyCannotTemplate(const FunctionDecl *def) {
     return "it is named on line " + std::to_string(it->second) +
            " other than in a launch, where a template's name would not "
            "name one function";
-  if (def->isExternC() || def->isInExternCContext())
+  // A host function with C linkage keeps its symbol through a forwarder;
+  // a kernel's C name is what code loading it by name looks for.
+  if ((def->isExternC() || def->isInExternCContext()) &&
+      (isKernel(def) || isDeviceHelper(def) || def->isVariadic() ||
+       llvm::isa<CXXMethodDecl>(def)))
     return "it has C linkage (extern \"C\")";
   if (const auto *md = llvm::dyn_cast<CXXMethodDecl>(def)) {
     if (md->isVirtual())
@@ -147,6 +151,9 @@ void Collector::readDeclarations(const FunctionDecl *def, FunctionFacts &f) {
   for (const FunctionDecl *d : decls) {
     DeclarationFacts df;
     df.isDefinition = d->doesThisDeclarationHaveABody();
+    // The other declarations of a C function name the forwarder.
+    if (f.cLinkage && !df.isDefinition)
+      continue;
     const FunctionTemplateDecl *dt = d->getDescribedFunctionTemplate();
     std::optional<unsigned> off;
     if (dt) {
@@ -177,10 +184,14 @@ void Collector::readDeclarations(const FunctionDecl *def, FunctionFacts &f) {
 
 /// A non-template free host function visible to other files keeps its
 /// symbol through a forwarding overload once it becomes a template.
+static bool needsForwarder(const FunctionDecl *def, const FunctionFacts &f) {
+  return f.role == FunctionRole::Host && !f.isTemplate &&
+         def->isExternallyVisible() && !llvm::isa<CXXMethodDecl>(def) &&
+         f.bodyBegin != 0;
+}
+
 void Collector::readForwarder(const FunctionDecl *def, FunctionFacts &f) {
-  if (f.role != FunctionRole::Host || f.isTemplate ||
-      !def->isExternallyVisible() || llvm::isa<CXXMethodDecl>(def) ||
-      f.bodyBegin == 0 || def->isVariadic())
+  if (!needsForwarder(def, f) || def->isVariadic())
     return;
   bool named =
       std::all_of(def->param_begin(), def->param_end(),
@@ -265,6 +276,8 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
   if (tmpl)
     readTemplateParams(tmpl, f);
   f.cannotTemplate = whyCannotTemplate(def);
+  f.cLinkage = role == FunctionRole::Host &&
+               (def->isExternC() || def->isInExternCContext());
   readDeclarations(def, f);
   if (const auto *body = llvm::dyn_cast_or_null<CompoundStmt>(def->getBody())) {
     if (auto off = offsetOf(body->getLBracLoc()))
@@ -273,6 +286,13 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
       f.rangeEnd = *off + 1;
   }
   readForwarder(def, f);
+  if (needsForwarder(def, f) && f.forwarderSignature.empty() &&
+      f.cannotTemplate.empty())
+    f.cannotTemplate = def->isVariadic()
+                           ? "it is variadic (no forwarding overload can "
+                             "keep its symbol)"
+                           : "no forwarding overload can keep its symbol "
+                             "(unnamed parameters, or a deduced return type)";
   {
     PrintingPolicy pp(LO);
     pp.SuppressTagKeyword = true;

@@ -64,6 +64,61 @@ std::vector<Occurrence> kernelOccurrences(const SourceFacts &facts,
   return occs;
 }
 
+std::vector<CandidateGroup>
+launchTiedTemplateArgs(const SourceFacts &facts, const FunctionFacts &kernel,
+                       const std::set<int> &dispatch,
+                       std::vector<Occurrence> &occs) {
+  auto literal = [](const Occurrence &o) {
+    return o.spelling == Spelling::Literal && o.constant.empty() && o.top &&
+           !o.launches.empty();
+  };
+  // The literal template arguments of each (parameter, value), and the
+  // launches that pass them.
+  std::map<std::pair<int, int64_t>, std::vector<Occurrence>> args;
+  for (const auto &o : facts.occurrences)
+    if (o.kernel == kernel.id && o.role == SiteRole::TemplateArg &&
+        dispatch.count(o.boundParam) && literal(o) && o.launches.size() == 1)
+      args[{o.boundParam, o.value}].push_back(o);
+  std::vector<CandidateGroup> out;
+  std::set<unsigned> taken; // block sites, by offset
+  for (const auto &[key, targs] : args) {
+    std::set<unsigned> passing;
+    for (const auto &t : targs)
+      passing.insert(t.launches.front());
+    CandidateGroup g;
+    std::set<unsigned> launches;
+    for (const auto &o : occs) {
+      if (o.role != SiteRole::LaunchBlock || o.dim != 0 || !literal(o) ||
+          o.value != key.second || taken.count(o.offset))
+        continue;
+      // Every launch it sizes passes the same value.
+      if (!std::all_of(o.launches.begin(), o.launches.end(),
+                       [&](unsigned l) { return passing.count(l) > 0; }))
+        continue;
+      g.sites.push_back(o);
+      launches.insert(o.launches.begin(), o.launches.end());
+    }
+    if (g.sites.empty())
+      continue;
+    for (const auto &s : g.sites)
+      taken.insert(s.offset);
+    for (const auto &t : targs)
+      if (launches.count(t.launches.front()))
+        g.sites.push_back(t);
+    g.kernel = kernel.id;
+    g.value = key.second;
+    g.boundParam = key.first;
+    out.push_back(std::move(g));
+  }
+  occs.erase(std::remove_if(occs.begin(), occs.end(),
+                            [&](const Occurrence &o) {
+                              return o.role == SiteRole::LaunchBlock &&
+                                     taken.count(o.offset);
+                            }),
+             occs.end());
+  return out;
+}
+
 KernelGroups sortIntoFamilies(const std::vector<Occurrence> &occs,
                               const std::string &kernelId) {
   KernelGroups k;
@@ -261,8 +316,10 @@ void markLaunchParams(const SourceFacts &facts,
 
 std::vector<CandidateGroup> groupKernel(const SourceFacts &facts,
                                         const FunctionFacts &kernel) {
-  std::vector<Occurrence> occs =
-      kernelOccurrences(facts, kernel, dispatchParams(facts, kernel));
+  std::set<int> dispatch = dispatchParams(facts, kernel);
+  std::vector<Occurrence> occs = kernelOccurrences(facts, kernel, dispatch);
+  std::vector<CandidateGroup> tied =
+      launchTiedTemplateArgs(facts, kernel, dispatch, occs);
   KernelGroups k = sortIntoFamilies(occs, kernel.id);
   mergePaddedExtents(k);
   joinWeakSites(k);
@@ -287,6 +344,8 @@ std::vector<CandidateGroup> groupKernel(const SourceFacts &facts,
     if (g.hasRole({SiteRole::VectorBytes}))
       groups.push_back(std::move(g));
   for (auto &[f, g] : k.single)
+    groups.push_back(std::move(g));
+  for (auto &g : tied)
     groups.push_back(std::move(g));
   markLaunchParams(facts, groups);
   return groups;

@@ -239,7 +239,8 @@ LaunchArguments kernelArguments(Collector &c, const LaunchView &launch,
 void templateArgumentSites(Collector &c, const LaunchView &launch,
                            const FunctionDecl *kernel, const FunctionDecl *host,
                            const std::string &hostId,
-                           const std::string &kernelId, LaunchArguments &args) {
+                           const std::string &kernelId, unsigned launchAt,
+                           LaunchArguments &args) {
   std::vector<TemplateArgumentLoc> explicitArgs;
   const Expr *calleeExpr = launch.named.ref;
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(calleeExpr))
@@ -284,6 +285,7 @@ void templateArgumentSites(Collector &c, const LaunchView &launch,
     r.fn = host;
     r.fnId = hostId;
     r.kernelId = kernelId;
+    r.launch = launchAt;
     c.walk(e, r);
   }
 }
@@ -427,7 +429,7 @@ void Collector::scanLaunch(const LaunchView &launch, const FunctionDecl *host) {
 
   LaunchArguments args = kernelArguments(*this, launch, kernel);
   templateArgumentSites(*this, launch, kernel, host, hostFacts.id,
-                        kernelFacts.id, args);
+                        kernelFacts.id, cf.offset, args);
 
   std::set<std::string> hostNames;
   RoleCtx base;
@@ -440,6 +442,7 @@ void Collector::scanLaunch(const LaunchView &launch, const FunctionDecl *host) {
   base.typeToParam = &args.typeToParam;
   base.kernelNames = &args.kernelNames;
   base.hostNames = &hostNames;
+  base.launch = cf.offset;
   cf.geometryError = launch.problem;
   launchGeometry(*this, launch, host, base, cf);
   launchSmem(*this, launch, base, cf);

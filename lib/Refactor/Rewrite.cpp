@@ -265,8 +265,9 @@ void Rewriter::forwarderEdit(const FunctionFacts &f,
   e.order = 2;
   e.text = "\n\n" + indent +
            "// The original entry point: the default configuration.\n" +
-           indent + f.forwarderSignature + " {\n" + indent + "  return " +
-           f.name + "<" + values + ">(" + args + ");\n" + indent + "}";
+           indent + (f.cLinkage ? "extern \"C\" " : "") + f.forwarderSignature +
+           " {\n" + indent + "  return " + f.name + "<" + values + ">(" + args +
+           ");\n" + indent + "}";
   Edits.push_back(e);
 }
 
@@ -295,6 +296,11 @@ std::optional<ktune::Error> Rewriter::templateListEdits() {
         e.text = ", " + params;
       else
         e.text = "template <" + params + ">\n" + d.indent;
+      if (f->cLinkage) {
+        // Templates cannot have C linkage (nor be declared in extern "C").
+        e.text = "extern \"C++\" {\n" + d.indent + e.text;
+        Edits.push_back(Edit{f->rangeEnd, 0, "\n" + d.indent + "}", path, 1});
+      }
       Edits.push_back(e);
       first = false;
     }

@@ -213,9 +213,13 @@ ManifestKernel manifestFor(const SourceFacts &facts,
   }
 
   // The plan's constraints in the manifest's names.
+  // (Two launchers' parameters bound to one kernel parameter say the same.)
   for (const auto &c : pk.constraints) {
     auto e = expr::Expr::parse(c);
-    mk.constraints.push_back(e ? e->rename(rename).str() : c);
+    std::string text = e ? e->rename(rename).str() : c;
+    if (std::find(mk.constraints.begin(), mk.constraints.end(), text) ==
+        mk.constraints.end())
+      mk.constraints.push_back(std::move(text));
   }
   return mk;
 }

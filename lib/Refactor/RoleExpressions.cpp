@@ -50,9 +50,17 @@ void Collector::record(const Atom &a, const RoleCtx &ctx, SiteRole role,
     return;
   auto key = std::make_tuple(a.offset, ctx.fnId, ctx.kernelId);
   auto it = Occs.find(key);
-  if (it != Occs.end() &&
-      roleRank(role, useRole) <= roleRank(it->second.role, it->second.useRole))
+  std::vector<unsigned> launches;
+  if (it != Occs.end())
+    launches = it->second.launches;
+  if (ctx.launch && std::find(launches.begin(), launches.end(), *ctx.launch) ==
+                        launches.end())
+    launches.push_back(*ctx.launch);
+  if (it != Occs.end() && roleRank(role, useRole) <=
+                              roleRank(it->second.role, it->second.useRole)) {
+    it->second.launches = std::move(launches);
     return;
+  }
   if (it != Occs.end())
     Occs.erase(it); // a more specific role wins
   Occurrence o;
@@ -77,6 +85,7 @@ void Collector::record(const Atom &a, const RoleCtx &ctx, SiteRole role,
   o.boundParam = ctx.boundParam;
   o.castType = a.castType;
   o.valueType = a.valueType;
+  o.launches = std::move(launches);
   if (a.derivedBases == 1) {
     o.constant = a.baseConstant;
     o.constantName = a.baseName;

@@ -136,6 +136,8 @@ void remapFiles(SourceFacts &facts, const std::vector<unsigned> &newIndex) {
   }
   for (auto &o : facts.occurrences) {
     pos(o.offset);
+    for (auto &l : o.launches)
+      pos(l);
     id(o.function);
     id(o.kernel);
     if (o.family.kind == Family::Kind::Unroll ||
@@ -232,12 +234,21 @@ void mergeFacts(SourceFacts &into, const SourceFacts &otherSide) {
   auto occKey = [](const Occurrence &o) {
     return std::make_tuple(o.offset, o.kernel, o.function, o.role);
   };
-  std::set<std::tuple<unsigned, std::string, std::string, SiteRole>> occs;
-  for (const auto &o : into.occurrences)
-    occs.insert(occKey(o));
-  for (const auto &o : other.occurrences)
-    if (occs.insert(occKey(o)).second)
+  std::map<std::tuple<unsigned, std::string, std::string, SiteRole>, size_t>
+      occs;
+  for (size_t i = 0; i < into.occurrences.size(); ++i)
+    occs.emplace(occKey(into.occurrences[i]), i);
+  for (const auto &o : other.occurrences) {
+    auto [it, added] = occs.emplace(occKey(o), into.occurrences.size());
+    if (added) {
       into.occurrences.push_back(o);
+      continue;
+    }
+    auto &mine = into.occurrences[it->second].launches;
+    for (unsigned l : o.launches)
+      if (std::find(mine.begin(), mine.end(), l) == mine.end())
+        mine.push_back(l);
+  }
 
   std::set<unsigned> arrays;
   for (const auto &a : into.sharedArrays)

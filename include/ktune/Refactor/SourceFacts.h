@@ -125,6 +125,10 @@ struct FunctionFacts {
   /// the original symbol (callers in other files still link).
   std::string forwarderSignature;
   std::string returnType;
+  /// A host function with C linkage (extern "C"): only its definition
+  /// becomes a template, inside `extern "C++" {}`, and the forwarder keeps
+  /// the C symbol its other declarations name.
+  bool cLinkage = false;
   /// Warp-level code (__shfl*, votes, warp reductions, 32-lane arithmetic).
   bool usesWarpLevelOps = false;
   /// Device helpers called directly (function ids).
@@ -283,6 +287,9 @@ struct Occurrence {
   /// A constant defined from several others: its value as an expression
   /// with "§key=value§" placeholders for them.
   std::string derivedExpr;
+  /// The launches whose geometry or template arguments spell the site
+  /// (their CallFacts::offset).
+  std::vector<unsigned> launches;
 };
 
 struct SourceFacts {

@@ -1,7 +1,7 @@
-// Launches in functions that cannot become templates (main, extern "C")
-// keep the default configuration, with a note; a kernel with C linkage is
-// not lifted at all. A static function becomes a template without a
-// forwarding overload (it has no symbol to keep).
+// Launches in functions that cannot become templates (main) keep the
+// default configuration, with a note; a kernel with C linkage keeps its code
+// (its launch is lifted). A static function becomes a template without a
+// forwarding overload (no symbol to keep). extern "C" hosts: c-linkage.cu.
 // REQUIRES: clang
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
@@ -21,41 +21,44 @@ int main() {
   return 0;
 }
 
-// Neither can an extern "C" function.
-extern "C" void c_entry(float *x) { work<<<4, 64>>>(x); }
+// Neither can a variadic one.
+void log_entry(float *x, ...) { work<<<4, 64>>>(x); }
 
 // A static function can: it has no symbol to keep, so no forwarder.
 static void helper_launch(float *x) { work<<<8, 64>>>(x); }
 void run(float *x) { helper_launch(x); }
 
-// A kernel with C linkage cannot become a template: nothing in it is lifted.
+// A kernel with C linkage cannot become a template: only its launch is lifted.
 extern "C" __global__ void c_kernel(float *x) { x[threadIdx.x] = 0.0f; }
 void run_c(float *x) { c_kernel<<<1, 128>>>(x); }
 
 // CAND:      CAND block_size work value=64 spelling=64 high
 // CAND-NEXT:   SITE 16:49 index_arith '64' -> {P}
 // CAND-NEXT:   SITE 20:13 launch_block '64' -> {P}
-// CAND-NEXT:   SITE 25:47 launch_block '64' -> {P}
+// CAND-NEXT:   SITE 25:43 launch_block '64' -> {P}
 // CAND-NEXT:   SITE 28:49 launch_block '64' -> {P}
 // CAND-NEXT:   IMPLIES {block_size#0} <= 1024
-// CAND-NOT:  c_kernel
+// CAND-NEXT: CAND block_size c_kernel value=128 spelling=128 high launch-param
+// CAND-NEXT:   SITE 33:38 launch_block '128' -> {P}
 
 // NOTE: note: {{.*}}host-not-templatable.cu:32: kernel c_kernel cannot become a template (it has C linkage (extern "C")): nothing in it is lifted
 // NOTE: note: {{.*}}host-not-templatable.cu:20: the launch of work in main keeps the default configuration: main cannot become a template (it is main)
-// NOTE: note: {{.*}}host-not-templatable.cu:25: the launch of work in c_entry keeps the default configuration: c_entry cannot become a template (it has C linkage (extern "C"))
+// NOTE: note: {{.*}}host-not-templatable.cu:25: the launch of work in log_entry keeps the default configuration: log_entry cannot become a template (it is variadic (no forwarding overload can keep its symbol))
 
 // TPL:      template <int BLOCK_SIZE = 64>
 // TPL-NEXT: __global__ void work(float *x) {
 // TPL:      int main() {
 // TPL-NEXT:   work<<<4, 64>>>(nullptr);
-// TPL:      extern "C" void c_entry(float *x) { work<<<4, 64>>>(x); }
+// TPL:      void log_entry(float *x, ...) { work<<<4, 64>>>(x); }
 // TPL:      template <int BLOCK_SIZE = 64>
 // TPL-NEXT: static void helper_launch(float *x) { work<BLOCK_SIZE><<<8, BLOCK_SIZE>>>(x); }
 // TPL-NEXT: void run(float *x) { helper_launch(x); }
 // TPL-NOT:  return helper_launch
 // TPL:      extern "C" __global__ void c_kernel(float *x) { x[threadIdx.x] = 0.0f; }
-// TPL-NEXT: void run_c(float *x) { c_kernel<<<1, 128>>>(x); }
+// TPL-NEXT: template <int BLOCK_SIZE = 128>
+// TPL-NEXT: void run_c(float *x) {
+// TPL:        c_kernel<<<1, BLOCK_SIZE>>>(x); }
 
 // MANIFEST:      KERNEL work
 // MANIFEST:        LAUNCH grid=['4'] block=['BLOCK_SIZE'] smem=0
-// MANIFEST-NOT:  c_kernel
+// MANIFEST:      KERNEL c_kernel

@@ -3,11 +3,12 @@
 // System headers (cub, cuda_bf16.h) dominate parse time, and their function
 // bodies are never analysed: a parse skips them. The main file's bodies are
 // kept, and in the headers detection may follow kernels into, the kernels'
-// bodies and those of host functions that spell a launch (launchers the
-// main file may call). Other bodies in those headers (device helpers, other
-// host code) are skipped too: read, they would be instantiated with the
-// kernels, and Clang refuses some template code nvcc takes (`X<T>::f<N>()`
-// without `template`).
+// bodies, those of host functions that spell a launch (launchers the
+// main file may call) and the constructors of classes that are no templates
+// (a launch-parameter struct's fields). Other bodies in those headers (device
+// helpers, other host code) are skipped too: read, they would be instantiated
+// with the kernels, and Clang refuses some template code nvcc takes
+// (`X<T>::f<N>()` without `template`).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_LIB_REFACTOR_BODYSKIPPER_H

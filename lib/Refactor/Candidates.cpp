@@ -83,7 +83,11 @@ static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
              ": a launch parameter (the launcher becomes a template, the "
              "kernel is unchanged)";
   }
+  std::set<unsigned> placed;
   for (const auto &o : g.sites) {
+    // A macro body's literal: one site for the functions expanding it.
+    if (!placed.insert(o.offset).second)
+      continue;
     SourceSite site;
     site.file = facts.pathOf(filePart(o.offset));
     site.line = o.line;
@@ -104,11 +108,25 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
   std::vector<CandidateGroup> groups;
   for (const FunctionFacts *kernel : facts.kernels()) {
     // A kernel that cannot become a template keeps its code: only what its
-    // launches spell on the host can be lifted.
+    // launches spell on the host, and its code does not, can be lifted.
     for (auto &g : groupKernel(facts, *kernel))
       if (kernel->cannotTemplate.empty() || g.launchParam)
         groups.push_back(std::move(g));
   }
+  // One launch of overloads (vLLM's enable_if pairs, the overload chosen
+  // per expansion of a launch macro) gives each the same host sites: the
+  // first overload's parameter is the launch's.
+  std::set<unsigned> launchSites;
+  std::erase_if(groups, [&](const CandidateGroup &g) {
+    if (!g.launchParam)
+      return false;
+    bool shared = std::any_of(g.sites.begin(), g.sites.end(), [&](auto &s) {
+      return launchSites.count(s.offset) > 0;
+    });
+    for (const auto &s : g.sites)
+      launchSites.insert(s.offset);
+    return shared;
+  });
   for (auto &g : groups)
     finishGroup(facts, g);
   std::sort(groups.begin(), groups.end(),

@@ -12,6 +12,7 @@
 #include "CollectInternal.h"
 
 #include "clang/Lex/Lexer.h"
+#include "clang/Lex/Token.h"
 
 #include <algorithm>
 
@@ -321,11 +322,92 @@ void Collector::findKernelsNamedNotLaunched() {
   finder.TraverseDecl(Ctx.getTranslationUnitDecl());
 }
 
+/// Where the main file expands `macro` (raw tokens outside directives).
+static std::vector<unsigned> expansionsOf(const SourceManager &sm,
+                                          const LangOptions &lo,
+                                          llvm::StringRef macro) {
+  std::vector<unsigned> out;
+  FileID main = sm.getMainFileID();
+  llvm::StringRef buffer = sm.getBufferData(main);
+  Lexer lexer(sm.getLocForStartOfFile(main), lo, buffer.begin(), buffer.begin(),
+              buffer.end());
+  Token tok;
+  bool directive = false;
+  for (bool more = true; more;) {
+    more = !lexer.LexFromRawLexer(tok);
+    if (tok.isAtStartOfLine())
+      directive = tok.is(tok::hash);
+    if (!directive && tok.is(tok::raw_identifier) &&
+        tok.getRawIdentifier() == macro)
+      out.push_back(sm.getFileOffset(tok.getLocation()));
+  }
+  return out;
+}
+
+void Collector::dropUncoveredMacroSites() {
+  struct Holders {
+    std::set<std::string> functions, kernels;
+    bool host = true;
+  };
+  std::map<std::string, Holders> holders; // by macro
+  for (const auto &[key, o] : Occs) {
+    if (o.macroBody.empty())
+      continue;
+    Holders &h = holders[o.macroBody];
+    h.functions.insert(o.function);
+    h.kernels.insert(o.kernel);
+    auto f = Out.functions.find(o.function);
+    h.host &= f != Out.functions.end() && f->second.role == FunctionRole::Host;
+  }
+  auto drop = [&](const std::string &macro) {
+    for (auto it = Occs.begin(); it != Occs.end();)
+      it = it->second.macroBody == macro ? Occs.erase(it) : std::next(it);
+  };
+  for (const auto &[macro, h] : holders) {
+    if (!h.host) {
+      drop(macro); // device code's macros: their literals are no sites
+      continue;
+    }
+    std::string why;
+    unsigned where = 0;
+    if (h.kernels.size() > 1) {
+      why = "it launches several kernels, which one parameter cannot serve";
+      for (const auto &[key, o] : Occs)
+        if (o.macroBody == macro) {
+          where = localPart(o.offset);
+          break;
+        }
+    }
+    for (unsigned at :
+         why.empty() ? expansionsOf(SM, LO, macro) : std::vector<unsigned>{}) {
+      unsigned position = makePosition(0, at);
+      bool covered = std::any_of(
+          h.functions.begin(), h.functions.end(), [&](const std::string &id) {
+            const FunctionFacts &f = Out.functions.at(id);
+            return f.rangeBegin <= position && position < f.rangeEnd;
+          });
+      if (!covered) {
+        why = "this expansion is not in a function launching with them";
+        where = at;
+        break;
+      }
+    }
+    if (why.empty())
+      continue;
+    drop(macro);
+    Out.notes.push_back(note(SM.getComposedLoc(Main, where),
+                             "constants in the body of macro " + macro +
+                                 " are not lifted: " + why +
+                                 " (every expansion shares their spelling)"));
+  }
+}
+
 void Collector::run() {
   findKernelsNamedNotLaunched();
   FunctionFinder finder(*this);
   finder.TraverseDecl(Ctx.getTranslationUnitDecl());
   collectHostCode();
+  dropUncoveredMacroSites();
   for (auto &[key, o] : Occs)
     Out.occurrences.push_back(o);
   std::sort(Out.occurrences.begin(), Out.occurrences.end(),

@@ -76,6 +76,7 @@ struct Atom {
   int derivedBases = 0;
   std::string baseConstant, baseName, replacement, derivedExpr;
   int64_t baseValue = 0;
+  std::string macroBody; // Occurrence::macroBody
 };
 
 /// How a role expression is read: the role of the sites found in it, and
@@ -245,6 +246,15 @@ public:
   // Constants (ConstantAtoms.cpp).
   std::optional<Atom> classify(const clang::Expr *e,
                                const clang::FunctionDecl *fn);
+  /// A literal token spelled in the body of a function-like macro the main
+  /// file defines (`dim3 block(std::min(d, 1024));` in a launch macro): its
+  /// spelling's range, and the macro in `macro`.
+  std::optional<std::pair<unsigned, unsigned>>
+  macroBodyLiteral(const clang::Expr *e, std::string &macro);
+  /// Literals of a macro's body are sites only where every expansion of
+  /// the macro in the main file lies in a function holding them (each
+  /// takes the parameter); others are dropped with a note.
+  void dropUncoveredMacroSites();
   bool isEffectivelyConst(const clang::VarDecl *var,
                           const clang::FunctionDecl *fn);
   /// `int threads; ... threads = order < 1024 ? order : 1024;`: a local
@@ -380,6 +390,9 @@ std::optional<LaunchView> apiLaunch(Collector &c, const clang::CallExpr *call,
 struct LaunchHelper {
   int kernel = -1, grid = -1, block = -1, smem = -1, pack = -1;
   std::vector<int> args;
+  /// The geometry as fields of a parameter (`p.block_dims` of a launch
+  /// parameter struct): the field's name; empty: the parameter itself.
+  std::string gridField, blockField, smemField;
 };
 std::optional<LaunchHelper> launchHelper(Collector &c,
                                          const clang::FunctionDecl *fd);

@@ -11,6 +11,7 @@
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+#include "clang/Lex/Lexer.h"
 
 #include <algorithm>
 
@@ -87,6 +88,23 @@ std::string typeSpelling(const ASTContext &ctx, QualType t) {
   return t.getUnqualifiedType().getAsString(p);
 }
 
+std::optional<std::pair<unsigned, unsigned>>
+Collector::macroBodyLiteral(const Expr *e, std::string &macro) {
+  const auto *lit = llvm::dyn_cast<IntegerLiteral>(e);
+  if (!lit || !lit->getLocation().isMacroID())
+    return std::nullopt;
+  std::string name = macroBodyOf(*this, lit->getLocation());
+  SourceLocation spelled = SM.getSpellingLoc(lit->getLocation());
+  if (name.empty() || !SM.isInMainFile(spelled))
+    return std::nullopt;
+  unsigned length = Lexer::MeasureTokenLength(spelled, SM, LO);
+  auto at = offsetOf(spelled);
+  if (!at || length == 0)
+    return std::nullopt;
+  macro = name;
+  return std::pair{*at, length};
+}
+
 std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
   if (!e || e->isValueDependent() || e->isTypeDependent())
     return std::nullopt;
@@ -96,6 +114,9 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
       type->isBooleanType() || type->isAnyCharacterType())
     return std::nullopt;
   auto range = fileRange(s->getSourceRange());
+  std::string macroBody;
+  if (!range)
+    range = macroBodyLiteral(s, macroBody);
   if (!range)
     return std::nullopt;
   Expr::EvalResult result;
@@ -104,6 +125,7 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
   Atom a;
   a.offset = range->first;
   a.length = range->second;
+  a.macroBody = macroBody;
   a.text = text(a.offset, a.length);
   a.value = result.Val.getInt().getExtValue();
 

@@ -174,7 +174,11 @@ bool BodySkipper::skip(const clang::SourceManager &sm, const clang::Decl *d) {
     return true;
   if (const auto *t = llvm::dyn_cast<clang::FunctionTemplateDecl>(d))
     d = t->getTemplatedDecl();
-  if (!d->hasAttr<clang::CUDAGlobalAttr>() &&
+  // Constructors of plain classes too: their member initialisers tell what
+  // a launch-parameter struct's fields hold.
+  const auto *ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(d);
+  bool plainCtor = ctor && !ctor->getParent()->isDependentContext();
+  if (!d->hasAttr<clang::CUDAGlobalAttr>() && !plainCtor &&
       (d->hasAttr<clang::CUDADeviceAttr>() || !launchesInBody(sm, d)))
     return true;
   clang::FileID fid = sm.getFileID(loc);

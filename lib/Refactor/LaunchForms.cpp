@@ -437,6 +437,21 @@ int parameterIndex(const FunctionDecl *fd, const Expr *e) {
     else
       break;
   }
+  // `std::forward<Args>(args)`: the argument itself.
+  if (const auto *call = llvm::dyn_cast_or_null<CallExpr>(e))
+    if (call->getNumArgs() == 1 && call->isCallToStdMove())
+      e = call->getArg(0)->IgnoreImplicit();
+  if (const auto *call = llvm::dyn_cast_or_null<CallExpr>(e);
+      call && call->getNumArgs() == 1)
+    if (const auto *ule = llvm::dyn_cast<UnresolvedLookupExpr>(
+            call->getCallee()->IgnoreImplicit());
+        ule && ule->getName().getAsString() == "forward")
+      e = call->getArg(0)->IgnoreImplicit();
+  if (const auto *call = llvm::dyn_cast_or_null<CallExpr>(e);
+      call && call->getNumArgs() == 1)
+    if (const FunctionDecl *f = call->getDirectCallee();
+        f && f->isInStdNamespace() && f->getName() == "forward")
+      e = call->getArg(0)->IgnoreImplicit();
   const auto *ref = llvm::dyn_cast_or_null<DeclRefExpr>(e);
   const auto *p = ref ? llvm::dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
   if (!p || p->getDeclContext() != fd)
@@ -444,11 +459,89 @@ int parameterIndex(const FunctionDecl *fd, const Expr *e) {
   return static_cast<int>(p->getFunctionScopeIndex());
 }
 
+/// `p.block_dims` with `p` a parameter of `fd`: its index and the field.
+int parameterField(const FunctionDecl *fd, const Expr *e, std::string &field) {
+  e = e->IgnoreImplicit();
+  if (const auto *c = llvm::dyn_cast<CXXConstructExpr>(e);
+      c && c->getNumArgs() == 1)
+    e = c->getArg(0)->IgnoreImplicit();
+  const auto *m = llvm::dyn_cast<MemberExpr>(e);
+  if (!m || m->isArrow() || !llvm::isa<FieldDecl>(m->getMemberDecl()))
+    return -1;
+  int i = parameterIndex(fd, m->getBase());
+  if (i >= 0)
+    field = m->getMemberDecl()->getNameAsString();
+  return i;
+}
+
+/// The value a launch-parameter struct gives `field`: through a constant
+/// local, its constructor's member initialiser from a constructor
+/// parameter, or an aggregate's initialiser list.
+const Expr *fieldValue(Collector &c, const Expr *e, const std::string &field,
+                       const FunctionDecl *host, int depth = 0) {
+  for (int i = 0; e && i < 8; ++i) {
+    e = e->IgnoreImplicit();
+    if (const auto *m = llvm::dyn_cast<MaterializeTemporaryExpr>(e))
+      e = m->getSubExpr();
+    else if (const auto *b = llvm::dyn_cast<CXXBindTemporaryExpr>(e))
+      e = b->getSubExpr();
+    else if (const auto *f = llvm::dyn_cast<CXXFunctionalCastExpr>(e))
+      e = f->getSubExpr();
+    else if (const auto *p = llvm::dyn_cast<ParenExpr>(e))
+      e = p->getSubExpr();
+    else
+      break;
+  }
+  if (!e || depth > 4)
+    return nullptr;
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e)) {
+    const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
+    if (var && var->isLocalVarDecl() && var->getInit() &&
+        c.isEffectivelyConst(var, host))
+      return fieldValue(c, var->getInit(), field, host, depth + 1);
+    return nullptr;
+  }
+  if (const auto *ctor = llvm::dyn_cast<CXXConstructExpr>(e)) {
+    const CXXConstructorDecl *decl = ctor->getConstructor();
+    if (decl->isCopyOrMoveConstructor() && ctor->getNumArgs() == 1)
+      return fieldValue(c, ctor->getArg(0), field, host, depth + 1);
+    const FunctionDecl *body = nullptr;
+    if (!decl->hasBody(body))
+      return nullptr;
+    const auto *def = llvm::dyn_cast<CXXConstructorDecl>(body);
+    if (!def)
+      return nullptr;
+    for (const CXXCtorInitializer *init : def->inits())
+      if (init->getMember() && init->getMember()->getName() == field) {
+        int k = parameterIndex(def, init->getInit());
+        if (k < 0 || static_cast<unsigned>(k) >= ctor->getNumArgs() ||
+            llvm::isa<CXXDefaultArgExpr>(ctor->getArg(k)))
+          return nullptr;
+        return ctor->getArg(k);
+      }
+    return nullptr;
+  }
+  if (const auto *list = llvm::dyn_cast<InitListExpr>(e)) {
+    const RecordDecl *record = list->getType()->getAsRecordDecl();
+    if (!record)
+      return nullptr;
+    unsigned i = 0;
+    for (const FieldDecl *f : record->fields())
+      if (f->getName() == field)
+        return i < list->getNumInits() ? list->getInit(i) : nullptr;
+      else
+        ++i;
+  }
+  return nullptr;
+}
+
 } // namespace
 
 std::optional<LaunchHelper> launchHelper(Collector &c, const FunctionDecl *fd) {
   fd = fd ? c.definitionOf(fd) : nullptr;
-  if (!fd || !fd->getBody() || !c.inMainFile(fd->getLocation()))
+  // Read, never rewritten: a helper of the project's headers too.
+  if (!fd || !fd->getBody() ||
+      c.SM.isInSystemHeader(c.SM.getExpansionLoc(fd->getLocation())))
     return std::nullopt;
   struct Launches : RecursiveASTVisitor<Launches> {
     std::vector<const CUDAKernelCallExpr *> Found;
@@ -466,13 +559,17 @@ std::optional<LaunchHelper> launchHelper(Collector &c, const FunctionDecl *fd) {
   const CallExpr *config = k->getConfig();
   if (h.kernel < 0 || !config || config->getNumArgs() < 2)
     return std::nullopt;
-  h.grid = parameterIndex(fd, config->getArg(0));
-  h.block = parameterIndex(fd, config->getArg(1));
+  auto param = [&](const Expr *e, std::string &field) {
+    int i = parameterIndex(fd, e);
+    return i >= 0 ? i : parameterField(fd, e, field);
+  };
+  h.grid = param(config->getArg(0), h.gridField);
+  h.block = param(config->getArg(1), h.blockField);
   if (h.grid < 0 || h.block < 0)
     return std::nullopt;
   if (config->getNumArgs() >= 3 &&
       !llvm::isa<CXXDefaultArgExpr>(config->getArg(2))) {
-    h.smem = parameterIndex(fd, config->getArg(2));
+    h.smem = param(config->getArg(2), h.smemField);
     if (h.smem < 0 && !config->getArg(2)->isIntegerConstantExpr(c.Ctx))
       return std::nullopt; // computed inside the helper: not read
   }
@@ -494,6 +591,16 @@ std::optional<LaunchHelper> launchHelper(Collector &c, const FunctionDecl *fd) {
 std::optional<LaunchView> helperLaunch(Collector &c, const CallExpr *call,
                                        const FunctionDecl *host) {
   const FunctionDecl *callee = call->getDirectCallee();
+  // In a template the call may stay unresolved: one candidate is the helper.
+  if (const auto *ule = llvm::dyn_cast<UnresolvedLookupExpr>(
+          call->getCallee()->IgnoreImplicit());
+      !callee && ule && ule->getNumDecls() == 1) {
+    const NamedDecl *d = (*ule->decls_begin())->getUnderlyingDecl();
+    if (const auto *t = llvm::dyn_cast<FunctionTemplateDecl>(d))
+      callee = t->getTemplatedDecl();
+    else
+      callee = llvm::dyn_cast<FunctionDecl>(d);
+  }
   auto h = launchHelper(c, callee);
   if (!h || static_cast<unsigned>(h->kernel) >= call->getNumArgs())
     return std::nullopt;
@@ -509,9 +616,18 @@ std::optional<LaunchView> helperLaunch(Collector &c, const CallExpr *call,
       return nullptr;
     return call->getArg(i);
   };
-  v.grid = arg(h->grid);
-  v.block = arg(h->block);
-  v.smem = arg(h->smem);
+  auto geometry = [&](int i, const std::string &field) -> const Expr * {
+    const Expr *e = arg(i);
+    if (!e || field.empty())
+      return e;
+    const Expr *value = fieldValue(c, e, field, host);
+    if (!value)
+      v.problem = "cannot read the launch parameters' " + field;
+    return value;
+  };
+  v.grid = geometry(h->grid, h->gridField);
+  v.block = geometry(h->block, h->blockField);
+  v.smem = geometry(h->smem, h->smemField);
   for (int i : h->args)
     v.args.push_back(arg(i));
   if (h->pack >= 0)

@@ -180,6 +180,9 @@ void noteMacroConstants(Collector &c, const Expr *e, const FunctionDecl *host,
   const Expr *s = e->IgnoreParenImpCasts();
   if (const auto *lit = llvm::dyn_cast<IntegerLiteral>(s)) {
     std::string macro = macroBodyOf(c, lit->getLocation());
+    std::string liftable;
+    if (c.macroBodyLiteral(lit, liftable))
+      return; // a site, unless an expansion elsewhere says otherwise
     int64_t v = lit->getValue().getSExtValue();
     auto at = c.offsetOf(lit->getLocation());
     if (!macro.empty() && v >= 2 && at && seen.insert(*at).second)

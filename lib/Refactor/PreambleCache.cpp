@@ -173,7 +173,8 @@ configurePreamble(clang::CompilerInvocation &invocation,
       mainBuffer.getBuffer().substr(0, bounds.Size).str();
   // Which header bodies a preamble keeps is ktune's choice (BodySkipper.h):
   // a change to it must not reuse preambles built before.
-  constexpr const char *BodyPolicy = "bodies/2: kernels, launching host code";
+  constexpr const char *BodyPolicy =
+      "bodies/3: kernels, launching host code, constructors";
   std::string key =
       sha256Hex(std::string(BodyPolicy) + '\0' + argsKey + '\0' + preambleText +
                 '\0' + (bounds.PreambleEndsAtStartOfLine ? "1" : "0") + '\0' +

@@ -313,12 +313,29 @@ void Rewriter::siteEdits() {
   for (auto &w : Work)
     for (auto &p : w.params)
       for (const PlacedSite &s : p.sites) {
-        std::string fn = occurrenceFunction(s.position, w.kernel->id);
-        if (HostsLeftAlone.count(fn))
+        // A site in a macro's body is held by every function expanding it:
+        // one edit, so one name in all and none left alone.
+        std::set<std::string> fns =
+            occurrenceFunctions(s.position, w.kernel->id);
+        std::set<std::string> names;
+        bool alone = false;
+        for (const std::string &fn : fns) {
+          alone |= HostsLeftAlone.count(fn) > 0;
+          names.insert(nameIn(fn, w, p));
+        }
+        if (alone && fns.size() == 1)
+          continue; // that function keeps the default (a note says why)
+        if (alone || names.size() != 1) {
+          Notes.push_back(
+              location(Facts, filePart(s.position), s.site->line, s.site->col) +
+              ": " + s.site->text +
+              " is spelled in a macro's body that functions "
+              "share, and not all of them can take " +
+              p.name + " under one name: it is kept");
           continue;
-        std::string name = nameIn(fn, w, p);
+        }
         Edits.push_back(Edit{s.position, s.site->length,
-                             substitute(*s.site, name), p.path, 0});
+                             substitute(*s.site, *names.begin()), p.path, 0});
       }
 }
 

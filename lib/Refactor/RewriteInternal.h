@@ -187,6 +187,8 @@ private:
   std::optional<ktune::Error> checkListedSites(const PlanParam &pp,
                                                const ParamWork &p);
   std::string occurrenceFunction(unsigned offset, const std::string &kernel);
+  std::set<std::string> occurrenceFunctions(unsigned offset,
+                                            const std::string &kernel);
   std::optional<ktune::Error> checkName(const ParamWork &p,
                                         const FunctionFacts &f);
   std::optional<ktune::Error> addFnParam(const std::string &fn,

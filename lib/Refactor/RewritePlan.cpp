@@ -36,6 +36,15 @@ std::string Rewriter::occurrenceFunction(unsigned offset,
   return {};
 }
 
+std::set<std::string> Rewriter::occurrenceFunctions(unsigned offset,
+                                                    const std::string &kernel) {
+  std::set<std::string> out;
+  for (const auto &o : Facts.occurrences)
+    if (o.offset == offset && o.kernel == kernel)
+      out.insert(o.function);
+  return out;
+}
+
 std::string Rewriter::nameIn(const std::string &fn, const KernelWork &w,
                              const ParamWork &p) const {
   if (fn == w.kernel->id)
@@ -160,8 +169,8 @@ Rewriter::addCandidateSites(const PlanParam &pp, const FunctionFacts &kernel,
         return error(cpath, "candidate '" + c->id + "' has a site in " +
                                 s.file + ", a file this analysis did not read");
       p.sites.push_back({&s, *position});
-      std::string fn = occurrenceFunction(*position, kernel.id);
-      if (!fn.empty())
+      // Every function expanding a macro whose body spells the site.
+      for (const std::string &fn : occurrenceFunctions(*position, kernel.id))
         p.functions.insert(fn);
     }
   }

@@ -86,6 +86,7 @@ void Collector::record(const Atom &a, const RoleCtx &ctx, SiteRole role,
   o.castType = a.castType;
   o.valueType = a.valueType;
   o.launches = std::move(launches);
+  o.macroBody = a.macroBody;
   if (a.derivedBases == 1) {
     o.constant = a.baseConstant;
     o.constantName = a.baseName;
@@ -297,9 +298,16 @@ Collector::walkConditional(const ConditionalOperator *c, const RoleCtx &ctx) {
   }
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;
-  auto cond = walk(c->getCond(), inner);
-  auto t = walk(c->getTrueExpr(), inner);
-  auto f = walk(c->getFalseExpr(), inner);
+  // A block chosen between sizes (`num_tokens < 256 ? 1024 : 256`): each
+  // branch is a block size in its own right; the condition's constants
+  // are thresholds, no sites.
+  bool alternatives = ctx.role == SiteRole::LaunchBlock && ctx.top;
+  RoleCtx condition = inner;
+  if (alternatives)
+    condition.recordLiterals = false;
+  auto cond = walk(c->getCond(), condition);
+  auto t = walk(c->getTrueExpr(), alternatives ? ctx : inner);
+  auto f = walk(c->getFalseExpr(), alternatives ? ctx : inner);
   if (!cond || !t || !f)
     return std::nullopt;
   return "(" + *cond + " ? " + *t + " : " + *f + ")";

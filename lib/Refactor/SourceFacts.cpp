@@ -447,19 +447,25 @@ void attributeHelperOccurrences(SourceFacts &facts) {
     }
   }
   facts.occurrences = std::move(out);
-  std::sort(facts.occurrences.begin(), facts.occurrences.end(),
-            [](const Occurrence &a, const Occurrence &b) {
-              return std::tie(a.offset, a.kernel, a.role) <
-                     std::tie(b.offset, b.kernel, b.role);
-            });
-  // Remove exact duplicates (the same helper site reached twice).
-  facts.occurrences.erase(
-      std::unique(facts.occurrences.begin(), facts.occurrences.end(),
-                  [](const Occurrence &a, const Occurrence &b) {
-                    return a.offset == b.offset && a.kernel == b.kernel &&
-                           a.role == b.role;
-                  }),
-      facts.occurrences.end());
+  std::stable_sort(facts.occurrences.begin(), facts.occurrences.end(),
+                   [](const Occurrence &a, const Occurrence &b) {
+                     return std::tie(a.offset, a.kernel, a.role) <
+                            std::tie(b.offset, b.kernel, b.role);
+                   });
+  // Remove exact duplicates (the same helper site reached twice); a macro
+  // body's literal is one site per function expanding it.
+  std::vector<Occurrence> unique;
+  for (auto &o : facts.occurrences) {
+    bool seen = false;
+    for (auto u = unique.rbegin();
+         u != unique.rend() && !seen && u->offset == o.offset &&
+         u->kernel == o.kernel && u->role == o.role;
+         ++u)
+      seen = u->function == o.function;
+    if (!seen)
+      unique.push_back(std::move(o));
+  }
+  facts.occurrences = std::move(unique);
 }
 
 } // namespace ktune::refactor

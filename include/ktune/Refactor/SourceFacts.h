@@ -290,6 +290,10 @@ struct Occurrence {
   /// The launches whose geometry or template arguments spell the site
   /// (their CallFacts::offset).
   std::vector<unsigned> launches;
+  /// A literal spelled in the body of this function-like macro of the main
+  /// file: one edit serves every expansion, so every function expanding
+  /// the macro must take the parameter under one name.
+  std::string macroBody;
 };
 
 struct SourceFacts {

@@ -264,6 +264,13 @@ public:
   const clang::Expr *onlyAssignment(const clang::VarDecl *var,
                                     const clang::FunctionDecl *fn,
                                     const clang::DeclRefExpr *use);
+  /// `int threads = n; if (n > MAX) { ...; threads = MAX; }` before `use`,
+  /// `threads` changed nowhere else: a cap, min(n, MAX). The bound
+  /// assigned (null: not this shape), and the if in `branch`.
+  const clang::Expr *capAssignedInBranch(const clang::VarDecl *var,
+                                         const clang::FunctionDecl *fn,
+                                         const clang::DeclRefExpr *use,
+                                         const clang::IfStmt *&branch);
   void describeDerived(const clang::VarDecl *var, Atom &a);
   /// Host/device-divergent constants (ArchDependence.cpp): true (and a
   /// note) when the named constant `a`, spelled by `e` or declared by `d`,

@@ -392,4 +392,67 @@ const Expr *Collector::onlyAssignment(const VarDecl *var,
   return assignment->getRHS();
 }
 
+const Expr *Collector::capAssignedInBranch(const VarDecl *var,
+                                           const FunctionDecl *fn,
+                                           const DeclRefExpr *use,
+                                           const IfStmt *&branch) {
+  if (!fn || !fn->hasBody() || !var->getInit() || !var->isLocalVarDecl() ||
+      !var->getType()->isIntegralOrEnumerationType())
+    return nullptr;
+  const auto *body = llvm::dyn_cast<CompoundStmt>(fn->getBody());
+  if (!body)
+    return nullptr;
+  auto sameText = [&](const Expr *a, const Expr *b) {
+    std::string ta = textOf(a->IgnoreParenImpCasts()->getSourceRange());
+    return !ta.empty() &&
+           ta == textOf(b->IgnoreParenImpCasts()->getSourceRange());
+  };
+  ExprMutationAnalyzer analyzer(*body, Ctx);
+  const BinaryOperator *assignment = nullptr;
+  for (const DeclRefExpr *r : referencesTo(var, body)) {
+    if (!mutatedAt(analyzer, Ctx, r))
+      continue;
+    auto parents = Ctx.getParents(*r);
+    const auto *op =
+        parents.empty() ? nullptr : parents[0].get<BinaryOperator>();
+    if (assignment || !op || op->getOpcode() != BO_Assign ||
+        op->getLHS()->IgnoreParenImpCasts() != r)
+      return nullptr; // changed twice, or not by `=`
+    assignment = op;
+  }
+  if (!assignment || !classify(assignment->getRHS(), fn) ||
+      !SM.isBeforeInTranslationUnit(assignment->getEndLoc(),
+                                    use->getBeginLoc()))
+    return nullptr;
+  // The assignment is a statement of an if's then-branch, the if one of the
+  // body's statements, its condition `init > bound` (or >=, or reversed).
+  auto up = Ctx.getParents(*assignment);
+  const Stmt *parent = up.empty() ? nullptr : up[0].get<Stmt>();
+  if (parent && llvm::isa<CompoundStmt>(parent)) {
+    auto upper = Ctx.getParents(*parent);
+    parent = upper.empty() ? nullptr : upper[0].get<IfStmt>();
+  }
+  const auto *branchIf = llvm::dyn_cast_or_null<IfStmt>(parent);
+  if (!branchIf || branchIf->getElse() || branchIf->getInit() ||
+      branchIf->getConditionVariable())
+    return nullptr;
+  auto statement = Ctx.getParents(*branchIf);
+  if (statement.empty() || statement[0].get<CompoundStmt>() != body)
+    return nullptr;
+  const auto *cond = llvm::dyn_cast<BinaryOperator>(
+      branchIf->getCond()->IgnoreParenImpCasts());
+  if (!cond)
+    return nullptr;
+  const Expr *value = nullptr, *bound = nullptr;
+  if (cond->getOpcode() == BO_GT || cond->getOpcode() == BO_GE)
+    value = cond->getLHS(), bound = cond->getRHS();
+  else if (cond->getOpcode() == BO_LT || cond->getOpcode() == BO_LE)
+    value = cond->getRHS(), bound = cond->getLHS();
+  if (!value || !sameText(value, var->getInit()) ||
+      !sameText(bound, assignment->getRHS()))
+    return nullptr;
+  branch = branchIf;
+  return assignment->getRHS();
+}
+
 } // namespace ktune::refactor

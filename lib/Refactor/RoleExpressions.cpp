@@ -194,13 +194,39 @@ std::optional<std::string> Collector::walkName(const DeclRefExpr *ref,
       return std::nullopt;
     return "(" + *t + ")";
   }
-  if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl()))
+  if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl())) {
     if (const Expr *value = onlyAssignment(var, ctx.fn, ref)) {
       auto t = walk(value, ctx);
       if (!t)
         return std::nullopt;
       return "(" + *t + ")";
     }
+    const IfStmt *branch = nullptr;
+    if (const Expr *bound = capAssignedInBranch(var, ctx.fn, ref, branch)) {
+      // The bound in the condition, and the grid the branch computes from
+      // it (`blocks = (n + MAX - 1) / MAX;`), change with it.
+      RoleCtx cap = ctx;
+      cap.cap = true;
+      walk(branch->getCond(), cap);
+      RoleCtx grid = ctx;
+      grid.role = SiteRole::LaunchGrid;
+      grid.top = grid.cap = false;
+      grid.dim = -1;
+      struct Assignments : RecursiveASTVisitor<Assignments> {
+        std::vector<const Expr *> Values;
+        bool VisitBinaryOperator(BinaryOperator *b) {
+          if (b->getOpcode() == BO_Assign)
+            Values.push_back(b->getRHS());
+          return true;
+        }
+      } assignments;
+      assignments.TraverseStmt(const_cast<Stmt *>(branch->getThen()));
+      for (const Expr *v : assignments.Values)
+        if (v != bound)
+          walk(v, grid);
+      return walkBounds("min", var->getInit(), bound, ctx);
+    }
+  }
   return std::nullopt;
 }
 

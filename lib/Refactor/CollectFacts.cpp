@@ -359,9 +359,16 @@ void Collector::dropUncoveredMacroSites() {
     auto f = Out.functions.find(o.function);
     h.host &= f != Out.functions.end() && f->second.role == FunctionRole::Host;
   }
+  std::map<unsigned, int64_t> dropped; // offset -> value
   auto drop = [&](const std::string &macro) {
-    for (auto it = Occs.begin(); it != Occs.end();)
-      it = it->second.macroBody == macro ? Occs.erase(it) : std::next(it);
+    for (auto it = Occs.begin(); it != Occs.end();) {
+      if (it->second.macroBody != macro) {
+        ++it;
+        continue;
+      }
+      dropped[it->second.offset] = it->second.value;
+      it = Occs.erase(it);
+    }
   };
   for (const auto &[macro, h] : holders) {
     if (!h.host) {
@@ -377,6 +384,16 @@ void Collector::dropUncoveredMacroSites() {
           where = localPart(o.offset);
           break;
         }
+    }
+    for (const std::string &id :
+         why.empty() ? h.functions : std::set<std::string>{}) {
+      const FunctionFacts &f = Out.functions.at(id);
+      if (!f.cannotTemplate.empty()) {
+        why = "it is expanded in " + f.qualifiedName +
+              ", which cannot become a template (" + f.cannotTemplate + ")";
+        where = localPart(f.offset);
+        break;
+      }
     }
     for (unsigned at :
          why.empty() ? expansionsOf(SM, LO, macro) : std::vector<unsigned>{}) {
@@ -400,6 +417,27 @@ void Collector::dropUncoveredMacroSites() {
                                  " are not lifted: " + why +
                                  " (every expansion shares their spelling)"));
   }
+  // Expressions read before name a dropped site by its value.
+  auto byValue = [&](std::string &text) {
+    if (auto r = resolveMarkers(text, [&](unsigned at) {
+          auto it = dropped.find(at);
+          return it == dropped.end() ? marker(at) : std::to_string(it->second);
+        }))
+      text = *r;
+  };
+  if (dropped.empty())
+    return;
+  for (auto &call : Out.calls) {
+    for (auto *dims : {&call.grid, &call.block})
+      for (auto &d : *dims)
+        byValue(d);
+    byValue(call.smem);
+  }
+  for (auto &a : Out.sharedArrays)
+    for (auto &e : a.extents)
+      byValue(e);
+  for (auto &[kernel, bounds] : Out.launchBounds)
+    byValue(bounds);
 }
 
 void Collector::run() {

@@ -13,6 +13,7 @@
 // RUN: ktune-refactor %s -o %t/out.cu 2> %t/notes.txt
 // RUN: grep -v -e '^// [A-Z-]*:' -e '^#line ' %t/out.cu | FileCheck %s --check-prefix=TPL
 // RUN: FileCheck %s --check-prefix=NOTE < %t/notes.txt
+// RUN: %python %inputs/refactor/summarize.py < %t/out.json | FileCheck %s --check-prefix=MANIFEST
 
 #include <algorithm>
 
@@ -58,6 +59,19 @@ __global__ void scale_kernel(float *x, int n) {
 void scale_float(float *x, int n) { scale_kernel<<<n, CAPPED(n)>>>(x, n); }
 int capped_size(int n) { return CAPPED(n); }
 
+// A grid macro two kernels' launches share.
+#define BLOCKS_FOR(n) (((n) + 127) / 128)
+__global__ void add_one(float *x, int n) {
+  if (blockIdx.x * blockDim.x + threadIdx.x < n)
+    x[blockIdx.x * blockDim.x + threadIdx.x] += 1.0f;
+}
+void add_one_all(float *x, int n) { add_one<<<BLOCKS_FOR(n), 128>>>(x, n); }
+__global__ void sub_one(float *x, int n) {
+  if (blockIdx.x * blockDim.x + threadIdx.x < n)
+    x[blockIdx.x * blockDim.x + threadIdx.x] -= 1.0f;
+}
+void sub_one_all(float *x, int n) { sub_one<<<BLOCKS_FOR(n), 128>>>(x, n); }
+
 int main() {
   float *out = nullptr, *in = nullptr;
   int d = 4096, num_tokens = 16;
@@ -66,12 +80,11 @@ int main() {
 }
 
 // CAND:      CAND block_size act_kernel value=1024 spelling=1024 high launch-param
-// CAND-NEXT:   SITE 27:26 launch_block '1024' -> {P}
+// CAND-NEXT:   SITE 28:26 launch_block '1024' -> {P}
 // CAND-NEXT:   IMPLIES
-// CAND:      CAND block_size copy_kernel value=512 spelling=512 high launch-param
-// CAND-NEXT:   SITE 45:26 launch_block '512' -> {P}
+// CAND-NOT:  CAND {{.*}} copy_kernel
 // CAND-NOT:  CAND {{.*}} scale_kernel
-// CAND-NOTE: macro-body-constants.cu:59:33: constants in the body of macro CAPPED are not lifted: this expansion is not in a function launching with them (every expansion shares their spelling)
+// CAND-NOTE: macro-body-constants.cu:60:33: constants in the body of macro CAPPED are not lifted: this expansion is not in a function launching with them (every expansion shares their spelling)
 
 // TPL:      dim3 block(std::min(d, BLOCK_SIZE));
 // TPL:      template <int BLOCK_SIZE = 1024>
@@ -83,5 +96,8 @@ int main() {
 // TPL:      dim3 block(std::min(d, 512));
 // TPL:      int main() {
 
-// NOTE: the launch of copy_kernel in main keeps the default configuration: main cannot become a template (it is main)
-// NOTE: 512 is spelled in a macro's body that functions share, and not all of them can take BLOCK_SIZE under one name: it is kept
+// NOTE: constants in the body of macro BLOCKS_FOR are not lifted: it launches several kernels, which one parameter cannot serve (every expansion shares their spelling)
+// NOTE: constants in the body of macro LAUNCH_COPY are not lifted: it is expanded in main, which cannot become a template (it is main) (every expansion shares their spelling)
+
+// MANIFEST:      KERNEL add_one
+// MANIFEST:        LAUNCH grid=['(n + 127) / 128'] block=['BLOCK_SIZE'] smem=0

@@ -437,21 +437,20 @@ int parameterIndex(const FunctionDecl *fd, const Expr *e) {
     else
       break;
   }
-  // `std::forward<Args>(args)`: the argument itself.
-  if (const auto *call = llvm::dyn_cast_or_null<CallExpr>(e))
-    if (call->getNumArgs() == 1 && call->isCallToStdMove())
-      e = call->getArg(0)->IgnoreImplicit();
+  // `std::forward<Args>(args)` (unresolved in a template) or `std::move`:
+  // the argument itself.
   if (const auto *call = llvm::dyn_cast_or_null<CallExpr>(e);
-      call && call->getNumArgs() == 1)
-    if (const auto *ule = llvm::dyn_cast<UnresolvedLookupExpr>(
-            call->getCallee()->IgnoreImplicit());
-        ule && ule->getName().getAsString() == "forward")
-      e = call->getArg(0)->IgnoreImplicit();
-  if (const auto *call = llvm::dyn_cast_or_null<CallExpr>(e);
-      call && call->getNumArgs() == 1)
+      call && call->getNumArgs() == 1) {
+    std::string name;
     if (const FunctionDecl *f = call->getDirectCallee();
-        f && f->isInStdNamespace() && f->getName() == "forward")
+        f && f->isInStdNamespace())
+      name = f->getName().str();
+    else if (const auto *ule = llvm::dyn_cast<UnresolvedLookupExpr>(
+                 call->getCallee()->IgnoreImplicit()))
+      name = ule->getName().getAsString();
+    if (name == "forward" || name == "move")
       e = call->getArg(0)->IgnoreImplicit();
+  }
   const auto *ref = llvm::dyn_cast_or_null<DeclRefExpr>(e);
   const auto *p = ref ? llvm::dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
   if (!p || p->getDeclContext() != fd)

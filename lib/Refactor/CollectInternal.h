@@ -261,6 +261,10 @@ public:
   /// declared without a value and assigned once, in `fn`'s body itself
   /// (no branch or loop), before `use` and never changed again: the value
   /// assigned.
+  /// The one change of local `var` in `fn`'s body, an `=` before `use`.
+  const clang::BinaryOperator *soleAssignment(const clang::VarDecl *var,
+                                              const clang::FunctionDecl *fn,
+                                              const clang::DeclRefExpr *use);
   const clang::Expr *onlyAssignment(const clang::VarDecl *var,
                                     const clang::FunctionDecl *fn,
                                     const clang::DeclRefExpr *use);

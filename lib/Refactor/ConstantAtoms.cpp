@@ -359,54 +359,15 @@ bool Collector::isEffectivelyConst(const VarDecl *var, const FunctionDecl *fn) {
   return constant;
 }
 
-const Expr *Collector::onlyAssignment(const VarDecl *var,
-                                      const FunctionDecl *fn,
-                                      const DeclRefExpr *use) {
-  if (!fn || !fn->hasBody() || var->getInit() || !var->isLocalVarDecl() ||
+const BinaryOperator *Collector::soleAssignment(const VarDecl *var,
+                                                const FunctionDecl *fn,
+                                                const DeclRefExpr *use) {
+  if (!fn || !fn->hasBody() || !var->isLocalVarDecl() ||
       !var->getType()->isIntegralOrEnumerationType())
     return nullptr;
   const auto *body = llvm::dyn_cast<CompoundStmt>(fn->getBody());
   if (!body)
     return nullptr;
-  ExprMutationAnalyzer analyzer(*body, Ctx);
-  const BinaryOperator *assignment = nullptr;
-  for (const DeclRefExpr *r : referencesTo(var, body)) {
-    if (!mutatedAt(analyzer, Ctx, r))
-      continue;
-    if (assignment)
-      return nullptr; // changed twice
-    auto parents = Ctx.getParents(*r);
-    const auto *op =
-        parents.empty() ? nullptr : parents[0].get<BinaryOperator>();
-    if (!op || op->getOpcode() != BO_Assign ||
-        op->getLHS()->IgnoreParenImpCasts() != r)
-      return nullptr;
-    auto statement = Ctx.getParents(*op);
-    if (statement.empty() || statement[0].get<CompoundStmt>() != body)
-      return nullptr; // in a branch or a loop: not the one value
-    assignment = op;
-  }
-  if (!assignment || !Ctx.getSourceManager().isBeforeInTranslationUnit(
-                         assignment->getEndLoc(), use->getBeginLoc()))
-    return nullptr;
-  return assignment->getRHS();
-}
-
-const Expr *Collector::capAssignedInBranch(const VarDecl *var,
-                                           const FunctionDecl *fn,
-                                           const DeclRefExpr *use,
-                                           const IfStmt *&branch) {
-  if (!fn || !fn->hasBody() || !var->getInit() || !var->isLocalVarDecl() ||
-      !var->getType()->isIntegralOrEnumerationType())
-    return nullptr;
-  const auto *body = llvm::dyn_cast<CompoundStmt>(fn->getBody());
-  if (!body)
-    return nullptr;
-  auto sameText = [&](const Expr *a, const Expr *b) {
-    std::string ta = textOf(a->IgnoreParenImpCasts()->getSourceRange());
-    return !ta.empty() &&
-           ta == textOf(b->IgnoreParenImpCasts()->getSourceRange());
-  };
   ExprMutationAnalyzer analyzer(*body, Ctx);
   const BinaryOperator *assignment = nullptr;
   for (const DeclRefExpr *r : referencesTo(var, body)) {
@@ -420,9 +381,39 @@ const Expr *Collector::capAssignedInBranch(const VarDecl *var,
       return nullptr; // changed twice, or not by `=`
     assignment = op;
   }
-  if (!assignment || !classify(assignment->getRHS(), fn) ||
-      !SM.isBeforeInTranslationUnit(assignment->getEndLoc(),
-                                    use->getBeginLoc()))
+  if (!assignment || !SM.isBeforeInTranslationUnit(assignment->getEndLoc(),
+                                                   use->getBeginLoc()))
+    return nullptr;
+  return assignment;
+}
+
+const Expr *Collector::onlyAssignment(const VarDecl *var,
+                                      const FunctionDecl *fn,
+                                      const DeclRefExpr *use) {
+  if (var->getInit())
+    return nullptr;
+  const BinaryOperator *assignment = soleAssignment(var, fn, use);
+  if (!assignment)
+    return nullptr;
+  auto statement = Ctx.getParents(*assignment);
+  if (statement.empty() || statement[0].get<CompoundStmt>() != fn->getBody())
+    return nullptr; // in a branch or a loop: not the one value
+  return assignment->getRHS();
+}
+
+const Expr *Collector::capAssignedInBranch(const VarDecl *var,
+                                           const FunctionDecl *fn,
+                                           const DeclRefExpr *use,
+                                           const IfStmt *&branch) {
+  if (!var->getInit())
+    return nullptr;
+  const BinaryOperator *assignment = soleAssignment(var, fn, use);
+  auto sameText = [&](const Expr *a, const Expr *b) {
+    std::string ta = textOf(a->IgnoreParenImpCasts()->getSourceRange());
+    return !ta.empty() &&
+           ta == textOf(b->IgnoreParenImpCasts()->getSourceRange());
+  };
+  if (!assignment || !classify(assignment->getRHS(), fn))
     return nullptr;
   // The assignment is a statement of an if's then-branch, the if one of the
   // body's statements, its condition `init > bound` (or >=, or reversed).
@@ -437,7 +428,7 @@ const Expr *Collector::capAssignedInBranch(const VarDecl *var,
       branchIf->getConditionVariable())
     return nullptr;
   auto statement = Ctx.getParents(*branchIf);
-  if (statement.empty() || statement[0].get<CompoundStmt>() != body)
+  if (statement.empty() || statement[0].get<CompoundStmt>() != fn->getBody())
     return nullptr;
   const auto *cond = llvm::dyn_cast<BinaryOperator>(
       branchIf->getCond()->IgnoreParenImpCasts());

@@ -75,6 +75,7 @@ Expected<SourceSite> readSite(const JsonReader &j,
     return j["role"].fail("unknown role \"" + role + "\"");
   s.role = *parsedRole;
   KTUNE_TRY_ASSIGN(s.replacement, j.optionalString("replacement", "{P}"));
+  KTUNE_TRY_ASSIGN(s.shared, j.optionalBool("shared", false));
   return s;
 }
 
@@ -126,10 +127,13 @@ Expected<Candidate> readCandidate(const JsonReader &j,
 
 json siteToJson(const SourceSite &s) {
   std::string_view role = siteRoleName(s.role);
-  return {{"file", s.file},     {"line", s.line},
-          {"col", s.col},       {"offset", s.offset},
-          {"length", s.length}, {"text", s.text},
-          {"role", role},       {"replacement", s.replacement}};
+  json out = {{"file", s.file},     {"line", s.line},
+              {"col", s.col},       {"offset", s.offset},
+              {"length", s.length}, {"text", s.text},
+              {"role", role},       {"replacement", s.replacement}};
+  if (s.shared)
+    out["shared"] = true;
+  return out;
 }
 
 } // namespace

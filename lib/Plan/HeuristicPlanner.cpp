@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -186,6 +187,7 @@ public:
     Plan plan;
     plan.planner = "heuristic";
     reserveSourceNames();
+    findFamilies();
     acceptCandidates();
     std::vector<std::string> kernels;
     for (const auto &c : Set.candidates)
@@ -202,9 +204,15 @@ public:
 private:
   const CandidateSet &Set;
   const HeuristicOptions &Options;
-  std::set<std::string> Reserved;        // identifiers of the sources
-  std::set<const Candidate *> Accepted;  // to be lifted
-  std::vector<const SourceSite *> Edits; // of the accepted candidates
+  std::set<std::string> Reserved;       // identifiers of the sources
+  std::set<const Candidate *> Accepted; // to be lifted
+  /// The accepted candidates' edits, with the candidate making each.
+  std::vector<std::pair<const SourceSite *, const Candidate *>> Edits;
+  std::map<const Candidate *, int> Family; // candidates sharing an edit
+  int Families = 0;
+  std::map<int, std::string> FamilyName;
+  std::set<std::string> FamilyNames;
+  std::set<const Candidate *> Blocked; // of a family that cannot be lifted
 
   void reserveSourceNames() {
     auto reserveFrom = [&](std::string_view text) {
@@ -222,6 +230,55 @@ private:
     }
   }
 
+  /// Candidates of different kernels with one shared site (the body of a
+  /// launch macro that launchers of several kernels expand): one edit
+  /// serves them all, so they are lifted together and under one name.
+  void findFamilies() {
+    std::map<const Candidate *, const Candidate *> parent;
+    std::function<const Candidate *(const Candidate *)> root =
+        [&](const Candidate *c) {
+          auto it = parent.find(c);
+          return it == parent.end() || it->second == c
+                     ? c
+                     : (it->second = root(it->second));
+        };
+    std::map<std::tuple<std::string, unsigned, unsigned, std::string>,
+             const Candidate *>
+        firstAt;
+    for (const auto &c : Set.candidates) {
+      if (Set.find(c.id) != &c)
+        continue;
+      for (const auto &s : c.sites) {
+        if (!s.shared)
+          continue;
+        auto [it, fresh] = firstAt.try_emplace(
+            std::tuple{s.file, s.offset, s.length, s.replacement}, &c);
+        if (!fresh && it->second->kernel != c.kernel)
+          parent[root(&c)] = root(it->second);
+      }
+    }
+    std::map<const Candidate *, int> idOfRoot;
+    for (const auto &[c, p] : parent) {
+      (void)p;
+      for (const Candidate *member : {c, root(c)}) {
+        auto [it, fresh] = idOfRoot.try_emplace(root(member), Families);
+        Families += fresh;
+        Family[member] = it->second;
+      }
+    }
+    // One parameter per kernel: a family holding two candidates of one
+    // kernel cannot be lifted at all (no choice names the edit in every
+    // launcher for certain).
+    std::map<int, std::set<std::string>> kernels;
+    std::set<int> invalid;
+    for (const auto &[c, family] : Family)
+      if (!kernels[family].insert(c->kernel).second)
+        invalid.insert(family);
+    for (const auto &[c, family] : Family)
+      if (invalid.count(family))
+        Blocked.insert(c);
+  }
+
   /// The most confident candidates are accepted first, so they win overlaps.
   void acceptCandidates() {
     std::vector<const Candidate *> order;
@@ -237,12 +294,60 @@ private:
         continue;
       Accepted.insert(c);
       for (const auto &s : c->sites)
-        Edits.push_back(&s);
+        Edits.emplace_back(&s, c);
+    }
+    // A family is lifted whole or not at all: its shared edit would
+    // otherwise name a parameter some of its functions do not have.
+    std::set<int> incomplete;
+    for (const auto &[c, family] : Family)
+      if (!Accepted.count(c))
+        incomplete.insert(family);
+    for (const auto &[c, family] : Family)
+      if (incomplete.count(family))
+        Accepted.erase(c);
+    acceptDerived();
+  }
+
+  /// `{c0} == {c1} * {c2}`: candidate c0's relation to its bases, as the
+  /// implied constraint that says it; the right side, or empty.
+  static std::string relationOf(const Candidate &c) {
+    std::string lhs = "{" + c.id + "} == ";
+    for (const auto &text : c.impliedConstraints)
+      if (text.starts_with(lhs))
+        return text.substr(lhs.size());
+    return {};
+  }
+
+  /// A constant computed from others (`THREADS_MEMORY = WARPS * BINS`) is
+  /// lifted with the bases that are, whatever its own confidence: held to
+  /// its original value, it would pin them to theirs.
+  void acceptDerived() {
+    for (bool more = true; more;) {
+      more = false;
+      for (const auto &c : Set.candidates) {
+        std::string rhs = relationOf(c);
+        if (rhs.empty() || Accepted.count(&c) || Set.find(c.id) != &c)
+          continue;
+        bool baseLifted = std::any_of(
+            Accepted.begin(), Accepted.end(), [&](const Candidate *a) {
+              return a->kernel == c.kernel &&
+                     rhs.find("{" + a->id + "}") != std::string::npos;
+            });
+        if (!baseLifted || !liftable(c, /*anyConfidence=*/true))
+          continue;
+        Accepted.insert(&c);
+        for (const auto &s : c.sites)
+          Edits.emplace_back(&s, &c);
+        more = true;
+      }
     }
   }
 
-  bool liftable(const Candidate &c) {
-    if (confidenceRank(c.confidence) > confidenceRank(Options.minConfidence))
+  bool liftable(const Candidate &c, bool anyConfidence = false) {
+    if (Blocked.count(&c))
+      return false;
+    if (!anyConfidence &&
+        confidenceRank(c.confidence) > confidenceRank(Options.minConfidence))
       return false;
     if (!plan_rules::allowedValue(c.kind, c.value) || c.sites.empty())
       return false;
@@ -257,19 +362,31 @@ private:
             !(s.offset == c.sites[j].offset && s.length == c.sites[j].length &&
               s.replacement == c.sites[j].replacement))
           return false;
-      for (const SourceSite *accepted : Edits)
-        if (plan_rules::editsOverlap(s, *accepted))
+      for (const auto &[accepted, owner] : Edits)
+        if (plan_rules::editsOverlap(s, *accepted) &&
+            !(sameFamily(&c, owner) && sameEdit(s, *accepted)))
           return false;
     }
     return true;
   }
 
+  bool sameFamily(const Candidate *a, const Candidate *b) const {
+    auto fa = Family.find(a), fb = Family.find(b);
+    return fa != Family.end() && fb != Family.end() && fa->second == fb->second;
+  }
+
+  static bool sameEdit(const SourceSite &a, const SourceSite &b) {
+    return a.file == b.file && a.offset == b.offset && a.length == b.length &&
+           a.replacement == b.replacement;
+  }
+
   std::string freeName(const Candidate &c, const std::string &kernel,
                        const std::set<std::string> &taken) {
     std::string base = baseName(c);
+    // A family's name is its own in every kernel (and so in every launcher).
     auto isFree = [&](const std::string &n) {
       return expr::isValidIdentifier(n) && !Reserved.count(n) &&
-             !taken.count(n);
+             !taken.count(n) && !FamilyNames.count(n);
     };
     if (!taken.count(base)) {
       if (isFree(base))
@@ -301,13 +418,26 @@ private:
           !blockOfOneLaunch(*c))
         ++blockParams;
 
+    // Families first: each keeps the name it got in the first kernel.
+    std::stable_partition(all.begin(), all.end(), [&](const Candidate *c) {
+      return Family.count(c) > 0;
+    });
     std::set<std::string> taken;
     std::map<std::string, std::string> nameOf; // candidate id -> param
     for (const Candidate *c : all) {
       if (!Accepted.count(c))
         continue;
       PlanParam p;
-      p.name = freeName(*c, kernel, taken);
+      if (auto f = Family.find(c); f != Family.end()) {
+        auto [it, fresh] = FamilyName.try_emplace(f->second);
+        if (fresh) {
+          it->second = freeName(*c, kernel, taken);
+          FamilyNames.insert(it->second);
+        }
+        p.name = it->second;
+      } else {
+        p.name = freeName(*c, kernel, taken);
+      }
       taken.insert(p.name);
       nameOf[c->id] = p.name;
       p.kind = c->kind;
@@ -319,8 +449,62 @@ private:
       p.note = std::move(chosen.note);
       planned.params.push_back(std::move(p));
     }
+    derivedDomains(planned, all, nameOf);
     addConstraints(planned, all, nameOf);
     return planned;
+  }
+
+  /// A lifted derived constant takes the values its relation gives over
+  /// its lifted bases' domains (the others at their values).
+  void derivedDomains(PlanKernel &planned,
+                      const std::vector<const Candidate *> &all,
+                      const std::map<std::string, std::string> &nameOf) {
+    std::map<std::string, const PlanParam *> byName;
+    for (const auto &p : planned.params)
+      byName[p.name] = &p;
+    for (const Candidate *c : all) {
+      auto own = nameOf.find(c->id);
+      std::string rhs = relationOf(*c);
+      if (own == nameOf.end() || rhs.empty())
+        continue;
+      auto text = substitute(rhs, nameOf);
+      if (!text)
+        continue;
+      auto parsed = expr::Expr::parse(*text, expr::Dialect::Ktune);
+      if (!parsed)
+        continue;
+      std::vector<std::string> names = parsed->names();
+      std::vector<std::vector<int64_t>> domains;
+      uint64_t combinations = 1;
+      for (const auto &n : names) {
+        auto it = byName.find(n);
+        if (it == byName.end() || it->first == own->second)
+          break;
+        domains.push_back(it->second->domain.enumerate());
+        combinations *= std::max<size_t>(1, domains.back().size());
+      }
+      if (domains.size() != names.size() || combinations > 4096)
+        continue;
+      std::set<int64_t> values = {c->value};
+      for (uint64_t k = 0; k < combinations; ++k) {
+        std::map<std::string, expr::Value> env;
+        uint64_t rest = k;
+        for (size_t i = 0; i < names.size(); ++i) {
+          env[names[i]] =
+              expr::Value::ofInt(domains[i][rest % domains[i].size()]);
+          rest /= domains[i].size();
+        }
+        auto v = parsed->evaluate(env);
+        if (v && v->exactInt() &&
+            plan_rules::allowedValue(c->kind, *v->exactInt()))
+          values.insert(*v->exactInt());
+      }
+      for (auto &p : planned.params)
+        if (p.name == own->second) {
+          p.domain = Domain::ofValues({values.begin(), values.end()});
+          p.note = "computed from " + *text + ": its values follow theirs";
+        }
+    }
   }
 
   /// "{c3} % 32 == 0" with c3 lifted as BLOCK_SIZE -> "BLOCK_SIZE % 32 ==

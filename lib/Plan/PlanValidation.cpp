@@ -101,6 +101,7 @@ struct Edit {
   const SourceSite *site;
   std::string where;     // JSON path of what asked for it
   std::string paramPath; // JSON path of the parameter
+  std::string kernel, paramName;
 };
 
 class Validator {
@@ -117,6 +118,7 @@ public:
     for (size_t k = 0; k < ThePlan.kernels.size(); ++k)
       checkKernel(ThePlan.kernels[k], jsonPathIndex("kernels", k));
     checkOverlaps();
+    checkSharedSites();
     return std::move(Errors);
   }
 
@@ -130,6 +132,7 @@ private:
   std::map<std::string, std::string> CandidateOwner; // id -> param path
   std::map<std::string, std::map<std::string, IdentifierUse>> Identifiers;
   std::set<std::string> MissingSources; // reported once each
+  std::string Kernel;                   // the one being checked
   std::vector<Edit> Edits;
 
   void error(std::string where, std::string message) {
@@ -163,6 +166,7 @@ private:
   }
 
   void checkKernel(const PlanKernel &kernel, const std::string &at) {
+    Kernel = kernel.kernel;
     bool known = std::find(KnownKernels.begin(), KnownKernels.end(),
                            kernel.kernel) != KnownKernels.end();
     if (!known)
@@ -305,7 +309,7 @@ private:
     if (param.sites.empty()) {
       for (size_t i = 0; i < lifted.size(); ++i)
         for (const auto &site : lifted[i]->sites)
-          checkEdit(site, liftedAt[i], paramAt);
+          checkEdit(site, liftedAt[i], paramAt, param.name);
       return;
     }
     std::set<const SourceSite *> chosen;
@@ -338,12 +342,12 @@ private:
         error(at, "site " + quote(param.sites[i]) + " is listed twice");
         continue;
       }
-      checkEdit(*match, at, paramAt);
+      checkEdit(*match, at, paramAt, param.name);
     }
   }
 
   void checkEdit(const SourceSite &site, const std::string &at,
-                 const std::string &paramAt) {
+                 const std::string &paramAt, const std::string &paramName) {
     std::string where = at + " (" + plan_rules::location(site) + ")";
     if (!Sources.count(site.file)) {
       if (MissingSources.insert(site.file).second)
@@ -358,7 +362,7 @@ private:
     if (site.replacement.find("{P}") == std::string::npos)
       error(where, "the site's replacement " + quote(site.replacement) +
                        " does not contain {P}");
-    Edits.push_back(Edit{&site, at, paramAt});
+    Edits.push_back(Edit{&site, at, paramAt, Kernel, paramName});
   }
 
   void checkDomain(const PlanParam &param, const std::string &paramAt) {
@@ -489,6 +493,32 @@ private:
     }
   }
 
+  /// A shared site lifted for one kernel is lifted for every kernel whose
+  /// candidate holds it: its one edit names the parameter in each launcher.
+  void checkSharedSites() {
+    std::set<std::pair<const SourceSite *, std::string>> reported;
+    for (const Edit &e : Edits) {
+      if (!e.site->shared)
+        continue;
+      for (const auto &c : Candidates.candidates) {
+        if (c.kernel == e.kernel || CandidateOwner.count(c.id))
+          continue;
+        bool holds = std::any_of(
+            c.sites.begin(), c.sites.end(), [&](const SourceSite &s) {
+              return s.file == e.site->file && s.offset == e.site->offset &&
+                     s.length == e.site->length;
+            });
+        if (holds && reported.emplace(e.site, c.id).second)
+          error(e.where + " (" + plan_rules::location(*e.site) + ")",
+                "the site is in the body of a macro that launchers of "
+                "several kernels expand: one edit serves them all, so lift "
+                "candidate " +
+                    quote(c.id) + " of kernel " + quote(c.kernel) +
+                    " too, under the name " + quote(e.paramName));
+      }
+    }
+  }
+
   void checkOverlaps() {
     std::stable_sort(Edits.begin(), Edits.end(),
                      [](const Edit &a, const Edit &b) {
@@ -505,12 +535,22 @@ private:
           break;
         if (!plan_rules::editsOverlap(*a.site, *b.site))
           continue;
-        bool sameEdit = a.paramPath == b.paramPath &&
-                        a.site->offset == b.site->offset &&
+        bool sameEdit = a.site->offset == b.site->offset &&
                         a.site->length == b.site->length &&
                         a.site->replacement == b.site->replacement;
-        if (sameEdit)
-          continue; // two candidates of one parameter share a site
+        // Two candidates of one parameter share a site, or a launch macro's
+        // body serves several kernels' parameters of one name.
+        bool shared = sameEdit && a.site->shared && a.kernel != b.kernel;
+        if (sameEdit && (a.paramPath == b.paramPath ||
+                         (shared && a.paramName == b.paramName)))
+          continue;
+        if (shared) {
+          error(b.where + " (" + plan_rules::location(*b.site) + ")",
+                "this edit is also made by " + a.where + " (" +
+                    plan_rules::location(*a.site) + ") for " + a.paramName +
+                    "; one edit serves both, so give the parameters one name");
+          continue;
+        }
         error(b.where + " (" + plan_rules::location(*b.site) + ")",
               "this edit overlaps the edit of " + a.where + " (" +
                   plan_rules::location(*a.site) +

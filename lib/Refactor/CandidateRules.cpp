@@ -84,13 +84,15 @@ std::optional<ParamKind> kindFromName(const std::string &name) {
       has("blockthreads") ||
       is({"threads", "bs", "block", "blockx", "blocky", "blockz"}))
     return ParamKind::BlockSize;
-  if (has("warps"))
+  if (has("warps") || has("warpcount"))
     return ParamKind::WarpsPerBlock;
   if (has("perthread") || has("items") || is({"ipt", "elems", "elts"}))
     return ParamKind::ItemsPerThread;
   if (has("vec") || has("pack") || has("width"))
     return ParamKind::VectorWidth;
-  if (has("per") || has("blocks") || has("grid"))
+  // A block's memory (THREADBLOCK_MEMORY, kBlockBytes) is no block size.
+  if (has("per") || has("blocks") || has("grid") || has("memory") ||
+      has("bytes") || has("smem"))
     return ParamKind::Other;
   if (has("block") || has("threads"))
     return ParamKind::BlockSize;

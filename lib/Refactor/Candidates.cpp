@@ -57,7 +57,8 @@ static void finishGroup(const SourceFacts &facts, CandidateGroup &g) {
 
 /// The candidate a finished group becomes, under `id`.
 static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
-                             ParamKind kind, const std::string &id) {
+                             ParamKind kind, const std::string &id,
+                             const std::set<unsigned> &sharedSites) {
   const FunctionFacts *kernel = facts.function(g.kernel);
   Candidate c;
   c.id = id;
@@ -97,6 +98,7 @@ static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
     site.text = o.text;
     site.role = o.role;
     site.replacement = o.replacement;
+    site.shared = sharedSites.count(o.offset) > 0;
     c.sites.push_back(std::move(site));
   }
   return c;
@@ -115,16 +117,21 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
   }
   // One launch of overloads (vLLM's enable_if pairs, the overload chosen
   // per expansion of a launch macro) gives each the same host sites: the
-  // first overload's parameter is the launch's.
-  std::set<unsigned> launchSites;
+  // first overload's parameter is the launch's. A launch macro's body
+  // shared by different kernels (one edit for every expansion) stays a site
+  // of each: the plan lifts them together, under one name.
+  std::map<unsigned, std::string> launchSites; // offset -> kernel's name
   std::erase_if(groups, [&](const CandidateGroup &g) {
     if (!g.launchParam)
       return false;
+    const std::string &name = facts.function(g.kernel)->qualifiedName;
     bool shared = std::any_of(g.sites.begin(), g.sites.end(), [&](auto &s) {
-      return launchSites.count(s.offset) > 0;
+      auto it = launchSites.find(s.offset);
+      return it != launchSites.end() &&
+             (s.macroBody.empty() || it->second == name);
     });
     for (const auto &s : g.sites)
-      launchSites.insert(s.offset);
+      launchSites.emplace(s.offset, name);
     return shared;
   });
   for (auto &g : groups)
@@ -136,6 +143,17 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
                      std::make_pair(facts.function(b.kernel)->offset,
                                     b.firstOffset());
             });
+
+  // Macro-body sites that candidates of several kernels hold.
+  std::map<unsigned, std::set<std::string>> kernelsAt;
+  for (const auto &g : groups)
+    for (const auto &o : g.sites)
+      if (!o.macroBody.empty())
+        kernelsAt[o.offset].insert(g.kernel);
+  std::set<unsigned> sharedSites;
+  for (const auto &[offset, kernels] : kernelsAt)
+    if (kernels.size() > 1)
+      sharedSites.insert(offset);
 
   // Stable ids: kind + kernel + first site.
   std::set<std::string> used;
@@ -164,7 +182,7 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
     used.insert(id);
     ids[&g] = id;
 
-    Candidate c = candidateOf(facts, g, kind, id);
+    Candidate c = candidateOf(facts, g, kind, id, sharedSites);
     for (const auto &o : g.sites)
       index.byOccurrence[{o.offset, g.kernel}] = id;
     index.kernelOf[id] = g.kernel;

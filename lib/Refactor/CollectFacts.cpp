@@ -346,7 +346,7 @@ static std::vector<unsigned> expansionsOf(const SourceManager &sm,
 
 void Collector::dropUncoveredMacroSites() {
   struct Holders {
-    std::set<std::string> functions, kernels;
+    std::set<std::string> functions;
     bool host = true;
   };
   std::map<std::string, Holders> holders; // by macro
@@ -355,7 +355,6 @@ void Collector::dropUncoveredMacroSites() {
       continue;
     Holders &h = holders[o.macroBody];
     h.functions.insert(o.function);
-    h.kernels.insert(o.kernel);
     auto f = Out.functions.find(o.function);
     h.host &= f != Out.functions.end() && f->second.role == FunctionRole::Host;
   }
@@ -377,16 +376,7 @@ void Collector::dropUncoveredMacroSites() {
     }
     std::string why;
     unsigned where = 0;
-    if (h.kernels.size() > 1) {
-      why = "it launches several kernels, which one parameter cannot serve";
-      for (const auto &[key, o] : Occs)
-        if (o.macroBody == macro) {
-          where = localPart(o.offset);
-          break;
-        }
-    }
-    for (const std::string &id :
-         why.empty() ? h.functions : std::set<std::string>{}) {
+    for (const std::string &id : h.functions) {
       const FunctionFacts &f = Out.functions.at(id);
       if (!f.cannotTemplate.empty()) {
         why = "it is expanded in " + f.qualifiedName +

@@ -75,6 +75,7 @@ struct Atom {
   /// with several, `derivedExpr` relates them ("§key=value§" placeholders).
   int derivedBases = 0;
   std::string baseConstant, baseName, replacement, derivedExpr;
+  std::string valueForm; // Occurrence::valueForm
   int64_t baseValue = 0;
   std::string macroBody; // Occurrence::macroBody
 };
@@ -276,6 +277,11 @@ public:
                                          const clang::DeclRefExpr *use,
                                          const clang::IfStmt *&branch);
   void describeDerived(const clang::VarDecl *var, Atom &a);
+  /// The same for an object-like macro `macro` whose whole expansion is
+  /// `e` and whose body names other macros defined as integer literals
+  /// (`#define THREADS (WARP_COUNT * WARP_SIZE)`): those are its bases.
+  void describeDerivedMacro(const clang::Expr *e, llvm::StringRef macro,
+                            Atom &a);
   /// Host/device-divergent constants (ArchDependence.cpp): true (and a
   /// note) when the named constant `a`, spelled by `e` or declared by `d`,
   /// has a value that depends on __CUDA_ARCH__.

@@ -95,11 +95,12 @@ Collector::macroBodyLiteral(const Expr *e, std::string &macro) {
     return std::nullopt;
   std::string name = macroBodyOf(*this, lit->getLocation());
   SourceLocation spelled = SM.getSpellingLoc(lit->getLocation());
-  if (name.empty() || !SM.isInMainFile(spelled))
+  auto at = offsetOf(spelled);
+  // The main file's macros only: a header's serve other files too.
+  if (name.empty() || !at || filePart(*at) != 0)
     return std::nullopt;
   unsigned length = Lexer::MeasureTokenLength(spelled, SM, LO);
-  auto at = offsetOf(spelled);
-  if (!at || length == 0)
+  if (length == 0)
     return std::nullopt;
   macro = name;
   return std::pair{*at, length};
@@ -114,6 +115,15 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
       type->isBooleanType() || type->isAnyCharacterType())
     return std::nullopt;
   auto range = fileRange(s->getSourceRange());
+  // A macro whose body is parenthesised (`#define THREADS (WARPS * 32)`):
+  // its whole expansion is the parentheses.
+  for (const Expr *p = e->IgnoreImpCasts(); !range && p != s;) {
+    range = fileRange(p->getSourceRange());
+    if (const auto *paren = llvm::dyn_cast<ParenExpr>(p))
+      p = paren->getSubExpr()->IgnoreImpCasts();
+    else
+      break;
+  }
   std::string macroBody;
   if (!range)
     range = macroBodyLiteral(s, macroBody);
@@ -204,7 +214,10 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
     SourceLocation spelled = SM.getSpellingLoc(s->getBeginLoc());
     if (SM.isInSystemHeader(spelled) || SM.isWrittenInBuiltinFile(spelled))
       return std::nullopt;
-    return asMacro();
+    auto macro = asMacro();
+    if (macro)
+      describeDerivedMacro(s, a.text, *macro);
+    return macro;
   }
   return std::nullopt;
 }
@@ -222,6 +235,70 @@ void Collector::namedAtomsIn(const Expr *e,
     if (const auto *ce = llvm::dyn_cast_or_null<Expr>(child))
       namedAtomsIn(ce, out);
 }
+
+namespace {
+
+/// Where `loc`, inside an expansion of object-like macro `macro`, is
+/// written in its body (through the macros that body names), and the
+/// macro that wrote it there (empty: `macro` itself).
+std::optional<std::pair<SourceLocation, std::string>>
+inMacroBody(const SourceManager &sm, const LangOptions &lo, SourceLocation loc,
+            llvm::StringRef macro) {
+  std::string inner;
+  for (int depth = 0; loc.isMacroID() && depth < 16; ++depth) {
+    llvm::StringRef name = Lexer::getImmediateMacroName(loc, sm, lo);
+    if (name == macro)
+      return std::pair{sm.getImmediateSpellingLoc(loc), inner};
+    inner = name.str();
+    loc = sm.getImmediateMacroCallerLoc(loc);
+  }
+  return std::nullopt;
+}
+
+/// The integer literals of an expression, outermost first.
+void literalsIn(const Expr *e, std::vector<const IntegerLiteral *> &out) {
+  if (!e)
+    return;
+  if (const auto *lit =
+          llvm::dyn_cast<IntegerLiteral>(e->IgnoreParenImpCasts()))
+    return out.push_back(lit);
+  for (const Stmt *child : e->children())
+    if (const auto *ce = llvm::dyn_cast_or_null<Expr>(child))
+      literalsIn(ce, out);
+}
+
+/// `e` as an expression of "{P}" (where `isBase`) and numbers, for the
+/// manifest: `kWarps * 32u` -> "({P} * 32)". Nullopt for other forms.
+std::optional<std::string>
+valueForm(const Expr *e, const ASTContext &ctx,
+          const std::function<bool(const Expr *)> &isBase, int depth = 0) {
+  if (!e || depth > 16)
+    return std::nullopt;
+  e = e->IgnoreParenImpCasts();
+  if (isBase(e))
+    return "{P}";
+  if (const auto *b = llvm::dyn_cast<BinaryOperator>(e)) {
+    static const std::set<BinaryOperatorKind> arithmetic = {
+        BO_Add, BO_Sub, BO_Mul, BO_Div, BO_Rem, BO_Shl, BO_Shr};
+    if (!arithmetic.count(b->getOpcode()))
+      return std::nullopt;
+    auto l = valueForm(b->getLHS(), ctx, isBase, depth + 1);
+    auto r = valueForm(b->getRHS(), ctx, isBase, depth + 1);
+    if (!l || !r)
+      return std::nullopt;
+    if (l->find("{P}") == std::string::npos &&
+        r->find("{P}") == std::string::npos)
+      ; // folded below, as one number
+    else
+      return "(" + *l + " " + b->getOpcodeStr().str() + " " + *r + ")";
+  }
+  Expr::EvalResult result;
+  if (!e->isValueDependent() && e->EvaluateAsInt(result, ctx))
+    return std::to_string(result.Val.getInt().getExtValue());
+  return std::nullopt;
+}
+
+} // namespace
 
 void Collector::describeDerived(const VarDecl *var, Atom &a) {
   const Expr *init = var->getInit();
@@ -253,6 +330,15 @@ void Collector::describeDerived(const VarDecl *var, Atom &a) {
     a.baseName = bases.front().second.constantName;
     a.baseValue = bases.front().second.value;
     a.replacement = out;
+    const Expr *base = bases.front().first;
+    a.valueForm =
+        valueForm(init, Ctx, [&](const Expr *x) {
+          const auto *ref = llvm::dyn_cast<DeclRefExpr>(x);
+          const auto *baseRef =
+              llvm::dyn_cast<DeclRefExpr>(base->IgnoreParenImpCasts());
+          return x == base->IgnoreParenImpCasts() ||
+                 (ref && baseRef && ref->getDecl() == baseRef->getDecl());
+        }).value_or("");
     return;
   }
   RoleCtx r;
@@ -261,6 +347,99 @@ void Collector::describeDerived(const VarDecl *var, Atom &a) {
     a.derivedBases = static_cast<int>(keys.size());
     a.derivedExpr = *t;
   }
+}
+
+void Collector::describeDerivedMacro(const Expr *e, llvm::StringRef macro,
+                                     Atom &a) {
+  auto begin = inMacroBody(SM, LO, e->getBeginLoc(), macro);
+  auto end = inMacroBody(SM, LO, e->getEndLoc(), macro);
+  if (!begin || !end)
+    return;
+  auto [file, from] = SM.getDecomposedLoc(SM.getFileLoc(begin->first));
+  auto [endFile, last] = SM.getDecomposedLoc(SM.getFileLoc(end->first));
+  unsigned lastLength =
+      Lexer::MeasureTokenLength(SM.getFileLoc(end->first), SM, LO);
+  if (file != endFile || last < from || lastLength == 0)
+    return;
+  llvm::StringRef body =
+      SM.getBufferData(file).substr(from, last + lastLength - from);
+  // Bases: the macros the body names that are defined as one literal.
+  struct Base {
+    unsigned at;
+    std::string name;
+    int64_t value;
+    std::string type;
+  };
+  std::vector<Base> bases;
+  std::vector<const IntegerLiteral *> literals;
+  literalsIn(e, literals);
+  for (const IntegerLiteral *lit : literals) {
+    auto where = inMacroBody(SM, LO, lit->getLocation(), macro);
+    if (!where || where->second.empty() || isFixedByHardware(where->second))
+      continue;
+    // A base is defined as this one literal (`#define WARP_COUNT 6`).
+    SourceLocation litLoc = lit->getLocation();
+    unsigned litLength =
+        Lexer::MeasureTokenLength(SM.getSpellingLoc(litLoc), SM, LO);
+    if (Lexer::getImmediateMacroName(litLoc, SM, LO) != where->second ||
+        !SM.isAtStartOfImmediateMacroExpansion(litLoc) ||
+        !SM.isAtEndOfImmediateMacroExpansion(
+            litLoc.getLocWithOffset(litLength)))
+      continue;
+    // The base's own expansion in the body is its name's token.
+    SourceLocation call = lit->getLocation();
+    while (call.isMacroID() &&
+           Lexer::getImmediateMacroName(call, SM, LO) != where->second)
+      call = SM.getImmediateMacroCallerLoc(call);
+    SourceLocation nameLoc = SM.getImmediateExpansionRange(call).getBegin();
+    auto written = inMacroBody(SM, LO, nameLoc, macro);
+    if (!written || !written->second.empty())
+      continue; // named by a macro the body names: not this body's base
+    auto [nameFile, at] = SM.getDecomposedLoc(SM.getFileLoc(written->first));
+    if (nameFile != file || at < from || at >= from + body.size() ||
+        !body.substr(at - from).starts_with(where->second))
+      continue;
+    bases.push_back({at - from, where->second, lit->getValue().getSExtValue(),
+                     typeSpelling(Ctx, lit->getType())});
+  }
+  std::set<std::string> names;
+  for (const Base &b : bases)
+    names.insert(b.name);
+  if (names.empty())
+    return;
+  std::ranges::sort(bases, {}, &Base::at);
+  auto spelled = [&](auto &&placeholder) {
+    std::string out;
+    size_t pos = 0;
+    for (const Base &b : bases) {
+      if (b.at < pos)
+        continue;
+      out += body.substr(pos, b.at - pos).str() + placeholder(b);
+      pos = b.at + b.name.size();
+    }
+    return out + body.substr(pos).str();
+  };
+  if (names.size() == 1) {
+    a.derivedBases = 1;
+    a.baseConstant = "macro:" + bases.front().name;
+    a.baseName = bases.front().name;
+    a.baseValue = bases.front().value;
+    a.valueType = bases.front().type; // the parameter's: the base's
+    a.replacement = spelled([](const Base &) { return "{P}"; });
+    a.valueForm = valueForm(e, Ctx, [&](const Expr *x) {
+                    const auto *lit = llvm::dyn_cast<IntegerLiteral>(x);
+                    auto where =
+                        lit ? inMacroBody(SM, LO, lit->getLocation(), macro)
+                            : std::nullopt;
+                    return where && where->second == a.baseName;
+                  }).value_or("");
+    return;
+  }
+  a.derivedBases = static_cast<int>(names.size());
+  a.derivedExpr = spelled([](const Base &b) {
+    return "\xC2\xA7macro:" + b.name + "=" + std::to_string(b.value) +
+           "\xC2\xA7";
+  });
 }
 
 bool isCudaRuntimeCall(const CallExpr *call) {

@@ -60,6 +60,10 @@ std::optional<unsigned> Collector::fileIndex(FileID fid) {
   if (auto it = FileIndexCache.find(fid); it != FileIndexCache.end())
     return it->second;
   std::optional<unsigned> &slot = FileIndexCache[fid];
+  // A cached preamble holds the main file's leading directives (the macros
+  // it defines) under a FileID of its own, at the same offsets.
+  if (fid == SM.getPreambleFileID() && fid != Main)
+    return slot = fileIndex(Main);
   if (fid == Main) {
     SourceFile main;
     main.path = File;

@@ -42,6 +42,56 @@ void Rewriter::nameHostParameters() {
           }
 }
 
+std::optional<ktune::Error> Rewriter::checkSharedMacroSites() {
+  // Who lifts each macro-body site: kernel id -> (parameter, its name in
+  // each function expanding the macro for that kernel).
+  struct Lift {
+    const ParamWork *param;
+    std::set<std::string> names;
+  };
+  std::map<unsigned, std::map<std::string, Lift>> lifts;
+  for (const auto &w : Work)
+    for (const auto &p : w.params)
+      for (const PlacedSite &s : p.sites) {
+        Lift &l = lifts[s.position][w.kernel->id];
+        l.param = &p;
+        for (const std::string &fn :
+             occurrenceFunctions(s.position, w.kernel->id))
+          l.names.insert(nameIn(fn, w, p));
+      }
+  for (const auto &[position, byKernel] : lifts) {
+    const auto &[firstKernel, first] = *byKernel.begin();
+    std::string where =
+        location(Facts, filePart(position), lineOf(textAt(position), position));
+    for (const Occurrence &o : Facts.occurrences) {
+      if (o.offset != position || o.macroBody.empty())
+        continue;
+      auto it = byKernel.find(o.kernel);
+      const FunctionFacts *k = Facts.function(o.kernel);
+      std::string kernel = k ? Facts.kernelPlanName(*k) : o.kernel;
+      if (it == byKernel.end()) {
+        auto id = Index.byOccurrence.find({o.offset, o.kernel});
+        return error(first.param->path,
+                     where + " is spelled in the body of macro " + o.macroBody +
+                         ", which also serves the launch of " + kernel +
+                         ": one edit changes every expansion, so lift " +
+                         (id == Index.byOccurrence.end()
+                              ? "it"
+                              : "candidate " + id->second) +
+                         " of " + kernel + " too, under the same name");
+      }
+      if (byKernel.size() > 1 &&
+          (it->second.names.size() != 1 || it->second.names != first.names))
+        return error(it->second.param->path + ".name",
+                     where + " is spelled in the body of macro " + o.macroBody +
+                         ", whose one edit serves " + kernel + " and " +
+                         Facts.kernelPlanName(*Facts.function(firstKernel)) +
+                         ": give their parameters one name");
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<ktune::Error> Rewriter::addFnParam(const std::string &fn,
                                                  const ParamWork &p,
                                                  const std::string &name) {
@@ -399,6 +449,8 @@ llvm::Expected<RewriteResult> Rewriter::run() {
   if (auto e = prepareKernels())
     return toLLVMError(*e);
   nameHostParameters();
+  if (auto e = checkSharedMacroSites())
+    return toLLVMError(*e);
   if (auto e = assignFunctionParams())
     return toLLVMError(*e);
   if (auto e = templateListEdits())

@@ -156,6 +156,9 @@ public:
   std::optional<ktune::Error> prepareKernel(const PlanKernel &pk,
                                             const std::string &path);
   void nameHostParameters();
+  /// A site in a launch macro's body that launchers of several kernels
+  /// expand is lifted for all of them under one name, or for none.
+  std::optional<ktune::Error> checkSharedMacroSites();
   std::optional<ktune::Error> assignFunctionParams();
   /// Host functions calling a launcher that takes parameters take them too.
   std::optional<ktune::Error> passLaunchParamsToCallers();

@@ -154,9 +154,17 @@ ManifestKernel manifestFor(const SourceFacts &facts,
             if (name.empty())
               return std::nullopt;
             known.insert(name);
+            // A derived constant's site: its value from the parameter.
             SourceSite copy = *s.site;
             if (copy.replacement.rfind("static_cast<", 0) == 0)
               copy.replacement = "{P}";
+            for (const auto &o : facts.occurrences)
+              if (o.offset == offset && o.kernel == kernel.id &&
+                  (!o.valueForm.empty() || o.baseValue != o.value)) {
+                if (o.valueForm.empty())
+                  return std::nullopt; // not one an expression can say
+                copy.replacement = o.valueForm;
+              }
             copy.role = SiteRole::LaunchGrid; // parenthesise compound forms
             return substitute(copy, name);
           }

@@ -92,7 +92,11 @@ void Collector::record(const Atom &a, const RoleCtx &ctx, SiteRole role,
     o.constantName = a.baseName;
     o.replacement = a.replacement;
     o.baseValue = a.baseValue;
-    o.castType.clear();
+    o.valueForm = a.valueForm;
+    // A derived variable's use becomes the base's expression; a derived
+    // macro's keeps the type its expansion had.
+    if (a.spelling != Spelling::Macro)
+      o.castType.clear();
   } else if (a.derivedBases > 1) {
     o.derivedExpr = a.derivedExpr;
   }

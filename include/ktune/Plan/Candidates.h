@@ -102,6 +102,10 @@ struct SourceSite {
   /// "{P}", "{P} + 1" (a tile's padded extent), "{P} - 1" (the 255 in
   /// `(n + 255) / 256`). A vector_type site may name a type expression.
   std::string replacement = "{P}";
+  /// Spelled in the body of a function-like macro that launchers of several
+  /// kernels expand: one edit serves them all, so every candidate with
+  /// this site is lifted, under one name, or none is.
+  bool shared = false;
 };
 
 struct Candidate {

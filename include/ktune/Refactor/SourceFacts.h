@@ -287,6 +287,9 @@ struct Occurrence {
   /// A constant defined from several others: its value as an expression
   /// with "§key=value§" placeholders for them.
   std::string derivedExpr;
+  /// A site of a constant derived from this one: its value as an
+  /// expression of "{P}" and numbers (`{P} * 32`), for launch geometry.
+  std::string valueForm;
   /// The launches whose geometry or template arguments spell the site
   /// (their CallFacts::offset).
   std::vector<unsigned> launches;

@@ -4,7 +4,9 @@
 // under one name (each becomes a template keeping its symbol). Where one
 // expansion is in a function that cannot become a template (main), or
 // outside the functions launching with it, the constant is kept, with a
-// note.
+// note. A macro that launchers of several kernels expand serves a
+// parameter of each, lifted together under one name
+// (macro-body-several-kernels.cu).
 // REQUIRES: clang
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ktune-refactor %s --candidates 2> %t/cand-notes.txt | %python %inputs/refactor/summarize.py > %t/cands.txt
@@ -80,11 +82,11 @@ int main() {
 }
 
 // CAND:      CAND block_size act_kernel value=1024 spelling=1024 high launch-param
-// CAND-NEXT:   SITE 28:26 launch_block '1024' -> {P}
+// CAND-NEXT:   SITE 30:26 launch_block '1024' -> {P}
 // CAND-NEXT:   IMPLIES
 // CAND-NOT:  CAND {{.*}} copy_kernel
 // CAND-NOT:  CAND {{.*}} scale_kernel
-// CAND-NOTE: macro-body-constants.cu:60:33: constants in the body of macro CAPPED are not lifted: this expansion is not in a function launching with them (every expansion shares their spelling)
+// CAND-NOTE: macro-body-constants.cu:62:33: constants in the body of macro CAPPED are not lifted: this expansion is not in a function launching with them (every expansion shares their spelling)
 
 // TPL:      dim3 block(std::min(d, BLOCK_SIZE));
 // TPL:      template <int BLOCK_SIZE = 1024>
@@ -94,10 +96,19 @@ int main() {
 // TPL:      void act_int(int *out, const int *in, int d, int num_tokens) {
 // TPL-NEXT:   return act_int<1024>(out, in, d, num_tokens);
 // TPL:      dim3 block(std::min(d, 512));
+// TPL:      #define BLOCKS_FOR(n) (((n) + (BLOCK_SIZE - 1)) / BLOCK_SIZE)
+// TPL:      template <int BLOCK_SIZE = 128>
+// TPL-NEXT: void add_one_all(float *x, int n) {
+// TPL:        add_one<<<BLOCKS_FOR(n), BLOCK_SIZE>>>(x, n); }
+// TPL:      template <int BLOCK_SIZE = 128>
+// TPL-NEXT: void sub_one_all(float *x, int n) {
+// TPL:        sub_one<<<BLOCKS_FOR(n), BLOCK_SIZE>>>(x, n); }
 // TPL:      int main() {
 
-// NOTE: constants in the body of macro BLOCKS_FOR are not lifted: it launches several kernels, which one parameter cannot serve (every expansion shares their spelling)
 // NOTE: constants in the body of macro LAUNCH_COPY are not lifted: it is expanded in main, which cannot become a template (it is main) (every expansion shares their spelling)
 
 // MANIFEST:      KERNEL add_one
-// MANIFEST:        LAUNCH grid=['(n + 127) / 128'] block=['BLOCK_SIZE'] smem=0
+// MANIFEST-NEXT:   LAUNCH-PARAM BLOCK_SIZE int block_size default=128 launcher=add_one_all
+// MANIFEST:        LAUNCH grid=['(n + (BLOCK_SIZE - 1)) / BLOCK_SIZE'] block=['BLOCK_SIZE'] smem=0
+// MANIFEST:      KERNEL sub_one
+// MANIFEST-NEXT:   LAUNCH-PARAM BLOCK_SIZE int block_size default=128 launcher=sub_one_all

@@ -218,6 +218,81 @@ TEST(HeuristicPlanner, OneTemplatePerKernel) {
   EXPECT_TRUE(heuristicPlan(CandidateSet{}).kernels.empty());
 }
 
+// A launch macro's body shared by two kernels' launchers: one edit, so the
+// candidates are lifted together and under one name, even where one kernel
+// already has a parameter of that kind.
+TEST(HeuristicPlanner, CandidatesSharingAnEditAreLiftedTogether) {
+  Fixture f;
+  Candidate &a = f.constant("c1", ParamKind::BlockSize, "kThreads", "1024",
+                            1024, Confidence::High, "scale", 0);
+  a.sites[0].shared = true;
+  Candidate b = a;
+  b.id = "c2";
+  b.kernel = "shift";
+  f.Set.candidates.push_back(b);
+  // shift's own block size comes first in its list.
+  f.constant("c0", ParamKind::BlockSize, "kOther", "256", 256, Confidence::High,
+             "shift");
+  std::rotate(f.Set.candidates.begin() + 1, f.Set.candidates.begin() + 2,
+              f.Set.candidates.end());
+  Plan p = f.plan();
+  ASSERT_NE(paramFor(p, "c1"), nullptr);
+  ASSERT_NE(paramFor(p, "c2"), nullptr);
+  EXPECT_EQ(paramFor(p, "c1")->name, "BLOCK_SIZE");
+  EXPECT_EQ(paramFor(p, "c2")->name, "BLOCK_SIZE");
+  EXPECT_EQ(paramFor(p, "c0")->name, "BLOCK_SIZE_2");
+  EXPECT_TRUE(validatePlan(p, f.Set, f.sources()).empty());
+
+  // The validator holds any plan to it: one of them alone, or two names.
+  Plan alone = p;
+  std::erase_if(alone.kernels,
+                [](const PlanKernel &k) { return k.kernel == "shift"; });
+  auto errors = validatePlan(alone, f.Set, f.sources());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("lift candidate 'c2' of kernel 'shift' "
+                                   "too, under the name 'BLOCK_SIZE'"),
+            std::string::npos)
+      << errors[0].message;
+  Plan renamed = p;
+  for (auto &k : renamed.kernels)
+    for (auto &q : k.params)
+      if (q.candidates == std::vector<std::string>{"c2"})
+        q.name = "THREADS";
+  errors = validatePlan(renamed, f.Set, f.sources());
+  EXPECT_TRUE(std::any_of(errors.begin(), errors.end(), [](const Error &e) {
+    return e.message.find("one edit serves both, so give the parameters one "
+                          "name") != std::string::npos;
+  })) << formatPlanErrors(errors);
+}
+
+// A constant computed from others is lifted with its lifted base, whatever
+// its confidence, and takes the values its relation gives.
+TEST(HeuristicPlanner, DerivedConstantsFollowTheirBases) {
+  Fixture f;
+  f.constant("c1", ParamKind::WarpsPerBlock, "kWarps", "6", 6);
+  f.constant("c2", ParamKind::Other, "kMemory", "1536", 1536,
+             Confidence::Medium);
+  f.Set.candidates.back().impliedConstraints = {"{c2} == {c1} * {c3}"};
+  f.constant("c3", ParamKind::Other, "kBins", "256", 256, Confidence::Medium);
+  Plan p = f.plan();
+  const PlanParam *memory = paramFor(p, "c2");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(paramFor(p, "c3"), nullptr); // stays 256
+  EXPECT_EQ(memory->domain.enumerate(),
+            (std::vector<int64_t>{256, 512, 1024, 1536, 2048, 4096, 8192}));
+  EXPECT_TRUE(
+      hasConstraint(p.kernels[0], memory->name + " == WARPS_PER_BLOCK * 256"));
+  EXPECT_TRUE(validatePlan(p, f.Set, f.sources()).empty());
+
+  // Its base not lifted: it stays too.
+  Fixture g;
+  g.constant("c1", ParamKind::WarpsPerBlock, "kWarps", "6", 6, Confidence::Low);
+  g.constant("c2", ParamKind::Other, "kMemory", "1536", 1536,
+             Confidence::Medium);
+  g.Set.candidates.back().impliedConstraints = {"{c2} == {c1} * 256"};
+  EXPECT_TRUE(g.plan().kernels.empty());
+}
+
 // Property: whatever the candidates, the heuristic plan passes validatePlan,
 // survives a JSON round trip, and lifts every clean confident candidate.
 TEST(HeuristicPlanner, PlansAlwaysValidate) {
@@ -265,7 +340,8 @@ TEST(HeuristicPlanner, PlansAlwaysValidate) {
                    allowed(c.kind, c.value) && f.Set.find(c.id) == &c;
       for (const auto &s : c.sites)
         clean = clean && s.replacement.find("{P}") != std::string::npos &&
-                texts[ktune::test::FixtureFile].compare(s.offset, s.length, s.text) == 0;
+                texts[ktune::test::FixtureFile].compare(s.offset, s.length,
+                                                        s.text) == 0;
       for (size_t j = 0; j < f.Set.candidates.size() && clean; ++j)
         for (const auto &s : c.sites)
           for (const auto &t : f.Set.candidates[j].sites)

@@ -3,7 +3,7 @@
 
     summarize.py < candidates.json
         CAND <kind> <kernel> value=<v> spelling=<s> <confidence> [type=<t>] [launch-param]
-          SITE [<header>:]<line>:<col> <role> '<text>' -> <replacement>
+          SITE [<header>:]<line>:<col> <role> '<text>' -> <replacement> [shared]
           IMPLIES <constraint with ids replaced by the candidate's kind#n>
     summarize.py < manifest.json
         HEADER <path> <- <original>     (manifest/2, rewritten headers)
@@ -33,8 +33,9 @@ if kind.startswith("candidates/"):
               f"spelling={c['spelling']} {c['confidence']}{extra}")
         for s in c["sites"]:
             where = "" if s["file"] == doc.get("file") else s["file"] + ":"
+            shared = " shared" if s.get("shared") else ""
             print(f"  SITE {where}{s['line']}:{s['col']} {s['role']} '{s['text']}' "
-                  f"-> {s.get('replacement', '{P}')}")
+                  f"-> {s.get('replacement', '{P}')}{shared}")
         for ic in c.get("implied_constraints", []):
             for cid, n in names.items():
                 ic = ic.replace("{" + cid + "}", "{" + n + "}")

@@ -21,6 +21,7 @@ constexpr EnumName<ParamKind> KindNames[] = {
     {ParamKind::VectorWidth, "vector_width"},
     {ParamKind::ItemsPerThread, "items_per_thread"},
     {ParamKind::WarpsPerBlock, "warps_per_block"},
+    {ParamKind::GridSize, "grid_size"},
     {ParamKind::Other, "other"},
 };
 

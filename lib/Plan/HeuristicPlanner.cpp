@@ -100,6 +100,8 @@ std::string baseName(const Candidate &c) {
     return "ITEMS_PER_THREAD";
   case ParamKind::WarpsPerBlock:
     return "WARPS_PER_BLOCK";
+  case ParamKind::GridSize:
+    return "GRID_SIZE";
   case ParamKind::Other: {
     std::string derived = upperSnake(c.spelling);
     return expr::isValidIdentifier(derived) ? derived : "PARAM";
@@ -154,6 +156,8 @@ ChosenDomain domainFor(const Candidate &c, bool multiDimBlock) {
     return {Domain::ofValues(withDefault(powersOfTwo(32, 1024), d)), {}};
   case ParamKind::WarpsPerBlock:
     return {Domain::ofValues(withDefault(powersOfTwo(1, 32), d)), {}};
+  case ParamKind::GridSize:
+    return {Domain::ofValues(withDefault(powersOfTwo(16, 8192), d)), {}};
   case ParamKind::TileSize:
     return {Domain::ofValues(withDefault(powersOfTwo(8, 64), d)), {}};
   case ParamKind::Unroll:

@@ -102,6 +102,11 @@ std::optional<ParamKind> kindFromName(const std::string &name) {
 ParamKind inferKind(const CandidateGroup &g) {
   if (g.informational)
     return ParamKind::VectorWidth;
+  if (!g.sites.empty() &&
+      std::all_of(g.sites.begin(), g.sites.end(), [](const Occurrence &o) {
+        return o.family.kind == Family::Kind::GridSize;
+      }))
+    return ParamKind::GridSize;
   if (g.hasRole({SiteRole::UnrollPragma}))
     return ParamKind::Unroll;
   if (g.named)
@@ -215,6 +220,10 @@ Confidence confidenceOf(const CandidateGroup &g) {
                   [](const Occurrence &o) { return !o.derivedExpr.empty(); }))
     return Confidence::Medium;
   bool strong = std::any_of(g.sites.begin(), g.sites.end(), isStrongRole);
+  // A grid-stride kernel's grid: its code was read to compute the same for
+  // any grid size.
+  if (inferKind(g) == ParamKind::GridSize)
+    return Confidence::High;
   if (!strong)
     return Confidence::Medium;
   // A literal array extent whose value also appears unlinked in the kernel

@@ -20,6 +20,7 @@ static constexpr EnumName<ParamKind> Abbreviations[] = {
     {ParamKind::BlockSize, "bs"},       {ParamKind::TileSize, "ts"},
     {ParamKind::Unroll, "ur"},          {ParamKind::VectorWidth, "vw"},
     {ParamKind::ItemsPerThread, "ipt"}, {ParamKind::WarpsPerBlock, "wpb"},
+    {ParamKind::GridSize, "gs"},
     {ParamKind::Other, "ot"},
 };
 

@@ -505,6 +505,12 @@ private:
 
 /// The loop variable appears in a subscript of a __shared__ array.
 bool indexesShared(const clang::Stmt *s, const clang::ValueDecl *iv);
+/// True when `kernel` computes the same for any grid x size: blockIdx.x
+/// and gridDim.x only start and step grid-stride loops (`for (i =
+/// blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x *
+/// gridDim.x)`), directly or through a constant local, and no helper it
+/// calls reads them.
+bool isGridStride(Collector &c, const clang::FunctionDecl *kernel);
 /// `arr[iv]` appears in `s`.
 bool indexes(const clang::Stmt *s, const clang::VarDecl *arr,
              const clang::ValueDecl *iv);

@@ -9,7 +9,10 @@
 
 #include "CollectInternal.h"
 
+#include "clang/AST/ParentMapContext.h"
+
 #include <algorithm>
+#include <functional>
 
 namespace ktune::refactor {
 
@@ -134,6 +137,140 @@ void DeviceScanner::finish() {
                     indexesShared(loop->getBody(), ivRef->getDecl())))
       C.walk(cond->getRHS(), ctx(SiteRole::LoopBound));
   }
+}
+
+namespace {
+
+/// Reads of `name`.x (blockIdx.x, gridDim.x) in `s`.
+void componentXReads(const Stmt *s, llvm::StringRef name,
+                     std::vector<const Expr *> &out) {
+  if (!s)
+    return;
+  if (const auto *po = llvm::dyn_cast<PseudoObjectExpr>(s)) {
+    const auto *prop = llvm::dyn_cast<MSPropertyRefExpr>(
+        po->getSyntacticForm()->IgnoreParens());
+    if (prop && prop->getPropertyDecl()->getName() == "x" &&
+        mentionsBuiltin(prop->getBaseExpr(), name))
+      out.push_back(po);
+    if (prop)
+      return; // its semantic form reads the same builtin again
+  }
+  for (const Stmt *c : s->children())
+    componentXReads(c, name, out);
+}
+
+bool within(const Stmt *outer, const Stmt *inner) {
+  if (!outer)
+    return false;
+  if (outer == inner)
+    return true;
+  for (const Stmt *c : outer->children())
+    if (within(c, inner))
+      return true;
+  return false;
+}
+
+/// DeclRefExprs to `var` in `s`.
+void usesOf(const Stmt *s, const VarDecl *var,
+            std::vector<const DeclRefExpr *> &out) {
+  if (!s)
+    return;
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s);
+      ref && ref->getDecl() == var)
+    out.push_back(ref);
+  for (const Stmt *c : s->children())
+    usesOf(c, var, out);
+}
+
+void forLoops(const Stmt *s, std::vector<const ForStmt *> &out) {
+  if (!s)
+    return;
+  if (const auto *f = llvm::dyn_cast<ForStmt>(s))
+    out.push_back(f);
+  for (const Stmt *c : s->children())
+    forLoops(c, out);
+}
+
+} // namespace
+
+bool isGridStride(Collector &c, const FunctionDecl *kernel) {
+  const Stmt *body = kernel->getBody();
+  std::vector<const Expr *> blockReads, gridReads;
+  componentXReads(body, "blockIdx", blockReads);
+  componentXReads(body, "gridDim", gridReads);
+  if (gridReads.empty())
+    return false;
+  // The places a read may be: a grid-stride loop's start (its init) and
+  // step (its increment), or the initialiser of a constant local used only
+  // there (`int stride = blockDim.x * gridDim.x;`).
+  std::vector<const ForStmt *> loops;
+  forLoops(body, loops);
+  std::vector<const Stmt *> starts, steps;
+  for (const ForStmt *loop : loops) {
+    const auto *inc =
+        llvm::dyn_cast_or_null<CompoundAssignOperator>(loop->getInc());
+    if (inc && inc->getOpcode() == BO_AddAssign && loop->getInit()) {
+      starts.push_back(loop->getInit());
+      steps.push_back(inc->getRHS());
+    }
+  }
+  auto inAny = [](const std::vector<const Stmt *> &places, const Stmt *s) {
+    return std::any_of(places.begin(), places.end(),
+                       [&](const Stmt *p) { return within(p, s); });
+  };
+  // A read outside those places, seen through one constant local.
+  auto confined = [&](const std::vector<const Expr *> &reads,
+                      const std::vector<const Stmt *> &places) {
+    for (const Expr *read : reads) {
+      if (inAny(places, read))
+        continue;
+      auto parents = c.Ctx.getParents(*read);
+      const VarDecl *local = nullptr;
+      for (int depth = 0; depth < 8 && !parents.empty() && !local; ++depth) {
+        if (const auto *var = parents[0].get<VarDecl>())
+          local = var;
+        else if (const auto *e = parents[0].get<Expr>())
+          parents = c.Ctx.getParents(*e);
+        else
+          break;
+      }
+      if (!local || !local->isLocalVarDecl() ||
+          !c.isEffectivelyConst(local, kernel))
+        return false;
+      std::vector<const DeclRefExpr *> uses;
+      usesOf(body, local, uses);
+      for (const DeclRefExpr *use : uses)
+        if (!inAny(places, use))
+          return false;
+    }
+    return true;
+  };
+  if (!confined(blockReads, starts) || !confined(gridReads, steps))
+    return false;
+  // Helpers do not see the grid either.
+  std::vector<const CallExpr *> calls;
+  std::function<void(const Stmt *)> callsIn = [&](const Stmt *s) {
+    if (!s)
+      return;
+    if (const auto *call = llvm::dyn_cast<CallExpr>(s))
+      calls.push_back(call);
+    for (const Stmt *ch : s->children())
+      callsIn(ch);
+  };
+  callsIn(body);
+  for (const CallExpr *call : calls) {
+    const FunctionDecl *callee = call->getDirectCallee();
+    const FunctionDecl *def = callee ? callee->getDefinition() : nullptr;
+    if (!def || !def->getBody() ||
+        c.SM.isInSystemHeader(c.SM.getExpansionLoc(def->getLocation())))
+      continue;
+    std::vector<const Expr *> inHelper;
+    componentXReads(def->getBody(), "blockIdx", inHelper);
+    componentXReads(def->getBody(), "gridDim", inHelper);
+    if (!inHelper.empty())
+      return false;
+  }
+  return true;
 }
 
 } // namespace ktune::refactor

@@ -340,6 +340,7 @@ void Collector::scanDeviceFunction(const FunctionDecl *def) {
   if (kernel) {
     scanLaunchBounds(*this, def, scanner, facts.id);
     scanTemplateDefaults(*this, def, scanner);
+    facts.gridStride = isGridStride(*this, def);
   }
   // The function itself, without its template parameter list.
   scanner.TraverseStmt(def->getBody());

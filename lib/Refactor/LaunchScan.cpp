@@ -341,6 +341,14 @@ void launchGeometry(Collector &c, const LaunchView &launch,
         r.recordLiterals = false;
       else if (warps)
         r.skipLiteral = 32;
+      // A grid-stride kernel's grid x written as a literal: its own knob.
+      auto kernel = c.Out.functions.find(base.kernelId);
+      const auto *literal =
+          llvm::dyn_cast<IntegerLiteral>(dims[d]->IgnoreParenImpCasts());
+      if (which == 0 && d == 0 && literal && !launch.cooperative &&
+          kernel != c.Out.functions.end() && kernel->second.gridStride)
+        if (auto at = c.offsetOf(literal->getLocation()))
+          r.family = Family::gridSize(*at);
       auto t = c.walk(dims[d], r);
       if (!t) {
         cf.geometryError = "cannot express " +

@@ -77,6 +77,7 @@ std::string SourceFacts::kernelPlanName(const FunctionFacts &kernel) const {
 
 static void mergeFunction(FunctionFacts &into, const FunctionFacts &other) {
   into.usesWarpLevelOps |= other.usesWarpLevelOps;
+  into.gridStride |= other.gridStride;
   for (const auto &c : other.callees)
     if (std::find(into.callees.begin(), into.callees.end(), c) ==
         into.callees.end())
@@ -142,7 +143,8 @@ void remapFiles(SourceFacts &facts, const std::vector<unsigned> &newIndex) {
     id(o.kernel);
     if (o.family.kind == Family::Kind::Unroll ||
         o.family.kind == Family::Kind::Items ||
-        o.family.kind == Family::Kind::MinBlocks)
+        o.family.kind == Family::Kind::MinBlocks ||
+        o.family.kind == Family::Kind::GridSize)
       pos(o.family.at);
   }
   for (auto &a : facts.sharedArrays) {
@@ -292,6 +294,7 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
               {"line", f.line},
               {"template", f.isTemplate},
               {"warp_level", f.usesWarpLevelOps},
+              {"grid_stride", f.gridStride},
               {"callees", f.callees}};
     if (!f.cannotTemplate.empty())
       j["cannot_template"] = f.cannotTemplate;
@@ -374,6 +377,8 @@ std::string Family::str() const {
     return "vectype:" + typeName;
   case Kind::TemplateArg:
     return "targ@" + std::to_string(at);
+  case Kind::GridSize:
+    return "grid@" + std::to_string(at);
   }
   return "";
 }

@@ -84,6 +84,8 @@ std::optional<KindLimits> kindLimits(ParamKind kind,
     return KindLimits{1, 128, false};
   case ParamKind::ItemsPerThread:
     return KindLimits{1, 64, false};
+  case ParamKind::GridSize:
+    return KindLimits{1, 2147483647, false};
   case ParamKind::Other:
     break;
   }

@@ -37,6 +37,8 @@ using VectorWidthCheck = KindCheck<ParamKind::VectorWidth>;
 using ItemsPerThreadCheck = KindCheck<ParamKind::ItemsPerThread>;
 /// ktune-warps-per-block: warps per block.
 using WarpsPerBlockCheck = KindCheck<ParamKind::WarpsPerBlock>;
+/// ktune-grid-size: the grid of a grid-stride launch.
+using GridSizeCheck = KindCheck<ParamKind::GridSize>;
 
 } // namespace ktune::tidy
 

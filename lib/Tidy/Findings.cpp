@@ -42,6 +42,7 @@ constexpr KindInfo Kinds[] = {
     {ParamKind::VectorWidth, "ktune-vector-width", "vector width"},
     {ParamKind::ItemsPerThread, "ktune-items-per-thread", "items per thread"},
     {ParamKind::WarpsPerBlock, "ktune-warps-per-block", "warps per block"},
+    {ParamKind::GridSize, "ktune-grid-size", "grid size"},
 };
 
 /// Identifiers spelled in `source` (a name is free when it is not one).

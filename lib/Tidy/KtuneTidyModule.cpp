@@ -28,6 +28,7 @@ public:
     add<VectorWidthCheck>(factories, unit);
     add<ItemsPerThreadCheck>(factories, unit);
     add<WarpsPerBlockCheck>(factories, unit);
+    add<GridSizeCheck>(factories, unit);
   }
 
 private:

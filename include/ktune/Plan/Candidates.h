@@ -33,11 +33,12 @@ enum class ParamKind {
   VectorWidth,
   ItemsPerThread,
   WarpsPerBlock,
+  GridSize,
   Other,
 };
 
 /// "block_size", "tile_size", "unroll", "vector_width", "items_per_thread",
-/// "warps_per_block", "other".
+/// "warps_per_block", "grid_size", "other".
 std::string_view kindName(ParamKind kind);
 std::optional<ParamKind> parseKind(std::string_view name);
 

@@ -131,6 +131,9 @@ struct FunctionFacts {
   bool cLinkage = false;
   /// Warp-level code (__shfl*, votes, warp reductions, 32-lane arithmetic).
   bool usesWarpLevelOps = false;
+  /// A kernel whose result does not depend on its grid's x size: blockIdx.x
+  /// and gridDim.x only start and stride grid-stride loops.
+  bool gridStride = false;
   /// Device helpers called directly (function ids).
   std::vector<std::string> callees;
 };
@@ -216,10 +219,11 @@ struct Family {
     MinBlocks,      // "minblocks@<offset>": __launch_bounds__' min blocks
     VectorType,     // "vectype:<name>": a vector type (reported only)
     TemplateArg,    // "targ@<index>": a launch's kernel template argument
+    GridSize,       // "grid@<offset>": a grid-stride kernel's grid x size
   };
   Kind kind = Kind::None;
-  /// Unroll, Items, MinBlocks: the offset of the site; TemplateArg: the
-  /// index of the kernel template parameter.
+  /// Unroll, Items, MinBlocks, GridSize: the offset of the site; TemplateArg:
+  /// the index of the kernel template parameter.
   unsigned at = 0;
   std::string typeName; // VectorType
 
@@ -240,12 +244,14 @@ struct Family {
   static Family templateArg(unsigned index) {
     return {Kind::TemplateArg, index};
   }
+  static Family gridSize(unsigned offset) { return {Kind::GridSize, offset}; }
 
   /// One group per family key rather than per value: unroll, items,
-  /// min blocks and vector types.
+  /// min blocks, vector types and grid sizes.
   bool isSingle() const {
     return kind == Kind::Unroll || kind == Kind::Items ||
-           kind == Kind::MinBlocks || kind == Kind::VectorType;
+           kind == Kind::MinBlocks || kind == Kind::VectorType ||
+           kind == Kind::GridSize;
   }
   std::string str() const;
   bool operator==(const Family &) const = default;

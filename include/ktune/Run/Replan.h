@@ -105,7 +105,8 @@ struct KindLimits {
 };
 /// block_size 1..max threads per block, warps_per_block 1..32,
 /// vector_width 1..16 (powers of two), unroll 1..32, tile_size 1..128,
-/// items_per_thread 1..64; nullopt for `other` (no known safe range).
+/// items_per_thread 1..64, grid_size 1..2^31-1; nullopt for `other` (no
+/// known safe range).
 std::optional<KindLimits> kindLimits(ParamKind kind,
                                      const planner::DeviceFacts &device);
 

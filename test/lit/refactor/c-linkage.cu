@@ -45,15 +45,15 @@ void find_k_wrapper(int *out, int order, int count) {
 
 // TPL:      extern "C" void histogram_run(unsigned *h, const unsigned char *d, int n);
 // TPL-NEXT: extern "C" extern "C++" {
-// TPL-NEXT: template <int BLOCK_SIZE = 192>
+// TPL-NEXT: template <int BLOCK_SIZE = 192, int GRID_SIZE = 240>
 // TPL-NEXT: void histogram_run(unsigned *h, const unsigned char *d, int n) {
-// TPL:        histogram<BLOCK_SIZE><<<240, BLOCK_SIZE>>>(h, d, n);
+// TPL:        histogram<BLOCK_SIZE><<<GRID_SIZE, BLOCK_SIZE>>>(h, d, n);
 // TPL-NEXT: }
 // TPL-NEXT: }
 // TPL-EMPTY:
 // TPL-NEXT: // The original entry point: the default configuration.
 // TPL-NEXT: extern "C" void histogram_run(unsigned *h, const unsigned char *d, int n) {
-// TPL-NEXT:   return histogram_run<192>(h, d, n);
+// TPL-NEXT:   return histogram_run<192, 240>(h, d, n);
 // TPL-NEXT: }
 
 // TPL:      extern "C" {

@@ -47,12 +47,14 @@ void launch(const float *in, float *out, int n) {
 // CAND-NEXT:   SITE 19:60 loop_stride '256' -> {P}
 // CAND-NEXT:   SITE 39:20 launch_block '256' -> {P}
 // CAND-NEXT:   IMPLIES {block_size#0} <= 1024
+// CAND-NEXT: CAND grid_size sum_kernel value=80 spelling=80 high launch-param
+// CAND-NEXT:   SITE 39:16 launch_grid '80' -> {P}
 // CAND-NEXT: CAND block_size load_kernel value=128 spelling=128 high
 // CAND-NEXT:   SITE 27:38 cub_block_size '128' -> {P}
 // CAND-NEXT:   SITE 30:40 index_arith '128' -> {P}
 // CAND-NEXT:   SITE 35:20 index_arith '128' -> {P}
 // CAND-NEXT:   SITE 40:26 launch_block '128' -> {P}
-// CAND-NEXT:   IMPLIES {block_size#1} <= 1024
+// CAND-NEXT:   IMPLIES {block_size#2} <= 1024
 // CAND-NEXT: CAND items_per_thread load_kernel value=4 spelling=4 high
 // CAND-NEXT:   SITE 27:43 cub_items_per_thread '4' -> {P}
 // CAND-NEXT:   SITE 29:15 register_array '4' -> {P}
@@ -73,11 +75,11 @@ void launch(const float *in, float *out, int n) {
 // TPL-NEXT:   Load(storage).Load(in + blockIdx.x * BLOCK_SIZE * ITEMS_PER_THREAD, items);
 // TPL:        for (int k = 0; k < ITEMS_PER_THREAD; ++k)
 // TPL:        out[blockIdx.x * BLOCK_SIZE + threadIdx.x] = s;
-// TPL:        sum_kernel<SUM_KERNEL_BLOCK_SIZE><<<80, SUM_KERNEL_BLOCK_SIZE>>>(in, out, n);
+// TPL:        sum_kernel<SUM_KERNEL_BLOCK_SIZE><<<GRID_SIZE, SUM_KERNEL_BLOCK_SIZE>>>(in, out, n);
 // TPL-NEXT:   load_kernel<LOAD_KERNEL_BLOCK_SIZE, ITEMS_PER_THREAD><<<n / 512, LOAD_KERNEL_BLOCK_SIZE>>>(in, out);
 
 // MANIFEST:      KERNEL sum_kernel
-// MANIFEST:        LAUNCH grid=['80'] block=['BLOCK_SIZE'] smem=0
+// MANIFEST:        LAUNCH grid=['GRID_SIZE'] block=['BLOCK_SIZE'] smem=0
 // MANIFEST:      KERNEL load_kernel
 // MANIFEST-NEXT:   PARAM BLOCK_SIZE int tunable block_size default=128
 // MANIFEST-NEXT:   PARAM ITEMS_PER_THREAD int tunable items_per_thread default=4

@@ -36,6 +36,7 @@ void launch_scale(float *x, int n) { scale<<<1, 256>>>(x, n); }
 // BAD: warning: invalid ParameterNaming 'snake' for ktune-block-size: expected UPPER_CASE, CamelCase or kCamelCase
 
 // LIST: ktune-block-size
+// LIST-NEXT: ktune-grid-size
 // LIST-NEXT: ktune-items-per-thread
 // LIST-NEXT: ktune-tile-size
 // LIST-NEXT: ktune-unroll-factor

@@ -19,6 +19,7 @@ TEST(Family, SpellingOfEachKind) {
   EXPECT_EQ(Family::minBlocks(7).str(), "minblocks@7");
   EXPECT_EQ(Family::vectorType("float4").str(), "vectype:float4");
   EXPECT_EQ(Family::templateArg(2).str(), "targ@2");
+  EXPECT_EQ(Family::gridSize(40).str(), "grid@40");
   std::ostringstream os;
   os << Family::templateArg(0);
   EXPECT_EQ(os.str(), "targ@0");
@@ -28,6 +29,7 @@ TEST(Family, OneGroupPerKeyOnlyForSingleFamilies) {
   EXPECT_TRUE(Family::unroll(1).isSingle());
   EXPECT_TRUE(Family::items(1).isSingle());
   EXPECT_TRUE(Family::minBlocks(1).isSingle());
+  EXPECT_TRUE(Family::gridSize(1).isSingle());
   EXPECT_TRUE(Family::vectorType("int4").isSingle());
   EXPECT_FALSE(Family::block().isSingle());
   EXPECT_FALSE(Family::itemsPerThread().isSingle());

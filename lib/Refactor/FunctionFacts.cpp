@@ -44,8 +44,6 @@ bool Collector::isDeviceHelper(const FunctionDecl *fd) {
 }
 
 std::string Collector::whyCannotTemplate(const FunctionDecl *def) {
-  if (def->isMain())
-    return "it is main";
   if (auto it = NamedNotLaunched.find(def->getCanonicalDecl());
       it != NamedNotLaunched.end())
     return "it is named on line " + std::to_string(it->second) +
@@ -151,8 +149,9 @@ void Collector::readDeclarations(const FunctionDecl *def, FunctionFacts &f) {
   for (const FunctionDecl *d : decls) {
     DeclarationFacts df;
     df.isDefinition = d->doesThisDeclarationHaveABody();
-    // The other declarations of a C function name the forwarder.
-    if (f.cLinkage && !df.isDefinition)
+    // The other declarations of a C function (or of main) name the
+    // forwarder.
+    if ((f.cLinkage || !f.templateName.empty()) && !df.isDefinition)
       continue;
     const FunctionTemplateDecl *dt = d->getDescribedFunctionTemplate();
     std::optional<unsigned> off;
@@ -180,6 +179,21 @@ void Collector::readDeclarations(const FunctionDecl *def, FunctionFacts &f) {
     df.indent = buffer.substr(lineStart, i - lineStart).str();
     f.declarations.push_back(df);
   }
+}
+
+/// `name` appears in `text` as a whole identifier.
+static bool namesIdentifier(llvm::StringRef text, llvm::StringRef name) {
+  auto identChar = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
+  for (size_t at = text.find(name); at != llvm::StringRef::npos;
+       at = text.find(name, at + 1)) {
+    size_t end = at + name.size();
+    if ((at == 0 || !identChar(text[at - 1])) &&
+        (end == text.size() || !identChar(text[end])))
+      return true;
+  }
+  return false;
 }
 
 /// A non-template free host function visible to other files keeps its
@@ -278,8 +292,17 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
   f.cannotTemplate = whyCannotTemplate(def);
   f.cLinkage = role == FunctionRole::Host &&
                (def->isExternC() || def->isInExternCContext());
+  if (def->isMain()) {
+    // main cannot be a template: a template of another name takes its
+    // body, and main calls it.
+    f.templateName = "ktune_main";
+    while (namesIdentifier(fileText(0), f.templateName))
+      f.templateName += "_";
+  }
   readDeclarations(def, f);
   if (const auto *body = llvm::dyn_cast_or_null<CompoundStmt>(def->getBody())) {
+    f.endsWithReturn =
+        !body->body_empty() && llvm::isa<ReturnStmt>(body->body_back());
     if (auto off = offsetOf(body->getLBracLoc()))
       f.bodyBegin = *off + 1;
     if (auto off = offsetOf(body->getRBracLoc()))

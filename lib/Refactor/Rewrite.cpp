@@ -316,8 +316,9 @@ void Rewriter::forwarderEdit(const FunctionFacts &f,
   e.text = "\n\n" + indent +
            "// The original entry point: the default configuration.\n" +
            indent + (f.cLinkage ? "extern \"C\" " : "") + f.forwarderSignature +
-           " {\n" + indent + "  return " + f.name + "<" + values + ">(" + args +
-           ");\n" + indent + "}";
+           " {\n" + indent + "  return " +
+           (f.templateName.empty() ? f.name : f.templateName) + "<" + values +
+           ">(" + args + ");\n" + indent + "}";
   Edits.push_back(e);
 }
 
@@ -346,6 +347,14 @@ std::optional<ktune::Error> Rewriter::templateListEdits() {
         e.text = ", " + params;
       else
         e.text = "template <" + params + ">\n" + d.indent;
+      if (!f->templateName.empty() && d.isDefinition) {
+        // main: the template takes another name (and main's implicit
+        // `return 0`); main itself forwards to it.
+        Edits.push_back(Edit{f->offset, static_cast<unsigned>(f->name.size()),
+                             f->templateName, path, 0});
+        if (!f->endsWithReturn && f->rangeEnd > 0)
+          Edits.push_back(Edit{f->rangeEnd - 1, 0, "return 0; ", path, 0});
+      }
       if (f->cLinkage) {
         // Templates cannot have C linkage (nor be declared in extern "C").
         e.text = "extern \"C++\" {\n" + d.indent + e.text;

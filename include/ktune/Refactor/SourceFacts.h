@@ -129,6 +129,13 @@ struct FunctionFacts {
   /// becomes a template, inside `extern "C++" {}`, and the forwarder keeps
   /// the C symbol its other declarations name.
   bool cLinkage = false;
+  /// The name the template takes where the function's own must stay a
+  /// plain function's (`main` becomes `ktune_main`, and `main` forwards to
+  /// it); empty: its own.
+  std::string templateName;
+  /// The body ends in a return statement (a renamed `main` that does not
+  /// gets `return 0;`, which `main` alone may leave out).
+  bool endsWithReturn = false;
   /// Warp-level code (__shfl*, votes, warp reductions, 32-lane arithmetic).
   bool usesWarpLevelOps = false;
   /// A kernel whose result does not depend on its grid's x size: blockIdx.x

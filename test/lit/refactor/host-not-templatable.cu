@@ -1,6 +1,6 @@
-// Launches in functions that cannot become templates (main) keep the
-// default configuration, with a note; a kernel with C linkage keeps its code
-// (its launch is lifted). A static function becomes a template without a
+// Launches in functions that cannot become templates (variadic ones) keep
+// the default, with a note; main's body becomes a template main calls
+// (main-template.cu); a kernel with C linkage keeps its code (launch lifted). A static function becomes a template without a
 // forwarding overload (no symbol to keep). extern "C" hosts: c-linkage.cu.
 // REQUIRES: clang
 // RUN: rm -rf %t && mkdir -p %t
@@ -15,7 +15,7 @@
 
 __global__ void work(float *x) { x[blockIdx.x * 64 + threadIdx.x] = 1.0f; }
 
-// main() cannot become a template: the launch keeps the defaults.
+// main() cannot be a template: its body becomes one, which main calls.
 int main() {
   work<<<4, 64>>>(nullptr);
   return 0;
@@ -42,13 +42,15 @@ void run_c(float *x) { c_kernel<<<1, 128>>>(x); }
 // CAND-NEXT:   SITE 33:38 launch_block '128' -> {P}
 
 // NOTE: note: {{.*}}host-not-templatable.cu:32: kernel c_kernel cannot become a template (it has C linkage (extern "C")): nothing in it is lifted
-// NOTE: note: {{.*}}host-not-templatable.cu:20: the launch of work in main keeps the default configuration: main cannot become a template (it is main)
 // NOTE: note: {{.*}}host-not-templatable.cu:25: the launch of work in log_entry keeps the default configuration: log_entry cannot become a template (it is variadic (no forwarding overload can keep its symbol))
 
 // TPL:      template <int BLOCK_SIZE = 64>
 // TPL-NEXT: __global__ void work(float *x) {
+// TPL:      template <int BLOCK_SIZE = 64>
+// TPL-NEXT: int [[MAIN:ktune_main_*]]() {
+// TPL-NEXT:   work<BLOCK_SIZE><<<4, BLOCK_SIZE>>>(nullptr);
 // TPL:      int main() {
-// TPL-NEXT:   work<<<4, 64>>>(nullptr);
+// TPL-NEXT:   return [[MAIN]]<64>();
 // TPL:      void log_entry(float *x, ...) { work<<<4, 64>>>(x); }
 // TPL:      template <int BLOCK_SIZE = 64>
 // TPL-NEXT: static void helper_launch(float *x) { work<BLOCK_SIZE><<<8, BLOCK_SIZE>>>(x); }

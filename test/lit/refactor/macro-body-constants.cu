@@ -2,7 +2,7 @@
 // (vLLM's LAUNCH_ACTIVATION_KERNEL) is one edit shared by every expansion:
 // it is lifted when every function expanding the macro takes the parameter
 // under one name (each becomes a template keeping its symbol). Where one
-// expansion is in a function that cannot become a template (main), or
+// expansion is in a function that cannot become a template (variadic), or
 // outside the functions launching with it, the constant is kept, with a
 // note. A macro that launchers of several kernels expand serves a
 // parameter of each, lifted together under one name
@@ -74,11 +74,9 @@ __global__ void sub_one(float *x, int n) {
 }
 void sub_one_all(float *x, int n) { sub_one<<<BLOCKS_FOR(n), 128>>>(x, n); }
 
-int main() {
+void copy_logged(int d, int num_tokens, ...) {
   float *out = nullptr, *in = nullptr;
-  int d = 4096, num_tokens = 16;
   LAUNCH_COPY(float)
-  return 0;
 }
 
 // CAND:      CAND block_size act_kernel value=1024 spelling=1024 high launch-param
@@ -103,9 +101,9 @@ int main() {
 // TPL:      template <int BLOCK_SIZE = 128>
 // TPL-NEXT: void sub_one_all(float *x, int n) {
 // TPL:        sub_one<<<BLOCKS_FOR(n), BLOCK_SIZE>>>(x, n); }
-// TPL:      int main() {
+// TPL:      void copy_logged(int d, int num_tokens, ...) {
 
-// NOTE: constants in the body of macro LAUNCH_COPY are not lifted: it is expanded in main, which cannot become a template (it is main) (every expansion shares their spelling)
+// NOTE: constants in the body of macro LAUNCH_COPY are not lifted: it is expanded in copy_logged, which cannot become a template (it is variadic (no forwarding overload can keep its symbol)) (every expansion shares their spelling)
 
 // MANIFEST:      KERNEL add_one
 // MANIFEST-NEXT:   LAUNCH-PARAM BLOCK_SIZE int block_size default=128 launcher=add_one_all

@@ -286,11 +286,11 @@ valueForm(const Expr *e, const ASTContext &ctx,
     auto r = valueForm(b->getRHS(), ctx, isBase, depth + 1);
     if (!l || !r)
       return std::nullopt;
-    if (l->find("{P}") == std::string::npos &&
-        r->find("{P}") == std::string::npos)
-      ; // folded below, as one number
-    else
+    bool namesBase = l->find("{P}") != std::string::npos ||
+                     r->find("{P}") != std::string::npos;
+    if (namesBase)
       return "(" + *l + " " + b->getOpcodeStr().str() + " " + *r + ")";
+    // Otherwise one number, folded below.
   }
   Expr::EvalResult result;
   if (!e->isValueDependent() && e->EvaluateAsInt(result, ctx))

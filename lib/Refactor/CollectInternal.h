@@ -509,8 +509,9 @@ bool indexesShared(const clang::Stmt *s, const clang::ValueDecl *iv);
 /// and gridDim.x only start and step grid-stride loops (`for (i =
 /// blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x *
 /// gridDim.x)`), directly or through a constant local, and no helper it
-/// calls reads them.
-bool isGridStride(Collector &c, const clang::FunctionDecl *kernel);
+/// calls reads them. `loops`: the kernel's for loops (DeviceScanner::Loops).
+bool isGridStride(Collector &c, const clang::FunctionDecl *kernel,
+                  const std::vector<const clang::ForStmt *> &loops);
 /// `arr[iv]` appears in `s`.
 bool indexes(const clang::Stmt *s, const clang::VarDecl *arr,
              const clang::ValueDecl *iv);

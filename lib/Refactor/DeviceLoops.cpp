@@ -182,18 +182,10 @@ void usesOf(const Stmt *s, const VarDecl *var,
     usesOf(c, var, out);
 }
 
-void forLoops(const Stmt *s, std::vector<const ForStmt *> &out) {
-  if (!s)
-    return;
-  if (const auto *f = llvm::dyn_cast<ForStmt>(s))
-    out.push_back(f);
-  for (const Stmt *c : s->children())
-    forLoops(c, out);
-}
-
 } // namespace
 
-bool isGridStride(Collector &c, const FunctionDecl *kernel) {
+bool isGridStride(Collector &c, const FunctionDecl *kernel,
+                  const std::vector<const ForStmt *> &loops) {
   const Stmt *body = kernel->getBody();
   std::vector<const Expr *> blockReads, gridReads;
   componentXReads(body, "blockIdx", blockReads);
@@ -203,8 +195,6 @@ bool isGridStride(Collector &c, const FunctionDecl *kernel) {
   // The places a read may be: a grid-stride loop's start (its init) and
   // step (its increment), or the initialiser of a constant local used only
   // there (`int stride = blockDim.x * gridDim.x;`).
-  std::vector<const ForStmt *> loops;
-  forLoops(body, loops);
   std::vector<const Stmt *> starts, steps;
   for (const ForStmt *loop : loops) {
     const auto *inc =

@@ -340,13 +340,14 @@ void Collector::scanDeviceFunction(const FunctionDecl *def) {
   if (kernel) {
     scanLaunchBounds(*this, def, scanner, facts.id);
     scanTemplateDefaults(*this, def, scanner);
-    facts.gridStride = isGridStride(*this, def);
   }
   // The function itself, without its template parameter list.
   scanner.TraverseStmt(def->getBody());
   for (const ParmVarDecl *p : def->parameters())
     scanner.TraverseDecl(const_cast<ParmVarDecl *>(p));
   scanner.finish();
+  if (kernel)
+    facts.gridStride = isGridStride(*this, def, scanner.Loops);
   for (const FunctionDecl *h : scanner.Helpers)
     scanDeviceFunction(h);
 }

@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "CudaEvaluatorImpl.h"
 
-#include "ktune/Cuda/Occupancy.h"
-#include "ktune/Cuda/Pruning.h"
+#include "ktune/Target/Occupancy.h"
+#include "ktune/Target/Pruning.h"
 #include "ktune/Cuda/TimingStats.h"
 
 namespace ktune {

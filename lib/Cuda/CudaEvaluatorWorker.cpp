@@ -8,7 +8,7 @@
 #include "CudaEvaluatorImpl.h"
 
 #include "ktune/Cuda/HelperKernels.h"
-#include "ktune/Cuda/Pruning.h"
+#include "ktune/Target/Pruning.h"
 #include "ktune/Support/DType.h"
 #include "ktune/Support/Text.h"
 #include "ktune/Support/Try.h"

@@ -4,7 +4,7 @@
 #include "ktune/Support/Try.h"
 
 #include "ktune/Cuda/CompileCache.h"
-#include "ktune/Cuda/DeviceInfo.h"
+#include "ktune/Target/DeviceLimits.h"
 #include "ktune/Support/Sha256.h"
 #include "ktune/Support/ThreadPool.h"
 

@@ -16,7 +16,7 @@
 
 #ifdef KTUNE_HAVE_CUDA
 #include "ktune/Cuda/CudaEvaluator.h"
-#include "ktune/Cuda/DeviceInfo.h"
+#include "ktune/Target/DeviceLimits.h"
 #endif
 
 #include <cstdio>

@@ -11,7 +11,7 @@
 #ifndef KTUNE_CUDA_KERNELBINDING_H
 #define KTUNE_CUDA_KERNELBINDING_H
 
-#include "ktune/Cuda/Pruning.h"
+#include "ktune/Target/Pruning.h"
 #include "ktune/Expr/Expr.h"
 #include "ktune/Plan/Manifest.h"
 #include "ktune/Tune/Evaluator.h"

@@ -11,7 +11,7 @@
 #ifndef KTUNE_CUDA_WORKERCLIENT_H
 #define KTUNE_CUDA_WORKERCLIENT_H
 
-#include "ktune/Cuda/DeviceInfo.h"
+#include "ktune/Target/DeviceLimits.h"
 #include "ktune/Cuda/WorkerProcess.h"
 #include "ktune/Cuda/WorkerProtocol.h"
 

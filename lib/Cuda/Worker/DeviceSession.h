@@ -12,7 +12,7 @@
 
 #include "CudaCheck.h"
 
-#include "ktune/Cuda/DeviceInfo.h"
+#include "ktune/Target/DeviceLimits.h"
 #include "ktune/Cuda/WorkerProtocol.h"
 
 #include <cuda.h>

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "ktune/Cuda/CudaEvaluator.h"
 #include "ktune/Cuda/NvrtcCompiler.h"
-#include "ktune/Cuda/Occupancy.h"
+#include "ktune/Target/Occupancy.h"
 #include "ktune/Cuda/WorkerClient.h"
 #include "ktune/Support/DType.h"
 

@@ -1,6 +1,6 @@
-#include "ktune/Cuda/Occupancy.h"
-#include "ktune/Cuda/DeviceInfo.h"
-#include "ktune/Cuda/Pruning.h"
+#include "ktune/Target/Occupancy.h"
+#include "ktune/Target/DeviceLimits.h"
+#include "ktune/Target/Pruning.h"
 
 #include <gtest/gtest.h>
 

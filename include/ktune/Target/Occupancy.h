@@ -1,4 +1,4 @@
-//===- ktune/Cuda/Occupancy.h - Resident blocks per SM ----------*- C++ -*-===//
+//===- ktune/Target/Occupancy.h - Resident blocks per SM --------*- C++ -*-===//
 //
 // How many blocks of a kernel fit on one multiprocessor, computed the way
 // the CUDA occupancy calculator does: the least of the limits by warp slots,
@@ -7,10 +7,10 @@
 // 128 bytes), by the block-slot count, and by named barriers.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KTUNE_CUDA_OCCUPANCY_H
-#define KTUNE_CUDA_OCCUPANCY_H
+#ifndef KTUNE_TARGET_OCCUPANCY_H
+#define KTUNE_TARGET_OCCUPANCY_H
 
-#include "ktune/Cuda/DeviceInfo.h"
+#include "ktune/Target/DeviceLimits.h"
 
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-#include "ktune/Cuda/Occupancy.h"
+#include "ktune/Target/Occupancy.h"
 
 #include <algorithm>
 #include <climits>

@@ -1,4 +1,4 @@
-#include "ktune/Cuda/Pruning.h"
+#include "ktune/Target/Pruning.h"
 
 #include <algorithm>
 

@@ -1,12 +1,12 @@
-//===- ktune/Cuda/DeviceInfo.h - Hardware limits of a GPU -------*- C++ -*-===//
+//===- ktune/Target/DeviceLimits.h - Hardware limits of a GPU ---*- C++ -*-===//
 //
 // The limits pruning and timing need: from the driver when a device is
 // there (queried by the worker process, which owns the CUDA context), or
 // from a static table per architecture for compile-only mode without a GPU.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KTUNE_CUDA_DEVICEINFO_H
-#define KTUNE_CUDA_DEVICEINFO_H
+#ifndef KTUNE_TARGET_DEVICELIMITS_H
+#define KTUNE_TARGET_DEVICELIMITS_H
 
 #include "ktune/Support/Error.h"
 

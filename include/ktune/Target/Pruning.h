@@ -1,15 +1,15 @@
-//===- ktune/Cuda/Pruning.h - Configurations that cannot run ----*- C++ -*-===//
+//===- ktune/Target/Pruning.h - Configurations that cannot run --*- C++ -*-===//
 //
 // A configuration whose launch exceeds a hardware limit is recorded with the
 // reason and never launched: first by its geometry alone (before compiling),
 // then with the compiler's resource report (registers, static shared memory).
 //
 //===----------------------------------------------------------------------===//
-#ifndef KTUNE_CUDA_PRUNING_H
-#define KTUNE_CUDA_PRUNING_H
+#ifndef KTUNE_TARGET_PRUNING_H
+#define KTUNE_TARGET_PRUNING_H
 
-#include "ktune/Cuda/DeviceInfo.h"
-#include "ktune/Cuda/Occupancy.h"
+#include "ktune/Target/DeviceLimits.h"
+#include "ktune/Target/Occupancy.h"
 
 #include <array>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "ktune/Cuda/DeviceInfo.h"
+#include "ktune/Target/DeviceLimits.h"
 #include "ktune/Support/Try.h"
 
 #include <cctype>

@@ -73,6 +73,19 @@ substitutePlaceholders(std::string_view templateText,
   return text;
 }
 
+/// The limits a plan can act on; the others (compute capability, block and
+/// grid dimensions, the driver's reserve) would only lengthen the prompt.
+static nlohmann::json promptDeviceLimits(const DeviceLimits &device) {
+  nlohmann::json all = deviceLimitsToJson(device), shown;
+  for (const char *key :
+       {"name", "arch", "sm_count", "warp_size", "max_threads_per_block",
+        "max_threads_per_sm", "max_blocks_per_sm", "regs_per_block",
+        "regs_per_sm", "max_regs_per_thread", "smem_per_block",
+        "smem_per_block_optin", "smem_per_sm", "l2_bytes"})
+    shown[key] = all[key];
+  return shown;
+}
+
 std::map<std::string, std::string> promptValues(const PlannerRequest &request,
                                                 const std::string &planSchema) {
   std::map<std::string, std::string> v;
@@ -101,7 +114,7 @@ std::map<std::string, std::string> promptValues(const PlannerRequest &request,
          std::isspace(static_cast<unsigned char>(schema.back())))
     schema.pop_back();
   v["plan_schema"] = fenced(schema, "json");
-  v["device_limits"] = fenced(dumpJson(request.device.toJson(), 2), "json");
+  v["device_limits"] = fenced(dumpJson(promptDeviceLimits(request.device), 2), "json");
   v["previous_plan"] =
       request.previousPlan
           ? fenced(dumpJson(planToJson(*request.previousPlan), 2), "json")

@@ -70,7 +70,7 @@ bool selected(const ReplanContext &ctx, const std::string &planKernel) {
 using replan::percent;
 
 std::optional<KindLimits> kindLimits(ParamKind kind,
-                                     const planner::DeviceFacts &device) {
+                                     const DeviceLimits &device) {
   switch (kind) {
   case ParamKind::BlockSize:
     return KindLimits{32, device.maxThreadsPerBlock, false};

@@ -12,11 +12,11 @@
 #include "ktune/Support/EnumNames.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Try.h"
+#include "ktune/Target/DeviceLimits.h"
 #include "ktune/Tune/MultiDevice.h"
 
 #ifdef KTUNE_HAVE_CUDA
 #include "ktune/Cuda/CudaEvaluator.h"
-#include "ktune/Target/DeviceLimits.h"
 #endif
 
 #include <cstdio>
@@ -329,13 +329,8 @@ Expected<planner::ChosenPlan> Runner::setUp() {
   KTUNE_TRY(analyseSource());
   KTUNE_TRY(chooseBackend());
   Record.backend = backendName(Mode);
-#ifdef KTUNE_HAVE_CUDA
-  if (auto limits = staticDeviceLimits(O.arch.empty() ? "sm_90" : O.arch)) {
-    auto facts = planner::DeviceFacts::fromJson(deviceLimitsToJson(*limits));
-    if (facts)
-      Device = *facts;
-  }
-#endif
+  if (auto limits = staticDeviceLimits(O.arch.empty() ? "sm_90" : O.arch))
+    Device = *limits;
   Record.maxThreadsPerSM = Device.maxThreadsPerSM;
 
   auto plan = firstPlan();

@@ -14,6 +14,7 @@
 #include "ktune/Run/Record.h"
 #include "ktune/Run/Run.h"
 #include "ktune/Run/SyntheticEvaluator.h"
+#include "ktune/Target/DeviceLimits.h"
 
 #include "llvm/Support/Error.h"
 
@@ -70,7 +71,7 @@ private:
   std::vector<std::string> plannedKernels() const;
   std::optional<refactor::Analysis> Source;
   SourceTexts Sources;
-  planner::DeviceFacts Device;
+  DeviceLimits Device = assumedDeviceLimits();
   std::shared_ptr<planner::Planner> TextPlanner;
   std::unique_ptr<Replanner> Replanning; // rules, or TextPlanner's
   std::set<std::string> Retired;         // candidates dropped by a re-plan

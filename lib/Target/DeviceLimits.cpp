@@ -1,7 +1,10 @@
+//===- DeviceLimits.cpp - Hardware limits of a GPU ------------------------===//
 #include "ktune/Target/DeviceLimits.h"
 #include "ktune/Support/Try.h"
 
 #include <cctype>
+#include <limits>
+#include <type_traits>
 
 namespace ktune {
 
@@ -110,36 +113,101 @@ json deviceLimitsToJson(const DeviceLimits &l) {
               {"total_memory", l.totalMemory}};
 }
 
-Expected<DeviceLimits> deviceLimitsFromJson(const json &j) {
-  try {
-    DeviceLimits l;
-    l.name = j.at("name").get<std::string>();
-    l.arch = j.at("arch").get<std::string>();
-    l.ccMajor = j.at("cc").at(0).get<int>();
-    l.ccMinor = j.at("cc").at(1).get<int>();
-    l.fromDevice = j.at("from_device").get<bool>();
-    l.smCount = j.at("sm_count").get<int>();
-    l.warpSize = j.at("warp_size").get<int>();
-    l.maxThreadsPerBlock = j.at("max_threads_per_block").get<int>();
-    l.maxBlockDim = j.at("max_block_dim").get<std::array<int64_t, 3>>();
-    l.maxGridDim = j.at("max_grid_dim").get<std::array<int64_t, 3>>();
-    l.maxThreadsPerSM = j.at("max_threads_per_sm").get<int>();
-    l.maxBlocksPerSM = j.at("max_blocks_per_sm").get<int>();
-    l.regsPerBlock = j.at("regs_per_block").get<int>();
-    l.regsPerSM = j.at("regs_per_sm").get<int>();
-    l.maxRegsPerThread = j.at("max_regs_per_thread").get<int>();
-    l.smemPerBlock = j.at("smem_per_block").get<int64_t>();
-    l.smemPerBlockOptin = j.at("smem_per_block_optin").get<int64_t>();
-    l.smemPerSM = j.at("smem_per_sm").get<int64_t>();
-    l.reservedSmemPerBlock = j.at("reserved_smem_per_block").get<int64_t>();
-    l.l2Bytes = j.at("l2_bytes").get<int64_t>();
-    l.totalMemory = j.at("total_memory").get<int64_t>();
-    if (l.warpSize <= 0 || l.maxThreadsPerBlock <= 0 || l.maxThreadsPerSM <= 0)
-      return makeError("device limits are not positive");
-    return l;
-  } catch (const json::exception &e) {
-    return makeError(std::string("malformed device limits: ") + e.what());
+namespace {
+
+/// Reads `key` of `j` into `out` where it is present; an absent key is an
+/// error only when every key is `required`.
+template <class T>
+Status readField(const json &j, const char *key, bool required, T &out) {
+  if (!j.contains(key)) {
+    if (required)
+      return makeError("missing", key);
+    return {};
   }
+  const json &v = j[key];
+  auto integer = [&](const json &n, auto &to) -> Status {
+    using I = std::remove_reference_t<decltype(to)>;
+    if (!n.is_number_integer())
+      return makeError("expected an integer", key);
+    int64_t value = n.get<int64_t>();
+    if (value < 0 || value > std::numeric_limits<I>::max())
+      return makeError("out of range: " + std::to_string(value), key);
+    to = static_cast<I>(value);
+    return {};
+  };
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!v.is_string())
+      return makeError("expected a string", key);
+    out = v.get<std::string>();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!v.is_boolean())
+      return makeError("expected true or false", key);
+    out = v.get<bool>();
+  } else if constexpr (std::is_integral_v<T>) {
+    return integer(v, out);
+  } else { // a fixed number of integers: [x, y, z], [major, minor]
+    if (!v.is_array() || v.size() != out.size())
+      return makeError("expected " + std::to_string(out.size()) + " integers",
+                       key);
+    for (size_t i = 0; i < out.size(); ++i)
+      if (auto s = integer(v[i], out[i]); !s)
+        return s;
+  }
+  return {};
+}
+
+Expected<DeviceLimits> readDeviceLimits(const json &j, DeviceLimits l,
+                                        bool required) {
+  if (!j.is_object())
+    return makeError("device limits must be a JSON object");
+  std::array<int, 2> cc{l.ccMajor, l.ccMinor};
+  Status s;
+#define KTUNE_READ(key, field)                                                 \
+  if (s = readField(j, key, required, field); !s)                              \
+    return std::unexpected(s.error());
+  KTUNE_READ("name", l.name)
+  KTUNE_READ("arch", l.arch)
+  KTUNE_READ("cc", cc)
+  KTUNE_READ("from_device", l.fromDevice)
+  KTUNE_READ("sm_count", l.smCount)
+  KTUNE_READ("warp_size", l.warpSize)
+  KTUNE_READ("max_threads_per_block", l.maxThreadsPerBlock)
+  KTUNE_READ("max_block_dim", l.maxBlockDim)
+  KTUNE_READ("max_grid_dim", l.maxGridDim)
+  KTUNE_READ("max_threads_per_sm", l.maxThreadsPerSM)
+  KTUNE_READ("max_blocks_per_sm", l.maxBlocksPerSM)
+  KTUNE_READ("regs_per_block", l.regsPerBlock)
+  KTUNE_READ("regs_per_sm", l.regsPerSM)
+  KTUNE_READ("max_regs_per_thread", l.maxRegsPerThread)
+  KTUNE_READ("smem_per_block", l.smemPerBlock)
+  KTUNE_READ("smem_per_block_optin", l.smemPerBlockOptin)
+  KTUNE_READ("smem_per_sm", l.smemPerSM)
+  KTUNE_READ("reserved_smem_per_block", l.reservedSmemPerBlock)
+  KTUNE_READ("l2_bytes", l.l2Bytes)
+  KTUNE_READ("total_memory", l.totalMemory)
+#undef KTUNE_READ
+  l.ccMajor = cc[0];
+  l.ccMinor = cc[1];
+  if (l.warpSize <= 0 || l.maxThreadsPerBlock <= 0 || l.maxThreadsPerSM <= 0)
+    return makeError("device limits are not positive");
+  return l;
+}
+
+} // namespace
+
+Expected<DeviceLimits> deviceLimitsFromJson(const json &j) {
+  return readDeviceLimits(j, DeviceLimits{}, /*required=*/true);
+}
+
+Expected<DeviceLimits> deviceLimitsFromJson(const json &j,
+                                            const DeviceLimits &defaults) {
+  return readDeviceLimits(j, defaults, /*required=*/false);
+}
+
+DeviceLimits assumedDeviceLimits() {
+  DeviceLimits l = *staticDeviceLimits("sm_90");
+  l.name = "unknown device (sm_90 defaults)";
+  return l;
 }
 
 } // namespace ktune

@@ -174,10 +174,12 @@ int main(int argc, char **argv) {
     return fail(sources.error().str());
   request.sources = std::move(*sources);
   if (device->count()) {
-    auto facts = readJsonFileAs(o.device, DeviceFacts::fromJson);
-    if (!facts)
-      return fail(facts.error().str());
-    request.device = std::move(*facts);
+    auto limits = readJsonFileAs(o.device, [](const nlohmann::json &j) {
+      return deviceLimitsFromJson(j, assumedDeviceLimits());
+    });
+    if (!limits)
+      return fail(limits.error().str());
+    request.device = std::move(*limits);
   }
   if (previous->count()) {
     auto plan = readJsonFileAs(o.previousPlan, planFromJson);

@@ -15,10 +15,10 @@
 #include "ktune/Plan/Candidates.h"
 #include "ktune/Plan/Plan.h"
 #include "ktune/Support/Error.h"
+#include "ktune/Target/DeviceLimits.h"
 
 #include <nlohmann/json.hpp>
 
-#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,40 +26,14 @@
 
 namespace ktune::planner {
 
-/// The device limits a planner should respect, as shown in the prompt.
-/// JSON keys are those of ktune::deviceLimitsToJson (lib/Cuda), so a tuner
-/// can pass its device's limits through JSON without this library linking
-/// CUDA. Defaults describe a typical sm_90 part.
-struct DeviceFacts {
-  std::string name = "unknown device (sm_90 defaults)";
-  std::string arch = "sm_90";
-  int smCount = 132;
-  int warpSize = 32;
-  int maxThreadsPerBlock = 1024;
-  int maxThreadsPerSM = 2048;
-  int maxBlocksPerSM = 32;
-  int regsPerBlock = 65536;
-  int regsPerSM = 65536;
-  int maxRegsPerThread = 255;
-  int64_t smemPerBlock = 48 * 1024;   // without opting in
-  int64_t smemPerBlockOptin = 232448; // with cudaFuncSetAttribute
-  int64_t smemPerSM = 233472;
-  int64_t l2Bytes = int64_t(50) << 20;
-
-  nlohmann::json toJson() const;
-  /// Reads the keys it knows (snake_case, as deviceLimitsToJson writes
-  /// them) and keeps the defaults for absent ones; a key of the wrong type
-  /// is an error naming it.
-  static Expected<DeviceFacts> fromJson(const nlohmann::json &json);
-};
-
 /// What a planner is asked. `sources` holds the text of every file a
 /// candidate's site points into, keyed like SourceSite::file.
 struct PlannerRequest {
   std::string file; // the main file analysed, as the candidates name it
   SourceTexts sources;
   CandidateSet candidates;
-  DeviceFacts device;
+  /// The limits the plan should respect, shown in the prompt.
+  DeviceLimits device = assumedDeviceLimits();
 
   /// Re-plan rounds (`ktune run`): the plan tuned last round and what the
   /// tuning found (docs/llm-planners.md#tuning-summary). Null when absent.

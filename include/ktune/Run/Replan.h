@@ -25,6 +25,7 @@
 #include "ktune/Planner/PlanWithValidation.h"
 #include "ktune/Planner/Planner.h"
 #include "ktune/Run/Analysis.h"
+#include "ktune/Target/DeviceLimits.h"
 
 #include <nlohmann/json.hpp>
 
@@ -78,7 +79,7 @@ struct ReplanContext {
   const CandidateSet *candidates = nullptr;
   const SourceTexts *sources = nullptr;
   std::string file; // the main file, as the candidates name it
-  planner::DeviceFacts device;
+  DeviceLimits device = assumedDeviceLimits();
   /// Parameters the spec fixes (its `domains` override the plan's).
   std::set<std::string> specDomains;
   /// Candidates dropped in earlier rounds: never lifted again.
@@ -108,7 +109,7 @@ struct KindLimits {
 /// items_per_thread 1..64, grid_size 1..2^31-1; nullopt for `other` (no
 /// known safe range).
 std::optional<KindLimits> kindLimits(ParamKind kind,
-                                     const planner::DeviceFacts &device);
+                                     const DeviceLimits &device);
 
 /// The domain widened past `edge` ("min" or "max"): powers of two go two
 /// doublings (halvings) further, arithmetic domains by half their size in

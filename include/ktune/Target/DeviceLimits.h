@@ -53,8 +53,18 @@ std::vector<std::string> staticArchs();
 Expected<std::array<int, 2>> parseArch(std::string_view arch);
 std::string archForComputeCapability(int major, int minor);
 
+/// The limits assumed where neither a device nor an architecture is given
+/// (planners, re-plan rules): the static limits of a typical sm_90 part.
+DeviceLimits assumedDeviceLimits();
+
 nlohmann::json deviceLimitsToJson(const DeviceLimits &limits);
+/// Reads what deviceLimitsToJson writes; every key is required.
 Expected<DeviceLimits> deviceLimitsFromJson(const nlohmann::json &json);
+/// Reads the keys present (a person's partial file) over `defaults`; extra
+/// keys are ignored. Either way a key of the wrong type or out of range is an
+/// error naming it.
+Expected<DeviceLimits> deviceLimitsFromJson(const nlohmann::json &json,
+                                            const DeviceLimits &defaults);
 
 } // namespace ktune
 

@@ -11,14 +11,14 @@ using namespace ktune::planner;
 using namespace ktune::planner::test;
 
 TEST(DeviceFacts, DefaultsDescribeSm90) {
-  DeviceFacts d;
+  DeviceLimits d = PlannerRequest().device;
   EXPECT_EQ(d.arch, "sm_90");
   EXPECT_EQ(d.maxThreadsPerBlock, 1024);
   EXPECT_EQ(d.smemPerBlock, 48 * 1024);
 }
 
 TEST(DeviceFacts, ReadsTheTunersDeviceLimitsJson) {
-  // The shape ktune::deviceLimitsToJson writes (lib/Cuda), extra keys and all.
+  // The shape ktune::deviceLimitsToJson writes, partial and with extra keys.
   nlohmann::json j = {{"name", "NVIDIA H200"},
                       {"arch", "sm_90"},
                       {"cc", {9, 0}},
@@ -30,22 +30,25 @@ TEST(DeviceFacts, ReadsTheTunersDeviceLimitsJson) {
                       {"smem_per_block_optin", 232448},
                       {"l2_bytes", 52428800},
                       {"total_memory", 150000000000}};
-  auto d = DeviceFacts::fromJson(j);
+  auto d = deviceLimitsFromJson(j, assumedDeviceLimits());
   ASSERT_TRUE(d) << d.error().str();
   EXPECT_EQ(d->name, "NVIDIA H200");
   EXPECT_EQ(d->smCount, 132);
   EXPECT_EQ(d->smemPerBlockOptin, 232448);
-  auto again = DeviceFacts::fromJson(d->toJson());
+  auto again = deviceLimitsFromJson(deviceLimitsToJson(*d));
   ASSERT_TRUE(again);
-  EXPECT_EQ(again->toJson(), d->toJson());
+  EXPECT_EQ(deviceLimitsToJson(*again), deviceLimitsToJson(*d));
 }
 
 TEST(DeviceFacts, WrongTypesAreErrorsNamingTheKey) {
-  auto d = DeviceFacts::fromJson({{"sm_count", "many"}});
+  auto read = [](const nlohmann::json &j) {
+    return deviceLimitsFromJson(j, assumedDeviceLimits());
+  };
+  auto d = read({{"sm_count", "many"}});
   ASSERT_FALSE(d);
   EXPECT_EQ(d.error().where, "sm_count");
-  EXPECT_FALSE(DeviceFacts::fromJson({{"max_threads_per_block", -1}}));
-  EXPECT_FALSE(DeviceFacts::fromJson(nlohmann::json::array()));
+  EXPECT_FALSE(read({{"max_threads_per_block", -1}}));
+  EXPECT_FALSE(read(nlohmann::json::array()));
 }
 
 TEST(TuningSummary, TheDocumentedExampleIsValid) {

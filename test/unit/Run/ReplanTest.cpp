@@ -134,7 +134,7 @@ TEST(WidenDomain, ArithmeticDomainsKeepTheirStep) {
 }
 
 TEST(KindLimits, OtherHasNoSafeRange) {
-  planner::DeviceFacts device;
+  DeviceLimits device = assumedDeviceLimits();
   EXPECT_FALSE(kindLimits(ParamKind::Other, device));
   EXPECT_EQ(kindLimits(ParamKind::BlockSize, device)->max, 1024);
   EXPECT_EQ(kindLimits(ParamKind::VectorWidth, device)->max, 16);

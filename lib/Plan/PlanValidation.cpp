@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "ktune/Plan/Plan.h"
 
+#include "PlanEdits.h"
 #include "PlanRules.h"
 #include "SourceScan.h"
 
@@ -23,29 +24,7 @@ namespace ktune {
 namespace {
 
 using source_scan::IdentifierUse;
-
-/// Plan text quoted in a message: printable, and short even when an
-/// attacker made it long.
-std::string quote(std::string_view text) {
-  std::string out;
-  for (char c : text.substr(0, 80)) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (c == '\'' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      static const char *Hex = "0123456789abcdef";
-      out += "\\x";
-      out += Hex[u >> 4];
-      out += Hex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  if (text.size() > 80)
-    out += "...";
-  return "'" + out + "'";
-}
+using namespace plan_edits;
 
 std::string joined(const std::vector<std::string> &items, size_t most = 12) {
   std::string out;
@@ -96,14 +75,6 @@ std::optional<SiteRef> parseSiteRef(const std::string &text) {
   return SiteRef{text.substr(0, first), *line, *col};
 }
 
-/// One source edit the plan asks for, for the overlap check.
-struct Edit {
-  const SourceSite *site;
-  std::string where;     // JSON path of what asked for it
-  std::string paramPath; // JSON path of the parameter
-  std::string kernel, paramName;
-};
-
 class Validator {
 public:
   Validator(const Plan &plan, const CandidateSet &candidates,
@@ -117,8 +88,8 @@ public:
         KnownKernels.push_back(c.kernel);
     for (size_t k = 0; k < ThePlan.kernels.size(); ++k)
       checkKernel(ThePlan.kernels[k], jsonPathIndex("kernels", k));
-    checkOverlaps();
-    checkSharedSites();
+    checkOverlaps(Edits, Errors);
+    checkSharedSites(Edits, Candidates, CandidateOwner, Errors);
     return std::move(Errors);
   }
 
@@ -489,72 +460,6 @@ private:
         error(where, "constraint " + quote(text) +
                          " is false at the defaults (" + joined(atDefaults) +
                          "), but the original program must satisfy it");
-      }
-    }
-  }
-
-  /// A shared site lifted for one kernel is lifted for every kernel whose
-  /// candidate holds it: its one edit names the parameter in each launcher.
-  void checkSharedSites() {
-    std::set<std::pair<const SourceSite *, std::string>> reported;
-    for (const Edit &e : Edits) {
-      if (!e.site->shared)
-        continue;
-      for (const auto &c : Candidates.candidates) {
-        if (c.kernel == e.kernel || CandidateOwner.count(c.id))
-          continue;
-        bool holds = std::any_of(
-            c.sites.begin(), c.sites.end(), [&](const SourceSite &s) {
-              return s.file == e.site->file && s.offset == e.site->offset &&
-                     s.length == e.site->length;
-            });
-        if (holds && reported.emplace(e.site, c.id).second)
-          error(e.where + " (" + plan_rules::location(*e.site) + ")",
-                "the site is in the body of a macro that launchers of "
-                "several kernels expand: one edit serves them all, so lift "
-                "candidate " +
-                    quote(c.id) + " of kernel " + quote(c.kernel) +
-                    " too, under the name " + quote(e.paramName));
-      }
-    }
-  }
-
-  void checkOverlaps() {
-    std::stable_sort(Edits.begin(), Edits.end(),
-                     [](const Edit &a, const Edit &b) {
-                       if (a.site->file != b.site->file)
-                         return a.site->file < b.site->file;
-                       return a.site->offset < b.site->offset;
-                     });
-    for (size_t i = 0; i < Edits.size(); ++i) {
-      for (size_t j = i + 1; j < Edits.size(); ++j) {
-        const Edit &a = Edits[i], &b = Edits[j];
-        if (a.site->file != b.site->file ||
-            b.site->offset >=
-                uint64_t(a.site->offset) + std::max(1u, a.site->length))
-          break;
-        if (!plan_rules::editsOverlap(*a.site, *b.site))
-          continue;
-        bool sameEdit = a.site->offset == b.site->offset &&
-                        a.site->length == b.site->length &&
-                        a.site->replacement == b.site->replacement;
-        // Two candidates of one parameter share a site, or a launch macro's
-        // body serves several kernels' parameters of one name.
-        bool shared = sameEdit && a.site->shared && a.kernel != b.kernel;
-        if (sameEdit && (a.paramPath == b.paramPath ||
-                         (shared && a.paramName == b.paramName)))
-          continue;
-        if (shared) {
-          error(b.where + " (" + plan_rules::location(*b.site) + ")",
-                "this edit is also made by " + a.where + " (" +
-                    plan_rules::location(*a.site) + ") for " + a.paramName +
-                    "; one edit serves both, so give the parameters one name");
-          continue;
-        }
-        error(b.where + " (" + plan_rules::location(*b.site) + ")",
-              "this edit overlaps the edit of " + a.where + " (" +
-                  plan_rules::location(*a.site) +
-                  "); one piece of source can be rewritten only once");
       }
     }
   }

@@ -1,8 +1,8 @@
-//===- TunerState.h - What the tuner's files share ---------------*- C++
-//-*-===//
+//===- TunerState.h - What the tuner's files share -------------*- C++ -*-===//
 //
 // The state of one Tuner::run and the journal keys, shared by Tuner.cpp
-// (the loop) and TunerRetime.cpp (the interleaved re-timing of finalists).
+// (the loop), TunerCompileOnly.cpp (--compile-only) and TunerRetime.cpp (the
+// interleaved re-timing of finalists).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_LIB_TUNE_TUNERSTATE_H
@@ -23,6 +23,14 @@
 #include <vector>
 
 namespace ktune {
+
+/// The search space at `shape`; its errors name the shape.
+inline Expected<SearchSpace> spaceAt(const SpaceDefinition &def,
+                                     const Shape &shape) {
+  return withContext(
+      SearchSpace::create(def.params, def.constraints, def.dialect, shape),
+      "shape " + shapeText(shape));
+}
 
 /// The journal key of every evaluation of this run, before its shape and
 /// configuration are filled in.

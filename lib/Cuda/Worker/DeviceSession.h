@@ -25,6 +25,10 @@ namespace ktune::worker {
 
 /// Start/stop event pairs: the most launches timed between synchronisations.
 inline constexpr int EventPairs = 64;
+/// Bytes before and after every buffer, filled with GuardPattern: a kernel
+/// that writes just outside its buffer (y[n], y[-1]) changes them.
+inline constexpr size_t GuardBytes = 4096;
+inline constexpr unsigned char GuardPattern = 0xA5;
 
 struct FunctionAttributes {
   int registers = 0;

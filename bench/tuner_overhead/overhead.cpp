@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ktune/Cuda/CudaEvaluator.h"
-#include "ktune/Cuda/KernelBinding.h"
+#include "ktune/Tune/KernelBinding.h"
 #include "ktune/Cuda/NvrtcCompiler.h"
 #include "ktune/Cuda/TimingStats.h"
 #include "ktune/Cuda/WorkerClient.h"

@@ -13,7 +13,7 @@
 #define KTUNE_LIB_CUDA_CHOOSECOMPILER_H
 
 #include "ktune/Cuda/CudaEvaluator.h"
-#include "ktune/Cuda/KernelBinding.h"
+#include "ktune/Tune/KernelBinding.h"
 #include "ktune/Cuda/KernelCompiler.h"
 
 #include <memory>

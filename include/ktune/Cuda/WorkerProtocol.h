@@ -23,7 +23,7 @@
 #ifndef KTUNE_CUDA_WORKERPROTOCOL_H
 #define KTUNE_CUDA_WORKERPROTOCOL_H
 
-#include "ktune/Cuda/KernelBinding.h"
+#include "ktune/Tune/KernelBinding.h"
 #include "ktune/Cuda/TimingStats.h"
 #include "ktune/Tune/Spec.h"
 

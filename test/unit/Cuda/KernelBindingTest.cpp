@@ -1,4 +1,4 @@
-#include "ktune/Cuda/KernelBinding.h"
+#include "ktune/Tune/KernelBinding.h"
 
 #include "CudaTestUtil.h"
 

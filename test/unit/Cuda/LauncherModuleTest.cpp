@@ -3,7 +3,7 @@
 // stream slot) and launch parameters in kernel mode, and one real nvcc build
 // of the bundled launcher example where nvcc is installed.
 #include "ktune/Cuda/LauncherModule.h"
-#include "ktune/Cuda/KernelBinding.h"
+#include "ktune/Tune/KernelBinding.h"
 #include "ktune/Support/FileUtil.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-//===- ktune/Cuda/KernelBinding.h - Spec + manifest -> launches -*- C++ -*-===//
+//===- ktune/Tune/KernelBinding.h - Spec + manifest -> launches -*- C++ -*-===//
 //
 // Binds a manifest kernel to a spec: for a configuration and a shape it gives
 // the name expression to compile (template arguments in the manifest's
@@ -8,8 +8,8 @@
 // (expressions over template parameters, scalar arguments and dimensions).
 //
 //===----------------------------------------------------------------------===//
-#ifndef KTUNE_CUDA_KERNELBINDING_H
-#define KTUNE_CUDA_KERNELBINDING_H
+#ifndef KTUNE_TUNE_KERNELBINDING_H
+#define KTUNE_TUNE_KERNELBINDING_H
 
 #include "ktune/Target/Pruning.h"
 #include "ktune/Expr/Expr.h"

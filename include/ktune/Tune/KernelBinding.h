@@ -15,6 +15,7 @@
 #include "ktune/Expr/Expr.h"
 #include "ktune/Plan/Manifest.h"
 #include "ktune/Tune/Evaluator.h"
+#include "ktune/Tune/ScalarType.h"
 #include "ktune/Tune/Spec.h"
 
 #include <cstdint>
@@ -23,32 +24,6 @@
 #include <vector>
 
 namespace ktune {
-
-/// A C scalar type a kernel argument may have.
-struct ScalarType {
-  enum class Kind {
-    Bool,
-    SignedInt,
-    UnsignedInt,
-    Float,
-    Double,
-    Half,
-    BFloat16
-  };
-  Kind kind = Kind::SignedInt;
-  size_t size = 4;
-  std::string spelling; // as normalised: "int", "unsigned long long", ...
-};
-
-/// Parses "const int", "int64_t", "float", "__nv_bfloat16", ... Pointers and
-/// class types are errors.
-Expected<ScalarType> parseScalarType(std::string_view ctype);
-
-/// The value's bytes as the kernel reads them (little-endian); an integer
-/// that does not fit, or a non-integral value for an integer type, is an
-/// error.
-Expected<std::string> encodeScalar(const ScalarType &type,
-                                   const expr::Value &value);
 
 struct BufferPlan {
   std::string name;

@@ -1,5 +1,4 @@
-//===- Describe.cpp - ktune-tune --describe
-//--------------------------------===//
+//===- Describe.cpp - ktune-tune --describe -------------------------------===//
 //
 // Everything here is evaluated by the same code that tuning uses (spec
 // reading and checking, the expression language, the search space), so a
@@ -11,6 +10,7 @@
 
 #include "ktune/Expr/Expr.h"
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Tune/KernelBinding.h"
 #include "ktune/Tune/SearchSpace.h"
 
 #include <algorithm>
@@ -72,37 +72,20 @@ ordered_json launchJson(const LaunchGeometry &launch) {
   return out;
 }
 
-/// The launch geometry at one shape with the default configuration.
-Expected<ordered_json> launchAt(const LaunchGeometry &launch,
-                                const ManifestKernel &kernel, const Spec &spec,
-                                std::map<std::string, expr::Value> env,
+/// The launch geometry at one shape with the default configuration, as
+/// the binding that tuning launches with computes it: as many extents as
+/// the spec gives.
+Expected<ordered_json> launchAt(const KernelBinding &binding,
+                                const LaunchGeometry &launch,
                                 const Shape &shape) {
-  for (const auto *p : kernel.tunableParams())
-    if (p->defaultValue)
-      env[p->name] = expr::Value::ofInt(*p->defaultValue);
-  for (const auto &[name, value] : spec.templateArgs)
-    if (auto e = expr::Expr::parse(value))
-      if (auto lit = e->asIntegerLiteral())
-        env[name] = expr::Value::ofInt(*lit);
-  ordered_json out = ordered_json::object();
-  for (const char *part : {"grid", "block"}) {
-    const auto &list = std::string(part) == "grid" ? launch.grid : launch.block;
-    ordered_json values = ordered_json::array();
-    for (size_t i = 0; i < list.size(); ++i) {
-      KTUNE_TRY_ASSIGN(auto v, integerAt(list[i], env, shape,
-                                         "launch." + std::string(part) + "[" +
-                                             std::to_string(i) + "]",
-                                         1, std::string(part) + " extent"));
-      values.push_back(v);
-    }
-    out[part] = std::move(values);
-  }
-  auto smem = integerAt(launch.smem, env, shape, "launch.smem", 0,
-                        "shared memory size");
-  if (!smem)
-    return std::unexpected(smem.error());
-  out["smem"] = *smem;
-  return out;
+  KTUNE_TRY_ASSIGN(LaunchDims dims,
+                   binding.launch(shape, binding.defaultConfig()));
+  auto extents = [](const std::array<int64_t, 3> &all, size_t given) {
+    return ordered_json(std::vector<int64_t>(all.begin(), all.begin() + given));
+  };
+  return ordered_json{{"grid", extents(dims.grid, launch.grid.size())},
+                      {"block", extents(dims.block, launch.block.size())},
+                      {"smem", dims.smemDynamic}};
 }
 
 } // namespace
@@ -172,6 +155,14 @@ Expected<ordered_json> describeSpec(const std::string &specText,
   if (spec.launch)
     out["launch"] = launchJson(*spec.launch);
 
+  std::optional<KernelBinding> binding;
+  if (kernel && spec.launch) {
+    auto bound = KernelBinding::create(*kernel, spec);
+    if (!bound)
+      return std::unexpected(withContext(bound.error(), origin));
+    binding = std::move(*bound);
+  }
+
   ordered_json shapes = ordered_json::array();
   for (const Shape &shape : spec.allShapes()) {
     auto env = shapeValues(spec, shape);
@@ -221,8 +212,8 @@ Expected<ordered_json> describeSpec(const std::string &specText,
                                  "byte count"));
       s["bytes"] = moved;
     }
-    if (kernel && spec.launch) {
-      auto launch = launchAt(*spec.launch, *kernel, spec, env, shape);
+    if (binding) {
+      auto launch = launchAt(*binding, *spec.launch, shape);
       if (!launch)
         return std::unexpected(withContext(launch.error(), origin));
       s["launch"] = std::move(*launch);

@@ -13,8 +13,8 @@
 #define KTUNE_LIB_CUDA_CHOOSECOMPILER_H
 
 #include "ktune/Cuda/CudaEvaluator.h"
-#include "ktune/Tune/KernelBinding.h"
 #include "ktune/Cuda/KernelCompiler.h"
+#include "ktune/Tune/KernelBinding.h"
 
 #include <memory>
 

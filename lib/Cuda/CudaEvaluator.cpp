@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "CudaEvaluatorImpl.h"
 
+#include "ktune/Cuda/TimingStats.h"
 #include "ktune/Target/Occupancy.h"
 #include "ktune/Target/Pruning.h"
-#include "ktune/Cuda/TimingStats.h"
 
 namespace ktune {
 

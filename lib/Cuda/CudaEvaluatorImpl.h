@@ -18,10 +18,10 @@
 #define KTUNE_LIB_CUDA_CUDAEVALUATORIMPL_H
 
 #include "ktune/Cuda/CudaEvaluator.h"
-#include "ktune/Tune/KernelBinding.h"
 #include "ktune/Cuda/KernelCompiler.h"
 #include "ktune/Cuda/NvrtcCompiler.h"
 #include "ktune/Cuda/WorkerClient.h"
+#include "ktune/Tune/KernelBinding.h"
 
 #include <map>
 #include <optional>

@@ -8,10 +8,10 @@
 #include "CudaEvaluatorImpl.h"
 
 #include "ktune/Cuda/HelperKernels.h"
-#include "ktune/Target/Pruning.h"
 #include "ktune/Support/DType.h"
 #include "ktune/Support/Text.h"
 #include "ktune/Support/Try.h"
+#include "ktune/Target/Pruning.h"
 
 #include <cmath>
 #include <cstdio>

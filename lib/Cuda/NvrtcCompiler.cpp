@@ -4,9 +4,9 @@
 #include "ktune/Support/Try.h"
 
 #include "ktune/Cuda/CompileCache.h"
-#include "ktune/Target/DeviceLimits.h"
 #include "ktune/Support/Sha256.h"
 #include "ktune/Support/ThreadPool.h"
+#include "ktune/Target/DeviceLimits.h"
 
 #include <nvrtc.h>
 

@@ -114,7 +114,8 @@ std::map<std::string, std::string> promptValues(const PlannerRequest &request,
          std::isspace(static_cast<unsigned char>(schema.back())))
     schema.pop_back();
   v["plan_schema"] = fenced(schema, "json");
-  v["device_limits"] = fenced(dumpJson(promptDeviceLimits(request.device), 2), "json");
+  v["device_limits"] =
+      fenced(dumpJson(promptDeviceLimits(request.device), 2), "json");
   v["previous_plan"] =
       request.previousPlan
           ? fenced(dumpJson(planToJson(*request.previousPlan), 2), "json")

@@ -105,8 +105,7 @@ Status groupWorkers(const TuneCommand &cmd, Prepared &p,
 
 } // namespace
 
-Expected<Prepared> prepareSimulation(const TuneCommand &cmd,
-                                     bool workersOnly) {
+Expected<Prepared> prepareSimulation(const TuneCommand &cmd, bool workersOnly) {
   Prepared p;
   KTUNE_TRY_ASSIGN(auto text, readMaybeGzipFile(cmd.simulatePath));
   p.templateSha256 = sha256Hex(text);

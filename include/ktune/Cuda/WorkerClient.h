@@ -11,9 +11,9 @@
 #ifndef KTUNE_CUDA_WORKERCLIENT_H
 #define KTUNE_CUDA_WORKERCLIENT_H
 
-#include "ktune/Target/DeviceLimits.h"
 #include "ktune/Cuda/WorkerProcess.h"
 #include "ktune/Cuda/WorkerProtocol.h"
+#include "ktune/Target/DeviceLimits.h"
 
 #include <expected>
 #include <map>

@@ -23,8 +23,8 @@
 #ifndef KTUNE_CUDA_WORKERPROTOCOL_H
 #define KTUNE_CUDA_WORKERPROTOCOL_H
 
-#include "ktune/Tune/KernelBinding.h"
 #include "ktune/Cuda/TimingStats.h"
+#include "ktune/Tune/KernelBinding.h"
 #include "ktune/Tune/Spec.h"
 
 #include <nlohmann/json.hpp>

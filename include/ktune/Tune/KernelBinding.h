@@ -11,9 +11,9 @@
 #ifndef KTUNE_TUNE_KERNELBINDING_H
 #define KTUNE_TUNE_KERNELBINDING_H
 
-#include "ktune/Target/Pruning.h"
 #include "ktune/Expr/Expr.h"
 #include "ktune/Plan/Manifest.h"
+#include "ktune/Target/Pruning.h"
 #include "ktune/Tune/Evaluator.h"
 #include "ktune/Tune/ScalarType.h"
 #include "ktune/Tune/Spec.h"

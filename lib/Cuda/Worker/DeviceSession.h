@@ -12,8 +12,8 @@
 
 #include "CudaCheck.h"
 
-#include "ktune/Target/DeviceLimits.h"
 #include "ktune/Cuda/WorkerProtocol.h"
+#include "ktune/Target/DeviceLimits.h"
 
 #include <cuda.h>
 

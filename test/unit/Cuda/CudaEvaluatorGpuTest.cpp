@@ -5,9 +5,9 @@
 //===----------------------------------------------------------------------===//
 #include "ktune/Cuda/CudaEvaluator.h"
 #include "ktune/Cuda/NvrtcCompiler.h"
-#include "ktune/Target/Occupancy.h"
 #include "ktune/Cuda/WorkerClient.h"
 #include "ktune/Support/DType.h"
+#include "ktune/Target/Occupancy.h"
 
 #include "CudaTestUtil.h"
 

@@ -3,8 +3,8 @@
 // stream slot) and launch parameters in kernel mode, and one real nvcc build
 // of the bundled launcher example where nvcc is installed.
 #include "ktune/Cuda/LauncherModule.h"
-#include "ktune/Tune/KernelBinding.h"
 #include "ktune/Support/FileUtil.h"
+#include "ktune/Tune/KernelBinding.h"
 
 #include <gtest/gtest.h>
 

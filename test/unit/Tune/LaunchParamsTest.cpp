@@ -52,26 +52,28 @@ Manifest manifest() {
   return *m;
 }
 
-Spec kernelSpec() {
-  auto s = specFromJson(json::parse(R"({
-    "ktune": "spec/1", "kernel": "act_kernel", "template_args": {"T": "__nv_bfloat16"},
-    "dims": {"num_tokens": [64, 4096], "d": [11008]},
-    "args": {"out": {"buffer": "bf16", "shape": ["num_tokens", "d"], "role": "out"},
-             "in": {"buffer": "bf16", "shape": ["num_tokens", "2 * d"]},
-             "d": {"value": "d"}}})"));
+Spec parsedSpec(const char *text) {
+  auto s = specFromJson(json::parse(text));
   EXPECT_TRUE(s) << s.error().str();
   return *s;
 }
 
+Spec kernelSpec() {
+  return parsedSpec(R"({
+    "ktune": "spec/1", "kernel": "act_kernel", "template_args": {"T": "__nv_bfloat16"},
+    "dims": {"num_tokens": [64, 4096], "d": [11008]},
+    "args": {"out": {"buffer": "bf16", "shape": ["num_tokens", "d"], "role": "out"},
+             "in": {"buffer": "bf16", "shape": ["num_tokens", "2 * d"]},
+             "d": {"value": "d"}}})");
+}
+
 Spec launcherSpec() {
-  auto s = specFromJson(json::parse(R"({
+  return parsedSpec(R"({
     "ktune": "spec/1", "launcher": "silu_and_mul", "template_args": {"T": "__nv_bfloat16"},
     "dims": {"num_tokens": [64, 4096], "d": [11008]},
     "args": {"out": {"buffer": "bf16", "shape": ["num_tokens", "d"], "role": "out"},
              "in": {"buffer": "bf16", "shape": ["num_tokens", "2 * d"]},
-             "d": {"value": "d"}, "num_tokens": {"value": "num_tokens"}}})"));
-  EXPECT_TRUE(s) << s.error().str();
-  return *s;
+             "d": {"value": "d"}, "num_tokens": {"value": "num_tokens"}}})");
 }
 
 } // namespace

@@ -14,10 +14,7 @@
 using namespace ktune;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  auto j = fuzz::json(data, size);
-  if (!j)
-    return 0;
-  auto m = manifestFromJson(*j);
+  auto m = fuzz::read(data, size, manifestFromJson);
   if (!m)
     return 0;
   fuzz::use(manifestToJson(*m).dump());

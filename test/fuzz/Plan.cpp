@@ -5,37 +5,15 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ktune/Plan/Plan.h"
-#include "FuzzEmbedded.inc"
-#include "FuzzSupport.h"
-#include "ktune/Plan/Candidates.h"
-
-#include <cstdlib>
+#include "PlanInputs.h"
 
 using namespace ktune;
 
-namespace {
-const CandidateSet &candidates() {
-  static const CandidateSet Set = [] {
-    auto j = parseJson(Embedded_candidates, "candidates");
-    auto set = j ? candidatesFromJson(*j) : Expected<CandidateSet>();
-    if (!j || !set)
-      std::abort(); // the embedded candidates must read
-    return *set;
-  }();
-  return Set;
-}
-} // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  auto j = fuzz::json(data, size);
-  if (!j)
-    return 0;
-  auto plan = planFromJson(*j);
+  auto plan = fuzz::read(data, size, planFromJson);
   if (!plan)
     return 0;
-  SourceTexts sources{{"rms_scale.cu", Embedded_source}};
-  auto errors = validatePlan(*plan, candidates(), sources);
-  fuzz::use(formatPlanErrors(errors));
+  fuzz::use(fuzz::embeddedPlanErrors(*plan));
   fuzz::use(planToJson(*plan).dump());
   return 0;
 }

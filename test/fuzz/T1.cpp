@@ -8,10 +8,7 @@
 using namespace ktune;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  auto j = fuzz::json(data, size);
-  if (!j)
-    return 0;
-  auto t1 = t1FromJson(*j);
+  auto t1 = fuzz::read(data, size, t1FromJson);
   if (!t1)
     return 0;
   auto space = t1->searchSpace();

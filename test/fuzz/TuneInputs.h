@@ -14,11 +14,10 @@ namespace ktune::fuzz {
 /// test/lit/Inputs/tune/rmsnorm.tpl.json, read once.
 inline const Manifest &embeddedManifest() {
   static const Manifest M = [] {
-    auto j = parseJson(Embedded_manifest, "manifest");
-    auto m = j ? manifestFromJson(*j) : Expected<Manifest>();
-    if (!j || !m || m->kernels.empty())
-      std::abort(); // the embedded manifest must read
-    return *m;
+    Manifest m = readEmbedded(Embedded_manifest, "manifest", manifestFromJson);
+    if (m.kernels.empty())
+      std::abort(); // the spec is resolved against its first kernel
+    return m;
   }();
   return M;
 }
@@ -26,11 +25,9 @@ inline const Manifest &embeddedManifest() {
 /// test/lit/Inputs/tune/rmsnorm.spec.json, resolved against it.
 inline const Spec &embeddedSpec() {
   static const Spec S = [] {
-    auto j = parseJson(Embedded_spec, "spec");
-    auto s = j ? specFromJson(*j) : Expected<Spec>();
-    auto r =
-        s ? resolveSpec(*s, embeddedManifest().kernels[0]) : Expected<Spec>();
-    if (!j || !s || !r)
+    Spec s = readEmbedded(Embedded_spec, "spec", specFromJson);
+    auto r = resolveSpec(s, embeddedManifest().kernels[0]);
+    if (!r)
       std::abort();
     return *r;
   }();

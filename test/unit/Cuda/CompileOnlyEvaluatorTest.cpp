@@ -186,12 +186,8 @@ namespace {
 /// hh::axpy<BLOCK, VEC> of Inputs/host_headers.tpl.cu, which NVRTC cannot
 /// compile; the manifest carries the project's flags.
 CudaTuneOptions hostHeadersOptions(const std::string &cacheDir) {
-  CudaTuneOptions o;
-  o.templatePath = inputPath("host_headers.tpl.cu");
-  o.templateSource = *readFile(o.templatePath);
-  ManifestKernel mk;
-  mk.name = "axpy";
-  mk.qualifiedName = "hh::axpy";
+  CudaTuneOptions o = templateOptions("host_headers.tpl.cu", cacheDir);
+  ManifestKernel mk = kernelNamed("axpy", "hh::axpy");
   mk.templateParams = {tunable("BLOCK", 128, {64, 128, 256}, "block_size"),
                        tunable("VEC", 1, {1, 2, 3}, "vector_width")};
   mk.args = {{"y", "float *"},
@@ -209,8 +205,6 @@ CudaTuneOptions hostHeadersOptions(const std::string &cacheDir) {
                  bufferArg("x", DType::F32, {"n"}, Role::In),
                  scalarArg("n", "n"), scalarArg("mode", "1"),
                  scalarArg("offset", "-2")};
-  o.cacheDir = cacheDir;
-  o.jobs = 2;
   return o;
 }
 

@@ -60,6 +60,26 @@ inline std::string freshDir(const std::string &prefix) {
   return tmpl;
 }
 
+/// Options for tuning the template Inputs/<file> (its source read), with
+/// the compile cache in `cacheDir` and two compile jobs.
+inline CudaTuneOptions templateOptions(const std::string &file,
+                                       const std::string &cacheDir) {
+  CudaTuneOptions o;
+  o.templatePath = inputPath(file);
+  o.templateSource = *readFile(o.templatePath);
+  o.cacheDir = cacheDir;
+  o.jobs = 2;
+  return o;
+}
+
+inline ManifestKernel kernelNamed(const std::string &name,
+                                  const std::string &qualifiedName) {
+  ManifestKernel mk;
+  mk.name = name;
+  mk.qualifiedName = qualifiedName;
+  return mk;
+}
+
 /// A kernel `name<BLOCK, X>(float *out, const float *in, int n)` over n
 /// elements, one element per thread, grid ceil_div(n, BLOCK).
 struct ElementwiseKernel {
@@ -72,12 +92,8 @@ struct ElementwiseKernel {
 
 inline CudaTuneOptions elementwiseOptions(const ElementwiseKernel &k, int64_t n,
                                           const std::string &cacheDir) {
-  CudaTuneOptions o;
-  o.templatePath = inputPath("kernels.tpl.cu");
-  o.templateSource = *readFile(o.templatePath);
-  ManifestKernel mk;
-  mk.name = k.name;
-  mk.qualifiedName = k.name;
+  CudaTuneOptions o = templateOptions("kernels.tpl.cu", cacheDir);
+  ManifestKernel mk = kernelNamed(k.name, k.name);
   mk.templateParams = {tunable("BLOCK", k.blockDefault,
                                {32, 64, 128, 256, 512, 1024, 2048},
                                "block_size"),
@@ -91,18 +107,12 @@ inline CudaTuneOptions elementwiseOptions(const ElementwiseKernel &k, int64_t n,
   o.spec.args = {bufferArg("out", DType::F32, {"n"}, Role::Out),
                  bufferArg("in", DType::F32, {"n"}, Role::In),
                  scalarArg("n", "n")};
-  o.cacheDir = cacheDir;
-  o.jobs = 2;
   return o;
 }
 
 inline CudaTuneOptions siluOptions(const std::string &cacheDir) {
-  CudaTuneOptions o;
-  o.templatePath = inputPath("silu_mul.tpl.cu");
-  o.templateSource = *readFile(o.templatePath);
-  ManifestKernel mk;
-  mk.name = "silu_and_mul";
-  mk.qualifiedName = "ops::silu_and_mul";
+  CudaTuneOptions o = templateOptions("silu_mul.tpl.cu", cacheDir);
+  ManifestKernel mk = kernelNamed("silu_and_mul", "ops::silu_and_mul");
   mk.templateParams = {
       fixedParam("T"),
       tunable("BLOCK_SIZE", 256, {64, 128, 256, 512, 1024, 2048}, "block_size"),
@@ -119,8 +129,6 @@ inline CudaTuneOptions siluOptions(const std::string &cacheDir) {
   o.spec.args = {bufferArg("out", DType::BF16, {"tokens", "d"}, Role::Out),
                  bufferArg("in", DType::BF16, {"tokens", "2 * d"}, Role::In),
                  scalarArg("d", "d")};
-  o.cacheDir = cacheDir;
-  o.jobs = 2;
   return o;
 }
 

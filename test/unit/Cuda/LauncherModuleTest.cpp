@@ -20,20 +20,24 @@ std::string example(const std::string &name) {
   return std::string(KTUNE_SOURCE_DIR) + "/examples/launcher/" + name;
 }
 
-Manifest exampleManifest(const std::string &name) {
+/// examples/launcher/<name>, read by `fromJson`.
+template <class Read>
+auto exampleDocument(const std::string &name, Read fromJson) {
   auto j = readJsonFile(example(name));
   EXPECT_TRUE(j) << j.error().str();
-  auto m = manifestFromJson(*j);
-  EXPECT_TRUE(m) << m.error().str();
-  return *m;
+  auto value = fromJson(*j);
+  EXPECT_TRUE(value) << value.error().str();
+  return *value;
+}
+
+Manifest exampleManifest(const std::string &name) {
+  return exampleDocument(
+      name, [](const nlohmann::json &j) { return manifestFromJson(j); });
 }
 
 Spec exampleSpec(const std::string &name) {
-  auto j = readJsonFile(example(name));
-  EXPECT_TRUE(j) << j.error().str();
-  auto s = specFromJson(*j);
-  EXPECT_TRUE(s) << s.error().str();
-  return *s;
+  return exampleDocument(
+      name, [](const nlohmann::json &j) { return specFromJson(j); });
 }
 
 } // namespace

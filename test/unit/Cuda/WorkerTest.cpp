@@ -17,6 +17,20 @@ static std::unique_ptr<WorkerProcess> fake(const std::string &mode) {
   return w ? std::move(*w) : nullptr;
 }
 
+/// A fake worker in `mode`: it answers the first request and dies on the
+/// second, which reports `why`. Null when it does not start.
+static std::unique_ptr<WorkerProcess>
+diesOnSecondRequest(const std::string &mode, const std::string &why) {
+  auto w = fake(mode);
+  if (!w)
+    return nullptr;
+  EXPECT_EQ(w->request(json{{"op", "first"}}, 10).kind, Kind::Reply);
+  auto o = w->request(json{{"op", "second"}}, 10);
+  EXPECT_EQ(o.kind, Kind::Died);
+  EXPECT_NE(o.detail.find(why), std::string::npos) << o.detail;
+  return w;
+}
+
 TEST(WorkerProcess, ExchangesManyMessages) {
   auto w = fake("echo");
   ASSERT_TRUE(w);
@@ -49,32 +63,19 @@ TEST(WorkerProcess, WatchdogKillsAHungWorker) {
 }
 
 TEST(WorkerProcess, ReportsACrash) {
-  auto w = fake("crash");
+  auto w = diesOnSecondRequest("crash", "signal 6");
   ASSERT_TRUE(w);
-  EXPECT_EQ(w->request(json{{"op", "first"}}, 10).kind, Kind::Reply);
-  auto o = w->request(json{{"op", "second"}}, 10);
-  EXPECT_EQ(o.kind, Kind::Died);
-  EXPECT_NE(o.detail.find("signal 6"), std::string::npos) << o.detail;
   EXPECT_FALSE(w->running());
 }
 
 TEST(WorkerProcess, ReportsAnExitWithoutReply) {
-  auto w = fake("exit");
+  auto w = diesOnSecondRequest("exit", "exited with status 0");
   ASSERT_TRUE(w);
-  EXPECT_EQ(w->request(json{{"op", "first"}}, 10).kind, Kind::Reply);
-  auto o = w->request(json{{"op", "second"}}, 10);
-  EXPECT_EQ(o.kind, Kind::Died);
-  EXPECT_NE(o.detail.find("exited with status 0"), std::string::npos)
-      << o.detail;
 }
 
 TEST(WorkerProcess, DropsAWorkerThatSendsGarbage) {
-  auto w = fake("garbage");
+  auto w = diesOnSecondRequest("garbage", "malformed");
   ASSERT_TRUE(w);
-  EXPECT_EQ(w->request(json{{"op", "first"}}, 10).kind, Kind::Reply);
-  auto o = w->request(json{{"op", "second"}}, 10);
-  EXPECT_EQ(o.kind, Kind::Died);
-  EXPECT_NE(o.detail.find("malformed"), std::string::npos) << o.detail;
   EXPECT_FALSE(w->running());
 }
 

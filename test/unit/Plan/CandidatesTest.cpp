@@ -1,5 +1,7 @@
 #include "ktune/Plan/Candidates.h"
 
+#include "PlanTestSupport.h"
+
 #include <gtest/gtest.h>
 
 using namespace ktune;
@@ -90,55 +92,31 @@ TEST(Candidates, KindAndConfidenceNames) {
 }
 
 static Error readError(const std::function<void(json &)> &edit) {
-  json j = json::parse(Example);
-  edit(j);
-  auto set = candidatesFromJson(j);
-  EXPECT_FALSE(set) << "expected an error for " << j.dump();
-  return set ? Error{} : set.error();
+  return ktune::test::errorAfterEdit(Example, candidatesFromJson, edit);
 }
 
 TEST(Candidates, ErrorsNameTheJsonPath) {
-  EXPECT_EQ(readError([](json &j) { j["ktune"] = "candidates/2"; }).where,
-            "ktune");
-  EXPECT_EQ(readError([](json &j) { j.erase("ktune"); }).where, "ktune");
-  EXPECT_EQ(readError([](json &j) { j["candidates"] = 3; }).where,
-            "candidates");
-  EXPECT_EQ(
-      readError([](json &j) { j["candidates"][1]["kind"] = "warp"; }).where,
-      "candidates[1].kind");
-  EXPECT_EQ(
-      readError([](json &j) { j["candidates"][0]["value"] = "256"; }).where,
-      "candidates[0].value");
-  EXPECT_EQ(readError([](json &j) {
-              j["candidates"][0]["confidence"] = "sure";
-            }).where,
-            "candidates[0].confidence");
-  EXPECT_EQ(readError([](json &j) { j["candidates"][0].erase("id"); }).where,
-            "candidates[0].id");
-  EXPECT_EQ(readError([](json &j) {
-              j["candidates"][0]["sites"] = json::array();
-            }).where,
-            "candidates[0].sites");
-  EXPECT_EQ(readError([](json &j) {
-              j["candidates"][0]["sites"][1]["line"] = 0;
-            }).where,
-            "candidates[0].sites[1].line");
-  EXPECT_EQ(readError([](json &j) {
-              j["candidates"][0]["sites"][1]["offset"] = -4;
-            }).where,
-            "candidates[0].sites[1].offset");
-  EXPECT_EQ(readError([](json &j) {
-              j["candidates"][0]["sites"][0]["length"] = 5;
-            }).where,
-            "candidates[0].sites[0].length");
-  EXPECT_EQ(readError([](json &j) {
-              j["candidates"][0]["sites"][0]["text"] = 256;
-            }).where,
-            "candidates[0].sites[0].text");
-  EXPECT_EQ(readError([](json &j) {
-              j["candidates"][0]["implied_constraints"][1] = 1024;
-            }).where,
-            "candidates[0].implied_constraints[1]");
+  using namespace ktune::test;
+  const std::vector<BrokenField> cases = {
+      {setAt("/ktune", "candidates/2"), "ktune"},
+      {eraseAt("/ktune"), "ktune"},
+      {setAt("/candidates", 3), "candidates"},
+      {setAt("/candidates/1/kind", "warp"), "candidates[1].kind"},
+      {setAt("/candidates/0/value", "256"), "candidates[0].value"},
+      {setAt("/candidates/0/confidence", "sure"), "candidates[0].confidence"},
+      {eraseAt("/candidates/0/id"), "candidates[0].id"},
+      {setAt("/candidates/0/sites", json::array()), "candidates[0].sites"},
+      {setAt("/candidates/0/sites/1/line", 0), "candidates[0].sites[1].line"},
+      {setAt("/candidates/0/sites/1/offset", -4),
+       "candidates[0].sites[1].offset"},
+      {setAt("/candidates/0/sites/0/length", 5),
+       "candidates[0].sites[0].length"},
+      {setAt("/candidates/0/sites/0/text", 256), "candidates[0].sites[0].text"},
+      {setAt("/candidates/0/implied_constraints/1", 1024),
+       "candidates[0].implied_constraints[1]"},
+  };
+  for (const auto &[edit, where] : cases)
+    EXPECT_EQ(readError(edit).where, where);
   Error dup = readError([](json &j) { j["candidates"][1]["id"] = "c3"; });
   EXPECT_EQ(dup.where, "candidates[1].id");
   EXPECT_NE(dup.message.find("duplicate"), std::string::npos);

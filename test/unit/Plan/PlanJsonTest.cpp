@@ -1,5 +1,7 @@
 #include "ktune/Plan/Plan.h"
 
+#include "PlanTestSupport.h"
+
 #include <gtest/gtest.h>
 
 using namespace ktune;
@@ -64,11 +66,7 @@ TEST(PlanJson, ConstraintsAreOptional) {
 }
 
 static Error readError(const std::function<void(json &)> &edit) {
-  json j = json::parse(Example);
-  edit(j);
-  auto plan = planFromJson(j);
-  EXPECT_FALSE(plan) << "expected an error for " << j.dump();
-  return plan ? Error{} : plan.error();
+  return ktune::test::errorAfterEdit(Example, planFromJson, edit);
 }
 
 TEST(PlanJson, UnknownFieldsAreErrors) {
@@ -95,48 +93,27 @@ TEST(PlanJson, UnknownFieldsAreErrors) {
 }
 
 TEST(PlanJson, ErrorsNameTheJsonPath) {
-  EXPECT_EQ(readError([](json &j) { j["ktune"] = "plan/0"; }).where, "ktune");
-  EXPECT_EQ(readError([](json &j) { j.erase("kernels"); }).where, "kernels");
-  EXPECT_EQ(readError([](json &j) { j["kernels"][0].erase("kernel"); }).where,
-            "kernels[0].kernel");
-  EXPECT_EQ(readError([](json &j) {
-              j["kernels"][0]["params"] = json::object();
-            }).where,
-            "kernels[0].params");
-  EXPECT_EQ(readError([](json &j) {
-              j["kernels"][0]["params"][1]["name"] = 7;
-            }).where,
-            "kernels[0].params[1].name");
-  EXPECT_EQ(readError([](json &j) {
-              j["kernels"][0]["params"][1]["kind"] = "vec";
-            }).where,
-            "kernels[0].params[1].kind");
-  EXPECT_EQ(readError([](json &j) {
-              j["kernels"][0]["params"][0]["candidates"] = json::array();
-            }).where,
-            "kernels[0].params[0].candidates");
-  EXPECT_EQ(readError([](json &j) {
-              j["kernels"][0]["params"][0]["candidates"][0] = 3;
-            }).where,
-            "kernels[0].params[0].candidates[0]");
-  EXPECT_EQ(readError([](json &j) {
-              j["kernels"][0]["params"][0]["default"] = 2.5;
-            }).where,
-            "kernels[0].params[0].default");
-  EXPECT_EQ(readError([](json &j) {
-              j["kernels"][0]["params"][0].erase("values");
-            }).where,
-            "kernels[0].params[0]");
-  EXPECT_EQ(readError([](json &j) {
-              j["kernels"][0]["params"][0]["values"] = {1, 2, 2};
-            }).where,
-            "kernels[0].params[0].values[2]");
-  EXPECT_EQ(readError([](json &j) {
-              j["kernels"][0]["constraints"][1] = true;
-            }).where,
-            "kernels[0].constraints[1]");
-  EXPECT_EQ(readError([](json &j) {
-              j["kernels"][0]["params"][1]["sites"] = "a:1:2";
-            }).where,
-            "kernels[0].params[1].sites");
+  using namespace ktune::test;
+  const std::vector<BrokenField> cases = {
+      {setAt("/ktune", "plan/0"), "ktune"},
+      {eraseAt("/kernels"), "kernels"},
+      {eraseAt("/kernels/0/kernel"), "kernels[0].kernel"},
+      {setAt("/kernels/0/params", json::object()), "kernels[0].params"},
+      {setAt("/kernels/0/params/1/name", 7), "kernels[0].params[1].name"},
+      {setAt("/kernels/0/params/1/kind", "vec"), "kernels[0].params[1].kind"},
+      {setAt("/kernels/0/params/0/candidates", json::array()),
+       "kernels[0].params[0].candidates"},
+      {setAt("/kernels/0/params/0/candidates/0", 3),
+       "kernels[0].params[0].candidates[0]"},
+      {setAt("/kernels/0/params/0/default", 2.5),
+       "kernels[0].params[0].default"},
+      {eraseAt("/kernels/0/params/0/values"), "kernels[0].params[0]"},
+      {setAt("/kernels/0/params/0/values", json{1, 2, 2}),
+       "kernels[0].params[0].values[2]"},
+      {setAt("/kernels/0/constraints/1", true), "kernels[0].constraints[1]"},
+      {setAt("/kernels/0/params/1/sites", "a:1:2"),
+       "kernels[0].params[1].sites"},
+  };
+  for (const auto &[edit, where] : cases)
+    EXPECT_EQ(readError(edit).where, where);
 }

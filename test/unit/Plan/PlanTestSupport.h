@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -44,8 +45,58 @@ inline SourceSite siteOf(const std::string &file, const std::string &text,
   return s;
 }
 
+/// A change that breaks a document, and where the reader must say it is.
+struct BrokenField {
+  std::function<void(nlohmann::json &)> edit;
+  std::string where;
+};
+
+/// Sets the value at a JSON pointer ("/kernels/0/params/1/name").
+inline std::function<void(nlohmann::json &)> setAt(const std::string &pointer,
+                                                   nlohmann::json value) {
+  return [pointer, value](nlohmann::json &j) {
+    j[nlohmann::json::json_pointer(pointer)] = value;
+  };
+}
+
+/// Removes the member at a JSON pointer.
+inline std::function<void(nlohmann::json &)>
+eraseAt(const std::string &pointer) {
+  return [pointer](nlohmann::json &j) {
+    nlohmann::json::json_pointer p(pointer);
+    j[p.parent_pointer()].erase(p.back());
+  };
+}
+
 inline std::string locationOf(const SourceSite &s) {
   return s.file + ":" + std::to_string(s.line) + ":" + std::to_string(s.col);
+}
+
+/// A candidate of `kernel` read at `sites`, at the default confidence.
+inline Candidate candidateOf(const std::string &id, ParamKind kind,
+                             const std::string &kernel, int64_t value,
+                             const std::string &spelling,
+                             std::vector<SourceSite> sites) {
+  Candidate c;
+  c.id = id;
+  c.kind = kind;
+  c.kernel = kernel;
+  c.value = value;
+  c.spelling = spelling;
+  c.sites = std::move(sites);
+  return c;
+}
+
+/// The error `read` (candidatesFromJson, planFromJson) reports for the
+/// document `example` after `edit`; a test failure when it still reads.
+template <class Read>
+Error errorAfterEdit(const char *example, Read read,
+                     const std::function<void(nlohmann::json &)> &edit) {
+  nlohmann::json j = nlohmann::json::parse(example);
+  edit(j);
+  auto value = read(j);
+  EXPECT_FALSE(value) << "expected an error for " << j.dump();
+  return value ? Error{} : value.error();
 }
 
 inline const std::string FixtureFile = "k.cu";
@@ -65,14 +116,9 @@ struct Fixture {
                       const std::string &kernel = "rmsnorm", int uses = 1) {
     std::string decl = "constexpr int " + name + " = " + literal + ";";
     Source += decl + "\n";
-    Candidate c;
-    c.id = id;
-    c.kind = kind;
-    c.kernel = kernel;
-    c.value = value;
-    c.spelling = name;
+    Candidate c = candidateOf(id, kind, kernel, value, name,
+                              {site(decl, literal, SiteRole::Definition)});
     c.confidence = confidence;
-    c.sites.push_back(site(decl, literal, SiteRole::Definition));
     for (int i = 0; i < uses; ++i) {
       std::string line = "use(" + name + ");";
       Source += line + "\n";

@@ -5,8 +5,7 @@
 #include <gtest/gtest.h>
 
 using namespace ktune;
-using ktune::test::locationOf;
-using ktune::test::siteOf;
+using namespace ktune::test;
 using nlohmann::json;
 
 namespace {
@@ -40,42 +39,25 @@ void launch(float *out, const float *in, int hidden, int n) {
 CandidateSet makeCandidates() {
   CandidateSet set;
   set.file = File;
-  Candidate c1;
-  c1.id = "c1";
-  c1.kind = ParamKind::BlockSize;
-  c1.kernel = "rmsnorm";
-  c1.value = 256;
-  c1.spelling = "kBlockSize";
+  Candidate c1 = candidateOf(
+      "c1", ParamKind::BlockSize, "rmsnorm", 256, "kBlockSize",
+      {siteOf(File, Source, "256", 0, SiteRole::Definition),
+       siteOf(File, Source, "kBlockSize", 1, SiteRole::SharedExtent),
+       siteOf(File, Source, "kBlockSize", 2, SiteRole::LoopStride),
+       siteOf(File, Source, "255", 0, SiteRole::LaunchGrid, "{P} - 1"),
+       siteOf(File, Source, "256", 1, SiteRole::LaunchGrid),
+       siteOf(File, Source, "kBlockSize", 3, SiteRole::LaunchBlock)});
   c1.confidence = Confidence::High;
-  c1.sites = {siteOf(File, Source, "256", 0, SiteRole::Definition),
-              siteOf(File, Source, "kBlockSize", 1, SiteRole::SharedExtent),
-              siteOf(File, Source, "kBlockSize", 2, SiteRole::LoopStride),
-              siteOf(File, Source, "255", 0, SiteRole::LaunchGrid, "{P} - 1"),
-              siteOf(File, Source, "256", 1, SiteRole::LaunchGrid),
-              siteOf(File, Source, "kBlockSize", 3, SiteRole::LaunchBlock)};
   c1.impliedConstraints = {"{c1} % 32 == 0"};
-  Candidate c2;
-  c2.id = "c2";
-  c2.kind = ParamKind::Unroll;
-  c2.kernel = "rmsnorm";
-  c2.value = 4;
-  c2.spelling = "4";
-  c2.sites = {siteOf(File, Source, "4", 0, SiteRole::UnrollPragma)};
-  Candidate c3;
-  c3.id = "c3";
-  c3.kind = ParamKind::Other;
-  c3.kernel = "scale";
-  c3.value = 8;
-  c3.spelling = "8";
-  c3.sites = {siteOf(File, Source, "8", 0)};
-  Candidate c4;
-  c4.id = "c4";
-  c4.kind = ParamKind::BlockSize;
-  c4.kernel = "rmsnorm";
-  c4.value = 256;
-  c4.spelling = "256";
+  Candidate c2 =
+      candidateOf("c2", ParamKind::Unroll, "rmsnorm", 4, "4",
+                  {siteOf(File, Source, "4", 0, SiteRole::UnrollPragma)});
+  Candidate c3 = candidateOf("c3", ParamKind::Other, "scale", 8, "8",
+                             {siteOf(File, Source, "8", 0)});
+  Candidate c4 =
+      candidateOf("c4", ParamKind::BlockSize, "rmsnorm", 256, "256",
+                  {siteOf(File, Source, "256", 0, SiteRole::Definition)});
   c4.confidence = Confidence::Low;
-  c4.sites = {siteOf(File, Source, "256", 0, SiteRole::Definition)};
   set.candidates = {c1, c2, c3, c4};
   return set;
 }
@@ -122,6 +104,17 @@ protected:
   void expectValid() {
     auto errors = validate();
     EXPECT_TRUE(errors.empty()) << formatPlanErrors(errors);
+  }
+
+  /// Makes rmsnorm's second parameter a block size lifting `candidate`, and
+  /// drops the kernel's constraints.
+  void secondBlockSize(const std::string &candidate) {
+    param(0, 1) = {{"name", "BLOCK_2"},
+                   {"kind", "block_size"},
+                   {"candidates", {candidate}},
+                   {"default", 256},
+                   {"values", {128, 256}}};
+    PlanJson["kernels"][0]["constraints"] = json::array();
   }
 
   json &param(size_t kernel, size_t index) {
@@ -234,12 +227,7 @@ TEST_F(PlanValidation, CandidateUsedByOneParamOnly) {
   expectOneError("kernels[0].params[1].candidates[1]", "listed twice");
 
   PlanJson = json::parse(ValidPlan);
-  param(0, 1) = {{"name", "BLOCK_2"},
-                 {"kind", "block_size"},
-                 {"candidates", {"c1"}},
-                 {"default", 256},
-                 {"values", {128, 256}}};
-  PlanJson["kernels"][0]["constraints"] = json::array();
+  secondBlockSize("c1");
   expectOneError("kernels[0].params[1].candidates[0]" + loc("c1"),
                  "already lifted by kernels[0].params[0]");
 }
@@ -383,12 +371,7 @@ TEST_F(PlanValidation, MissingSourceIsReportedOnce) {
 }
 
 TEST_F(PlanValidation, OverlappingEditsAreRejected) {
-  param(0, 1) = {{"name", "BLOCK_2"},
-                 {"kind", "block_size"},
-                 {"candidates", {"c4"}},
-                 {"default", 256},
-                 {"values", {128, 256}}};
-  PlanJson["kernels"][0]["constraints"] = json::array();
+  secondBlockSize("c4");
   auto errors = validate();
   ASSERT_EQ(errors.size(), 1u) << formatPlanErrors(errors);
   EXPECT_NE(errors[0].message.find("overlaps the edit of"), std::string::npos);

@@ -141,13 +141,7 @@ INSTANTIATE_TEST_SUITE_P(
         Scenario{"http500", PlanningOutcome::Fallback, "exited with status 1"},
         Scenario{"crash", PlanningOutcome::Fallback,
                  "its stderr ends: my-agent: context window exceeded"}),
-    [](const auto &info) {
-      std::string n = info.param.name;
-      for (char &c : n)
-        if (c == '-')
-          c = '_';
-      return n;
-    });
+    scenarioTestName);
 
 TEST(PlannerSpec, FormsAndMistakes) {
   auto h = parsePlannerSpec("heuristic", {});

@@ -148,13 +148,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "answered HTTP 401: invalid api key", 1},
         Scenario{"always500", PlanningOutcome::Fallback,
                  "answered HTTP 503 (3 attempts): overloaded", 3}),
-    [](const auto &info) {
-      std::string n = info.param.name;
-      for (char &c : n)
-        if (c == '-')
-          c = '_';
-      return n;
-    });
+    scenarioTestName);
 
 TEST_F(OpenAIPlannerTest, RequestCarriesModelPromptAndKeyButTheAuditDoesNot) {
   ScopedEnv key("KTUNE_API_KEY", "secret-123");

@@ -30,6 +30,23 @@ void expectValid(const Plan &p, const PlannerRequest &r) {
   EXPECT_TRUE(errors.empty()) << formatPlanErrors(errors);
 }
 
+/// A planner refused twice (an injected parameter name), with a good plan
+/// third that the protocol never asks for.
+ScriptedPlanner refusedTwice() {
+  ScriptedPlanner p;
+  p.Replies = {ScriptedPlanner::text(replyText("injection.txt")),
+               ScriptedPlanner::text(replyText("injection.txt")),
+               ScriptedPlanner::text(replyText("good.txt"))};
+  return p;
+}
+
+/// Options that save every exchange in `audit`.
+PlanningOptions savingTo(const TempDir &audit) {
+  PlanningOptions o;
+  o.auditDir = audit.path().string();
+  return o;
+}
+
 bool mentions(const std::vector<std::string> &lines, const std::string &text) {
   for (const auto &l : lines)
     if (l.find(text) != std::string::npos)
@@ -136,13 +153,9 @@ TEST(PlanWithValidation, RefusedPlanIsCorrectedOnce) {
 
 TEST(PlanWithValidation, SecondRefusalFallsBackToTheHeuristicPlan) {
   PlannerRequest r = fixtureRequest();
-  ScriptedPlanner p;
-  p.Replies = {ScriptedPlanner::text(replyText("injection.txt")),
-               ScriptedPlanner::text(replyText("injection.txt")),
-               ScriptedPlanner::text(replyText("good.txt"))};
+  ScriptedPlanner p = refusedTwice();
   TempDir audit;
-  PlanningOptions o;
-  o.auditDir = audit.path().string();
+  PlanningOptions o = savingTo(audit);
   PlanningResult result = plan(p, r, o);
 
   EXPECT_EQ(result.outcome, PlanningOutcome::Fallback);
@@ -176,8 +189,7 @@ TEST(PlanWithValidation, PlannerThatCannotAnswerFallsBackAtOnce) {
   p.Replies = {ScriptedPlanner::failure(
       "planner endpoint http://x/v1 is not reachable")};
   TempDir audit;
-  PlanningOptions o;
-  o.auditDir = audit.path().string();
+  PlanningOptions o = savingTo(audit);
   PlanningResult result = plan(p, r, o);
   EXPECT_EQ(result.outcome, PlanningOutcome::Fallback);
   EXPECT_EQ(p.Requests.size(), 1u);
@@ -206,14 +218,10 @@ TEST(PlanWithValidation, StrictModeMakesASecondRefusalAnError) {
   // Strict: a plan from the planner or an error, one line naming the first
   // reason; both exchanges are still saved.
   PlannerRequest r = fixtureRequest();
-  ScriptedPlanner p;
-  p.Replies = {ScriptedPlanner::text(replyText("injection.txt")),
-               ScriptedPlanner::text(replyText("injection.txt")),
-               ScriptedPlanner::text(replyText("good.txt"))};
+  ScriptedPlanner p = refusedTwice();
   TempDir audit;
-  PlanningOptions o;
+  PlanningOptions o = savingTo(audit);
   o.strict = true;
-  o.auditDir = audit.path().string();
   auto result = planWithValidation(p, r, o);
   ASSERT_FALSE(result);
   EXPECT_EQ(p.Requests.size(), 2u) << "the reasons still go back once";
@@ -245,8 +253,7 @@ TEST(PlanWithValidation, StrictModeMakesASecondRefusalAnError) {
 TEST(PlanWithValidation, AuditNumbersContinueAcrossCalls) {
   PlannerRequest r = fixtureRequest();
   TempDir audit;
-  PlanningOptions o;
-  o.auditDir = audit.path().string();
+  PlanningOptions o = savingTo(audit);
   for (int call = 0; call < 2; ++call) {
     ScriptedPlanner p;
     p.Replies = {ScriptedPlanner::text("no plan"),

@@ -205,6 +205,16 @@ filesUnder(const fs::path &dir) {
   return out;
 }
 
+/// Names a parameterised scenario's test: the scenario's name, '-' read as
+/// '_'.
+inline constexpr auto scenarioTestName = [](const auto &info) {
+  std::string n = info.param.name;
+  for (char &c : n)
+    if (c == '-')
+      c = '_';
+  return n;
+};
+
 } // namespace ktune::planner::test
 
 #endif

@@ -57,12 +57,14 @@ std::unique_ptr<clang::ASTUnit> parse(const std::string &code) {
   return ktune::testing::parseHostSide(code);
 }
 
+using CollectConstants = ktune::testing::HostSnippetTest;
+using CollectLaunches = ktune::testing::HostSnippetTest;
 using ktune::testing::first;
 
 } // namespace
 
-TEST(CollectConstants, ClassifyAndEffectivelyConst) {
-  auto unit = parse(R"(
+TEST_F(CollectConstants, ClassifyAndEffectivelyConst) {
+  ASSERT_NO_FATAL_FAILURE(parse(R"(
 #define BLOCK 128
 constexpr int kTile = 32;
 __global__ void k(float *x) {
@@ -71,10 +73,8 @@ __global__ void k(float *x) {
   changed += 1;
   x[0] = BLOCK + kTile + fixed + changed;
 }
-)");
-  ASSERT_TRUE(unit);
-  ASSERT_FALSE(unit->getDiagnostics().hasErrorOccurred());
-  clang::ASTContext &ctx = unit->getASTContext();
+)"));
+  clang::ASTContext &ctx = context();
   SourceFacts out;
   Collector c(ctx, "k.cu", out);
   const auto *fn = first<clang::FunctionDecl>(ctx, functionDecl(hasName("k")));
@@ -102,18 +102,16 @@ __global__ void k(float *x) {
   EXPECT_EQ(macro->constant, "macro:BLOCK");
 }
 
-TEST(CollectLaunches, TemplateParametersThatSelectBehaviour) {
-  auto unit = parse(R"(
+TEST_F(CollectLaunches, TemplateParametersThatSelectBehaviour) {
+  ASSERT_NO_FATAL_FAILURE(parse(R"(
 enum class Mode { A, B };
 template <int N, bool Flag, Mode M, int D>
 __global__ void k(float *x) {
   if (D == 2)
     x[0] = N;
 }
-)");
-  ASSERT_TRUE(unit);
-  ASSERT_FALSE(unit->getDiagnostics().hasErrorOccurred());
-  clang::ASTContext &ctx = unit->getASTContext();
+)"));
+  clang::ASTContext &ctx = context();
   const auto *t = first<clang::FunctionTemplateDecl>(
       ctx, functionTemplateDecl(hasName("k")));
   ASSERT_NE(t, nullptr);

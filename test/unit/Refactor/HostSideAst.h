@@ -13,6 +13,8 @@
 #include "clang/Frontend/ASTUnit.h"
 #include "clang/Tooling/Tooling.h"
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +48,22 @@ template <typename T, typename M> const T *first(clang::ASTContext &ctx, M m) {
   auto found = clang::ast_matchers::match(m.bind("x"), ctx);
   return found.empty() ? nullptr : found[0].template getNodeAs<T>("x");
 }
+
+/// A test of one snippet parsed host side after `prelude`. Call
+/// ASSERT_NO_FATAL_FAILURE(parse(code)): the test stops there when the
+/// snippet does not compile.
+class HostSnippetTest : public ::testing::Test {
+protected:
+  std::string prelude;
+  std::unique_ptr<clang::ASTUnit> unit;
+
+  void parse(const std::string &code) {
+    unit = parseHostSide(prelude + code);
+    ASSERT_TRUE(unit);
+    ASSERT_FALSE(unit->getDiagnostics().hasErrorOccurred());
+  }
+  clang::ASTContext &context() { return unit->getASTContext(); }
+};
 
 } // namespace ktune::testing
 

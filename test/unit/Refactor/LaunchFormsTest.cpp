@@ -39,9 +39,16 @@ template <class T> cudaError_t cudaFuncSetAttribute(T *, int, int);
 void opaque(const void *);
 )";
 
-std::unique_ptr<clang::ASTUnit> parse(const std::string &code) {
-  return ktune::testing::parseHostSide(Runtime + code);
-}
+/// Each test parses its snippet after Runtime and collects into `out`.
+class LaunchFormsTest : public ktune::testing::HostSnippetTest {
+protected:
+  LaunchFormsTest() { prelude = Runtime; }
+  SourceFacts out;
+  Collector collector() { return Collector(context(), "k.cu", out); }
+};
+using LaunchForms = LaunchFormsTest;
+using MutationAnalysis = LaunchFormsTest;
+using CollectTypes = LaunchFormsTest;
 
 using ktune::testing::first;
 
@@ -59,8 +66,8 @@ const clang::FunctionDecl *function(clang::ASTContext &ctx,
 
 } // namespace
 
-TEST(LaunchForms, ApiNames) {
-  auto unit = parse(R"(
+TEST_F(LaunchForms, ApiNames) {
+  ASSERT_NO_FATAL_FAILURE(parse(R"(
 __global__ void k(int n) {}
 void go(int n) {
   void *args[] = {&n};
@@ -68,10 +75,8 @@ void go(int n) {
   cudaLaunchCooperativeKernel((const void *)k, dim3(1), dim3(64), args);
   opaque((const void *)k);
 }
-)");
-  ASSERT_TRUE(unit);
-  ASSERT_FALSE(unit->getDiagnostics().hasErrorOccurred());
-  clang::ASTContext &ctx = unit->getASTContext();
+)"));
+  clang::ASTContext &ctx = context();
   EXPECT_EQ(launchApiName(callOf(ctx, "cudaLaunchKernel")), "cudaLaunchKernel");
   EXPECT_EQ(launchApiName(callOf(ctx, "cudaLaunchCooperativeKernel")),
             "cudaLaunchCooperativeKernel");
@@ -84,8 +89,8 @@ void go(int n) {
   EXPECT_FALSE(isCeilDivName("div"));
 }
 
-TEST(LaunchForms, LaunchKernelExReadsTheConfigAndTheKernelLocal) {
-  auto unit = parse(R"(
+TEST_F(LaunchForms, LaunchKernelExReadsTheConfigAndTheKernelLocal) {
+  ASSERT_NO_FATAL_FAILURE(parse(R"(
 template <int V, typename T> __global__ void k(T *x, int n) {}
 void go(float *x, int n, int rows) {
   cudaLaunchConfig_t config;
@@ -96,12 +101,9 @@ void go(float *x, int n, int rows) {
   cudaFuncSetAttribute(kernel, 0, 0);
   cudaLaunchKernelEx(&config, kernel, x, n);
 }
-)");
-  ASSERT_TRUE(unit);
-  ASSERT_FALSE(unit->getDiagnostics().hasErrorOccurred());
-  clang::ASTContext &ctx = unit->getASTContext();
-  SourceFacts out;
-  Collector c(ctx, "k.cu", out);
+)"));
+  clang::ASTContext &ctx = context();
+  Collector c = collector();
   const clang::FunctionDecl *go = function(ctx, "go");
   auto view = apiLaunch(c, callOf(ctx, "cudaLaunchKernelEx"), go);
   ASSERT_TRUE(view.has_value());
@@ -125,8 +127,8 @@ void go(float *x, int n, int rows) {
   EXPECT_TRUE(isEditableKernelUse(c, init, go));
 }
 
-TEST(LaunchForms, ConfigFieldSetTwiceIsNotRead) {
-  auto unit = parse(R"(
+TEST_F(LaunchForms, ConfigFieldSetTwiceIsNotRead) {
+  ASSERT_NO_FATAL_FAILURE(parse(R"(
 __global__ void k(int n) {}
 void go(int n, bool wide) {
   cudaLaunchConfig_t config = {dim3(1), dim3(128), 0, 0};
@@ -134,32 +136,26 @@ void go(int n, bool wide) {
     config.blockDim = dim3(256);
   cudaLaunchKernelEx(&config, k, n);
 }
-)");
-  ASSERT_TRUE(unit);
-  ASSERT_FALSE(unit->getDiagnostics().hasErrorOccurred());
-  clang::ASTContext &ctx = unit->getASTContext();
-  SourceFacts out;
-  Collector c(ctx, "k.cu", out);
+)"));
+  clang::ASTContext &ctx = context();
+  Collector c = collector();
   auto view =
       apiLaunch(c, callOf(ctx, "cudaLaunchKernelEx"), function(ctx, "go"));
   ASSERT_TRUE(view.has_value());
   EXPECT_NE(view->problem.find("blockDim"), std::string::npos) << view->problem;
 }
 
-TEST(LaunchForms, LaunchKernelArgumentsFromTheArray) {
-  auto unit = parse(R"(
+TEST_F(LaunchForms, LaunchKernelArgumentsFromTheArray) {
+  ASSERT_NO_FATAL_FAILURE(parse(R"(
 __global__ void k(float *x, int n) {}
 void go(float *x, int n) {
   void *args[] = {(void *)&x, (void *)&n};
   cudaLaunchCooperativeKernel((const void *)k, dim3(n / 128), dim3(128), args,
                               16);
 }
-)");
-  ASSERT_TRUE(unit);
-  ASSERT_FALSE(unit->getDiagnostics().hasErrorOccurred());
-  clang::ASTContext &ctx = unit->getASTContext();
-  SourceFacts out;
-  Collector c(ctx, "k.cu", out);
+)"));
+  clang::ASTContext &ctx = context();
+  Collector c = collector();
   auto view = apiLaunch(c, callOf(ctx, "cudaLaunchCooperativeKernel"),
                         function(ctx, "go"));
   ASSERT_TRUE(view.has_value());
@@ -176,8 +172,8 @@ void go(float *x, int n) {
   EXPECT_TRUE(isLaunchArgumentUse(ctx, ref));
 }
 
-TEST(LaunchForms, LaunchHelperOfTheFile) {
-  auto unit = parse(R"(
+TEST_F(LaunchForms, LaunchHelperOfTheFile) {
+  ASSERT_NO_FATAL_FAILURE(parse(R"(
 __global__ void k(float *x, int n) {}
 template <typename K, typename... A>
 void launch_with(K kernel, dim3 grid, dim3 block, cudaStream_t s, A... args) {
@@ -187,12 +183,9 @@ void go(float *x, int n, cudaStream_t s) {
   launch_with(k, dim3(n / 64), dim3(64), s, x, n);
   opaque((const void *)k);
 }
-)");
-  ASSERT_TRUE(unit);
-  ASSERT_FALSE(unit->getDiagnostics().hasErrorOccurred());
-  clang::ASTContext &ctx = unit->getASTContext();
-  SourceFacts out;
-  Collector c(ctx, "k.cu", out);
+)"));
+  clang::ASTContext &ctx = context();
+  Collector c = collector();
   const clang::CallExpr *call = callOf(ctx, "launch_with");
   ASSERT_NE(call, nullptr);
   auto helper = launchHelper(c, call->getDirectCallee());
@@ -214,8 +207,8 @@ void go(float *x, int n, cudaStream_t s) {
   EXPECT_FALSE(launchHelper(c, op->getDirectCallee()).has_value());
 }
 
-TEST(LaunchForms, DispatchesAndTheirConstants) {
-  auto unit = parse(R"(
+TEST_F(LaunchForms, DispatchesAndTheirConstants) {
+  ASSERT_NO_FATAL_FAILURE(parse(R"(
 template <int V> __global__ void k(int n) {}
 #define DISPATCH(v, V, ...)                                                  \
   switch (v) {                                                               \
@@ -234,12 +227,9 @@ void go(int n, int vec) {
   }
   }
 }
-)");
-  ASSERT_TRUE(unit);
-  ASSERT_FALSE(unit->getDiagnostics().hasErrorOccurred());
-  clang::ASTContext &ctx = unit->getASTContext();
-  SourceFacts out;
-  Collector c(ctx, "k.cu", out);
+)"));
+  clang::ASTContext &ctx = context();
+  Collector c = collector();
   const auto *vecConst = first<clang::VarDecl>(ctx, varDecl(hasName("VEC")));
   const auto *w = first<clang::VarDecl>(ctx, varDecl(hasName("W")));
   const auto *other = first<clang::VarDecl>(ctx, varDecl(hasName("other")));
@@ -257,8 +247,8 @@ void go(int n, int vec) {
   EXPECT_EQ(values[0].constant, w);
 }
 
-TEST(LaunchForms, WarpCounts) {
-  auto unit = parse(R"(
+TEST_F(LaunchForms, WarpCounts) {
+  ASSERT_NO_FATAL_FAILURE(parse(R"(
 constexpr unsigned ceil_div(unsigned a, unsigned b) { return (a + b - 1) / b; }
 void go(unsigned d) {
   const unsigned block = d < 1024 ? d : 1024;
@@ -267,12 +257,9 @@ void go(unsigned d) {
   (void)warps;
   (void)halves;
 }
-)");
-  ASSERT_TRUE(unit);
-  ASSERT_FALSE(unit->getDiagnostics().hasErrorOccurred());
-  clang::ASTContext &ctx = unit->getASTContext();
-  SourceFacts out;
-  Collector c(ctx, "k.cu", out);
+)"));
+  clang::ASTContext &ctx = context();
+  Collector c = collector();
   const clang::FunctionDecl *go = function(ctx, "go");
   auto use = [&](const char *name) {
     return first<clang::Expr>(ctx, declRefExpr(to(varDecl(hasName(name))),
@@ -283,8 +270,8 @@ void go(unsigned d) {
   EXPECT_FALSE(countsWarps(c, use("halves"), go));
 }
 
-TEST(MutationAnalysis, RuntimeArgumentsAndCapturesAreNoWrites) {
-  auto unit = parse(R"(
+TEST_F(MutationAnalysis, RuntimeArgumentsAndCapturesAreNoWrites) {
+  ASSERT_NO_FATAL_FAILURE(parse(R"(
 __global__ void k(int n) {}
 void go(int n) {
   int block = 128;
@@ -294,12 +281,9 @@ void go(int n) {
   run();
   cudaFuncSetAttribute(k, 0, block);
 }
-)");
-  ASSERT_TRUE(unit);
-  ASSERT_FALSE(unit->getDiagnostics().hasErrorOccurred());
-  clang::ASTContext &ctx = unit->getASTContext();
-  SourceFacts out;
-  Collector c(ctx, "k.cu", out);
+)"));
+  clang::ASTContext &ctx = context();
+  Collector c = collector();
   const clang::FunctionDecl *go = function(ctx, "go");
   const auto *block = first<clang::VarDecl>(ctx, varDecl(hasName("block")));
   const auto *changed = first<clang::VarDecl>(ctx, varDecl(hasName("changed")));
@@ -310,8 +294,8 @@ void go(int n) {
   EXPECT_TRUE(c.isEffectivelyConst(n, go));
 }
 
-TEST(CollectTypes, ParameterTypesAndCanonicalArguments) {
-  auto unit = parse(R"(
+TEST_F(CollectTypes, ParameterTypesAndCanonicalArguments) {
+  ASSERT_NO_FATAL_FAILURE(parse(R"(
 typedef unsigned int uint;
 enum class Layout : short { Rows };
 void go(uint n, long m, Layout l, const int c) {
@@ -319,10 +303,8 @@ void go(uint n, long m, Layout l, const int c) {
   constexpr local_t kLocal = 4;
   (void)kLocal;
 }
-)");
-  ASSERT_TRUE(unit);
-  ASSERT_FALSE(unit->getDiagnostics().hasErrorOccurred());
-  clang::ASTContext &ctx = unit->getASTContext();
+)"));
+  clang::ASTContext &ctx = context();
   const clang::FunctionDecl *go = function(ctx, "go");
   ASSERT_NE(go, nullptr);
   clang::PrintingPolicy pp(ctx.getLangOpts());

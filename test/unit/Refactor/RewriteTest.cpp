@@ -1,6 +1,8 @@
 // planRewrite on facts built by hand: edits, manifest entries and errors.
 #include "ktune/Refactor/Rewrite.h"
 
+#include "HandBuiltFacts.h"
+
 #include <gtest/gtest.h>
 
 using namespace ktune;
@@ -8,94 +10,20 @@ using namespace ktune::refactor;
 
 namespace {
 
-// __global__ void k(float *x) { x[threadIdx.x] = 256; }
-// void go(float *x) { k<<<1, 256>>>(x); }
-const char *Source = "__global__ void k(float *x) { x[threadIdx.x] = 1; }\n"
-                     "void go(float *x) { k<<<1, 256>>>(x); }\n";
-// The same with the block size in the kernel's code too.
-const char *KernelSource =
-    "__global__ void k(float *x) { x[threadIdx.x % 256] = 1; }\n"
-    "void go(float *x) { k<<<1, 256>>>(x); }\n";
+using ktune::testing::KernelSource;
+using ktune::testing::Source;
 
-/// Facts of `src`: the launch's 256 only (a launch parameter), or also the
-/// kernel's (KernelSource: a kernel parameter).
+/// The hand-built facts, with the forwarder's signature collectFacts records.
 SourceFacts facts(const char *text = Source) {
-  std::string src = text;
-  SourceFacts f;
-  f.file = "k.cu";
-  FunctionFacts k;
-  k.id = "fn@16";
-  k.role = FunctionRole::Kernel;
-  k.name = k.qualifiedName = "k";
-  k.offset = 16;
-  k.line = 1;
-  k.declarations = {{0, false, false, "", true}};
-  k.bodyBegin = static_cast<unsigned>(src.find('{')) + 1;
-  k.rangeBegin = 0;
-  k.rangeEnd = static_cast<unsigned>(src.find('}')) + 1;
-  k.args = {{"x", "float *"}};
-  f.functions[k.id] = k;
-  FunctionFacts go;
-  go.id = "fn@58";
-  go.role = FunctionRole::Host;
-  go.name = go.qualifiedName = "go";
-  go.line = 2;
-  unsigned goStart = static_cast<unsigned>(src.find("void go"));
-  go.offset = goStart + 5;
-  go.declarations = {{goStart, false, false, "", true}};
-  go.bodyBegin = static_cast<unsigned>(src.find('{', goStart)) + 1;
-  go.rangeBegin = goStart;
-  go.rangeEnd = static_cast<unsigned>(src.size()) - 1;
-  go.args = {{"x", "float *"}};
-  go.forwarderSignature = "void go(float *x)"; // what collectFacts records
-  f.functions[go.id] = go;
-  CallFacts launch;
-  launch.isLaunch = true;
-  launch.caller = go.id;
-  launch.callee = k.id;
-  launch.line = 2;
-  launch.insertOffset = static_cast<unsigned>(src.find("<<<"));
-  unsigned block = static_cast<unsigned>(src.rfind("256"));
-  launch.grid = {"1"};
-  launch.block = {marker(block)};
-  f.calls = {launch};
-  Occurrence o;
-  o.offset = block;
-  o.length = 3;
-  o.line = 2;
-  o.col = block - goStart + 1;
-  o.text = "256";
-  o.function = go.id;
-  o.kernel = k.id;
-  o.role = SiteRole::LaunchBlock;
-  o.value = o.baseValue = 256;
-  o.family = Family::block();
-  f.occurrences = {o};
-  if (size_t use = src.find("% 256"); use != std::string::npos) {
-    Occurrence k = o;
-    k.offset = static_cast<unsigned>(use + 2);
-    k.line = 1;
-    k.col = k.offset + 1;
-    k.function = "fn@16";
-    k.role = SiteRole::IndexArith;
-    f.occurrences.insert(f.occurrences.begin(), k);
-  }
+  SourceFacts f = ktune::testing::handBuiltFacts(text);
+  f.functions["fn@58"].forwarderSignature = "void go(float *x)";
   return f;
 }
 
+/// The block-size plan, with a constraint on the parameter.
 Plan planFor(const CandidateSet &set, const std::string &name) {
-  PlanParam p;
-  p.name = name;
-  p.kind = ParamKind::BlockSize;
-  p.candidates = {set.candidates.at(0).id};
-  p.defaultValue = 256;
-  p.domain = Domain::ofValues({128, 256});
-  PlanKernel pk;
-  pk.kernel = "k";
-  pk.params = {p};
-  pk.constraints = {name + " % 32 == 0"};
-  Plan plan;
-  plan.kernels = {pk};
+  Plan plan = ktune::testing::blockSizePlan(set, name);
+  plan.kernels[0].constraints = {name + " % 32 == 0"};
   return plan;
 }
 

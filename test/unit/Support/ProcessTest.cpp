@@ -57,6 +57,15 @@ bool endsWithNewline(const std::string &s) {
   return s.find('\n') != std::string::npos;
 }
 
+/// An exchange that sends `input` (a view: it must outlive the exchange) and
+/// has enough at the first line back.
+ChildProcess::Exchange lineExchange(std::string_view input) {
+  ChildProcess::Exchange x;
+  x.input = input;
+  x.enough = endsWithNewline;
+  return x;
+}
+
 } // namespace
 
 TEST(RunProcess, CatGivesBackItsInput) {
@@ -128,9 +137,7 @@ TEST(ChildProcess, ExchangesLinesWithALongLivedChild) {
   ASSERT_TRUE(child) << child.error().str();
   for (int i = 0; i < 50; ++i) {
     std::string line = "line " + std::to_string(i) + "\n";
-    ChildProcess::Exchange x;
-    x.input = line;
-    x.enough = endsWithNewline;
+    ChildProcess::Exchange x = lineExchange(line);
     child->exchange(x, deadlineIn(10));
     ASSERT_FALSE(x.timedOut);
     EXPECT_EQ(x.out, line);
@@ -154,9 +161,7 @@ TEST(ChildProcess, ExchangesLinesWithALongLivedChild) {
 TEST(ChildProcess, ExchangeStopsAtTheDeadline) {
   auto child = ChildProcess::spawn({"/bin/sh", "-c", "read x; sleep 30"});
   ASSERT_TRUE(child) << child.error().str();
-  ChildProcess::Exchange x;
-  x.input = "ping\n";
-  x.enough = endsWithNewline;
+  ChildProcess::Exchange x = lineExchange("ping\n");
   auto start = std::chrono::steady_clock::now();
   child->exchange(x, deadlineIn(0.3));
   EXPECT_TRUE(x.timedOut);
@@ -180,9 +185,7 @@ TEST(ChildProcess, WaitKillsAtItsDeadline) {
 TEST(ChildProcess, AChildThatEndsIsSeenAsEndOfFile) {
   auto child = ChildProcess::spawn({"/bin/sh", "-c", "read x; exit 5"});
   ASSERT_TRUE(child) << child.error().str();
-  ChildProcess::Exchange x;
-  x.input = "go\n";
-  x.enough = endsWithNewline;
+  ChildProcess::Exchange x = lineExchange("go\n");
   child->exchange(x, deadlineIn(10));
   EXPECT_TRUE(x.outputClosed);
   EXPECT_FALSE(x.timedOut);
@@ -196,9 +199,7 @@ TEST(ChildProcess, InputToAChildThatStoppedReadingIsRefused) {
   auto child = ChildProcess::spawn({"/bin/sh", "-c", "exec 0<&-; sleep 1"});
   ASSERT_TRUE(child) << child.error().str();
   std::string big(1 << 20, 'x');
-  ChildProcess::Exchange x;
-  x.input = big;
-  x.enough = endsWithNewline;
+  ChildProcess::Exchange x = lineExchange(big);
   child->exchange(x, deadlineIn(10));
   EXPECT_TRUE(x.inputRefused);
   EXPECT_FALSE(x.timedOut);

@@ -108,22 +108,21 @@ public:
   void run(const SearchSpace &space, Objective &objective,
            std::mt19937_64 &rng) override {
     for (int tries = 0; tries < 10000 && !objective.exhausted(); ++tries)
-      if (auto p = space.randomValid(rng))
+      if (auto p = space.randomValid(rng);
+          p && !(UnseenOnly && objective.seen(*p)))
         objective.evaluate(*p);
   }
+
+protected:
+  bool UnseenOnly = false;
 };
 
 /// Random valid points it has not seen yet: how sampling without
 /// replacement behaves, and why seen() must not reveal the journal early.
-class RandomUnseen : public Strategy {
+class RandomUnseen : public RandomDouble {
 public:
+  RandomUnseen() { UnseenOnly = true; }
   std::string name() const override { return "random-unseen"; }
-  void run(const SearchSpace &space, Objective &objective,
-           std::mt19937_64 &rng) override {
-    for (int tries = 0; tries < 10000 && !objective.exhausted(); ++tries)
-      if (auto p = space.randomValid(rng); p && !objective.seen(*p))
-        objective.evaluate(*p);
-  }
 };
 
 } // namespace ktune::testing

@@ -52,26 +52,28 @@ Manifest manifest() {
   return *m;
 }
 
-Spec kernelSpec() {
-  auto s = specFromJson(json::parse(R"({
-    "ktune": "spec/1", "kernel": "act_kernel", "template_args": {"T": "__nv_bfloat16"},
-    "dims": {"num_tokens": [64, 4096], "d": [11008]},
-    "args": {"out": {"buffer": "bf16", "shape": ["num_tokens", "d"], "role": "out"},
-             "in": {"buffer": "bf16", "shape": ["num_tokens", "2 * d"]},
-             "d": {"value": "d"}}})"));
+Spec parsedSpec(const json &j) {
+  auto s = specFromJson(j);
   EXPECT_TRUE(s) << s.error().str();
   return *s;
 }
 
-Spec launcherSpec() {
-  auto s = specFromJson(json::parse(R"({
-    "ktune": "spec/1", "launcher": "silu_and_mul", "template_args": {"T": "__nv_bfloat16"},
+const char *KernelSpecText = R"({
+    "ktune": "spec/1", "kernel": "act_kernel", "template_args": {"T": "__nv_bfloat16"},
     "dims": {"num_tokens": [64, 4096], "d": [11008]},
     "args": {"out": {"buffer": "bf16", "shape": ["num_tokens", "d"], "role": "out"},
              "in": {"buffer": "bf16", "shape": ["num_tokens", "2 * d"]},
-             "d": {"value": "d"}, "num_tokens": {"value": "num_tokens"}}})"));
-  EXPECT_TRUE(s) << s.error().str();
-  return *s;
+             "d": {"value": "d"}}})";
+
+Spec kernelSpec() { return parsedSpec(json::parse(KernelSpecText)); }
+
+/// The same shapes and buffers for the launcher, which takes num_tokens too.
+Spec launcherSpec() {
+  json j = json::parse(KernelSpecText);
+  j.erase("kernel");
+  j["launcher"] = "silu_and_mul";
+  j["args"]["num_tokens"] = {{"value", "num_tokens"}};
+  return parsedSpec(j);
 }
 
 } // namespace

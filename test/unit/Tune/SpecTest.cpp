@@ -45,22 +45,19 @@ ManifestKernel kernel() {
   return m->kernels.at(0);
 }
 
-/// Reads and validates; returns the error's "where" (empty when valid).
-std::string errorWhere(const json &j) {
+/// Reads and validates; returns the error (empty when valid).
+Error specError(const json &j) {
   auto s = specFromJson(j);
   if (!s)
-    return s.error().where;
+    return s.error();
   auto ok = validateSpec(*s, kernel());
-  return ok ? "" : ok.error().where;
+  return ok ? Error{} : ok.error();
 }
 
-std::string errorMessage(const json &j) {
-  auto s = specFromJson(j);
-  if (!s)
-    return s.error().message;
-  auto ok = validateSpec(*s, kernel());
-  return ok ? "" : ok.error().message;
-}
+/// The error's "where" (empty when valid).
+std::string errorWhere(const json &j) { return specError(j).where; }
+
+std::string errorMessage(const json &j) { return specError(j).message; }
 
 } // namespace
 

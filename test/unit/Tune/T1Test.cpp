@@ -66,6 +66,19 @@ TEST(T1, ReadsTheSharedConvolutionSpace) {
   EXPECT_EQ(*space->validCount(), replay->size());
 }
 
+namespace {
+
+/// Where reading `doc` fails once `value` is put at `pointer`; a test
+/// failure when it reads.
+std::string readErrorWhere(json doc, const std::string &pointer, json value) {
+  doc[json::json_pointer(pointer)] = std::move(value);
+  auto t1 = t1FromJson(doc);
+  EXPECT_FALSE(t1) << "expected an error for " << doc.dump();
+  return t1 ? "" : t1.error().where;
+}
+
+} // namespace
+
 TEST(T1, RejectsWhatItCannotRepresent) {
   auto base = json::parse(R"({"ConfigurationSpace": {"TuningParameters": [
       {"Name": "a", "Type": "int", "Values": "[1, 2, 4]", "Default": 2},
@@ -77,24 +90,18 @@ TEST(T1, RejectsWhatItCannotRepresent) {
   ASSERT_TRUE(space);
   EXPECT_EQ(space->validCount(), 5u);
 
-  auto floats = base;
-  floats["ConfigurationSpace"]["TuningParameters"][1]["Values"] = "[0.5, 1.5]";
-  auto e1 = t1FromJson(floats);
-  ASSERT_FALSE(e1);
-  EXPECT_EQ(e1.error().where, "ConfigurationSpace.TuningParameters[1].Values");
+  EXPECT_EQ(readErrorWhere(base,
+                           "/ConfigurationSpace/TuningParameters/1/Values",
+                           "[0.5, 1.5]"),
+            "ConfigurationSpace.TuningParameters[1].Values");
 
-  auto strings = base;
-  strings["ConfigurationSpace"]["TuningParameters"][0]["Type"] = "string";
-  auto e2 = t1FromJson(strings);
-  ASSERT_FALSE(e2);
-  EXPECT_EQ(e2.error().where, "ConfigurationSpace.TuningParameters[0].Type");
+  EXPECT_EQ(readErrorWhere(base, "/ConfigurationSpace/TuningParameters/0/Type",
+                           "string"),
+            "ConfigurationSpace.TuningParameters[0].Type");
 
-  auto badCondition = base;
-  badCondition["ConfigurationSpace"]["Conditions"][0]["Expression"] =
-      "a * <= 32";
-  auto e3 = t1FromJson(badCondition);
-  ASSERT_FALSE(e3);
-  EXPECT_EQ(e3.error().where, "ConfigurationSpace.Conditions[0].Expression");
+  EXPECT_EQ(readErrorWhere(base, "/ConfigurationSpace/Conditions/0/Expression",
+                           "a * <= 32"),
+            "ConfigurationSpace.Conditions[0].Expression");
 
   auto unknownName = base;
   unknownName["ConfigurationSpace"]["Conditions"][0]["Expression"] =

@@ -104,8 +104,7 @@ Expected<SessionReport> tuneAsRank(const TuneCommand &command,
                                 ClusterOptions::fromEnvironment(), log);
   // All ranks finalize together only when none was lost: otherwise each
   // leaves (the others were told so).
-  end = outcome && outcome->finalizeTogether ? MpiEnd::Finalize
-                                             : MpiEnd::Leave;
+  end = outcome && outcome->finalizeTogether ? MpiEnd::Finalize : MpiEnd::Leave;
   if (world.rank == 0) {
     if (!outcome)
       return std::unexpected(outcome.error());

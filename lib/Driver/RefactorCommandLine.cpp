@@ -38,10 +38,10 @@ PlannerCommandLine::PlannerCommandLine(cl::OptionCategory &category)
            cl::desc("Who writes the plan: heuristic (default), "
                     "command:<command line>, openai:<base URL>"),
            cl::value_desc("planner"), cl::init("heuristic"), cl::cat(category)),
-      Model("model",
-            cl::desc(
-                "Model name for an openai: planner (default: $KTUNE_MODEL)"),
-            cl::value_desc("name"), cl::cat(category)),
+      Model(
+          "model",
+          cl::desc("Model name for an openai: planner (default: $KTUNE_MODEL)"),
+          cl::value_desc("name"), cl::cat(category)),
       Timeout("planner-timeout",
               cl::desc("Seconds a text planner may take per exchange "
                        "(default: $KTUNE_PLANNER_TIMEOUT or 300)"),

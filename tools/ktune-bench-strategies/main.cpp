@@ -15,8 +15,8 @@
 
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Try.h"
-#include "ktune/Tune/StrategyBenchReport.h"
 #include "ktune/Tune/Strategy.h"
+#include "ktune/Tune/StrategyBenchReport.h"
 
 #include <CLI/CLI.hpp>
 

@@ -119,10 +119,10 @@ int main(int argc, const char **argv) {
     return fail(paths.error().str());
   const std::string &output = paths->templatePath;
   planner::PlannerFlags flags = Planning.flags();
-  if (auto s = checkActions({input, Candidates, DumpFacts, PrintPrompt,
-                             BuildPreambleOnly, Reports.any(), output,
-                             paths->manifestPath, EmitPlan, PlanFile,
-                             flags.spec});
+  if (auto s =
+          checkActions({input, Candidates, DumpFacts, PrintPrompt,
+                        BuildPreambleOnly, Reports.any(), output,
+                        paths->manifestPath, EmitPlan, PlanFile, flags.spec});
       !s)
     return fail(s.error().str());
 

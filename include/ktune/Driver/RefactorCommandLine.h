@@ -1,4 +1,4 @@
-//===- ktune/Driver/RefactorCommandLine.h - Stage 1 option groups -*- C++ -*-===//
+//===- ktune/Driver/RefactorCommandLine.h - Stage 1 options -*- C++ -*-===//
 //
 // Option groups of ktune-refactor (llvm::cl), each registered in the tool's
 // category as ParserCommandLine is, and what the tool writes once it has a

@@ -41,8 +41,10 @@ struct TuningTargets {
 /// names); --gpus's text goes to `gpus`.
 template <class Command>
 TuningTargets tuningTargets(Command &c, std::string &gpus) {
-  return {c.strategy, c.budget, c.timeLimitSeconds, c.seed,     c.compileOnly,
-          c.cacheDir, c.jobs,   gpus,               c.arch,     c.compiler};
+  return {c.strategy, c.budget,      c.timeLimitSeconds,
+          c.seed,     c.compileOnly, c.cacheDir,
+          c.jobs,     gpus,          c.arch,
+          c.compiler};
 }
 
 /// What the options apply to, which is all their help texts differ in.

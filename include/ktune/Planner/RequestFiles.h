@@ -1,4 +1,4 @@
-//===- ktune/Planner/RequestFiles.h - A planner request from files -*- C++ -*-===//
+//===- ktune/Planner/RequestFiles.h - Requests from files -*- C++ -*-===//
 //
 // What ktune-plan reads: the candidates `ktune-refactor --candidates`
 // printed, the sources they point into, and optionally the device limits

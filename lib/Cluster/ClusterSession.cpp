@@ -1,7 +1,10 @@
 //===- ClusterSession.cpp - One ktune-tune invocation on every rank -------===//
 #include "ClusterInternal.h"
 
+#include "ktune/Cluster/Mpi.h"
 #include "ktune/Support/Try.h"
+
+#include <cstdio>
 
 #include <cstdlib>
 #include <sstream>
@@ -89,6 +92,29 @@ Expected<ClusterOutcome> runAcrossHosts(TuneCommand cmd,
     return std::unexpected(report.error());
   out.report = std::move(*report);
   return out;
+}
+
+Expected<SessionReport> tuneAsRank(const TuneCommand &command,
+                                   const EvaluatorFactory &makeEvaluator,
+                                   const ClusterWorld &world, Log log,
+                                   MpiEnd &end, const std::string &tool) {
+  if (std::string w = mpiRecoveryWarning(); world.rank == 0 && !w.empty())
+    log("warning: " + w);
+  auto outcome = runAcrossHosts(command, makeEvaluator, world,
+                                ClusterOptions::fromEnvironment(), log);
+  // All ranks finalize together only when none was lost: otherwise each
+  // leaves (the others were told so).
+  end = outcome && outcome->finalizeTogether ? MpiEnd::Finalize : MpiEnd::Leave;
+  if (world.rank == 0) {
+    if (!outcome)
+      return std::unexpected(outcome.error());
+    return std::move(*outcome->report);
+  }
+  if (!outcome)
+    std::fprintf(stderr, "%s: rank %d: error: %s\n", tool.c_str(), world.rank,
+                 outcome.error().str().c_str());
+  finishMpi(end);
+  std::exit(outcome ? 0 : 1);
 }
 
 } // namespace ktune::cluster

@@ -5,6 +5,7 @@
 #include "ktune/Support/FileUtil.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -81,6 +82,35 @@ ChosenPlan heuristic(const PlannerRequest &request, const PlanChoice &choice) {
 }
 
 } // namespace
+
+namespace {
+
+Expected<double> parsePositive(const std::string &text,
+                               const std::string &flag) {
+  char *end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v > 0))
+    return makeError("expected a positive number, got '" + text + "'", flag);
+  return v;
+}
+
+} // namespace
+
+Status readPlannerLimits(const std::optional<std::string> &timeout,
+                         const std::optional<std::string> &attempts,
+                         PlannerFlags &flags) {
+  if (timeout) {
+    KTUNE_TRY_ASSIGN(flags.timeoutSeconds,
+                     parsePositive(*timeout, "--planner-timeout"));
+  }
+  if (attempts) {
+    auto n = parsePositive(*attempts, "--planner-attempts");
+    if (!n || *n != static_cast<int>(*n) || *n > 20)
+      return makeError("--planner-attempts: expected an integer from 1 to 20");
+    flags.attempts = static_cast<int>(*n);
+  }
+  return {};
+}
 
 Expected<ConfiguredPlanner> configurePlanner(const PlannerFlags &flags) {
   KTUNE_TRY_ASSIGN(auto options, plannerOptionsFromEnvironment());

@@ -2,6 +2,9 @@
 
 #include "ktune/Tune/MergedHeader.h"
 
+#include "ktune/Support/FileUtil.h"
+#include "ktune/Support/Try.h"
+
 #include <cctype>
 #include <set>
 
@@ -223,6 +226,24 @@ inline Config current_config(__DIMS_ARGS__) {
   replaceAll("__DIMS_CALL__", dimsCall);
   h += "} // namespace " + ns + "\n";
   return h;
+}
+
+Expected<size_t> writeMergedHeader(const std::vector<std::string> &resultsPaths,
+                                   const std::string &headerPath) {
+  // One header for every GPU model: each device's results kept whole.
+  std::vector<TuneResults> all;
+  for (const auto &path : resultsPaths) {
+    auto j = readJsonFile(path);
+    auto r = j ? resultsFromJson(*j) : std::unexpected(j.error());
+    if (!r)
+      return std::unexpected(withContext(r.error(), path));
+    all.push_back(std::move(*r));
+  }
+  if (headerPath.empty())
+    return makeError("--merge-results needs --header (the file to write)");
+  KTUNE_TRY_ASSIGN(auto header, renderMergedHeader(all));
+  KTUNE_TRY(writeFileAtomically(headerPath, header));
+  return all.size();
 }
 
 } // namespace ktune

@@ -6,21 +6,18 @@
 // lib/Planner; this file parses options.
 //
 //===----------------------------------------------------------------------===//
-#include "ktune/Plan/Candidates.h"
 #include "ktune/Plan/Plan.h"
 #include "ktune/Planner/ChoosePlan.h"
 #include "ktune/Planner/PlanWithValidation.h"
-#include "ktune/Planner/Planner.h"
 #include "ktune/Planner/Prompt.h"
+#include "ktune/Planner/RequestFiles.h"
 #include "ktune/Support/FileUtil.h"
 
 #include <CLI/CLI.hpp>
 
-#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <string>
-#include <vector>
 
 using namespace ktune;
 using namespace ktune::planner;
@@ -45,14 +42,6 @@ struct Options {
 std::optional<std::string> given(const CLI::Option *option,
                                  const std::string &value) {
   return option->count() ? std::optional(value) : std::nullopt;
-}
-
-Expected<double> parseNumber(const std::string &text, const std::string &flag) {
-  char *end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(v > 0))
-    return makeError("expected a positive number, got '" + text + "'", flag);
-  return v;
 }
 
 } // namespace
@@ -139,86 +128,38 @@ int main(int argc, char **argv) {
     return fail("give one candidates file (got " + o.candidates + " and " +
                 app.remaining().front() + ")");
 
-  PlannerFlags flags;
-  flags.spec = o.planner;
-  flags.model = o.model;
-  if (timeout->count()) {
-    auto t = parseNumber(o.timeout, "--planner-timeout");
-    if (!t)
-      return fail(t.error().str());
-    flags.timeoutSeconds = *t;
-  }
-  if (attempts->count()) {
-    auto n = parseNumber(o.attempts, "--planner-attempts");
-    if (!n || *n != static_cast<int>(*n) || *n > 20)
-      return fail("--planner-attempts: expected an integer from 1 to 20");
-    flags.attempts = static_cast<int>(*n);
-  }
-  flags.jsonMode = o.jsonMode;
-  flags.promptTemplate = o.templatePath;
-  flags.planSchema = o.schemaPath;
+  PlannerFlags flags{.spec = o.planner,
+                     .model = o.model,
+                     .jsonMode = o.jsonMode,
+                     .promptTemplate = o.templatePath,
+                     .planSchema = o.schemaPath};
+  if (auto s = readPlannerLimits(given(timeout, o.timeout),
+                                 given(attempts, o.attempts), flags);
+      !s)
+    return fail(s.error().str());
   auto planner = configurePlanner(flags);
   if (!planner)
     return fail(planner.error().str());
 
-  auto candidates = readJsonFileAs(o.candidates, candidatesFromJson);
-  if (!candidates)
-    return fail(candidates.error().str());
-
-  PlannerRequest request;
-  request.file = candidates->file;
-  request.candidates = std::move(*candidates);
-  auto sources = readCandidateSources(request.candidates, o.candidates,
-                                      given(sourceRoot, o.sourceRoot));
-  if (!sources)
-    return fail(sources.error().str());
-  request.sources = std::move(*sources);
-  if (device->count()) {
-    auto limits = readJsonFileAs(o.device, [](const nlohmann::json &j) {
-      return deviceLimitsFromJson(j, assumedDeviceLimits());
-    });
-    if (!limits)
-      return fail(limits.error().str());
-    request.device = std::move(*limits);
-  }
-  if (previous->count()) {
-    auto plan = readJsonFileAs(o.previousPlan, planFromJson);
-    if (!plan)
-      return fail(plan.error().str());
-    request.previousPlan = std::move(*plan);
-  }
-  if (summary->count()) {
-    auto json = readJsonFile(o.tuningSummary);
-    if (!json)
-      return fail(json.error().str());
-    if (auto errors = checkTuningSummary(*json); !errors.empty())
-      return fail(o.tuningSummary + ": " + errors.front().str());
-    request.tuningSummary = std::move(*json);
-  }
-  if (request.tuningSummary.is_null() != !request.previousPlan)
-    return fail("--previous-plan and --tuning-summary go together");
+  auto request = readPlannerRequest(
+      {o.candidates, given(sourceRoot, o.sourceRoot), given(device, o.device),
+       given(previous, o.previousPlan), given(summary, o.tuningSummary)});
+  if (!request)
+    return fail(request.error().str());
 
   if (check->count()) {
-    auto plan = readJsonFileAs(o.check, planFromJson);
-    if (!plan)
-      return fail(plan.error().str());
-    auto errors = validatePlan(*plan, request.candidates, request.sources);
-    for (const auto &e : errors)
-      fail(withContext(e, o.check).str());
-    if (!errors.empty())
+    auto valid = checkPlanFile(o.check, *request);
+    if (!valid) {
+      for (const Error &e : valid.error())
+        fail(e.str());
       return 1;
-    size_t params = 0;
-    for (const auto &k : plan->kernels)
-      params += k.params.size();
-    std::cerr << "ktune-plan: " << o.check << " is valid: " << params
-              << " parameter" << (params == 1 ? "" : "s") << " in "
-              << plan->kernels.size() << " kernel"
-              << (plan->kernels.size() == 1 ? "" : "s") << "\n";
+    }
+    std::cerr << "ktune-plan: " << *valid << "\n";
     return 0;
   }
 
   if (o.printPrompt) {
-    auto prompt = renderPrompt(request, planner->options.prompt);
+    auto prompt = renderPrompt(*request, planner->options.prompt);
     if (!prompt)
       return fail(prompt.error().str());
     std::cout << *prompt;
@@ -237,7 +178,7 @@ int main(int argc, char **argv) {
     planning.log = [](const std::string &line) {
       std::cerr << "ktune-plan: planner: " << line << "\n";
     };
-  auto result = planWithValidation(*planner->planner, request, planning);
+  auto result = planWithValidation(*planner->planner, *request, planning);
   if (!result)
     return fail(result.error().str());
 
@@ -245,13 +186,11 @@ int main(int argc, char **argv) {
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
            "\n";
   };
-  if (output->count()) {
-    if (auto s = writeFileAtomically(o.output, dump(planToJson(result->plan)));
-        !s)
-      return fail(s.error().str());
-  } else {
-    std::cout << dump(planToJson(result->plan));
-  }
+  std::string planText = dump(planToJson(result->plan));
+  if (!output->count())
+    std::cout << planText;
+  else if (auto s = writeFileAtomically(o.output, planText); !s)
+    return fail(s.error().str());
   if (verdict->count())
     if (auto s =
             writeFileAtomically(o.verdict, dump(planningResultToJson(*result)));

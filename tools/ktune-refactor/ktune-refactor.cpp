@@ -1,19 +1,15 @@
 //===- ktune-refactor.cpp - Stage 1 driver --------------------------------===//
 //
 // Lifts hardcoded tuning constants of CUDA kernels into template parameters.
-// Options are parsed here; the work is in lib/Refactor.
+// Options are parsed here (groups shared from lib/Driver); the work is in
+// lib/Refactor, lib/Planner and lib/Tidy.
 //
 //===----------------------------------------------------------------------===//
-
+#include "ktune/Driver/RefactorCommandLine.h"
 #include "ktune/Plan/Candidates.h"
-#include "ktune/Planner/ChoosePlan.h"
 #include "ktune/Planner/Prompt.h"
 #include "ktune/Refactor/CompileCommand.h"
-#include "ktune/Refactor/ToolSupport.h"
-#include "ktune/Support/FileUtil.h"
-#include "ktune/Tidy/Export.h"
 
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -55,19 +51,8 @@ Documentation: docs/refactor.md, docs/llm-planners.md; JSON schemas:
 docs/schemas.md.
 )");
 
-static cl::opt<std::string> Output("o",
-                                   cl::desc("Write the template source here"),
-                                   cl::value_desc("file"), cl::cat(Category));
-static cl::opt<std::string>
-    OutDir("out-dir",
-           cl::desc("Write <stem>.tpl.cu (.tpl.cuh), <stem>.tpl.json and the "
-                    "rewritten project headers (under include/) here"),
-           cl::value_desc("dir"), cl::cat(Category));
-static cl::opt<std::string>
-    ManifestPath("manifest",
-                 cl::desc("Write the manifest here (default: the output with "
-                          "its extension replaced by .json)"),
-                 cl::value_desc("file"), cl::cat(Category));
+// -o, --out-dir, --manifest.
+static driver::OutputCommandLine Outputs(Category);
 static cl::opt<bool> Candidates(
     "candidates",
     cl::desc("Print the candidates as JSON to stdout; write nothing"),
@@ -80,21 +65,8 @@ static cl::opt<std::string>
     EmitPlan("emit-plan",
              cl::desc("Write the plan that would be applied (for editing)"),
              cl::value_desc("plan.json"), cl::cat(Category));
-static cl::opt<std::string>
-    PlannerSpec("planner",
-                cl::desc("Who writes the plan: heuristic (default), "
-                         "command:<command line>, openai:<base URL>"),
-                cl::value_desc("planner"), cl::init("heuristic"),
-                cl::cat(Category));
-static cl::opt<std::string>
-    Model("model",
-          cl::desc("Model name for an openai: planner (default: $KTUNE_MODEL)"),
-          cl::value_desc("name"), cl::cat(Category));
-static cl::opt<double>
-    PlannerTimeout("planner-timeout",
-                   cl::desc("Seconds a text planner may take per exchange "
-                            "(default: $KTUNE_PLANNER_TIMEOUT or 300)"),
-                   cl::value_desc("seconds"), cl::cat(Category));
+// --planner, --model, --planner-timeout.
+static driver::PlannerCommandLine Planning(Category);
 static cl::opt<bool> PrintPrompt(
     "print-prompt",
     cl::desc("Print the prompt a text planner would be sent; write nothing"),
@@ -109,20 +81,8 @@ static cl::opt<bool> DumpFacts(
     "dump-facts",
     cl::desc("Print what detection read off the AST, as JSON (for debugging)"),
     cl::Hidden, cl::cat(Category));
-// Machine-readable findings (lib/Tidy/Export.cpp).
-static cl::opt<std::string>
-    ExportFixes("export-fixes",
-                cl::desc("Write the findings and the plan's edits as "
-                         "clang-tidy YAML, for clang-apply-replacements"),
-                cl::value_desc("file.yaml"), cl::cat(Category));
-static cl::opt<std::string> Sarif("sarif",
-                                  cl::desc("Write the findings as SARIF 2.1.0"),
-                                  cl::value_desc("file.sarif"),
-                                  cl::cat(Category));
-static cl::opt<bool> Warnings("warnings",
-                              cl::desc("Print each finding as 'file:line:col: "
-                                       "warning: ... [ktune-...]' on stderr"),
-                              cl::cat(Category));
+// --export-fixes, --sarif, --warnings (lib/Tidy/Export.cpp).
+static driver::ReportCommandLine Reports(Category);
 
 static int fail(const std::string &message) {
   llvm::errs() << "ktune-refactor: error: " << message << "\n";
@@ -154,25 +114,20 @@ int main(int argc, const char **argv) {
   const std::string &input = ClangTool.sources().front();
   if (!llvm::sys::fs::exists(input))
     return fail(input + ": no such file");
-  auto paths = outputPaths(input, Output, OutDir, ManifestPath);
+  auto paths = Outputs.paths(input);
   if (!paths)
     return fail(paths.error().str());
   const std::string &output = paths->templatePath;
-  bool reports = !ExportFixes.empty() || !Sarif.empty() || Warnings;
+  planner::PlannerFlags flags = Planning.flags();
   if (auto s =
           checkActions({input, Candidates, DumpFacts, PrintPrompt,
-                        BuildPreambleOnly, reports, output, paths->manifestPath,
-                        EmitPlan, PlanFile, PlannerSpec});
+                        BuildPreambleOnly, Reports.any(), output,
+                        paths->manifestPath, EmitPlan, PlanFile, flags.spec});
       !s)
     return fail(s.error().str());
 
   // The planner is set up before parsing so that a bad --planner is reported
   // at once.
-  planner::PlannerFlags flags;
-  flags.spec = PlannerSpec;
-  flags.model = Model;
-  if (PlannerTimeout.getNumOccurrences())
-    flags.timeoutSeconds = PlannerTimeout;
   auto chosenPlanner = planner::configurePlanner(flags);
   if (!chosenPlanner)
     return fail(chosenPlanner.error().str());
@@ -214,11 +169,7 @@ int main(int argc, const char **argv) {
               << "\n";
     return 0;
   }
-  planner::PlannerRequest request;
-  request.file = analysis->file;
-  request.sources = analysis->sources();
-  request.candidates = analysis->candidates;
-  request.device.arch = options.gpuArch;
+  auto request = driver::plannerRequestFor(*analysis, options.gpuArch);
   if (PrintPrompt) {
     auto prompt = renderPrompt(request, chosenPlanner->options.prompt);
     if (!prompt)
@@ -227,46 +178,23 @@ int main(int argc, const char **argv) {
     return 0;
   }
 
-  // --plan, --planner or the heuristic: chosen as `ktune run` chooses.
-  planner::PlanChoice choice;
-  choice.planPath = PlanFile;
-  choice.planner = chosenPlanner->planner.get();
-  choice.planning.auditDir = (output.empty() ? EmitPlan : output) + ".planner";
-  choice.planning.log = [](const std::string &line) {
-    llvm::errs() << "ktune-refactor: planner: " << line << "\n";
-  };
-  auto chosen = planner::choosePlan(request, choice);
+  auto chosen = driver::choosePlanFor(
+      request, PlanFile, chosenPlanner->planner.get(),
+      (output.empty() ? EmitPlan : output) + ".planner",
+      [](const std::string &line) {
+        llvm::errs() << "ktune-refactor: planner: " << line << "\n";
+      });
   if (!chosen) {
     for (const Error &e : chosen.error())
       fail(e.str());
     return 1;
   }
-  const Plan &plan = chosen->plan;
-  if (!EmitPlan.empty())
-    if (auto s = writeFileAtomically(EmitPlan, planToJson(plan).dump(2) + "\n");
-        !s)
-      return fail(s.error().str());
-  if (reports)
-    if (auto err = tidy::writeReports(*analysis, plan,
-                                      {ExportFixes, Sarif, Warnings, "0.1.0"}))
-      return fail(std::move(err));
-  if (output.empty())
-    return 0;
-
-  // Plan errors name where the plan came from.
-  std::string planOrigin = !PlanFile.empty() ? std::string(PlanFile)
-                           : chosen->planning
-                               ? "planner " + chosen->planning->planner
-                               : "plan";
-  auto out =
-      makeTemplate(*analysis, plan, output, paths->manifestPath, planOrigin);
-  if (!out)
-    return fail(out.takeError());
-  std::for_each(out->notes.begin(), out->notes.end(), note);
-  if (auto s = checkSingleFile(*out, *paths); !s)
-    return fail(s.error().str());
-  if (auto s = writeTemplateFiles(*out, output, paths->manifestPath); !s)
-    return fail(s.error().str());
-  llvm::errs() << "ktune-refactor: " << wroteSummary(*out, *paths) << "\n";
+  auto wrote = driver::writeRefactorOutputs(
+      *analysis, *chosen,
+      {PlanFile, EmitPlan, Reports.options("0.1.0"), *paths}, note);
+  if (!wrote)
+    return fail(wrote.takeError());
+  if (!wrote->empty())
+    llvm::errs() << "ktune-refactor: " << *wrote << "\n";
   return 0;
 }

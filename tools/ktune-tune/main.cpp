@@ -10,11 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ktune/Cluster/Mpi.h"
-#include "ktune/Support/FileUtil.h"
+#include "ktune/Driver/Console.h"
+#include "ktune/Driver/TuneOptions.h"
 #include "ktune/Tune/Describe.h"
 #include "ktune/Tune/MergedHeader.h"
 #include "ktune/Tune/Session.h"
-#include "ktune/Tune/Strategy.h"
 
 #ifdef KTUNE_HAVE_CUDA
 #include "ktune/Cuda/CudaEvaluator.h"
@@ -24,7 +24,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <unistd.h>
 
 using namespace ktune;
 
@@ -41,36 +40,9 @@ Expected<std::unique_ptr<Evaluator>> makeEvaluator(const EvaluatorRequest &r) {
 #endif
 }
 
-/// Under mpirun: rank 0 tunes with every rank's GPUs and returns its
-/// report; the other ranks serve it and exit here. `mpiEnd`: how rank 0
-/// ends MPI once it has written its outputs.
-Expected<SessionReport> tuneOnRank(const TuneCommand &cmd,
-                                   const cluster::ClusterWorld &world,
-                                   bool quiet, cluster::MpiEnd &mpiEnd) {
-  auto log = [quiet](const std::string &line) {
-    if (!quiet)
-      std::fprintf(stderr, "ktune-tune: %s\n", line.c_str());
-  };
-  if (std::string w = cluster::mpiRecoveryWarning();
-      world.rank == 0 && !w.empty())
-    log("warning: " + w);
-  auto outcome =
-      cluster::runAcrossHosts(cmd, makeEvaluator, world,
-                              cluster::ClusterOptions::fromEnvironment(), log);
-  // All ranks finalize together only when none was lost: otherwise each
-  // leaves (the others were told so).
-  mpiEnd = outcome && outcome->finalizeTogether ? cluster::MpiEnd::Finalize
-                                                : cluster::MpiEnd::Leave;
-  if (world.rank == 0) {
-    if (!outcome)
-      return std::unexpected(outcome.error());
-    return std::move(*outcome->report);
-  }
-  if (!outcome)
-    std::fprintf(stderr, "ktune-tune: rank %d: error: %s\n", world.rank,
-                 outcome.error().str().c_str());
-  cluster::finishMpi(mpiEnd);
-  std::exit(outcome ? 0 : 1);
+int fail(const Error &error) {
+  std::fprintf(stderr, "ktune-tune: error: %s\n", error.str().c_str());
+  return 1;
 }
 
 } // namespace
@@ -89,10 +61,9 @@ int main(int argc, char **argv) {
                "configurations of a kernel template; writes results, a "
                "journal, a T4 file and a dispatch header."};
   TuneCommand cmd;
-  uint64_t budget = 0;
-  std::string strategyOptions;
-  bool quiet = false;
-  bool describe = false;
+  std::string strategyOptions, gpus;
+  std::vector<std::string> mergeResults;
+  bool quiet = false, describe = false;
 
   app.add_option("template", cmd.templatePath,
                  "The template (kernel.tpl.cu); its manifest kernel.tpl.json "
@@ -112,26 +83,14 @@ int main(int argc, char **argv) {
                  "search space");
   app.add_option("--from-results", cmd.fromResults,
                  "Do not tune: write the dispatch header from these results");
-  std::string strategyHelp = "Search strategy:";
-  for (const auto &n : strategyNames())
-    strategyHelp += " " + n;
-  app.add_option("--strategy", cmd.strategy, strategyHelp)
-      ->capture_default_str();
+  // --strategy, --budget, ..., --compiler: as `ktune run` takes them.
+  driver::addTuningOptions(app, driver::tuningTargets(cmd, gpus),
+                           driver::TuningScope::Session);
   app.add_option("--strategy-options", strategyOptions,
                  "Strategy options as a JSON object (docs/strategies.md)");
-  auto *budgetOpt = app.add_option(
-      "--budget", budget,
-      "Evaluations per shape, the default and failures included (default "
-      "100; compile-only: the whole space)");
-  app.add_option("--time-limit", cmd.timeLimitSeconds,
-                 "Seconds for the whole run, compilation included (0 = none)");
-  app.add_option("--seed", cmd.seed, "Random seed")->capture_default_str();
   app.add_option("--top-k", cmd.topK,
                  "Finalists re-timed against the default per shape")
       ->capture_default_str();
-  app.add_flag("--compile-only", cmd.compileOnly,
-               "Compile and prune every configuration, report resources; no "
-               "GPU needed");
   app.add_option("--out", cmd.outPath,
                  "results.json (default: <kernel>.results.json beside the "
                  "template; in the working directory for --simulate)");
@@ -143,31 +102,14 @@ int main(int argc, char **argv) {
   app.add_option("--journal", cmd.journalPath,
                  "The journal (default: beside the results); rerunning with "
                  "the same journal resumes");
-  app.add_option("--cache-dir", cmd.cacheDir,
-                 "Compile cache (default: $KTUNE_CACHE_DIR or ~/.cache/ktune)");
-  app.add_option("--jobs", cmd.jobs, "Compile threads (0 = all cores)");
-  app.add_option("--arch", cmd.arch,
-                 "Target architecture, e.g. sm_90 (default: the device's)");
-  std::string compiler;
-  app.add_option("--compiler", compiler,
-                 "Who compiles the configurations: nvrtc, nvcc, or auto "
-                 "(NVRTC when it compiles the default configuration, else "
-                 "nvcc; default: the spec's \"compiler\", else auto)")
-      ->check(CLI::IsMember({"auto", "nvrtc", "nvcc"}));
   app.add_option("-p", cmd.buildPath,
                  "Build directory whose compile_commands.json has the "
                  "project's flags for the template's original file");
   app.add_option("--simulate-delay-ms", cmd.simulateDelayMs,
                  "Sleep this long per replayed evaluation (testing resume)");
-  std::string gpus;
-  std::vector<std::string> mergeResults;
   app.add_option("--merge-results", mergeResults,
                  "Tune nothing: merge results.json files of several GPU "
                  "models into one dispatch header (--header)");
-  app.add_option("--gpus", gpus,
-                 "Tune on several GPUs at once, one worker each: \"all\" "
-                 "or ordinals such as 0,2,3 (identical models share one "
-                 "search)");
   app.add_option("--devices", cmd.simulateDevices,
                  "With --simulate: N virtual devices (batches of N)")
       ->check(CLI::Range(1u, unsigned(MaxVirtualDevices)));
@@ -187,55 +129,25 @@ int main(int argc, char **argv) {
     return app.exit(e);
   }
   auto world = cluster::startMpi(argc, argv);
-  if (!world) {
-    std::fprintf(stderr, "ktune-tune: error: %s\n",
-                 world.error().str().c_str());
-    return 1;
-  }
+  if (!world)
+    return fail(world.error());
 
   if (describe) {
     auto d = describeInputs(
         {cmd.templatePath, cmd.manifestPath, cmd.specPath, cmd.kernel});
-    if (!d) {
-      std::fprintf(stderr, "ktune-tune: error: %s\n", d.error().str().c_str());
-      return 1;
-    }
+    if (!d)
+      return fail(d.error());
     std::fputs((d->dump(1) + "\n").c_str(), stdout);
     return 0;
   }
   if (!mergeResults.empty()) {
-    // One header for every GPU model: each device's results kept whole.
-    std::vector<TuneResults> all;
-    Status status;
-    for (const auto &path : mergeResults) {
-      auto j = readJsonFile(path);
-      auto r = j ? resultsFromJson(*j) : std::unexpected(j.error());
-      if (!r) {
-        status = std::unexpected(withContext(r.error(), path));
-        break;
-      }
-      all.push_back(std::move(*r));
-    }
-    if (status && cmd.headerPath.empty())
-      status = makeError("--merge-results needs --header (the file to write)");
-    if (status) {
-      auto header = renderMergedHeader(all);
-      status = header ? writeFileAtomically(cmd.headerPath, *header)
-                      : Status(std::unexpected(header.error()));
-    }
-    if (!status) {
-      std::fprintf(stderr, "ktune-tune: error: %s\n",
-                   status.error().str().c_str());
-      return 1;
-    }
+    auto devices = writeMergedHeader(mergeResults, cmd.headerPath);
+    if (!devices)
+      return fail(devices.error());
     std::fprintf(stderr, "wrote %s (%zu devices)\n", cmd.headerPath.c_str(),
-                 all.size());
+                 *devices);
     return 0;
   }
-  if (budgetOpt->count())
-    cmd.budget = budget;
-  if (!compiler.empty())
-    cmd.compiler = parseName(CompilerChoiceNames, compiler);
   if (projectFlags)
     cmd.projectCommand = CompileCommandInfo{".", *projectFlags, "nvcc"};
   if (const char *w = std::getenv("KTUNE_WORKERS_PER_GPU"); w && *w)
@@ -246,55 +158,37 @@ int main(int argc, char **argv) {
     available = cudaDeviceCount();
 #endif
     auto list = parseGpuList(gpus, available);
-    if (!list) {
-      std::fprintf(stderr, "ktune-tune: error: %s\n",
-                   list.error().str().c_str());
-      return 1;
-    }
+    if (!list)
+      return fail(list.error());
     cmd.gpus = *list;
   }
   if (!strategyOptions.empty()) {
-    auto j = parseJson(strategyOptions, "--strategy-options");
-    if (!j || !j->is_object()) {
-      std::fprintf(stderr, "ktune-tune: error: --strategy-options: expected a "
-                           "JSON object\n");
-      return 1;
-    }
-    cmd.strategyOptions = *j;
+    auto options = driver::parseStrategyOptions(strategyOptions);
+    if (!options)
+      return fail(options.error());
+    cmd.strategyOptions = *options;
   }
-  if (!quiet) {
-    cmd.progress.out = stderr;
-    cmd.progress.tty = ::isatty(::fileno(stderr));
-    cmd.progress.every = 10;
-  }
+  if (!quiet)
+    cmd.progress = driver::progressOnStderr(10);
   cmd.stopRequested = stopOnInterrupt();
 
+  // Under mpirun the ranks other than 0 serve rank 0 and exit in there.
+  auto log = [quiet](const std::string &line) {
+    if (!quiet)
+      std::fprintf(stderr, "ktune-tune: %s\n", line.c_str());
+  };
   cluster::MpiEnd mpiEnd = cluster::MpiEnd::Finalize;
-  auto report = *world ? tuneOnRank(cmd, **world, quiet, mpiEnd)
+  auto report = *world ? cluster::tuneAsRank(cmd, makeEvaluator, **world, log,
+                                             mpiEnd, "ktune-tune")
                        : runTuneSession(cmd, makeEvaluator);
-  if (!report) {
-    std::fprintf(stderr, "ktune-tune: error: %s\n",
-                 report.error().str().c_str());
-    return 1;
-  }
+  if (!report)
+    return fail(report.error());
   if (cmd.fromResults.empty())
     std::fputs(formatResultsTable(report->results).c_str(), stdout);
 
   std::fflush(stdout);
-  if (!quiet && !report->gpuActivity.empty())
-    std::fputs(
-        formatGpuActivity(report->gpuActivity, report->wallSeconds).c_str(),
-        stderr);
-  if (!quiet) {
-    if (!report->resultsPath.empty())
-      std::fprintf(stderr, "wrote %s\n", report->resultsPath.c_str());
-    if (!report->journalPath.empty())
-      std::fprintf(stderr, "journal %s\n", report->journalPath.c_str());
-    if (!report->t4Path.empty())
-      std::fprintf(stderr, "wrote %s\n", report->t4Path.c_str());
-    if (!report->headerPath.empty())
-      std::fprintf(stderr, "wrote %s\n", report->headerPath.c_str());
-  }
+  if (!quiet)
+    driver::printSessionOutputs(*report);
   cluster::finishMpi(mpiEnd);
   return report->interrupted ? 130 : 0;
 }

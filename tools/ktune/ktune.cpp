@@ -9,13 +9,14 @@
 // Parses options and calls ktune::run::runKtune (lib/Run). Guide: docs/run.md.
 //
 //===----------------------------------------------------------------------===//
+#include "ktune/Driver/Console.h"
+#include "ktune/Driver/TuneOptions.h"
 #include "ktune/Refactor/CompileCommand.h"
 #include "ktune/Run/Run.h"
 
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <unistd.h>
 
 using namespace ktune;
 
@@ -49,7 +50,6 @@ int main(int argc, char **argv) {
 
   run::RunOptions o;
   std::string buildPath, cudaPath, gpuArch = "sm_90";
-  uint64_t budget = 0;
   double roofline = 0;
   bool noCudaToolkit = false, quiet = false;
   runCmd->add_option("source", o.source, "The CUDA source file (.cu)")
@@ -81,41 +81,9 @@ int main(int argc, char **argv) {
                    "fallback to the heuristic plan");
   runCmd->add_option("--rounds", o.rounds, "Most rounds to tune")
       ->capture_default_str();
-  runCmd
-      ->add_option("--strategy", o.strategy,
-                   "Search strategy: brute_force random annealing genetic "
-                   "bayes ils")
-      ->capture_default_str();
-  auto *budgetOpt = runCmd->add_option(
-      "--budget", budget,
-      "Evaluations per shape and round, the default and failures included "
-      "(default 100)");
-  runCmd->add_option(
-      "--time-limit", o.timeLimitSeconds,
-      "Seconds for the whole run (0 = none); a round that may be "
-      "followed by another gets half of the time left, the "
-      "last round all of it");
-  runCmd->add_option("--seed", o.seed, "Random seed")->capture_default_str();
-  runCmd->add_flag("--compile-only", o.compileOnly,
-                   "Only compile every configuration of round 1 (what "
-                   "happens anyway without a GPU)");
-  runCmd->add_option("--cache-dir", o.cacheDir,
-                     "Compile cache (default: $KTUNE_CACHE_DIR or "
-                     "~/.cache/ktune)");
-  runCmd->add_option("--jobs", o.jobs, "Compile threads (0 = all cores)");
-  runCmd->add_option("--gpus", o.gpus,
-                     "Tune on several GPUs at once, one worker each: \"all\" "
-                     "or ordinals such as 0,2,3");
-  runCmd->add_option("--arch", o.arch,
-                     "Target architecture, e.g. sm_90 (default: the "
-                     "device's)");
-  std::string compiler;
-  runCmd
-      ->add_option("--compiler", compiler,
-                   "Who compiles the configurations: nvrtc, nvcc, or auto "
-                   "(NVRTC when it compiles the default configuration, "
-                   "else nvcc with the project's flags)")
-      ->check(CLI::IsMember({"auto", "nvrtc", "nvcc"}));
+  // --strategy, --budget, ..., --compiler: as ktune-tune takes them.
+  driver::addTuningOptions(*runCmd, driver::tuningTargets(o, o.gpus),
+                           driver::TuningScope::Rounds);
   auto *rooflineOpt = runCmd->add_option(
       "--roofline-tbps", roofline,
       "The device's memory bandwidth in TB/s, measured by a device-to-device "
@@ -146,10 +114,6 @@ int main(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     return app.exit(e);
   }
-  if (budgetOpt->count())
-    o.budget = budget;
-  if (!compiler.empty())
-    o.compiler = parseName(CompilerChoiceNames, compiler);
   if (rooflineOpt->count()) {
     if (!(roofline > 0))
       return fail("--roofline-tbps: expected a positive number of TB/s");
@@ -171,13 +135,10 @@ int main(int argc, char **argv) {
   o.log = [](const std::string &line) {
     std::fprintf(stderr, "ktune run: %s\n", line.c_str());
   };
-  if (!quiet) {
-    o.progress.out = stderr;
-    o.progress.tty = ::isatty(::fileno(stderr));
-    o.progress.every = 25;
-  } else {
+  if (!quiet)
+    o.progress = driver::progressOnStderr(25);
+  else
     o.log = nullptr;
-  }
   o.stopRequested = stopOnInterrupt();
 
   auto outcome = run::runKtune(o);

@@ -34,6 +34,17 @@ void finishMpi(MpiEnd how);
 /// (Open MPI's mpirun without --enable-recovery); empty otherwise.
 std::string mpiRecoveryWarning();
 
+/// Tunes `command` as rank `world.rank` of a run started by an MPI
+/// launcher: rank 0 tunes with every rank's GPUs and returns its report
+/// (`end`: how it ends MPI once it has written its outputs); the other
+/// ranks serve rank 0, end MPI and exit the process (status 1, after
+/// "`tool`: rank N: error: ..." on stderr, when they fail). `log` gets
+/// progress lines and rank 0's warnings.
+Expected<SessionReport> tuneAsRank(const TuneCommand &command,
+                                   const EvaluatorFactory &makeEvaluator,
+                                   const ClusterWorld &world, Log log,
+                                   MpiEnd &end, const std::string &tool);
+
 } // namespace ktune::cluster
 
 #endif

@@ -34,6 +34,12 @@ struct PlannerFlags {
   std::string planSchema;               // --plan-schema
 };
 
+/// --planner-timeout's and --planner-attempts' text (nullopt: not given)
+/// into `flags`: a positive number of seconds; an integer from 1 to 20.
+Status readPlannerLimits(const std::optional<std::string> &timeout,
+                         const std::optional<std::string> &attempts,
+                         PlannerFlags &flags);
+
 struct ConfiguredPlanner {
   PlannerOptions options; // what the planner was made with
   std::unique_ptr<Planner> planner;

@@ -28,6 +28,11 @@ namespace ktune {
 /// architecture is not "sm_XY".
 Expected<std::string> renderMergedHeader(const std::vector<TuneResults> &all);
 
+/// Reads the results.json files of several GPU models and writes their
+/// merged header to `headerPath`; returns how many devices it covers.
+Expected<size_t> writeMergedHeader(const std::vector<std::string> &resultsPaths,
+                                   const std::string &headerPath);
+
 } // namespace ktune
 
 #endif

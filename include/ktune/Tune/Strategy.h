@@ -63,11 +63,21 @@ public:
                    std::mt19937_64 &rng) = 0;
 };
 
-/// brute_force | random | annealing | genetic | bayes | ils, with
-/// strategy-specific options (documented in docs/strategies.md).
+/// One row of the strategy table (lib/Tune/Strategies/Strategies.def).
+struct StrategyInfo {
+  std::string name;
+  std::string summary;              // one line
+  std::vector<std::string> options; // every option it reads
+};
+/// Every strategy, in the table's order.
+std::vector<StrategyInfo> strategyTable();
+/// The strategies' names, in the table's order.
+std::vector<std::string> strategyNames();
+
+/// The strategy of the table named `name`, with its options (documented in
+/// docs/strategies.md); unknown names and options are errors.
 Expected<std::unique_ptr<Strategy>>
 makeStrategy(const std::string &name, const nlohmann::json &options = {});
-std::vector<std::string> strategyNames();
 
 } // namespace ktune
 

@@ -173,70 +173,42 @@ std::vector<Point> hammingNeighbours(const SearchSpace &space, const Point &p) {
 
 namespace {
 
-class BruteForce : public Strategy {
-public:
-  std::string name() const override { return "brute_force"; }
-  void run(const SearchSpace &space, Objective &objective,
-           std::mt19937_64 &) override {
-    if (objective.parallelism() > 1) {
-      // In order, a batch of unseen points per round.
-      std::vector<Point> batch;
-      bool more = true;
-      space.forEachValid([&](const Point &p) {
-        size_t q = objective.batchSize();
-        if (q == 0) {
-          more = false;
-          return false;
-        }
-        if (!objective.seen(p))
-          batch.push_back(p);
-        if (batch.size() >= q) {
-          objective.evaluateBatch(batch);
-          batch.clear();
-        }
-        return true;
-      });
-      if (more && !batch.empty())
-        objective.evaluateBatch(batch);
-      return;
-    }
-    space.forEachValid([&](const Point &p) {
-      if (objective.exhausted())
-        return false;
-      if (!objective.seen(p))
-        objective.evaluate(p);
-      return true;
-    });
-  }
+/// One row of Strategies.def: its name, factory, summary and options.
+struct StrategyRow {
+  StrategyInfo info;
+  StrategyMaker make;
 };
+
+const std::vector<StrategyRow> &strategyRows() {
+  static const std::vector<StrategyRow> rows = {
+#define KTUNE_STRATEGY(NAME, FACTORY, SUMMARY, ...)                            \
+  {{NAME, SUMMARY, {__VA_ARGS__}}, FACTORY},
+#include "Strategies.def"
+  };
+  return rows;
+}
 
 } // namespace
 
-std::unique_ptr<Strategy> makeBruteForce() {
-  return std::make_unique<BruteForce>();
+std::vector<StrategyInfo> strategyTable() {
+  std::vector<StrategyInfo> table;
+  for (const auto &row : strategyRows())
+    table.push_back(row.info);
+  return table;
 }
 
 std::vector<std::string> strategyNames() {
-  return {"brute_force", "random", "annealing", "genetic", "bayes", "ils"};
+  std::vector<std::string> names;
+  for (const auto &row : strategyRows())
+    names.push_back(row.info.name);
+  return names;
 }
 
 Expected<std::unique_ptr<Strategy>>
 makeStrategy(const std::string &name, const nlohmann::json &options) {
-  if (name == "brute_force") {
-    OptionReader reader(options, name);
-    KTUNE_TRY(reader.finish());
-    return makeBruteForce();
-  }
-  if (name == "random")
-    return makeRandomSearch(options);
-  if (name == "annealing")
-    return makeAnnealing(options);
-  if (name == "genetic")
-    return makeGenetic(options);
-  if (name == "bayes")
-    return makeBayes(options);
-  if (name == "ils")
-    return makeIteratedLocalSearch(options);
+  for (const auto &row : strategyRows())
+    if (row.info.name == name)
+      return row.make(options);
   std::string list;
   for (const auto &n : strategyNames())
     list += (list.empty() ? "" : ", ") + n;

@@ -109,13 +109,14 @@ private:
 /// tightly constrained space still has a connected neighbourhood.
 std::vector<Point> hammingNeighbours(const SearchSpace &space, const Point &p);
 
-std::unique_ptr<Strategy> makeBruteForce();
-Expected<std::unique_ptr<Strategy>> makeRandomSearch(const nlohmann::json &o);
-Expected<std::unique_ptr<Strategy>> makeAnnealing(const nlohmann::json &o);
-Expected<std::unique_ptr<Strategy>> makeGenetic(const nlohmann::json &o);
-Expected<std::unique_ptr<Strategy>> makeBayes(const nlohmann::json &o);
-Expected<std::unique_ptr<Strategy>>
-makeIteratedLocalSearch(const nlohmann::json &o);
+/// Makes a strategy from its options (a row of Strategies.def).
+using StrategyMaker =
+    Expected<std::unique_ptr<Strategy>> (*)(const nlohmann::json &options);
+
+/// Each strategy's factory, declared from its row in Strategies.def.
+#define KTUNE_STRATEGY(NAME, FACTORY, SUMMARY, ...)                            \
+  Expected<std::unique_ptr<Strategy>> FACTORY(const nlohmann::json &options);
+#include "Strategies.def"
 
 } // namespace ktune
 

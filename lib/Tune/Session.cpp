@@ -402,6 +402,14 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
                                    : prepareTemplate(cmd, makeEvaluator,
                                                      !fromResults, source));
 
+  if (cmd.printCompileCommand) {
+    if (simulate)
+      return makeError("a simulation compiles nothing: --print-compile-command "
+                       "needs a template");
+    report.compileCommand = p.evaluator->compiler().command;
+    return report;
+  }
+
   std::string stem = stemOf(simulate ? cmd.simulatePath : cmd.templatePath);
   report.resultsPath = !cmd.outPath.empty() ? cmd.outPath
                        : simulate
@@ -432,6 +440,11 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
           : withoutJsonSuffix(report.resultsPath) + ".journal.jsonl";
   KTUNE_TRY_ASSIGN(auto journal, Journal::open(report.journalPath));
   report.journalEntriesRead = journal->entries().size();
+  if (std::string note = journal->droppedLineNote(); !note.empty()) {
+    // Said even with --quiet: the journal file was changed.
+    std::fprintf(stderr, "ktune-tune: note: %s\n", note.c_str());
+    p.notes.push_back(note);
+  }
 
   TuneOptions options;
   options.templatePath = p.templatePath;

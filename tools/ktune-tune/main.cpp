@@ -176,6 +176,9 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1u, 64u))
       ->group("");
   app.add_flag("-q,--quiet", quiet, "No progress output");
+  app.add_flag("--print-compile-command", cmd.printCompileCommand,
+               "Tune nothing: compile the default configuration as a run "
+               "would and print the compiler's command line");
   app.add_flag("--describe", describe,
                "Tune nothing: print the spec and manifest as ktune reads "
                "them, every expression evaluated, as JSON "
@@ -268,6 +271,8 @@ int main(int argc, char **argv) {
     cmd.progress.every = 10;
   }
   cmd.stopRequested = stopOnInterrupt();
+  if (cmd.printCompileCommand)
+    cmd.compileOnly = true; // no GPU needed to compile
 
   cluster::MpiEnd mpiEnd = cluster::MpiEnd::Finalize;
   auto report = *world ? tuneOnRank(cmd, **world, quiet, mpiEnd)
@@ -276,6 +281,10 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ktune-tune: error: %s\n",
                  report.error().str().c_str());
     return 1;
+  }
+  if (cmd.printCompileCommand) {
+    std::printf("%s\n", report->compileCommand.c_str());
+    return 0;
   }
   if (cmd.fromResults.empty())
     std::fputs(formatResultsTable(report->results).c_str(), stdout);

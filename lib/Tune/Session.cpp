@@ -379,6 +379,11 @@ Status writeHeader(const TuneCommand &cmd, const Prepared &p,
 
 Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
                                        const EvaluatorFactory &makeEvaluator) {
+  if (cmd.printCompileCommand && !cmd.compileOnly) {
+    TuneCommand compileOnly = cmd; // compiling needs no GPU
+    compileOnly.compileOnly = true;
+    return runTuneSession(compileOnly, makeEvaluator);
+  }
   bool simulate = !cmd.simulatePath.empty();
   if (simulate && !cmd.templatePath.empty())
     return makeError("give either a template or --simulate, not both");

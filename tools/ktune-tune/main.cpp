@@ -271,8 +271,6 @@ int main(int argc, char **argv) {
     cmd.progress.every = 10;
   }
   cmd.stopRequested = stopOnInterrupt();
-  if (cmd.printCompileCommand)
-    cmd.compileOnly = true; // no GPU needed to compile
 
   cluster::MpiEnd mpiEnd = cluster::MpiEnd::Finalize;
   auto report = *world ? tuneOnRank(cmd, **world, quiet, mpiEnd)
@@ -282,11 +280,9 @@ int main(int argc, char **argv) {
                  report.error().str().c_str());
     return 1;
   }
-  if (cmd.printCompileCommand) {
+  if (cmd.printCompileCommand)
     std::printf("%s\n", report->compileCommand.c_str());
-    return 0;
-  }
-  if (cmd.fromResults.empty())
+  else if (cmd.fromResults.empty())
     std::fputs(formatResultsTable(report->results).c_str(), stdout);
 
   std::fflush(stdout);

@@ -8,7 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build}
 cd "$root"
-data=${KTUNE_SHARED_DATA_DIR:-../shared/data}
+data=${KTUNE_TEST_DATA_DIR:-test/data}
 spaces=$data/t4/convolution
 bench=$build/bin/ktune-bench-strategies
 [ -x "$bench" ] || { echo "batch.sh: $bench not built" >&2; exit 1; }

@@ -15,7 +15,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build}
 shift || true
 cd "$root"
-data=${KTUNE_SHARED_DATA_DIR:-../shared/data}
+data=${KTUNE_TEST_DATA_DIR:-test/data}
 spaces=$data/t4/convolution
 bench=$build/bin/ktune-bench-strategies
 [ -x "$bench" ] || { echo "run.sh: $bench not built (ninja -C $build ktune-bench-strategies)" >&2; exit 1; }

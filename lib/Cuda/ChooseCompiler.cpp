@@ -16,6 +16,36 @@ namespace fs = std::filesystem;
 
 namespace {
 
+std::string joinWords(const std::vector<std::string> &words) {
+  std::string out;
+  for (const auto &w : words)
+    out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+/// The command as a user would type it (NVRTC's as its options after
+/// "nvrtc"): words with shell metacharacters single-quoted.
+std::string shellCommand(const std::string &program,
+                         const std::vector<std::string> &args) {
+  std::string out = program;
+  for (const auto &a : args) {
+    bool plain = !a.empty() && a.find_first_not_of(
+                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+                                   "OPQRSTUVWXYZ0123456789-_=+./,:@%") ==
+                                   std::string::npos;
+    out += " ";
+    if (plain) {
+      out += a;
+      continue;
+    }
+    out += "'";
+    for (char ch : a)
+      out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    out += "'";
+  }
+  return out;
+}
+
 Expected<std::string> templateSource(const CudaTuneOptions &o) {
   if (!o.templateSource.empty())
     return o.templateSource;
@@ -58,19 +88,23 @@ struct Candidate {
   CompilerReport report;
 };
 
+/// The project's flags and the spec's, as NVRTC takes them.
+NvrtcFlags nvrtcFlags(const CudaTuneOptions &o) {
+  std::vector<std::string> flags = projectFlags(o);
+  flags.insert(flags.end(), o.spec.compileOptions.begin(),
+               o.spec.compileOptions.end());
+  return nvrtcOptionsFromNvccFlags(flags);
+}
+
 Expected<Candidate> nvrtcCandidate(const CudaTuneOptions &o,
                                    const std::string &source,
-                                   const std::string &arch) {
+                                   const std::string &arch,
+                                   const NvrtcFlags &mapped) {
   NvrtcSettings s;
   s.arch = arch;
   s.includePaths = includeDirs(o);
   s.includePaths.insert(s.includePaths.begin() + o.manifest.includeDirs.size(),
                         templateDir(o));
-  // The project's flags and the spec's, as NVRTC takes them.
-  std::vector<std::string> flags = projectFlags(o);
-  flags.insert(flags.end(), o.spec.compileOptions.begin(),
-               o.spec.compileOptions.end());
-  NvrtcFlags mapped = nvrtcOptionsFromNvccFlags(flags);
   s.extraOptions = mapped.options;
   for (const auto &d : o.nvrtcIncludeDirs)
     s.extraOptions.push_back("--include-path=" + d);
@@ -83,6 +117,7 @@ Expected<Candidate> nvrtcCandidate(const CudaTuneOptions &o,
   Candidate c;
   c.report.backend = "nvrtc";
   c.report.options = compiler->options(0);
+  c.report.command = shellCommand("nvrtc", c.report.options);
   c.report.dropped = mapped.dropped;
   c.compiler = std::move(compiler);
   return c;
@@ -109,6 +144,8 @@ Expected<Candidate> nvccCandidate(const CudaTuneOptions &o,
   Candidate c;
   c.report.backend = "nvcc";
   c.report.options = compiler->recordedOptions();
+  c.report.command = shellCommand(
+      s.command.nvcc.empty() ? findNvcc() : s.command.nvcc, c.report.options);
   c.compiler = std::move(compiler);
   return c;
 }
@@ -140,6 +177,7 @@ Expected<Candidate> launcherCandidate(const CudaTuneOptions &o,
   c.report.backend = "nvcc";
   c.report.reason = "launcher mode: nvcc builds the launcher into a module";
   c.report.options = compiler->recordedOptions();
+  c.report.command = shellCommand(findNvcc(), c.report.options);
   c.compiler = std::move(compiler);
   return c;
 }
@@ -191,8 +229,16 @@ Expected<ChosenCompiler> chooseCompiler(const CudaTuneOptions &o,
   } else if (o.compiler == CompilerChoice::Nvcc) {
     KTUNE_TRY_ASSIGN(chosen, nvccCandidate(o, source, arch));
     chosen.report.reason = "nvcc, as " + forcedBy + " asks";
+  } else if (NvrtcFlags mapped = nvrtcFlags(o); !mapped.unsupported.empty()) {
+    // Dropping such a flag would tune another program than the user's.
+    std::string flags = joinWords(mapped.unsupported);
+    if (o.compiler == CompilerChoice::Nvrtc)
+      return makeError("NVRTC cannot honour " + flags + " (" + forcedBy +
+                       " asks for NVRTC): let ktune choose, or ask for nvcc");
+    KTUNE_TRY_ASSIGN(chosen, nvccCandidate(o, source, arch));
+    chosen.report.reason = "NVRTC cannot honour " + flags + ": nvcc builds with it";
   } else {
-    KTUNE_TRY_ASSIGN(chosen, nvrtcCandidate(o, source, arch));
+    KTUNE_TRY_ASSIGN(chosen, nvrtcCandidate(o, source, arch, mapped));
     if (o.compiler == CompilerChoice::Nvrtc) {
       chosen.report.reason = "NVRTC, as " + forcedBy + " asks";
     } else if (auto ok = chosen.compiler->get(reference); ok) {

@@ -249,11 +249,13 @@ NvrtcFlags nvrtcOptionsFromNvccFlags(const std::vector<std::string> &flags) {
                            std::end(DroppedWithValue),
                            [&](const char *p) { return f == p; })) {
       drop(hasValue ? f + " " + flags[++i] : f);
+    } else if (f.starts_with("--expt-") || f.starts_with("-expt-") ||
+               f == "--extended-lambda" || f == "-extended-lambda") {
+      // The front end's C++ extensions: what compiles depends on them.
+      out.unsupported.push_back(f);
     } else if (f.starts_with("-O") || f == "-g" || f == "--debug" ||
                f == "-c" || f == "--compile" || f == "-shared" ||
-               f == "-fPIC" || f.starts_with("--expt-") ||
-               f.starts_with("-expt-") || f == "--extended-lambda" ||
-               f == "-extended-lambda" || f.starts_with("-Xcompiler=") ||
+               f == "-fPIC" || f.starts_with("-Xcompiler=") ||
                f.starts_with("--compiler-options=") ||
                f.starts_with("-Xlinker=") || f.starts_with("--threads") ||
                f.starts_with("-gencode=") || f.starts_with("-arch=") ||

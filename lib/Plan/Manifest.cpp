@@ -32,6 +32,14 @@ std::vector<const TemplateParam *> ManifestKernel::tunableParams() const {
   return out;
 }
 
+std::string compilerForFlags(const std::vector<std::string> &arguments) {
+  for (const auto &a : arguments)
+    if (a.starts_with("--cuda-") || a == "-xcuda" ||
+        a.starts_with("--offload-arch"))
+      return "clang++";
+  return "nvcc";
+}
+
 const ManifestLauncher *Manifest::findLauncher(const std::string &n) const {
   for (const auto &l : launchers)
     if (l.name == n || l.qualifiedName == n)

@@ -121,7 +121,8 @@ static std::string relativeTo(const std::string &path,
 
 /// The project's compile command, as the manifest records it: a
 /// database's command without -c, -o and the input; arguments given after
-/// `--` are Clang's. None when there were no flags.
+/// `--` are the project's, nvcc's unless Clang's CUDA flags. None when
+/// there were no flags.
 static std::optional<CompileCommandInfo>
 compileInfo(const CompileCommand &command) {
   if (!command.fromDatabase && command.args.empty())
@@ -131,7 +132,7 @@ compileInfo(const CompileCommand &command) {
       command.directory.empty() ? absolutePathIn("", ".") : command.directory;
   info.compiler = command.fromDatabase
                       ? llvm::sys::path::filename(command.compiler).str()
-                      : "clang";
+                      : compilerForFlags(command.args);
   for (size_t i = 0; i < command.args.size(); ++i) {
     const std::string &a = command.args[i];
     if (a == "-o" || a == "--output-file") {

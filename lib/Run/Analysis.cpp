@@ -156,6 +156,11 @@ Expected<KernelAnalysis> analyzeKernel(const KernelRoundInput &in,
       sa.bestIqrUs = sr.bestTime->iqrUs;
     }
     sa.speedup = sr.speedup;
+    if (sr.retimed) {
+      sa.margin = sr.margin;
+      sa.noiseThreshold = sr.noiseThreshold;
+      sa.keptWithinNoise = sr.keptWithinNoise;
+    }
     sa.evaluated = sr.evaluations;
     sa.statusCounts = sr.statusCounts;
     for (const auto &[status, n] : sr.statusCounts) {
@@ -341,6 +346,10 @@ json shapeAnalysisToJson(const ShapeAnalysis &s) {
            {"resources",
             resourcesToJson(s.bestResources, {.zeroSmemDynamic = true})}}},
          {"speedup", s.speedup},
+         {"choice",
+          {{"margin", optionalNumber(s.margin)},
+           {"noise_threshold", optionalNumber(s.noiseThreshold)},
+           {"kept_within_noise", s.keptWithinNoise}}},
          {"spread_us",
           {{"fastest", optionalNumber(s.fastestUs)},
            {"median", optionalNumber(s.medianUs)},

@@ -64,6 +64,18 @@ std::string speedupCell(double s) {
   return "<td class=\"num " + cls + "\">" + formatDouble("%.3f", s) + "x</td>";
 }
 
+std::string choiceCell(const ShapeAnalysis &sh) {
+  if (!sh.margin || !sh.noiseThreshold)
+    return "<span class=\"muted\">&ndash;</span>";
+  std::string lead = formatDouble("%+.1f", 100 * *sh.margin) + "%";
+  std::string noise = formatDouble("%.1f", 100 * *sh.noiseThreshold) + "%";
+  if (sh.keptWithinNoise)
+    return "default kept: " + lead + " within noise " + noise;
+  if (*sh.margin <= 0)
+    return "<span class=\"muted\">default fastest</span>";
+  return lead + " &gt; noise " + noise;
+}
+
 std::string bar(std::optional<double> pct, bool tuned) {
   if (!pct)
     return "<span class=\"muted\">&ndash;</span>";

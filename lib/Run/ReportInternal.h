@@ -29,6 +29,8 @@ std::string esc(const std::string &s);
 std::string escPlanner(const std::string &text);
 std::string shapeLabel(const Shape &shape);
 std::string speedupCell(double s);
+/// "+4.1% &gt; noise 1.0%", or "default kept: +0.6% within noise 1.2%".
+std::string choiceCell(const ShapeAnalysis &shape);
 std::string bar(std::optional<double> pct, bool tuned);
 std::string badge(const std::string &action);
 const RoundRecord *bestRound(const RunRecord &r);

@@ -94,7 +94,7 @@ std::string summary(const RunRecord &r) {
          "<th class=\"num\">tuned &micro;s</th><th class=\"num\">speedup</th>"
          "<th>roofline (default)</th><th>roofline (tuned)</th><th>tuned "
          "configuration"
-         "</th></tr>\n";
+         "</th><th>choice</th></tr>\n";
     for (const auto &sh : a.shapes) {
       s += "<tr><td class=\"mono\">" + esc(shapeLabel(sh.shape)) + "</td>";
       s += "<td class=\"num\">" +
@@ -110,11 +110,15 @@ std::string summary(const RunRecord &r) {
       s += "<td class=\"mono\">" +
            (sh.bestConfig == sh.defaultConfig ? std::string("(default) ")
                                               : std::string()) +
-           esc(configText(sh.bestConfig)) + "</td></tr>\n";
+           esc(configText(sh.bestConfig)) + "</td><td>" + choiceCell(sh) +
+           "</td></tr>\n";
     }
     s += "</table>\n<p class=\"muted\">Times are medians of the final "
          "interleaved re-timing of the default and the finalists "
-         "(&plusmn; half the interquartile range). Roofline: the shape's "
+         "(&plusmn; half the interquartile range). Choice: the fastest "
+         "finalist's lead over the default against the noise threshold "
+         "(1% or the larger relative IQR); within it the default is kept, "
+         "so the same run makes the same choice. Roofline: the shape's "
          "bytes (" +
          std::string(a.shapes.empty() || a.shapes[0].bytesFromExpression
                          ? "the spec's <code>bytes</code>"

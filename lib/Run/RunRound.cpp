@@ -61,10 +61,7 @@ CompileCommandInfo projectCommand(const refactor::CompileCommand &c) {
   CompileCommandInfo info;
   info.directory = c.directory.empty() ? "." : c.directory;
   info.arguments = c.args;
-  info.compiler = "nvcc";
-  for (const auto &a : c.args)
-    if (a.starts_with("--cuda-") || a == "-xcuda" || a == "--offload-arch")
-      info.compiler = "clang++";
+  info.compiler = compilerForFlags(c.args);
   return info;
 }
 
@@ -238,6 +235,9 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
     if (!c.dropped.empty())
       note += "; left out for NVRTC: " + joinNames(c.dropped);
     notes.push_back(note);
+    if (!c.command.empty())
+      notes.push_back(spec.spec.kernel +
+                      ": the default configuration compiles as: " + c.command);
   }
   for (const auto &n : session.results.notes)
     notes.push_back(spec.spec.kernel + ": " + n);

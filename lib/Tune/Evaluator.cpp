@@ -96,6 +96,7 @@ Expected<Resources> resourcesFromJson(const JsonReader &j) {
 nlohmann::json compilerReportToJson(const CompilerReport &c) {
   return nlohmann::json{{"backend", c.backend},
                         {"reason", c.reason},
+                        {"command", c.command},
                         {"options", c.options},
                         {"dropped", c.dropped},
                         {"calls", c.calls},
@@ -111,6 +112,7 @@ Expected<CompilerReport> compilerReportFromJson(const JsonReader &j) {
   CompilerReport c;
   KTUNE_TRY_ASSIGN(c.backend, j.optionalString("backend"));
   KTUNE_TRY_ASSIGN(c.reason, j.optionalString("reason"));
+  KTUNE_TRY_ASSIGN(c.command, j.optionalString("command"));
   if (j.hasValue("options")) {
     KTUNE_TRY_ASSIGN(c.options, j["options"].strings());
   }

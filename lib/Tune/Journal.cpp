@@ -198,7 +198,6 @@ Expected<std::unique_ptr<Journal>> Journal::open(const std::string &path) {
         text.substr(pos, complete ? nl - pos : std::string::npos);
     ++lineNo;
     size_t next = complete ? nl + 1 : text.size();
-    bool last = next >= text.size();
     std::string where = path + ":" + std::to_string(lineNo);
     if (line.find_first_not_of(" \t\r") == std::string::npos) {
       pos = next;
@@ -208,8 +207,10 @@ Expected<std::unique_ptr<Journal>> Journal::open(const std::string &path) {
     }
     auto j = parseJson(line, where);
     if (!j) {
-      if (last) {
-        journal->DroppedTail = true;
+      // Only a write cut short by a crash (no newline yet) is dropped; a
+      // complete line that does not read is corruption, and nothing is cut.
+      if (!complete) {
+        journal->DroppedTail = where;
         break;
       }
       return makeError("not a JSON line (the journal is corrupt here; "
@@ -260,6 +261,13 @@ Expected<std::unique_ptr<Journal>> Journal::open(const std::string &path) {
       (std::fputs("\n", journal->File) < 0 || std::fflush(journal->File) != 0))
     return makeError("cannot write to the journal", path);
   return journal;
+}
+
+std::string Journal::droppedLineNote() const {
+  if (DroppedTail.empty())
+    return "";
+  return DroppedTail + ": dropped a torn last line (a write cut short, "
+                       "without its newline); that evaluation runs again";
 }
 
 Journal::~Journal() {

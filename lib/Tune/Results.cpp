@@ -130,6 +130,13 @@ Expected<ShapeResult> readShape(const JsonReader &js) {
   KTUNE_TRY_ASSIGN(s.speedup, js.optionalNumber("speedup", 1.0));
   KTUNE_TRY_ASSIGN(s.retimed, js.optionalBool("retimed", false));
   KTUNE_TRY_ASSIGN(s.adoptedGeneral, js.optionalBool("adopted_general", false));
+  if (js.hasValue("choice")) {
+    JsonReader c = js["choice"];
+    KTUNE_TRY_ASSIGN(s.margin, c.optionalNumber("margin", 0.0));
+    KTUNE_TRY_ASSIGN(s.noiseThreshold, c.optionalNumber("noise_threshold", 0.0));
+    KTUNE_TRY_ASSIGN(s.keptWithinNoise,
+                     c.optionalBool("kept_within_noise", false));
+  }
   KTUNE_TRY_ASSIGN(s.evaluations, js.optionalUnsigned("evaluations", 0));
   KTUNE_TRY_ASSIGN(s.stopReason, js.optionalString("stop_reason"));
   for (const auto &[name, n] : js["status_counts"].fields())
@@ -191,6 +198,10 @@ json resultsToJson(const TuneResults &r) {
     js["speedup"] = s.speedup;
     js["retimed"] = s.retimed;
     js["adopted_general"] = s.adoptedGeneral;
+    if (s.retimed)
+      js["choice"] = {{"margin", s.margin},
+                      {"noise_threshold", s.noiseThreshold},
+                      {"kept_within_noise", s.keptWithinNoise}};
     js["evaluations"] = s.evaluations;
     js["status_counts"] = s.statusCounts;
     js["stop_reason"] = s.stopReason;
@@ -370,7 +381,14 @@ std::string formatResultsTable(const TuneResults &r) {
         << padRight(std::to_string(s.evaluations), 7)
         << (s.bestConfig == s.defaultConfig ? "(default) " : "")
         << configText(s.bestConfig) << (s.retimed ? "" : "  [search times]")
-        << (s.adoptedGeneral ? "  [general]" : "") << "\n";
+        << (s.adoptedGeneral ? "  [general]" : "")
+        << (s.keptWithinNoise ? "  [fastest +" +
+                                    formatDouble("%.1f", 100 * s.margin) +
+                                    "% within noise " +
+                                    formatDouble("%.1f", 100 * s.noiseThreshold) +
+                                    "%]"
+                              : "")
+        << "\n";
   }
   if (r.general) {
     char speed[32];

@@ -91,6 +91,11 @@ Status writeHeader(const TuneCommand &cmd, const Prepared &p,
 
 Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
                                        const EvaluatorFactory &makeEvaluator) {
+  if (cmd.printCompileCommand && !cmd.compileOnly) {
+    TuneCommand compileOnly = cmd; // compiling needs no GPU
+    compileOnly.compileOnly = true;
+    return runTuneSession(compileOnly, makeEvaluator);
+  }
   bool simulate = !cmd.simulatePath.empty();
   if (simulate && !cmd.templatePath.empty())
     return makeError("give either a template or --simulate, not both");
@@ -113,6 +118,14 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
                                    ? prepareSimulation(cmd)
                                    : prepareTemplate(cmd, makeEvaluator,
                                                      !fromResults, source));
+
+  if (cmd.printCompileCommand) {
+    if (simulate)
+      return makeError("a simulation compiles nothing: --print-compile-command "
+                       "needs a template");
+    report.compileCommand = p.evaluator->compiler().command;
+    return report;
+  }
 
   std::string stem = stemOf(simulate ? cmd.simulatePath : cmd.templatePath);
   report.resultsPath = !cmd.outPath.empty() ? cmd.outPath
@@ -144,6 +157,11 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
           : withoutJsonSuffix(report.resultsPath) + ".journal.jsonl";
   KTUNE_TRY_ASSIGN(auto journal, Journal::open(report.journalPath));
   report.journalEntriesRead = journal->entries().size();
+  if (std::string note = journal->droppedLineNote(); !note.empty()) {
+    // Said even with --quiet: the journal file was changed.
+    std::fprintf(stderr, "ktune-tune: note: %s\n", note.c_str());
+    p.notes.push_back(note);
+  }
 
   TuneOptions options;
   options.templatePath = p.templatePath;

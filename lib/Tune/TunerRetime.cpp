@@ -13,11 +13,17 @@
 
 #include "ktune/Support/Try.h"
 
+#include <algorithm>
 #include <map>
 
 namespace ktune {
 
 using tuner::outcomeOf;
+
+/// IQR over median: how far apart repeated timings of one configuration lie.
+static double relativeSpread(const Timing &t) {
+  return t.medianUs > 0 ? t.iqrUs / t.medianUs : 0;
+}
 
 void Tuner::settle(ShapeResult &result, const Finalists &f,
                    const std::vector<EvalResult> &retimed) {
@@ -28,11 +34,23 @@ void Tuner::settle(ShapeResult &result, const Finalists &f,
   result.retimed = false;
   result.speedup = 1.0;
   result.finalists.clear();
+  result.margin = result.noiseThreshold = 0;
+  result.keptWithinNoise = false;
   if (useRetime) {
     size_t best = 0;
     for (size_t k = 1; k < retimed.size(); ++k)
       if (auto t = outcomeOf(retimed[k]); t && *t < *outcomeOf(retimed[best]))
         best = k;
+    // Leave the default only for a lead larger than the noise: a lead
+    // within it would flip from one run to the next.
+    const Timing &d = *retimed[0].time, &b = *retimed[best].time;
+    result.margin = b.medianUs > 0 ? d.medianUs / b.medianUs - 1 : 0;
+    result.noiseThreshold =
+        std::max({Options.minEffect, relativeSpread(d), relativeSpread(b)});
+    if (best != 0 && result.margin <= result.noiseThreshold) {
+      result.keptWithinNoise = true;
+      best = 0;
+    }
     result.retimed = true;
     result.defaultTime = retimed[0].time;
     result.bestConfig = f.configs[best];

@@ -22,12 +22,20 @@ config.environment["KTUNE_PREAMBLE_BUILD"] = "never"
 
 config.substitutions.append(("%examples", os.path.join(config.ktune_source_dir, "examples")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
-config.substitutions.append(("%shared", config.shared_data_dir))
-# Recorded tuning spaces live outside the repository; tests replaying them
-# REQUIRE this feature.
-if os.path.isfile(os.path.join(config.shared_data_dir, "t4", "convolution", "T1_input.json")):
-    config.available_features.add("shared-data")
+# Recorded tuning spaces (test/data/t4); a test that needs them fails without them.
+config.substitutions.append(("%testdata", config.test_data_dir))
 config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+# A Python with torch for bench/e2e's CPU paths (Debian's python3-torch is
+# for the system Python, which may not be the python3 on PATH).
+for candidate in [shutil.which("python3"), "/usr/bin/python3"]:
+    if candidate and subprocess.run([candidate, "-c", "import torch"],
+                                    capture_output=True).returncode == 0:
+        config.available_features.add("torch")
+        config.substitutions.append(("%torch_python", candidate))
+        break
+# ktune-tune as built without CUDA (no-cuda.test).
+nocuda = os.path.join(config.ktune_tools_dir, "ktune-tune-nocuda")
+config.substitutions.append(("%ktune-tune-nocuda", nocuda if os.path.exists(nocuda) else "ktune-tune"))
 # Fixtures, replay server and scripted planners of the planner tests.
 config.substitutions.append(("%planner", os.path.join(config.ktune_source_dir, "test", "planner")))
 config.substitutions.append(("%scripts", os.path.join(config.ktune_source_dir, "scripts")))

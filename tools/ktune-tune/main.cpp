@@ -118,6 +118,9 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1u, 64u))
       ->group("");
   app.add_flag("-q,--quiet", quiet, "No progress output");
+  app.add_flag("--print-compile-command", cmd.printCompileCommand,
+               "Tune nothing: compile the default configuration as a run "
+               "would and print the compiler's command line");
   app.add_flag("--describe", describe,
                "Tune nothing: print the spec and manifest as ktune reads "
                "them, every expression evaluated, as JSON "
@@ -183,7 +186,10 @@ int main(int argc, char **argv) {
                        : runTuneSession(cmd, makeEvaluator);
   if (!report)
     return fail(report.error());
-  if (cmd.fromResults.empty())
+  if (cmd.printCompileCommand)
+    std::printf("%s
+", report->compileCommand.c_str());
+  else if (cmd.fromResults.empty())
     std::fputs(formatResultsTable(report->results).c_str(), stdout);
 
   std::fflush(stdout);

@@ -75,13 +75,16 @@ Expected<NvccRun> runNvcc(const std::vector<std::string> &argv,
 /// translated for NVRTC: -I/-isystem to --include-path, -Xptxas to
 /// --ptxas-options, --use_fast_math, -fmad/--ftz/--prec-* and
 /// -maxrregcount to NVRTC's names; flags that only concern the host or the
-/// build (-O3, -Xcompiler, --threads, -g, --expt-relaxed-constexpr,
-/// --expt-extended-lambda, ...) dropped and listed. Anything else is passed
-/// on as it is (NVRTC refuses what it does not know, and the automatic
-/// choice then takes nvcc).
+/// build (-O3, -Xcompiler, --threads, -g, ...) dropped and listed. Flags
+/// that change what the device code means but that NVRTC rejects
+/// (--expt-relaxed-constexpr, --extended-lambda, ...) are listed as
+/// unsupported: the build must go to nvcc. Anything else is passed on as it
+/// is (NVRTC refuses what it does not know, and the automatic choice then
+/// takes nvcc).
 struct NvrtcFlags {
   std::vector<std::string> options;
   std::vector<std::string> dropped;
+  std::vector<std::string> unsupported;
 };
 NvrtcFlags nvrtcOptionsFromNvccFlags(const std::vector<std::string> &flags);
 

@@ -93,8 +93,13 @@ struct ManifestFile {
 struct CompileCommandInfo {
   std::string directory;
   std::vector<std::string> arguments; // without -c, -o and the input
-  std::string compiler;               // "nvcc", "clang", ...
+  std::string compiler;               // "nvcc", "clang++", ...
 };
+
+/// The compiler that flags given without one (after `--`) are written for:
+/// nvcc, as the docs ask, unless they are Clang's CUDA flags (--cuda-*,
+/// -xcuda, --offload-arch), then "clang++".
+std::string compilerForFlags(const std::vector<std::string> &arguments);
 
 /// A host function that became a template because a launch parameter was
 /// lifted in it (manifest/2).

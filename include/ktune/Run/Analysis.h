@@ -75,6 +75,10 @@ struct ShapeAnalysis {
   std::optional<double> defaultUs, bestUs; // from the results (re-timed)
   double bestIqrUs = 0;
   double speedup = 1.0;
+  /// The re-timed choice: the fastest finalist's lead over the default and
+  /// the noise threshold it had to beat (TuneResults' ShapeResult).
+  std::optional<double> margin, noiseThreshold;
+  bool keptWithinNoise = false;
   Resources bestResources;
   /// Spread of the measured (ok) configurations' search times.
   std::optional<double> fastestUs, medianUs, slowestUs;

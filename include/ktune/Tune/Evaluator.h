@@ -106,6 +106,10 @@ struct EvalResult {
 struct CompilerReport {
   std::string backend; // "nvrtc" or "nvcc"
   std::string reason;  // why this one ("NVRTC cannot compile ...")
+  /// The default configuration's compile as a command line: nvcc's argv
+  /// (<batch>.cu: the template with the explicit instantiations), or
+  /// "nvrtc" and the options NVRTC is given.
+  std::string command;
   /// Options every compile gets, as the backend takes them.
   std::vector<std::string> options;
   /// Project or spec flags the backend does not take (NVRTC: -O3,

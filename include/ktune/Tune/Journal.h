@@ -80,9 +80,9 @@ std::string utcTimestamp();
 class Journal {
 public:
   /// Opens (creating if needed) the journal at `path` and loads its entries.
-  /// A last line without its newline or not parsing as JSON (a write cut by
-  /// a kill) is dropped and cut from the file; a bad line elsewhere is an
-  /// error naming path:line.
+  /// A last line without its newline that does not parse (a write cut short
+  /// by a crash) is dropped and cut from the file; any complete line that
+  /// does not read is an error naming path:line, and the file is untouched.
   static Expected<std::unique_ptr<Journal>> open(const std::string &path);
   ~Journal();
   Journal(const Journal &) = delete;
@@ -92,7 +92,9 @@ public:
   /// Every entry, in the order it was written.
   const std::vector<JournalEntry> &entries() const { return Entries; }
   /// True when the last line was dropped on opening.
-  bool droppedTruncatedLine() const { return DroppedTail; }
+  bool droppedTruncatedLine() const { return !DroppedTail.empty(); }
+  /// What to tell the user about a dropped last line; empty when none was.
+  std::string droppedLineNote() const;
 
   /// The latest non-retime entry for `key`, if any.
   const JournalEntry *find(const JournalKey &key) const;
@@ -112,7 +114,7 @@ private:
   std::FILE *File = nullptr;
   std::vector<JournalEntry> Entries;
   std::unordered_map<std::string, size_t> Index; // canonical key -> entry
-  bool DroppedTail = false;
+  std::string DroppedTail; // path:line of the dropped torn line
 };
 
 } // namespace ktune

@@ -53,6 +53,13 @@ struct ShapeResult {
   bool adoptedGeneral = false;
   /// The finalists as re-timed, the default first.
   std::vector<Measured> finalists;
+  /// How the re-timed choice was made: the fastest finalist's lead over the
+  /// default (default median / its median - 1) and the noise threshold it had
+  /// to beat; below it the default is kept, so that the same command makes
+  /// the same choice. Both 0 without a re-timing.
+  double margin = 0;
+  double noiseThreshold = 0;
+  bool keptWithinNoise = false; // the default kept though another was faster
 };
 
 struct GeneralShapeTime {

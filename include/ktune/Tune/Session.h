@@ -53,6 +53,9 @@ struct TuneCommand {
   std::string simulatePath; // a T4 file (plain or gzip) to replay
   std::string spacePath; // a T1 input file: the space instead of the manifest's
   std::string fromResults; // skip tuning: write the header from these results
+  /// Tune nothing: choose the compiler, compile the default configuration
+  /// and report its command line (SessionReport::compileCommand).
+  bool printCompileCommand = false;
 
   // How.
   std::string strategy = "random";
@@ -131,6 +134,7 @@ struct SessionReport {
   std::vector<WorkerActivity> gpuActivity;
   double wallSeconds = 0;
   bool interrupted = false;
+  std::string compileCommand; // with printCompileCommand
 };
 
 /// Runs one invocation. Errors name the file and JSON path they concern.

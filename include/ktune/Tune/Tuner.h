@@ -74,6 +74,10 @@ struct TuneOptions {
   double timeLimitSeconds = 0;
   /// Finalists re-timed (besides the default) per shape.
   size_t topK = 3;
+  /// The smallest lead over the default, after the interleaved re-timing,
+  /// for which a shape leaves its default; a larger relative IQR of either
+  /// time raises it (Tuner::settle).
+  double minEffect = 0.01;
   /// Compile and prune only, walking the valid space in order up to the
   /// budget: no strategy, no timing.
   bool compileOnly = false;

@@ -14,8 +14,7 @@ using namespace ktune::test;
 TEST(ExamplesCompileOnly, SiluAndMulEveryConfiguration) {
   std::string cache = freshDir("ktune-examples");
   auto o = exampleSilu(cache);
-  if (!o)
-    GTEST_SKIP() << "examples/handwritten is not in this checkout";
+  ASSERT_TRUE(o.has_value()) << "examples/handwritten not found in the checkout";
   auto e = createCompileOnlyEvaluator(*o);
   ASSERT_TRUE(e) << e.error().str();
   std::vector<Configuration> configs;
@@ -58,8 +57,7 @@ TEST(ExamplesCompileOnly, SiluAndMulEveryConfiguration) {
 TEST(ExamplesCompileOnly, PlantedFaultsEveryValue) {
   std::string cache = freshDir("ktune-examples");
   auto o = examplePlanted(cache);
-  if (!o)
-    GTEST_SKIP() << "examples/handwritten is not in this checkout";
+  ASSERT_TRUE(o.has_value()) << "examples/handwritten not found in the checkout";
   auto e = createCompileOnlyEvaluator(*o);
   ASSERT_TRUE(e) << e.error().str();
   for (int64_t fault = 0; fault <= 6; ++fault)

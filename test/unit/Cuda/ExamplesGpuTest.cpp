@@ -35,8 +35,7 @@ std::string describe(const EvalResult &r) {
 
 TEST_F(ExamplesGpu, PlantedFaultsAreCaughtAndSurvived) {
   auto o = examplePlanted(Cache);
-  if (!o)
-    GTEST_SKIP() << "examples/handwritten is not in this checkout";
+  ASSERT_TRUE(o.has_value()) << "examples/handwritten not found in the checkout";
   o->watchdogSeconds = 5;
   auto e = createCudaEvaluator(*o);
   ASSERT_TRUE(e) << e.error().str();
@@ -74,8 +73,7 @@ TEST_F(ExamplesGpu, PlantedFaultsAreCaughtAndSurvived) {
 
 TEST_F(ExamplesGpu, SiluAndMulBf16) {
   auto o = exampleSilu(Cache);
-  if (!o)
-    GTEST_SKIP() << "examples/handwritten is not in this checkout";
+  ASSERT_TRUE(o.has_value()) << "examples/handwritten not found in the checkout";
   auto e = createCudaEvaluator(*o);
   ASSERT_TRUE(e) << e.error().str();
   std::vector<Configuration> configs = {

@@ -62,8 +62,9 @@ TEST(Nvcc, ProjectFlagsDropClangOnlyAndBuildFlags) {
 }
 
 TEST(Nvcc, NvrtcTakesTheProjectFlagsItUnderstands) {
-  // SGLang's flags: NVRTC refuses --expt-relaxed-constexpr and -O3 as
-  // options, so they are left out (and listed) rather than refused.
+  // SGLang's flags: NVRTC refuses -O3 as an option (it only concerns the
+  // host), so it is left out and listed; it refuses --expt-relaxed-constexpr
+  // too, which changes what compiles: listed as unsupported (nvcc builds).
   NvrtcFlags f =
       nvrtcOptionsFromNvccFlags({"-DNDEBUG",
                                  "-I/fi/include",
@@ -99,12 +100,13 @@ TEST(Nvcc, NvrtcTakesTheProjectFlagsItUnderstands) {
                                    "-G"};
   EXPECT_EQ(f.options, want);
   std::vector<std::string> dropped = {"-O3",
-                                      "--expt-relaxed-constexpr",
-                                      "--expt-extended-lambda",
                                       "-gencode=arch=compute_90,code=sm_90",
                                       "-Xcompiler -fPIC",
                                       "--threads=32"};
   EXPECT_EQ(f.dropped, dropped);
+  std::vector<std::string> unsupported = {"--expt-relaxed-constexpr",
+                                          "--expt-extended-lambda"};
+  EXPECT_EQ(f.unsupported, unsupported);
   // What NVRTC spells its own way passes through unchanged.
   f = nvrtcOptionsFromNvccFlags({"--include-path=/a", "-default-device",
                                  "--ptxas-options=-v", "-dopt=on"});
@@ -112,6 +114,7 @@ TEST(Nvcc, NvrtcTakesTheProjectFlagsItUnderstands) {
             std::vector<std::string>({"--include-path=/a", "-default-device",
                                       "--ptxas-options=-v", "-dopt=on"}));
   EXPECT_TRUE(f.dropped.empty());
+  EXPECT_TRUE(f.unsupported.empty());
 }
 
 TEST(Nvcc, NvccTakesOptionsWrittenForNvrtc) {

@@ -2,7 +2,7 @@
 // the choices they made before batching existed (fingerprints recorded
 // from the sequential code), and with several they must stay within the
 // strategy contract (distinct, valid, within budget).
-#include "SharedData.h"
+#include "TestData.h"
 #include "ktune/Support/Sha256.h"
 #include "ktune/Tune/BatchStrategyBench.h"
 #include "ktune/Tune/Simulator.h"
@@ -16,8 +16,7 @@ using namespace ktune;
 
 namespace {
 
-const std::string Convolution =
-    std::string(KTUNE_SHARED_DATA_DIR) + "/t4/convolution/";
+const std::string Convolution = convolutionSpaces();
 
 std::string fingerprint(const SimulationResult &r) {
   std::string text;
@@ -46,7 +45,7 @@ SimulationResult runOn(const std::string &strategy, const std::string &device,
 } // namespace
 
 TEST(BatchStrategies, OneDeviceMakesTheSequentialChoices) {
-  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  KTUNE_REQUIRE_DATA(Convolution + "T1_input.json");
   // Fingerprints of the sequences the strategies chose before they could
   // propose batches (budget 60, seed 7, A100 recording).
   const std::map<std::string, std::string> expected = {
@@ -67,7 +66,7 @@ class BatchedStrategy : public ::testing::TestWithParam<std::string> {};
 } // namespace
 
 TEST_P(BatchedStrategy, FourDevicesSpendTheBudgetInRoundsOfFour) {
-  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  KTUNE_REQUIRE_DATA(Convolution + "T1_input.json");
   for (uint64_t seed : {1, 2}) {
     auto r = runOn(GetParam(), "A4000", 4, 61, seed);
     EXPECT_EQ(r.evaluations.size(), 61u);
@@ -88,7 +87,7 @@ INSTANTIATE_TEST_SUITE_P(Tune, BatchedStrategy,
                                            "genetic", "ils", "bayes"));
 
 TEST(BatchStrategies, OneDeviceRoundsAreEvaluations) {
-  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  KTUNE_REQUIRE_DATA(Convolution + "T1_input.json");
   auto r = runOn("genetic", "A100", 1, 30, 3);
   for (size_t k = 0; k < r.evaluations.size(); ++k)
     EXPECT_EQ(r.evaluations[k].round, k + 1);
@@ -97,7 +96,7 @@ TEST(BatchStrategies, OneDeviceRoundsAreEvaluations) {
 // The bar on a subset that runs in seconds: ILS with 4 virtual devices on
 // two recorded spaces, 10 seeds (the whole table is in bench/results).
 TEST(BatchStrategies, FourDevicesMeetTheBarOnASubset) {
-  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  KTUNE_REQUIRE_DATA(Convolution + "T1_input.json");
   auto t1 = readT1File(Convolution + "T1_input.json");
   ASSERT_TRUE(t1);
   std::vector<BenchSpace> spaces;

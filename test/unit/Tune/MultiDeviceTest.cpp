@@ -1,5 +1,6 @@
 #include "ktune/Tune/MultiDevice.h"
 #include "TempDir.h"
+#include "TestData.h"
 #include "ktune/Tune/Journal.h"
 #include "ktune/Tune/Session.h"
 
@@ -36,8 +37,7 @@ std::vector<nlohmann::json> stable(std::vector<nlohmann::json> lines) {
   return lines;
 }
 
-const std::string ConvolutionDir =
-    std::string(KTUNE_SHARED_DATA_DIR) + "/t4/convolution/";
+const std::string ConvolutionDir = convolutionSpaces();
 
 Expected<SessionReport> simulateSession(const std::string &dir,
                                         unsigned devices, unsigned workers,
@@ -60,8 +60,7 @@ Expected<SessionReport> simulateSession(const std::string &dir,
 } // namespace
 
 TEST(MultiDevice, OneDeviceWritesTheJournalOfToday) {
-  if (!std::filesystem::exists(ConvolutionDir + "T1_input.json"))
-    GTEST_SKIP() << "recorded data not found";
+  KTUNE_REQUIRE_DATA(ConvolutionDir + "T1_input.json");
   TempDir a, b;
   std::filesystem::create_directories(a.file("x"));
   std::filesystem::create_directories(b.file("x"));
@@ -78,8 +77,7 @@ TEST(MultiDevice, OneDeviceWritesTheJournalOfToday) {
 }
 
 TEST(MultiDevice, EveryEvaluationRecordsItsDevice) {
-  if (!std::filesystem::exists(ConvolutionDir + "T1_input.json"))
-    GTEST_SKIP() << "recorded data not found";
+  KTUNE_REQUIRE_DATA(ConvolutionDir + "T1_input.json");
   TempDir dir;
   // Three devices, and two workers sharing each (the test mode).
   for (auto [devices, workers] : {std::pair{3u, 1u}, std::pair{1u, 2u}}) {

@@ -1,5 +1,5 @@
 #include "ktune/Tune/Simulator.h"
-#include "SharedData.h"
+#include "TestData.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Tune/T1.h"
 
@@ -11,8 +11,7 @@ using namespace ktune;
 using nlohmann::json;
 
 namespace {
-const std::string Convolution =
-    std::string(KTUNE_SHARED_DATA_DIR) + "/t4/convolution/";
+const std::string Convolution = convolutionSpaces();
 
 Configuration configOf(const json &j) {
   Configuration c;
@@ -23,7 +22,7 @@ Configuration configOf(const json &j) {
 } // namespace
 
 TEST(ReplayEvaluator, ReplaysEveryRecordOfAT4File) {
-  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  KTUNE_REQUIRE_DATA(Convolution + "T1_input.json");
   auto replay = ReplayEvaluator::readT4File(Convolution + "A6000_T4.json.gz");
   ASSERT_TRUE(replay) << replay.error().str();
   EXPECT_EQ(replay->device(), "simulated A6000");

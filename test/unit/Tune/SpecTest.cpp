@@ -337,8 +337,7 @@ TEST(Spec, ExampleSpecsRead) {
       ++read;
     }
   }
-  if (read == 0)
-    GTEST_SKIP() << "no example specs in this checkout";
+  EXPECT_GT(read, 0) << "no example specs found in examples/";
 }
 
 TEST(Spec, RegisterCapsAreWithdrawnWhereAHeaderCannotApplyThem) {

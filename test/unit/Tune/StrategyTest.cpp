@@ -1,4 +1,4 @@
-#include "SharedData.h"
+#include "TestData.h"
 #include "ktune/Tune/Simulator.h"
 #include "ktune/Tune/StrategyBench.h"
 #include "ktune/Tune/T1.h"
@@ -13,8 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string Convolution =
-    std::string(KTUNE_SHARED_DATA_DIR) + "/t4/convolution/";
+const std::string Convolution = convolutionSpaces();
 const std::vector<std::string> Devices = {"A100",   "A4000", "A6000",
                                           "MI250X", "W6600", "W7800"};
 
@@ -85,7 +84,7 @@ class EveryStrategy : public ::testing::TestWithParam<std::string> {};
 } // namespace
 
 TEST_P(EveryStrategy, CoversASmallSpaceFindsItsOptimumAndStops) {
-  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  KTUNE_REQUIRE_DATA(Convolution + "T1_input.json");
   const Recorded &r = recorded();
   uint64_t size = *r.small.validCount();
   ASSERT_EQ(size, 128u);
@@ -102,7 +101,7 @@ TEST_P(EveryStrategy, CoversASmallSpaceFindsItsOptimumAndStops) {
 }
 
 TEST_P(EveryStrategy, SpendsExactlyTheBudgetOnDistinctValidPoints) {
-  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  KTUNE_REQUIRE_DATA(Convolution + "T1_input.json");
   const Recorded &r = recorded();
   for (const auto &d : {"A6000", "W7800"}) { // both with failed configurations
     SimulationResult result =
@@ -121,7 +120,7 @@ TEST_P(EveryStrategy, SpendsExactlyTheBudgetOnDistinctValidPoints) {
 }
 
 TEST_P(EveryStrategy, IsReproducibleWithASeed) {
-  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  KTUNE_REQUIRE_DATA(Convolution + "T1_input.json");
   const Recorded &r = recorded();
   ReplayEvaluator &eval = *r.replay.at("MI250X");
   auto a = sequence(simulate(GetParam(), r.full, eval, 50, 11));
@@ -182,7 +181,7 @@ INSTANTIATE_TEST_SUITE_P(Tune, EveryStrategy,
                          [](const auto &info) { return info.param; });
 
 TEST(Strategies, GuidedSearchBeatsRandomOrderOnSmallSpaces) {
-  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  KTUNE_REQUIRE_DATA(Convolution + "T1_input.json");
   // Uniform random order needs (N + 1) / 2 = 64.5 evaluations on average
   // to hit the single best of 128 points. The guided strategies must do
   // clearly better on the median over the six recorded sub-spaces and
@@ -250,7 +249,7 @@ TEST(StrategyBench, MediansTablesAndBaselines) {
 }
 
 TEST(StrategyBench, RunsStrategiesOverSpacesAndSeeds) {
-  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  KTUNE_REQUIRE_DATA(Convolution + "T1_input.json");
   const Recorded &r = recorded();
   BenchSpace space;
   space.name = "A4000-small";
@@ -286,7 +285,7 @@ TEST(StrategyBench, RunsStrategiesOverSpacesAndSeeds) {
 }
 
 TEST(StrategyBench, PermutedDomainsKeepThePointsAndTimes) {
-  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  KTUNE_REQUIRE_DATA(Convolution + "T1_input.json");
   auto t1 = readT1File(Convolution + "T1_input.json");
   ASSERT_TRUE(t1);
   SearchSpace space = *t1->searchSpace();

@@ -1,5 +1,5 @@
 #include "ktune/Tune/T1.h"
-#include "SharedData.h"
+#include "TestData.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Tune/Simulator.h"
 
@@ -11,8 +11,7 @@ using namespace ktune;
 using nlohmann::json;
 
 namespace {
-const std::string Convolution =
-    std::string(KTUNE_SHARED_DATA_DIR) + "/t4/convolution/";
+const std::string Convolution = convolutionSpaces();
 }
 
 TEST(T1, PythonListsOfIntegers) {
@@ -35,7 +34,7 @@ TEST(T1, PythonListsOfIntegers) {
 }
 
 TEST(T1, ReadsTheSharedConvolutionSpace) {
-  KTUNE_SKIP_WITHOUT_DATA(Convolution + "T1_input.json");
+  KTUNE_REQUIRE_DATA(Convolution + "T1_input.json");
   auto t1 = readT1File(Convolution + "T1_input.json");
   ASSERT_TRUE(t1) << t1.error().str();
   EXPECT_EQ(t1->benchmarkName, "convolution_milo");

@@ -3,7 +3,7 @@
 #include "ktune/Refactor/Rewrite.h"
 #include "ktune/Refactor/ToolSupport.h"
 
-#include "OutputTree.h"
+#include "Rewrite/RewriteInternal.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Sha256.h"
 
@@ -73,7 +73,7 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
   a.facts.file = command.file;
   mergeFacts(a.facts, sides[1]);
   // The main file as read: Clang parsed a copy of the same length in which
-  // spaced launch chevrons are joined (NvccSyntax.h); the output keeps them.
+  // spaced launch chevrons are joined (Parse/NvccSyntax.cpp); the output keeps them.
   if (!a.facts.files.empty() && a.facts.files[0].text.size() == a.source.size())
     a.facts.files[0].text = a.source;
   a.facts.notes.insert(a.facts.notes.begin(), a.stats.notes.begin(),

@@ -79,8 +79,8 @@ struct TemplateOutput {
 /// and describes the result. `templatePath` and `manifestPath` are where
 /// the caller will write them (the manifest names the template relative to
 /// itself); rewritten headers go to `include/` beside the template (see
-/// OutputTree.h), and no output may be one of the files read. Plan errors
-/// are one per line, "plan: <JSON path>: message".
+/// Rewrite/OutputTree.cpp), and no output may be one of the files read. Plan
+/// errors are one per line, "plan: <JSON path>: message".
 llvm::Expected<TemplateOutput>
 makeTemplate(const Analysis &analysis, const Plan &plan,
              const std::string &templatePath, const std::string &manifestPath,

@@ -1,5 +1,5 @@
-// The steps of collectFacts, one by one (lib/Refactor/CollectInternal.h).
-#include "CollectInternal.h"
+// The steps of collectFacts, one by one (lib/Refactor/Detect/DetectInternal.h).
+#include "Detect/DetectInternal.h"
 #include "HostSideAst.h"
 
 #include "clang/AST/ASTContext.h"

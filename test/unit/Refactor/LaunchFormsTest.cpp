@@ -1,7 +1,7 @@
 // The launch steps of collectFacts, one by one (lib/Refactor/LaunchForms.cpp
 // and the mutation analysis in ConstantAtoms.cpp), on code written for the
 // test and parsed with ktune's CUDA shim.
-#include "CollectInternal.h"
+#include "Detect/DetectInternal.h"
 #include "HostSideAst.h"
 
 #include "clang/AST/ASTContext.h"

@@ -1,5 +1,5 @@
 // The steps of planRewrite, one by one (lib/Refactor/RewriteInternal.h).
-#include "RewriteInternal.h"
+#include "Rewrite/RewriteInternal.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,4 @@
-#include "PreambleCache.h"
-#include "BodySkipper.h"
+#include "ParseInternal.h"
 
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Sha256.h"
@@ -171,7 +170,7 @@ configurePreamble(clang::CompilerInvocation &invocation,
 
   std::string preambleText =
       mainBuffer.getBuffer().substr(0, bounds.Size).str();
-  // Which header bodies a preamble keeps is ktune's choice (BodySkipper.h):
+  // Which header bodies a preamble keeps is ktune's choice (BodySkipper, ParseInternal.h):
   // a change to it must not reuse preambles built before.
   constexpr const char *BodyPolicy =
       "bodies/3: kernels, launching host code, constructors";

@@ -1,6 +1,6 @@
 //===- OutputTree.cpp - Where rewritten headers go ------------------------===//
 
-#include "OutputTree.h"
+#include "RewriteInternal.h"
 
 #include "ktune/Refactor/HeaderFilter.h"
 

@@ -1,5 +1,5 @@
 //===- ParseRecovery.cpp - Carrying on past errors in unrelated code ------===//
-#include "ParseRecovery.h"
+#include "ParseInternal.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"

@@ -1,4 +1,4 @@
-//===- CollectInternal.h - The steps of collectFacts ------------*- C++ -*-===//
+//===- DetectInternal.h - The steps of collectFacts -------------*- C++ -*-===//
 //
 // collectFacts reads one AST in steps, each in its own file:
 //
@@ -21,8 +21,8 @@
 // free functions over it. Nothing here is part of ktune's public API.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KTUNE_LIB_REFACTOR_COLLECTINTERNAL_H
-#define KTUNE_LIB_REFACTOR_COLLECTINTERNAL_H
+#ifndef KTUNE_LIB_REFACTOR_DETECT_DETECTINTERNAL_H
+#define KTUNE_LIB_REFACTOR_DETECT_DETECTINTERNAL_H
 
 #include "ktune/Refactor/Detection.h"
 #include "ktune/Refactor/HeaderFilter.h"

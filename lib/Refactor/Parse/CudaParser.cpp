@@ -1,10 +1,7 @@
 #include "ktune/Refactor/CudaParser.h"
 #include "ktune/Refactor/CompileCommand.h"
 
-#include "BodySkipper.h"
-#include "NvccSyntax.h"
-#include "ParseRecovery.h"
-#include "PreambleCache.h"
+#include "ParseInternal.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -256,7 +253,7 @@ struct Recovery {
 /// Skips the bodies of functions outside the main file and the headers
 /// detection may follow kernels into (nothing else is analysed) and hands
 /// the finished AST to the callback; after errors only when they all lie in
-/// code that does not matter (ParseRecovery.h).
+/// code that does not matter (ParseRecovery.cpp).
 class SideConsumer : public clang::ASTConsumer {
 public:
   SideConsumer(clang::SourceManager &sm, const SideCallback &onAST,
@@ -348,7 +345,7 @@ public:
           llvm::MemoryBuffer::getMemBufferCopy(*MainText, inputs[0].getFile())
               .release());
     invocation->getFrontendOpts().SkipFunctionBodies = Options.skipHeaderBodies;
-    // Every error is judged (ParseRecovery.h): none may go unreported.
+    // Every error is judged (ParseRecovery.cpp): none may go unreported.
     invocation->getDiagnosticOpts().ErrorLimit = 0;
     clang::CompilerInstance compiler(std::move(pchOps));
     compiler.setInvocation(std::move(invocation));

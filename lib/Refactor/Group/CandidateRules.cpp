@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CandidatesInternal.h"
+#include "GroupInternal.h"
 
 #include "llvm/Support/Path.h"
 

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CollectInternal.h"
+#include "DetectInternal.h"
 
 #include "clang/Lex/Lexer.h"
 

@@ -1,5 +1,5 @@
 //===- NvccSyntax.cpp - Spellings nvcc accepts and Clang does not ---------===//
-#include "NvccSyntax.h"
+#include "ParseInternal.h"
 
 #include "clang/Basic/LangOptions.h"
 #include "clang/Lex/Lexer.h"

@@ -1,4 +1,4 @@
-//===- CandidatesInternal.h - The steps of buildCandidates ------*- C++ -*-===//
+//===- GroupInternal.h - The steps of buildCandidates -----------*- C++ -*-===//
 //
 // buildCandidates (Candidates.cpp) groups occurrences into candidates in
 // steps, each separately callable:
@@ -13,8 +13,8 @@
 // Nothing here is part of ktune's public API.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KTUNE_LIB_REFACTOR_CANDIDATESINTERNAL_H
-#define KTUNE_LIB_REFACTOR_CANDIDATESINTERNAL_H
+#ifndef KTUNE_LIB_REFACTOR_GROUP_GROUPINTERNAL_H
+#define KTUNE_LIB_REFACTOR_GROUP_GROUPINTERNAL_H
 
 #include "ktune/Refactor/Detection.h"
 

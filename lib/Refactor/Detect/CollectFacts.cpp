@@ -5,11 +5,11 @@
 // the filter lets through. Template instantiations are never visited (the
 // pattern is the source). Every site is keyed by its position (file index
 // and byte offset), so the host and device sides merge. The steps are
-// declared in CollectInternal.h.
+// declared in DetectInternal.h.
 //
 //===----------------------------------------------------------------------===//
 
-#include "CollectInternal.h"
+#include "DetectInternal.h"
 
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/Token.h"

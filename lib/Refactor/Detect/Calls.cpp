@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CollectInternal.h"
+#include "DetectInternal.h"
 #include "LaunchTemplateArgs.h"
 
 #include "clang/Lex/Lexer.h"

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CollectInternal.h"
+#include "DetectInternal.h"
 
 #include "clang/AST/StmtCXX.h"
 
@@ -212,7 +212,7 @@ bool DeviceScanner::VisitCallExpr(CallExpr *call) {
   if (isWarpLevelCall(name, callee))
     Facts.usesWarpLevelOps = true;
   // Helpers are followed in the main file only: a header's helpers are
-  // shared utilities, and their bodies are not parsed (BodySkipper.h).
+  // shared utilities, and their bodies are not parsed (BodySkipper, ParseInternal.h).
   const FunctionDecl *def = C.definitionOf(callee);
   if (!def || !C.SM.isInMainFile(C.SM.getExpansionLoc(def->getLocation())) ||
       !C.isDeviceHelper(def))

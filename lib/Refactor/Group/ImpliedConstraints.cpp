@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CandidatesInternal.h"
+#include "GroupInternal.h"
 
 #include "ktune/Expr/Expr.h"
 

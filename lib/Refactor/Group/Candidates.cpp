@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CandidatesInternal.h"
+#include "GroupInternal.h"
 
 #include "ktune/Support/EnumNames.h"
 

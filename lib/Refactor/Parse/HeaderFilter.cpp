@@ -2,7 +2,7 @@
 
 #include "ktune/Refactor/HeaderFilter.h"
 
-#include "BodySkipper.h"
+#include "ParseInternal.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"

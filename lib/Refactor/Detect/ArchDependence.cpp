@@ -108,18 +108,18 @@ std::vector<ArchRange> archConditionalRanges(llvm::StringRef buffer,
   return out;
 }
 
-const ArchRange *Collector::archRangeAt(SourceLocation spelled) {
+const ArchRange *archRangeAt(DetectContext &c, SourceLocation spelled) {
   if (spelled.isInvalid() || !spelled.isFileID() ||
-      SM.isInSystemHeader(spelled))
+      c.SM.isInSystemHeader(spelled))
     return nullptr;
-  auto [file, offset] = SM.getDecomposedLoc(spelled);
-  auto it = ArchRanges.find(file);
-  if (it == ArchRanges.end()) {
+  auto [file, offset] = c.SM.getDecomposedLoc(spelled);
+  auto it = c.ArchRanges.find(file);
+  if (it == c.ArchRanges.end()) {
     bool invalid = false;
-    llvm::StringRef buffer = SM.getBufferData(file, &invalid);
-    it = ArchRanges
+    llvm::StringRef buffer = c.SM.getBufferData(file, &invalid);
+    it = c.ArchRanges
              .emplace(file, invalid ? std::vector<ArchRange>()
-                                    : archConditionalRanges(buffer, LO))
+                                    : archConditionalRanges(buffer, c.LO))
              .first;
   }
   for (const ArchRange &r : it->second)
@@ -128,15 +128,14 @@ const ArchRange *Collector::archRangeAt(SourceLocation spelled) {
   return nullptr;
 }
 
-std::optional<ArchReason> Collector::archDependence(const Expr *e,
-                                                    unsigned siteBegin,
-                                                    unsigned siteEnd,
-                                                    int depth) {
+std::optional<ArchReason> archDependence(DetectContext &c, const Expr *e,
+                                         unsigned siteBegin, unsigned siteEnd,
+                                         int depth) {
   if (!e || depth > 8)
     return std::nullopt;
   auto where = [&](SourceLocation file, unsigned offset) {
     PresumedLoc p =
-        SM.getPresumedLoc(SM.getComposedLoc(SM.getFileID(file), offset));
+        c.SM.getPresumedLoc(c.SM.getComposedLoc(c.SM.getFileID(file), offset));
     return p.isValid() ? std::string(p.getFilename()) + ":" +
                              std::to_string(p.getLine()) + ":" +
                              std::to_string(p.getColumn())
@@ -146,23 +145,23 @@ std::optional<ArchReason> Collector::archDependence(const Expr *e,
   std::optional<ArchReason> found;
   auto checkLoc = [&](SourceLocation loc) {
     for (int level = 0; loc.isMacroID() && level < 32 && !found; ++level) {
-      llvm::StringRef macro = Lexer::getImmediateMacroName(loc, SM, LO);
-      SourceLocation spelled = SM.getSpellingLoc(loc);
+      llvm::StringRef macro = Lexer::getImmediateMacroName(loc, c.SM, c.LO);
+      SourceLocation spelled = c.SM.getSpellingLoc(loc);
       if (macro.starts_with("__CUDA_ARCH")) {
-        found = ArchReason{where(spelled, SM.getFileOffset(spelled)),
+        found = ArchReason{where(spelled, c.SM.getFileOffset(spelled)),
                            "__CUDA_ARCH__ in its definition"};
         return;
       }
-      bool isSite = SM.getFileID(spelled) == Main &&
-                    SM.getFileOffset(spelled) >= siteBegin &&
-                    SM.getFileOffset(spelled) < siteEnd;
+      bool isSite = c.SM.getFileID(spelled) == c.Main &&
+                    c.SM.getFileOffset(spelled) >= siteBegin &&
+                    c.SM.getFileOffset(spelled) < siteEnd;
       if (!isSite)
-        if (const ArchRange *r = archRangeAt(spelled)) {
+        if (const ArchRange *r = archRangeAt(c, spelled)) {
           found = ArchReason{where(spelled, r->directive),
                              "defined under this #if"};
           return;
         }
-      loc = SM.getImmediateMacroCallerLoc(loc);
+      loc = c.SM.getImmediateMacroCallerLoc(loc);
     }
   };
   std::vector<const Stmt *> work{e};
@@ -175,15 +174,15 @@ std::optional<ArchReason> Collector::archDependence(const Expr *e,
     checkLoc(s->getEndLoc());
     if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s))
       if (!found)
-        found = archDependentDecl(ref->getDecl(), depth + 1);
+        found = archDependentDecl(c, ref->getDecl(), depth + 1);
     for (const Stmt *child : s->children())
       work.push_back(child);
   }
   return found;
 }
 
-std::optional<ArchReason> Collector::archDependentDecl(const ValueDecl *d,
-                                                       int depth) {
+std::optional<ArchReason> archDependentDecl(DetectContext &c,
+                                            const ValueDecl *d, int depth) {
   if (!d || depth > 8)
     return std::nullopt;
   const auto *var = llvm::dyn_cast<VarDecl>(d);
@@ -192,12 +191,12 @@ std::optional<ArchReason> Collector::archDependentDecl(const ValueDecl *d,
   // A local constant's definition is its own site: its literal is the
   // same whichever branch holds it.
   if (var && var->isLocalVarDecl())
-    return var->getInit() ? archDependence(var->getInit(), 0, 0, depth)
+    return var->getInit() ? archDependence(c, var->getInit(), 0, 0, depth)
                           : std::nullopt;
-  SourceLocation at = SM.getExpansionLoc(d->getLocation());
-  if (const ArchRange *r = archRangeAt(at)) {
-    PresumedLoc p =
-        SM.getPresumedLoc(SM.getComposedLoc(SM.getFileID(at), r->directive));
+  SourceLocation at = c.SM.getExpansionLoc(d->getLocation());
+  if (const ArchRange *r = archRangeAt(c, at)) {
+    PresumedLoc p = c.SM.getPresumedLoc(
+        c.SM.getComposedLoc(c.SM.getFileID(at), r->directive));
     if (p.isValid())
       return ArchReason{std::string(p.getFilename()) + ":" +
                             std::to_string(p.getLine()) + ":" +
@@ -206,7 +205,7 @@ std::optional<ArchReason> Collector::archDependentDecl(const ValueDecl *d,
   }
   const Expr *init =
       var ? var->getInit() : llvm::cast<EnumConstantDecl>(d)->getInitExpr();
-  return init ? archDependence(init, 0, 0, depth) : std::nullopt;
+  return init ? archDependence(c, init, 0, 0, depth) : std::nullopt;
 }
 
 void dropSideDivergentConstants(SourceFacts &host, SourceFacts &device) {
@@ -269,19 +268,20 @@ void dropSideDivergentConstants(SourceFacts &host, SourceFacts &device) {
 
 namespace ktune::refactor {
 
-bool Collector::isArchDependent(const Atom &a, const clang::Expr *e,
-                                const clang::ValueDecl *d) {
+bool isArchDependent(DetectContext &c, const Atom &a, const clang::Expr *e,
+                     const clang::ValueDecl *d) {
   std::optional<ArchReason> why =
-      d ? archDependentDecl(d, 0)
-        : archDependence(e, a.offset, a.offset + a.length, 0);
+      d ? archDependentDecl(c, d, 0)
+        : archDependence(c, e, a.offset, a.offset + a.length, 0);
   if (!why)
     return false;
   std::string note = why->where + ": " + a.constantName +
                      " depends on __CUDA_ARCH__ (" + why->why +
                      "): not lifted, one default cannot serve the host and "
                      "every GPU architecture";
-  if (std::find(Out.notes.begin(), Out.notes.end(), note) == Out.notes.end())
-    Out.notes.push_back(note);
+  if (std::find(c.Sink.Facts.notes.begin(), c.Sink.Facts.notes.end(), note) ==
+      c.Sink.Facts.notes.end())
+    c.Sink.note(note);
   return true;
 }
 

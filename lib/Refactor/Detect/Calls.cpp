@@ -16,16 +16,16 @@ namespace ktune::refactor {
 
 using namespace clang;
 
-void describeCallee(Collector &c, const CallExpr *call, const Expr *calleeExpr,
-                    const FunctionDecl *def, CallFacts &cf,
-                    bool typesAsWritten) {
+void describeCallee(DetectContext &c, const CallExpr *call,
+                    const Expr *calleeExpr, const FunctionDecl *def,
+                    CallFacts &cf, bool typesAsWritten) {
   SourceLocation nameLoc;
   SourceLocation rAngle;
   unsigned explicitCount = 0;
   std::vector<std::string> explicitArgs;
   auto collectExplicit = [&](llvm::ArrayRef<TemplateArgumentLoc> args) {
     for (const auto &a : args)
-      explicitArgs.push_back(c.textOf(a.getSourceRange()));
+      explicitArgs.push_back(textOf(c, a.getSourceRange()));
   };
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(calleeExpr)) {
     nameLoc = ref->getLocation();
@@ -43,21 +43,21 @@ void describeCallee(Collector &c, const CallExpr *call, const Expr *calleeExpr,
       collectExplicit(ule->template_arguments());
     }
   }
-  auto nameOff = c.offsetOf(nameLoc);
+  auto nameOff = offsetOf(c, nameLoc);
   cf.offset = nameOff.value_or(0);
-  auto [l, col] = c.lineCol(cf.offset);
+  auto [l, col] = lineCol(c, cf.offset);
   cf.line = l;
   cf.col = col;
   cf.explicitArgCount = explicitCount;
   cf.explicitArgs = explicitArgs;
   if (rAngle.isValid()) {
     cf.hasExplicitArgs = true;
-    cf.insertOffset = c.offsetOf(rAngle).value_or(0);
+    cf.insertOffset = offsetOf(c, rAngle).value_or(0);
   } else if (nameOff) {
     cf.insertOffset = *nameOff + Lexer::MeasureTokenLength(
                                      c.SM.getFileLoc(nameLoc), c.SM, c.LO);
   }
-  if (!nameOff || (rAngle.isValid() && !c.offsetOf(rAngle)))
+  if (!nameOff || (rAngle.isValid() && !offsetOf(c, rAngle)))
     cf.implicitArgsError = "the call is not spelled in this file";
   const FunctionDecl *resolved = call ? call->getDirectCallee() : nullptr;
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(calleeExpr); !call && ref)

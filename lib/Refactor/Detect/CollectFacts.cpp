@@ -20,83 +20,95 @@ namespace ktune::refactor {
 
 using namespace clang;
 
-Collector::Collector(ASTContext &ctx, std::string file, SourceFacts &out,
-                     const HeaderFilter *headers)
+DetectContext::DetectContext(ASTContext &ctx, std::string file,
+                             SourceFacts &out, const HeaderFilter *headers)
     : Ctx(ctx), SM(ctx.getSourceManager()), LO(ctx.getLangOpts()),
-      Main(SM.getMainFileID()), File(std::move(file)), Out(out),
-      Headers(headers) {
-  fileIndex(Main); // the main file is file 0
+      Main(SM.getMainFileID()), File(std::move(file)), Headers(headers),
+      Sink(out) {
+  fileIndex(*this, Main); // the main file is file 0
 }
 
-bool Collector::inRewritableFile(SourceLocation loc) {
+void FactSink::finish() {
+  for (auto &[key, o] : Occs)
+    Facts.occurrences.push_back(o);
+  std::sort(Facts.occurrences.begin(), Facts.occurrences.end(),
+            [](const Occurrence &a, const Occurrence &b) {
+              return std::tie(a.offset, a.kernel, a.role) <
+                     std::tie(b.offset, b.kernel, b.role);
+            });
+}
+
+bool inRewritableFile(DetectContext &c, SourceLocation loc) {
   return loc.isValid() &&
-         fileIndex(SM.getFileID(SM.getExpansionLoc(loc))).has_value();
+         fileIndex(c, c.SM.getFileID(c.SM.getExpansionLoc(loc))).has_value();
 }
 
-std::optional<std::pair<unsigned, unsigned>>
-Collector::fileRange(SourceRange range) {
-  CharSourceRange r =
-      Lexer::makeFileCharRange(CharSourceRange::getTokenRange(range), SM, LO);
+std::optional<std::pair<unsigned, unsigned>> fileRange(DetectContext &c,
+                                                       SourceRange range) {
+  CharSourceRange r = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(range), c.SM, c.LO);
   if (r.isInvalid())
     return std::nullopt;
-  auto [fid, begin] = SM.getDecomposedLoc(r.getBegin());
-  auto [fid2, end] = SM.getDecomposedLoc(r.getEnd());
+  auto [fid, begin] = c.SM.getDecomposedLoc(r.getBegin());
+  auto [fid2, end] = c.SM.getDecomposedLoc(r.getEnd());
   if (fid != fid2 || end < begin || end >= MaxFileBytes)
     return std::nullopt;
-  auto index = fileIndex(fid);
+  auto index = fileIndex(c, fid);
   if (!index)
     return std::nullopt;
   return std::pair{makePosition(*index, begin), end - begin};
 }
 
-std::optional<unsigned> Collector::offsetOf(SourceLocation loc) {
+std::optional<unsigned> offsetOf(DetectContext &c, SourceLocation loc) {
   if (loc.isInvalid())
     return std::nullopt;
-  loc = SM.getFileLoc(loc);
-  auto [fid, off] = SM.getDecomposedLoc(loc);
-  auto index = fileIndex(fid);
+  loc = c.SM.getFileLoc(loc);
+  auto [fid, off] = c.SM.getDecomposedLoc(loc);
+  auto index = fileIndex(c, fid);
   if (!index || off >= MaxFileBytes)
     return std::nullopt;
   return makePosition(*index, off);
 }
 
-std::pair<unsigned, unsigned> Collector::lineCol(unsigned offset) {
+std::pair<unsigned, unsigned> lineCol(DetectContext &c, unsigned offset) {
   unsigned index = filePart(offset);
-  if (index >= FileIds.size())
+  if (index >= c.FileIds.size())
     return {0, 0};
-  SourceLocation loc = SM.getComposedLoc(FileIds[index], localPart(offset));
-  return {SM.getSpellingLineNumber(loc), SM.getSpellingColumnNumber(loc)};
+  SourceLocation loc = c.SM.getComposedLoc(c.FileIds[index], localPart(offset));
+  return {c.SM.getSpellingLineNumber(loc), c.SM.getSpellingColumnNumber(loc)};
 }
 
-llvm::StringRef Collector::fileText(unsigned offset) {
+llvm::StringRef fileText(DetectContext &c, unsigned offset) {
   unsigned index = filePart(offset);
-  return index < Out.files.size() ? llvm::StringRef(Out.files[index].text)
-                                  : llvm::StringRef();
+  return index < c.Sink.Facts.files.size()
+             ? llvm::StringRef(c.Sink.Facts.files[index].text)
+             : llvm::StringRef();
 }
 
-std::string Collector::text(unsigned offset, unsigned length) {
-  return fileText(offset).substr(localPart(offset), length).str();
+std::string text(DetectContext &c, unsigned offset, unsigned length) {
+  return fileText(c, offset).substr(localPart(offset), length).str();
 }
 
-std::string Collector::textOf(SourceRange range) {
-  if (auto r = fileRange(range))
-    return text(r->first, r->second);
+std::string textOf(DetectContext &c, SourceRange range) {
+  if (auto r = fileRange(c, range))
+    return text(c, r->first, r->second);
   return {};
 }
 
-std::string Collector::note(SourceLocation loc, const std::string &message) {
-  if (auto off = offsetOf(loc)) {
-    auto [l, c] = lineCol(*off);
-    return Out.pathOf(filePart(*off)) + ":" + std::to_string(l) + ":" +
-           std::to_string(c) + ": " + message;
+std::string noteAt(DetectContext &c, SourceLocation loc,
+                   const std::string &message) {
+  if (auto off = offsetOf(c, loc)) {
+    auto [line, col] = lineCol(c, *off);
+    return c.Sink.Facts.pathOf(filePart(*off)) + ":" + std::to_string(line) +
+           ":" + std::to_string(col) + ": " + message;
   }
   // Outside the files read (a system header): where Clang says it is.
-  SourceLocation at = SM.getExpansionLoc(loc);
+  SourceLocation at = c.SM.getExpansionLoc(loc);
   if (at.isInvalid())
     return message;
-  return SM.getFilename(at).str() + ":" +
-         std::to_string(SM.getExpansionLineNumber(at)) + ":" +
-         std::to_string(SM.getExpansionColumnNumber(at)) + ": " + message;
+  return c.SM.getFilename(at).str() + ":" +
+         std::to_string(c.SM.getExpansionLineNumber(at)) + ":" +
+         std::to_string(c.SM.getExpansionColumnNumber(at)) + ": " + message;
 }
 
 namespace {
@@ -105,11 +117,11 @@ namespace {
 /// it names a kernel (`auto kernel = K<...>` used by cudaFuncSetAttribute).
 class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
 public:
-  LaunchFinder(Collector &c, const FunctionDecl *host) : C(c), Host(host) {}
+  LaunchFinder(DetectContext &c, const FunctionDecl *host) : C(c), Host(host) {}
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *call) {
     if (auto view = chevronLaunch(call)) {
       Named.insert(view->named.ref);
-      C.scanLaunch(*view, Host);
+      scanLaunch(C, *view, Host);
     }
     return true;
   }
@@ -121,7 +133,7 @@ public:
       view = helperLaunch(C, call, Host);
     if (view) {
       Named.insert(view->named.ref);
-      C.scanLaunch(*view, Host);
+      scanLaunch(C, *view, Host);
     }
     return true;
   }
@@ -134,19 +146,19 @@ public:
     return true;
   }
   void reference(const Expr *e) {
-    if (C.isKernel(Host) || C.isDeviceHelper(Host))
+    if (isKernel(C, Host) || isDeviceHelper(C, Host))
       return;
     KernelName named = kernelReference(C, e, Host);
-    if (named.kernel && C.inMainFile(named.ref->getBeginLoc()))
+    if (named.kernel && inRewritableFile(C, named.ref->getBeginLoc()))
       References.emplace_back(named.ref, named.kernel);
   }
   /// After the walk: references that no launch used.
   void scanReferences() {
     for (auto [e, k] : References)
       if (!Named.count(e))
-        C.scanKernelReference(e, k, Host);
+        scanKernelReference(C, e, k, Host);
   }
-  Collector &C;
+  DetectContext &C;
   const FunctionDecl *Host;
   std::set<const Expr *> Named;
   std::vector<std::pair<const Expr *, const FunctionDecl *>> References;
@@ -158,7 +170,7 @@ public:
 template <class Derived>
 class MainFileVisitor : public RecursiveASTVisitor<Derived> {
 public:
-  explicit MainFileVisitor(Collector &c) : C(c) {}
+  explicit MainFileVisitor(DetectContext &c) : C(c) {}
 
   bool TraverseDecl(Decl *d) {
     if (!d)
@@ -170,7 +182,7 @@ public:
     return RecursiveASTVisitor<Derived>::TraverseDecl(d);
   }
 
-  Collector &C;
+  DetectContext &C;
 };
 
 /// Visits the main file's function definitions.
@@ -187,8 +199,8 @@ public:
     if (const auto *md = llvm::dyn_cast<CXXMethodDecl>(fd);
         md && md->getParent()->isLambda())
       return true;
-    if (C.isKernel(fd)) {
-      C.scanDeviceFunction(fd);
+    if (isKernel(C, fd)) {
+      scanDeviceFunction(C, fd);
     }
     // Launches anywhere (host functions, and device code with dynamic
     // parallelism), lambdas included.
@@ -218,9 +230,9 @@ public:
       if (const FunctionDecl *pattern = f->getTemplateInstantiationPattern())
         f = pattern;
       if (!f->doesThisDeclarationHaveABody() || f->isImplicit() ||
-          C.isKernel(f) || C.isDeviceHelper(f) ||
+          isKernel(C, f) || isDeviceHelper(C, f) ||
           C.SM.isInMainFile(C.SM.getExpansionLoc(f->getLocation())) ||
-          !C.inRewritableFile(f->getLocation()))
+          !inRewritableFile(C, f->getLocation()))
         continue;
       if (Followed.insert(f->getCanonicalDecl()).second) {
         LaunchFinder launches(C, f);
@@ -236,11 +248,11 @@ public:
   /// others): the caller may pass on the launcher's launch parameters.
   void recordHostCall(const FunctionDecl *caller, const FunctionDecl *callee,
                       const CallExpr *call) {
-    std::string calleeId = C.idOf(callee);
-    if (!C.Out.functions.count(calleeId) ||
+    std::string calleeId = idOf(C, callee);
+    if (!C.Sink.Facts.functions.count(calleeId) ||
         !macroBodyOf(C, call->getBeginLoc()).empty())
       return;
-    FunctionFacts &from = C.functionFacts(caller, FunctionRole::Host);
+    FunctionFacts &from = functionFacts(C, caller, FunctionRole::Host);
     CallFacts cf;
     cf.caller = from.id;
     cf.callee = calleeId;
@@ -248,7 +260,7 @@ public:
     // (`c_type`), once.
     describeCallee(C, call, call->getCallee()->IgnoreParenImpCasts(), callee,
                    cf, /*typesAsWritten=*/true);
-    for (CallFacts &seen : C.Out.calls)
+    for (CallFacts &seen : C.Sink.Facts.calls)
       if (!seen.namesKernel() && seen.caller == cf.caller &&
           seen.callee == cf.callee && seen.insertOffset == cf.insertOffset) {
         if (seen.implicitArgs != cf.implicitArgs)
@@ -256,7 +268,7 @@ public:
               "each expansion of the call deduces other template arguments";
         return;
       }
-    C.Out.calls.push_back(std::move(cf));
+    C.Sink.call(std::move(cf));
   }
   std::set<const FunctionDecl *> Followed;
 };
@@ -279,8 +291,8 @@ public:
   /// arguments can be written.
   bool editable(const Expr *at) const {
     SourceLocation loc = at->getBeginLoc();
-    return Current && !C.isKernel(Current) && !C.isDeviceHelper(Current) &&
-           C.whyCannotTemplate(Current).empty() &&
+    return Current && !isKernel(C, Current) && !isDeviceHelper(C, Current) &&
+           whyCannotTemplate(C, Current).empty() &&
            !(loc.isMacroID() && C.SM.isMacroBodyExpansion(loc)) &&
            isEditableKernelUse(C, at, Current);
   }
@@ -303,9 +315,9 @@ public:
     return true;
   }
   void consider(const FunctionDecl *f, const Expr *at) {
-    if (!f || !C.isKernel(f) || f->getDescribedFunctionTemplate() ||
-        f->isTemplateInstantiation() || !C.inRewritableFile(f->getLocation()) ||
-        editable(at))
+    if (!f || !isKernel(C, f) || f->getDescribedFunctionTemplate() ||
+        f->isTemplateInstantiation() ||
+        !inRewritableFile(C, f->getLocation()) || editable(at))
       return;
     auto loc = C.SM.getExpansionLoc(at->getBeginLoc());
     C.NamedNotLaunched.try_emplace(f->getCanonicalDecl(),
@@ -317,9 +329,9 @@ public:
 
 } // namespace
 
-void Collector::findKernelsNamedNotLaunched() {
-  KernelReferenceFinder finder(*this);
-  finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+void findKernelsNamedNotLaunched(DetectContext &c) {
+  KernelReferenceFinder finder(c);
+  finder.TraverseDecl(c.Ctx.getTranslationUnitDecl());
 }
 
 /// Where the main file expands `macro` (raw tokens outside directives).
@@ -344,29 +356,30 @@ static std::vector<unsigned> expansionsOf(const SourceManager &sm,
   return out;
 }
 
-void Collector::dropUncoveredMacroSites() {
+void dropUncoveredMacroSites(DetectContext &c) {
   struct Holders {
     std::set<std::string> functions;
     bool host = true;
   };
   std::map<std::string, Holders> holders; // by macro
-  for (const auto &[key, o] : Occs) {
+  for (const auto &[key, o] : c.Sink.Occs) {
     if (o.macroBody.empty())
       continue;
     Holders &h = holders[o.macroBody];
     h.functions.insert(o.function);
-    auto f = Out.functions.find(o.function);
-    h.host &= f != Out.functions.end() && f->second.role == FunctionRole::Host;
+    auto f = c.Sink.Facts.functions.find(o.function);
+    h.host &= f != c.Sink.Facts.functions.end() &&
+              f->second.role == FunctionRole::Host;
   }
   std::map<unsigned, int64_t> dropped; // offset -> value
   auto drop = [&](const std::string &macro) {
-    for (auto it = Occs.begin(); it != Occs.end();) {
+    for (auto it = c.Sink.Occs.begin(); it != c.Sink.Occs.end();) {
       if (it->second.macroBody != macro) {
         ++it;
         continue;
       }
       dropped[it->second.offset] = it->second.value;
-      it = Occs.erase(it);
+      it = c.Sink.Occs.erase(it);
     }
   };
   for (const auto &[macro, h] : holders) {
@@ -377,7 +390,7 @@ void Collector::dropUncoveredMacroSites() {
     std::string why;
     unsigned where = 0;
     for (const std::string &id : h.functions) {
-      const FunctionFacts &f = Out.functions.at(id);
+      const FunctionFacts &f = c.Sink.Facts.functions.at(id);
       if (!f.cannotTemplate.empty()) {
         why = "it is expanded in " + f.qualifiedName +
               ", which cannot become a template (" + f.cannotTemplate + ")";
@@ -385,12 +398,12 @@ void Collector::dropUncoveredMacroSites() {
         break;
       }
     }
-    for (unsigned at :
-         why.empty() ? expansionsOf(SM, LO, macro) : std::vector<unsigned>{}) {
+    for (unsigned at : why.empty() ? expansionsOf(c.SM, c.LO, macro)
+                                   : std::vector<unsigned>{}) {
       unsigned position = makePosition(0, at);
       bool covered = std::any_of(
           h.functions.begin(), h.functions.end(), [&](const std::string &id) {
-            const FunctionFacts &f = Out.functions.at(id);
+            const FunctionFacts &f = c.Sink.Facts.functions.at(id);
             return f.rangeBegin <= position && position < f.rangeEnd;
           });
       if (!covered) {
@@ -402,10 +415,10 @@ void Collector::dropUncoveredMacroSites() {
     if (why.empty())
       continue;
     drop(macro);
-    Out.notes.push_back(note(SM.getComposedLoc(Main, where),
-                             "constants in the body of macro " + macro +
-                                 " are not lifted: " + why +
-                                 " (every expansion shares their spelling)"));
+    c.Sink.note(noteAt(c, c.SM.getComposedLoc(c.Main, where),
+                       "constants in the body of macro " + macro +
+                           " are not lifted: " + why +
+                           " (every expansion shares their spelling)"));
   }
   // Expressions read before name a dropped site by its value.
   auto byValue = [&](std::string &text) {
@@ -417,32 +430,17 @@ void Collector::dropUncoveredMacroSites() {
   };
   if (dropped.empty())
     return;
-  for (auto &call : Out.calls) {
+  for (auto &call : c.Sink.Facts.calls) {
     for (auto *dims : {&call.grid, &call.block})
       for (auto &d : *dims)
         byValue(d);
     byValue(call.smem);
   }
-  for (auto &a : Out.sharedArrays)
+  for (auto &a : c.Sink.Facts.sharedArrays)
     for (auto &e : a.extents)
       byValue(e);
-  for (auto &[kernel, bounds] : Out.launchBounds)
+  for (auto &[kernel, bounds] : c.Sink.Facts.launchBounds)
     byValue(bounds);
-}
-
-void Collector::run() {
-  findKernelsNamedNotLaunched();
-  FunctionFinder finder(*this);
-  finder.TraverseDecl(Ctx.getTranslationUnitDecl());
-  collectHostCode();
-  dropUncoveredMacroSites();
-  for (auto &[key, o] : Occs)
-    Out.occurrences.push_back(o);
-  std::sort(Out.occurrences.begin(), Out.occurrences.end(),
-            [](const Occurrence &a, const Occurrence &b) {
-              return std::tie(a.offset, a.kernel, a.role) <
-                     std::tie(b.offset, b.kernel, b.role);
-            });
 }
 
 SourceFacts collectFacts(ASTContext &ctx, const std::string &fileAsGiven,
@@ -451,8 +449,13 @@ SourceFacts collectFacts(ASTContext &ctx, const std::string &fileAsGiven,
   facts.file = fileAsGiven;
   if (headers)
     facts.includeRoots = headers->roots();
-  Collector c(ctx, fileAsGiven, facts, headers);
-  c.run();
+  DetectContext c(ctx, fileAsGiven, facts, headers);
+  findKernelsNamedNotLaunched(c);
+  FunctionFinder finder(c);
+  finder.TraverseDecl(ctx.getTranslationUnitDecl());
+  collectHostCode(c);
+  dropUncoveredMacroSites(c);
+  c.Sink.finish();
   return facts;
 }
 

@@ -89,24 +89,25 @@ std::string typeSpelling(const ASTContext &ctx, QualType t) {
 }
 
 std::optional<std::pair<unsigned, unsigned>>
-Collector::macroBodyLiteral(const Expr *e, std::string &macro) {
+macroBodyLiteral(DetectContext &c, const Expr *e, std::string &macro) {
   const auto *lit = llvm::dyn_cast<IntegerLiteral>(e);
   if (!lit || !lit->getLocation().isMacroID())
     return std::nullopt;
-  std::string name = macroBodyOf(*this, lit->getLocation());
-  SourceLocation spelled = SM.getSpellingLoc(lit->getLocation());
-  auto at = offsetOf(spelled);
+  std::string name = macroBodyOf(c, lit->getLocation());
+  SourceLocation spelled = c.SM.getSpellingLoc(lit->getLocation());
+  auto at = offsetOf(c, spelled);
   // The main file's macros only: a header's serve other files too.
   if (name.empty() || !at || filePart(*at) != 0)
     return std::nullopt;
-  unsigned length = Lexer::MeasureTokenLength(spelled, SM, LO);
+  unsigned length = Lexer::MeasureTokenLength(spelled, c.SM, c.LO);
   if (length == 0)
     return std::nullopt;
   macro = name;
   return std::pair{*at, length};
 }
 
-std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
+std::optional<Atom> classify(DetectContext &c, const Expr *e,
+                             const FunctionDecl *fn) {
   if (!e || e->isValueDependent() || e->isTypeDependent())
     return std::nullopt;
   const Expr *s = e->IgnoreParenImpCasts();
@@ -114,11 +115,11 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
   if (type.isNull() || !type->isIntegralOrUnscopedEnumerationType() ||
       type->isBooleanType() || type->isAnyCharacterType())
     return std::nullopt;
-  auto range = fileRange(s->getSourceRange());
+  auto range = fileRange(c, s->getSourceRange());
   // A macro whose body is parenthesised (`#define THREADS (WARPS * 32)`):
   // its whole expansion is the parentheses.
   for (const Expr *p = e->IgnoreImpCasts(); !range && p != s;) {
-    range = fileRange(p->getSourceRange());
+    range = fileRange(c, p->getSourceRange());
     if (const auto *paren = llvm::dyn_cast<ParenExpr>(p))
       p = paren->getSubExpr()->IgnoreImpCasts();
     else
@@ -126,20 +127,20 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
   }
   std::string macroBody;
   if (!range)
-    range = macroBodyLiteral(s, macroBody);
+    range = macroBodyLiteral(c, s, macroBody);
   if (!range)
     return std::nullopt;
   Expr::EvalResult result;
-  if (!s->EvaluateAsInt(result, Ctx))
+  if (!s->EvaluateAsInt(result, c.Ctx))
     return std::nullopt;
   Atom a;
   a.offset = range->first;
   a.length = range->second;
   a.macroBody = macroBody;
-  a.text = text(a.offset, a.length);
+  a.text = text(c, a.offset, a.length);
   a.value = result.Val.getInt().getExtValue();
 
-  auto castFor = [&](QualType t) { return typeSpelling(Ctx, t); };
+  auto castFor = [&](QualType t) { return typeSpelling(c.Ctx, t); };
   // The atom is the macro spelled at the site: the macro is the constant
   // (never one whose value depends on __CUDA_ARCH__).
   auto asMacro = [&]() -> std::optional<Atom> {
@@ -148,7 +149,7 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
     a.constantName = a.text;
     a.castType = castFor(type);
     a.valueType = a.castType;
-    if (isArchDependent(a, s, nullptr))
+    if (isArchDependent(c, a, s, nullptr))
       return std::nullopt;
     return a;
   };
@@ -172,68 +173,69 @@ std::optional<Atom> Collector::classify(const Expr *e, const FunctionDecl *fn) {
       const auto *en = llvm::dyn_cast<EnumDecl>(ec->getDeclContext());
       if (en && en->isScoped())
         return std::nullopt;
-      if (SM.isInSystemHeader(SM.getExpansionLoc(ec->getLocation())))
+      if (c.SM.isInSystemHeader(c.SM.getExpansionLoc(ec->getLocation())))
         return std::nullopt;
       a.spelling = Spelling::Enumerator;
-      auto off = SM.getDecomposedExpansionLoc(ec->getLocation());
+      auto off = c.SM.getDecomposedExpansionLoc(ec->getLocation());
       a.constant = "enum:" + std::to_string(off.second) + ":" +
                    ec->getQualifiedNameAsString();
       a.constantName = ec->getNameAsString();
-      if (isArchDependent(a, s, ec))
+      if (isArchDependent(c, a, s, ec))
         return std::nullopt;
       return a;
     }
     if (const auto *var = llvm::dyn_cast<VarDecl>(d)) {
       if (llvm::isa<ParmVarDecl>(var) ||
-          SM.isInSystemHeader(SM.getExpansionLoc(var->getLocation())))
+          c.SM.isInSystemHeader(c.SM.getExpansionLoc(var->getLocation())))
         return std::nullopt;
       if (!var->getType().isConstQualified() && !var->isConstexpr() &&
-          !(var->isLocalVarDecl() && fn && isEffectivelyConst(var, fn)))
+          !(var->isLocalVarDecl() && fn && isEffectivelyConst(c, var, fn)))
         return std::nullopt;
-      if (isDispatchedConstant(*this, var))
+      if (isDispatchedConstant(c, var))
         return std::nullopt; // one value per case of a dispatch: no knob
       a.spelling = Spelling::Variable;
-      a.constant = "var:" + var->getQualifiedNameAsString() + "@" +
-                   std::to_string(
-                       SM.getDecomposedExpansionLoc(var->getLocation()).second);
+      a.constant =
+          "var:" + var->getQualifiedNameAsString() + "@" +
+          std::to_string(
+              c.SM.getDecomposedExpansionLoc(var->getLocation()).second);
       a.constantName = var->getNameAsString();
       a.castType = castFor(var->getType());
       a.valueType = a.castType;
       if (var->isLocalVarDecl() && var->getInit())
         a.localVar = var;
-      else if (isArchDependent(a, s, var))
+      else if (isArchDependent(c, a, s, var))
         return std::nullopt;
       else if (var->getInit())
-        describeDerived(var, a);
+        describeDerived(c, var, a);
       return a;
     }
     return std::nullopt;
   }
   // A whole expansion of an object-like macro: `BLOCK`, `(128 * 2)`.
   if (isIdentifier(a.text) && s->getBeginLoc().isMacroID()) {
-    SourceLocation spelled = SM.getSpellingLoc(s->getBeginLoc());
-    if (SM.isInSystemHeader(spelled) || SM.isWrittenInBuiltinFile(spelled))
+    SourceLocation spelled = c.SM.getSpellingLoc(s->getBeginLoc());
+    if (c.SM.isInSystemHeader(spelled) || c.SM.isWrittenInBuiltinFile(spelled))
       return std::nullopt;
     auto macro = asMacro();
     if (macro)
-      describeDerivedMacro(s, a.text, *macro);
+      describeDerivedMacro(c, s, a.text, *macro);
     return macro;
   }
   return std::nullopt;
 }
 
-void Collector::namedAtomsIn(const Expr *e,
-                             std::vector<std::pair<const Expr *, Atom>> &out) {
+void namedAtomsIn(DetectContext &c, const Expr *e,
+                  std::vector<std::pair<const Expr *, Atom>> &out) {
   if (!e)
     return;
-  if (auto atom = classify(e, nullptr)) {
+  if (auto atom = classify(c, e, nullptr)) {
     if (atom->spelling != Spelling::Literal)
       out.emplace_back(e, *atom);
     return;
   }
   for (const Stmt *child : e->IgnoreParenImpCasts()->children())
     if (const auto *ce = llvm::dyn_cast_or_null<Expr>(child))
-      namedAtomsIn(ce, out);
+      namedAtomsIn(c, ce, out);
 }
 
 namespace {
@@ -300,14 +302,14 @@ valueForm(const Expr *e, const ASTContext &ctx,
 
 } // namespace
 
-void Collector::describeDerived(const VarDecl *var, Atom &a) {
+void describeDerived(DetectContext &c, const VarDecl *var, Atom &a) {
   const Expr *init = var->getInit();
-  auto initRange = fileRange(init->IgnoreParenImpCasts()->getSourceRange());
+  auto initRange = fileRange(c, init->IgnoreParenImpCasts()->getSourceRange());
   if (!initRange ||
-      isIntegerLiteralText(text(initRange->first, initRange->second)))
+      isIntegerLiteralText(text(c, initRange->first, initRange->second)))
     return;
   std::vector<std::pair<const Expr *, Atom>> bases;
-  namedAtomsIn(init, bases);
+  namedAtomsIn(c, init, bases);
   std::set<std::string> keys;
   for (auto &[e, b] : bases)
     keys.insert(b.constant);
@@ -315,16 +317,16 @@ void Collector::describeDerived(const VarDecl *var, Atom &a) {
     return;
   if (keys.size() == 1) {
     // Every appearance of the base inside the initialiser becomes {P}.
-    std::string t = text(initRange->first, initRange->second);
+    std::string t = text(c, initRange->first, initRange->second);
     std::string out;
     unsigned pos = initRange->first;
     for (auto &[e, b] : bases) {
       if (b.offset < pos)
         continue;
-      out += text(pos, b.offset - pos) + "{P}";
+      out += text(c, pos, b.offset - pos) + "{P}";
       pos = b.offset + b.length;
     }
-    out += text(pos, initRange->first + initRange->second - pos);
+    out += text(c, pos, initRange->first + initRange->second - pos);
     a.derivedBases = 1;
     a.baseConstant = bases.front().second.constant;
     a.baseName = bases.front().second.constantName;
@@ -332,7 +334,7 @@ void Collector::describeDerived(const VarDecl *var, Atom &a) {
     a.replacement = out;
     const Expr *base = bases.front().first;
     a.valueForm =
-        valueForm(init, Ctx, [&](const Expr *x) {
+        valueForm(init, c.Ctx, [&](const Expr *x) {
           const auto *ref = llvm::dyn_cast<DeclRefExpr>(x);
           const auto *baseRef =
               llvm::dyn_cast<DeclRefExpr>(base->IgnoreParenImpCasts());
@@ -343,26 +345,26 @@ void Collector::describeDerived(const VarDecl *var, Atom &a) {
   }
   RoleCtx r;
   r.placeholders = true;
-  if (auto t = walk(init, r)) {
+  if (auto t = walk(c, init, r)) {
     a.derivedBases = static_cast<int>(keys.size());
     a.derivedExpr = *t;
   }
 }
 
-void Collector::describeDerivedMacro(const Expr *e, llvm::StringRef macro,
-                                     Atom &a) {
-  auto begin = inMacroBody(SM, LO, e->getBeginLoc(), macro);
-  auto end = inMacroBody(SM, LO, e->getEndLoc(), macro);
+void describeDerivedMacro(DetectContext &c, const Expr *e,
+                          llvm::StringRef macro, Atom &a) {
+  auto begin = inMacroBody(c.SM, c.LO, e->getBeginLoc(), macro);
+  auto end = inMacroBody(c.SM, c.LO, e->getEndLoc(), macro);
   if (!begin || !end)
     return;
-  auto [file, from] = SM.getDecomposedLoc(SM.getFileLoc(begin->first));
-  auto [endFile, last] = SM.getDecomposedLoc(SM.getFileLoc(end->first));
+  auto [file, from] = c.SM.getDecomposedLoc(c.SM.getFileLoc(begin->first));
+  auto [endFile, last] = c.SM.getDecomposedLoc(c.SM.getFileLoc(end->first));
   unsigned lastLength =
-      Lexer::MeasureTokenLength(SM.getFileLoc(end->first), SM, LO);
+      Lexer::MeasureTokenLength(c.SM.getFileLoc(end->first), c.SM, c.LO);
   if (file != endFile || last < from || lastLength == 0)
     return;
   llvm::StringRef body =
-      SM.getBufferData(file).substr(from, last + lastLength - from);
+      c.SM.getBufferData(file).substr(from, last + lastLength - from);
   // Bases: the macros the body names that are defined as one literal.
   struct Base {
     unsigned at;
@@ -374,33 +376,34 @@ void Collector::describeDerivedMacro(const Expr *e, llvm::StringRef macro,
   std::vector<const IntegerLiteral *> literals;
   literalsIn(e, literals);
   for (const IntegerLiteral *lit : literals) {
-    auto where = inMacroBody(SM, LO, lit->getLocation(), macro);
+    auto where = inMacroBody(c.SM, c.LO, lit->getLocation(), macro);
     if (!where || where->second.empty() || isFixedByHardware(where->second))
       continue;
     // A base is defined as this one literal (`#define WARP_COUNT 6`).
     SourceLocation litLoc = lit->getLocation();
     unsigned litLength =
-        Lexer::MeasureTokenLength(SM.getSpellingLoc(litLoc), SM, LO);
-    if (Lexer::getImmediateMacroName(litLoc, SM, LO) != where->second ||
-        !SM.isAtStartOfImmediateMacroExpansion(litLoc) ||
-        !SM.isAtEndOfImmediateMacroExpansion(
+        Lexer::MeasureTokenLength(c.SM.getSpellingLoc(litLoc), c.SM, c.LO);
+    if (Lexer::getImmediateMacroName(litLoc, c.SM, c.LO) != where->second ||
+        !c.SM.isAtStartOfImmediateMacroExpansion(litLoc) ||
+        !c.SM.isAtEndOfImmediateMacroExpansion(
             litLoc.getLocWithOffset(litLength)))
       continue;
     // The base's own expansion in the body is its name's token.
     SourceLocation call = lit->getLocation();
     while (call.isMacroID() &&
-           Lexer::getImmediateMacroName(call, SM, LO) != where->second)
-      call = SM.getImmediateMacroCallerLoc(call);
-    SourceLocation nameLoc = SM.getImmediateExpansionRange(call).getBegin();
-    auto written = inMacroBody(SM, LO, nameLoc, macro);
+           Lexer::getImmediateMacroName(call, c.SM, c.LO) != where->second)
+      call = c.SM.getImmediateMacroCallerLoc(call);
+    SourceLocation nameLoc = c.SM.getImmediateExpansionRange(call).getBegin();
+    auto written = inMacroBody(c.SM, c.LO, nameLoc, macro);
     if (!written || !written->second.empty())
       continue; // named by a macro the body names: not this body's base
-    auto [nameFile, at] = SM.getDecomposedLoc(SM.getFileLoc(written->first));
+    auto [nameFile, at] =
+        c.SM.getDecomposedLoc(c.SM.getFileLoc(written->first));
     if (nameFile != file || at < from || at >= from + body.size() ||
         !body.substr(at - from).starts_with(where->second))
       continue;
     bases.push_back({at - from, where->second, lit->getValue().getSExtValue(),
-                     typeSpelling(Ctx, lit->getType())});
+                     typeSpelling(c.Ctx, lit->getType())});
   }
   std::set<std::string> names;
   for (const Base &b : bases)
@@ -426,10 +429,10 @@ void Collector::describeDerivedMacro(const Expr *e, llvm::StringRef macro,
     a.baseValue = bases.front().value;
     a.valueType = bases.front().type; // the parameter's: the base's
     a.replacement = spelled([](const Base &) { return "{P}"; });
-    a.valueForm = valueForm(e, Ctx, [&](const Expr *x) {
+    a.valueForm = valueForm(e, c.Ctx, [&](const Expr *x) {
                     const auto *lit = llvm::dyn_cast<IntegerLiteral>(x);
                     auto where =
-                        lit ? inMacroBody(SM, LO, lit->getLocation(), macro)
+                        lit ? inMacroBody(c.SM, c.LO, lit->getLocation(), macro)
                             : std::nullopt;
                     return where && where->second == a.baseName;
                   }).value_or("");
@@ -518,41 +521,42 @@ bool mutatedAt(ExprMutationAnalyzer &analyzer, ASTContext &ctx,
   return analyzer.isMutated(ref);
 }
 
-bool Collector::isEffectivelyConst(const VarDecl *var, const FunctionDecl *fn) {
+bool isEffectivelyConst(DetectContext &c, const VarDecl *var,
+                        const FunctionDecl *fn) {
   if (var->getType().isConstQualified() || var->isConstexpr())
     return true;
   if (!fn || !fn->getBody() ||
       (!var->getInit() && !llvm::isa<ParmVarDecl>(var)))
     return false;
   auto key = std::make_pair(fn, var);
-  if (auto it = ConstCache.find(key); it != ConstCache.end())
+  if (auto it = c.ConstCache.find(key); it != c.ConstCache.end())
     return it->second;
   bool constant = true;
-  ExprMutationAnalyzer analyzer(*fn->getBody(), Ctx);
+  ExprMutationAnalyzer analyzer(*fn->getBody(), c.Ctx);
   for (const DeclRefExpr *r : referencesTo(var, fn->getBody()))
-    if (mutatedAt(analyzer, Ctx, r)) {
+    if (mutatedAt(analyzer, c.Ctx, r)) {
       constant = false;
       break;
     }
-  ConstCache[key] = constant;
+  c.ConstCache[key] = constant;
   return constant;
 }
 
-const BinaryOperator *Collector::soleAssignment(const VarDecl *var,
-                                                const FunctionDecl *fn,
-                                                const DeclRefExpr *use) {
+const BinaryOperator *soleAssignment(DetectContext &c, const VarDecl *var,
+                                     const FunctionDecl *fn,
+                                     const DeclRefExpr *use) {
   if (!fn || !fn->hasBody() || !var->isLocalVarDecl() ||
       !var->getType()->isIntegralOrEnumerationType())
     return nullptr;
   const auto *body = llvm::dyn_cast<CompoundStmt>(fn->getBody());
   if (!body)
     return nullptr;
-  ExprMutationAnalyzer analyzer(*body, Ctx);
+  ExprMutationAnalyzer analyzer(*body, c.Ctx);
   const BinaryOperator *assignment = nullptr;
   for (const DeclRefExpr *r : referencesTo(var, body)) {
-    if (!mutatedAt(analyzer, Ctx, r))
+    if (!mutatedAt(analyzer, c.Ctx, r))
       continue;
-    auto parents = Ctx.getParents(*r);
+    auto parents = c.Ctx.getParents(*r);
     const auto *op =
         parents.empty() ? nullptr : parents[0].get<BinaryOperator>();
     if (assignment || !op || op->getOpcode() != BO_Assign ||
@@ -560,53 +564,51 @@ const BinaryOperator *Collector::soleAssignment(const VarDecl *var,
       return nullptr; // changed twice, or not by `=`
     assignment = op;
   }
-  if (!assignment || !SM.isBeforeInTranslationUnit(assignment->getEndLoc(),
-                                                   use->getBeginLoc()))
+  if (!assignment || !c.SM.isBeforeInTranslationUnit(assignment->getEndLoc(),
+                                                     use->getBeginLoc()))
     return nullptr;
   return assignment;
 }
 
-const Expr *Collector::onlyAssignment(const VarDecl *var,
-                                      const FunctionDecl *fn,
-                                      const DeclRefExpr *use) {
+const Expr *onlyAssignment(DetectContext &c, const VarDecl *var,
+                           const FunctionDecl *fn, const DeclRefExpr *use) {
   if (var->getInit())
     return nullptr;
-  const BinaryOperator *assignment = soleAssignment(var, fn, use);
+  const BinaryOperator *assignment = soleAssignment(c, var, fn, use);
   if (!assignment)
     return nullptr;
-  auto statement = Ctx.getParents(*assignment);
+  auto statement = c.Ctx.getParents(*assignment);
   if (statement.empty() || statement[0].get<CompoundStmt>() != fn->getBody())
     return nullptr; // in a branch or a loop: not the one value
   return assignment->getRHS();
 }
 
-const Expr *Collector::capAssignedInBranch(const VarDecl *var,
-                                           const FunctionDecl *fn,
-                                           const DeclRefExpr *use,
-                                           const IfStmt *&branch) {
+const Expr *capAssignedInBranch(DetectContext &c, const VarDecl *var,
+                                const FunctionDecl *fn, const DeclRefExpr *use,
+                                const IfStmt *&branch) {
   if (!var->getInit())
     return nullptr;
-  const BinaryOperator *assignment = soleAssignment(var, fn, use);
+  const BinaryOperator *assignment = soleAssignment(c, var, fn, use);
   auto sameText = [&](const Expr *a, const Expr *b) {
-    std::string ta = textOf(a->IgnoreParenImpCasts()->getSourceRange());
+    std::string ta = textOf(c, a->IgnoreParenImpCasts()->getSourceRange());
     return !ta.empty() &&
-           ta == textOf(b->IgnoreParenImpCasts()->getSourceRange());
+           ta == textOf(c, b->IgnoreParenImpCasts()->getSourceRange());
   };
-  if (!assignment || !classify(assignment->getRHS(), fn))
+  if (!assignment || !classify(c, assignment->getRHS(), fn))
     return nullptr;
   // The assignment is a statement of an if's then-branch, the if one of the
   // body's statements, its condition `init > bound` (or >=, or reversed).
-  auto up = Ctx.getParents(*assignment);
+  auto up = c.Ctx.getParents(*assignment);
   const Stmt *parent = up.empty() ? nullptr : up[0].get<Stmt>();
   if (parent && llvm::isa<CompoundStmt>(parent)) {
-    auto upper = Ctx.getParents(*parent);
+    auto upper = c.Ctx.getParents(*parent);
     parent = upper.empty() ? nullptr : upper[0].get<IfStmt>();
   }
   const auto *branchIf = llvm::dyn_cast_or_null<IfStmt>(parent);
   if (!branchIf || branchIf->getElse() || branchIf->getInit() ||
       branchIf->getConditionVariable())
     return nullptr;
-  auto statement = Ctx.getParents(*branchIf);
+  auto statement = c.Ctx.getParents(*branchIf);
   if (statement.empty() || statement[0].get<CompoundStmt>() != fn->getBody())
     return nullptr;
   const auto *cond = llvm::dyn_cast<BinaryOperator>(

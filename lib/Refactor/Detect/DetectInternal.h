@@ -17,15 +17,17 @@
 //   FileTable.cpp       the files positions point into (SourceFacts.h)
 //   HostCode.cpp        the main file's host-only functions
 //
-// A Collector holds what one traversal knows; the steps are its members or
-// free functions over it. Nothing here is part of ktune's public API.
+// Each step is a free function over a DetectContext (DetectContext.h), which
+// holds what one traversal knows and the FactSink every finding goes
+// through. Nothing here is part of ktune's public API.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_LIB_REFACTOR_DETECT_DETECTINTERNAL_H
 #define KTUNE_LIB_REFACTOR_DETECT_DETECTINTERNAL_H
 
+#include "DetectContext.h"
+
 #include "ktune/Refactor/Detection.h"
-#include "ktune/Refactor/HeaderFilter.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -118,13 +120,6 @@ struct RoleCtx {
   std::optional<unsigned> launch;
 };
 
-/// Bytes [begin, end) of a file included or not depending on __CUDA_ARCH__:
-/// a branch of an #if/#ifdef/#ifndef chain, from the first condition of the
-/// chain that names it (or a macro defined from it) on; `directive` is the
-/// offset of the chain's #if.
-struct ArchRange {
-  unsigned begin = 0, end = 0, directive = 0;
-};
 std::vector<ArchRange> archConditionalRanges(llvm::StringRef buffer,
                                              const clang::LangOptions &lo);
 
@@ -188,181 +183,137 @@ bool selectsBehaviour(const clang::NamedDecl *param,
 /// True when the expression mentions one of CUDA's built-in index variables.
 bool mentionsBuiltin(const clang::Expr *e, llvm::StringRef name);
 
-// --- the traversal -----------------------------------------------------------
-
 struct LaunchView;
 
-class Collector {
-public:
-  /// `headers` says which headers besides the main file may be read and
-  /// rewritten (null: none).
-  Collector(clang::ASTContext &ctx, std::string file, SourceFacts &out,
-            const HeaderFilter *headers = nullptr);
+// --- host code (HostCode.cpp) ------------------------------------------------
+/// The main file's host-only functions, into the facts' hostOnlyRanges (on the
+/// host side; the device side records none).
+void collectHostCode(DetectContext &c);
 
-  void run();
+// --- functions (FunctionFacts.cpp) ------------------------------------------
+const clang::FunctionDecl *definitionOf(DetectContext &c,
+                                        const clang::FunctionDecl *fd);
+std::string idOf(DetectContext &c, const clang::FunctionDecl *def);
+bool isKernel(DetectContext &c, const clang::FunctionDecl *fd);
+bool isDeviceHelper(DetectContext &c, const clang::FunctionDecl *fd);
+FunctionFacts &functionFacts(DetectContext &c, const clang::FunctionDecl *def,
+                             FunctionRole role);
+std::string whyCannotTemplate(DetectContext &c, const clang::FunctionDecl *def);
+void readTemplateParams(DetectContext &c,
+                        const clang::FunctionTemplateDecl *tmpl,
+                        FunctionFacts &f);
+void readDeclarations(DetectContext &c, const clang::FunctionDecl *def,
+                      FunctionFacts &f);
+void readForwarder(DetectContext &c, const clang::FunctionDecl *def,
+                   FunctionFacts &f);
+void readArgs(DetectContext &c, const clang::FunctionDecl *def,
+              FunctionFacts &f);
 
-  // Locations (CollectFacts.cpp). Offsets are positions (SourceFacts.h):
-  // the main file's or a rewritable header's.
-  /// The expansion of `loc` is in the main file or a rewritable header.
-  bool inRewritableFile(clang::SourceLocation loc);
-  /// Kept for code written when only the main file was read: the same as
-  /// inRewritableFile.
-  bool inMainFile(clang::SourceLocation loc) { return inRewritableFile(loc); }
-  /// [position, length) of the tokens of `range` (one file).
-  std::optional<std::pair<unsigned, unsigned>>
-  fileRange(clang::SourceRange range);
-  std::optional<unsigned> offsetOf(clang::SourceLocation loc);
-  std::pair<unsigned, unsigned> lineCol(unsigned offset);
-  std::string text(unsigned offset, unsigned length);
-  std::string textOf(clang::SourceRange range);
-  /// The whole text of the file `offset` is in.
-  llvm::StringRef fileText(unsigned offset);
-  /// "file:line:col: message" at `loc`.
-  std::string note(clang::SourceLocation loc, const std::string &message);
+// --- constants (ConstantAtoms.cpp, ArchDependence.cpp) ----------------------
+std::optional<Atom> classify(DetectContext &c, const clang::Expr *e,
+                             const clang::FunctionDecl *fn);
+/// A literal token spelled in the body of a function-like macro the main
+/// file defines (`dim3 block(std::min(d, 1024));` in a launch macro): its
+/// spelling's range, and the macro in `macro`.
+std::optional<std::pair<unsigned, unsigned>>
+macroBodyLiteral(DetectContext &c, const clang::Expr *e, std::string &macro);
+/// Literals of a macro's body are sites only where every expansion of
+/// the macro in the main file lies in a function holding them (each
+/// takes the parameter); others are dropped with a note.
+void dropUncoveredMacroSites(DetectContext &c);
+bool isEffectivelyConst(DetectContext &c, const clang::VarDecl *var,
+                        const clang::FunctionDecl *fn);
+/// `int threads; ... threads = order < 1024 ? order : 1024;`: a local
+/// declared without a value and assigned once, in `fn`'s body itself
+/// (no branch or loop), before `use` and never changed again: the value
+/// assigned.
+/// The one change of local `var` in `fn`'s body, an `=` before `use`.
+const clang::BinaryOperator *soleAssignment(DetectContext &c,
+                                            const clang::VarDecl *var,
+                                            const clang::FunctionDecl *fn,
+                                            const clang::DeclRefExpr *use);
+const clang::Expr *onlyAssignment(DetectContext &c, const clang::VarDecl *var,
+                                  const clang::FunctionDecl *fn,
+                                  const clang::DeclRefExpr *use);
+/// `int threads = n; if (n > MAX) { ...; threads = MAX; }` before `use`,
+/// `threads` changed nowhere else: a cap, min(n, MAX). The bound
+/// assigned (null: not this shape), and the if in `branch`.
+const clang::Expr *capAssignedInBranch(DetectContext &c,
+                                       const clang::VarDecl *var,
+                                       const clang::FunctionDecl *fn,
+                                       const clang::DeclRefExpr *use,
+                                       const clang::IfStmt *&branch);
+void describeDerived(DetectContext &c, const clang::VarDecl *var, Atom &a);
+/// The same for an object-like macro `macro` whose whole expansion is
+/// `e` and whose body names other macros defined as integer literals
+/// (`#define THREADS (WARP_COUNT * WARP_SIZE)`): those are its bases.
+void describeDerivedMacro(DetectContext &c, const clang::Expr *e,
+                          llvm::StringRef macro, Atom &a);
+/// Host/device-divergent constants (ArchDependence.cpp): true (and a
+/// note) when the named constant `a`, spelled by `e` or declared by `d`,
+/// has a value that depends on __CUDA_ARCH__.
+bool isArchDependent(DetectContext &c, const Atom &a, const clang::Expr *e,
+                     const clang::ValueDecl *d);
+std::optional<ArchReason> archDependence(DetectContext &c, const clang::Expr *e,
+                                         unsigned siteBegin, unsigned siteEnd,
+                                         int depth);
+std::optional<ArchReason>
+archDependentDecl(DetectContext &c, const clang::ValueDecl *d, int depth);
+const ArchRange *archRangeAt(DetectContext &c, clang::SourceLocation spelled);
+/// Named constants inside an initialiser, outermost first.
+void namedAtomsIn(DetectContext &c, const clang::Expr *e,
+                  std::vector<std::pair<const clang::Expr *, Atom>> &out);
 
-  // The file table (FileTable.cpp).
-  /// The index of `fid`'s file in Out.files, entered on first use; nullopt
-  /// for system headers and headers the filter keeps out.
-  std::optional<unsigned> fileIndex(clang::FileID fid);
-
-  // Host code (HostCode.cpp).
-  /// The main file's host-only functions, into Out.hostOnlyRanges (on the
-  /// host side; the device side records none).
-  void collectHostCode();
-
-  // Functions (FunctionFacts.cpp).
-  const clang::FunctionDecl *definitionOf(const clang::FunctionDecl *fd);
-  std::string idOf(const clang::FunctionDecl *def);
-  bool isKernel(const clang::FunctionDecl *fd);
-  bool isDeviceHelper(const clang::FunctionDecl *fd);
-  FunctionFacts &functionFacts(const clang::FunctionDecl *def,
-                               FunctionRole role);
-  std::string whyCannotTemplate(const clang::FunctionDecl *def);
-  void readTemplateParams(const clang::FunctionTemplateDecl *tmpl,
-                          FunctionFacts &f);
-  void readDeclarations(const clang::FunctionDecl *def, FunctionFacts &f);
-  void readForwarder(const clang::FunctionDecl *def, FunctionFacts &f);
-  void readArgs(const clang::FunctionDecl *def, FunctionFacts &f);
-
-  // Constants (ConstantAtoms.cpp).
-  std::optional<Atom> classify(const clang::Expr *e,
-                               const clang::FunctionDecl *fn);
-  /// A literal token spelled in the body of a function-like macro the main
-  /// file defines (`dim3 block(std::min(d, 1024));` in a launch macro): its
-  /// spelling's range, and the macro in `macro`.
-  std::optional<std::pair<unsigned, unsigned>>
-  macroBodyLiteral(const clang::Expr *e, std::string &macro);
-  /// Literals of a macro's body are sites only where every expansion of
-  /// the macro in the main file lies in a function holding them (each
-  /// takes the parameter); others are dropped with a note.
-  void dropUncoveredMacroSites();
-  bool isEffectivelyConst(const clang::VarDecl *var,
-                          const clang::FunctionDecl *fn);
-  /// `int threads; ... threads = order < 1024 ? order : 1024;`: a local
-  /// declared without a value and assigned once, in `fn`'s body itself
-  /// (no branch or loop), before `use` and never changed again: the value
-  /// assigned.
-  /// The one change of local `var` in `fn`'s body, an `=` before `use`.
-  const clang::BinaryOperator *soleAssignment(const clang::VarDecl *var,
-                                              const clang::FunctionDecl *fn,
-                                              const clang::DeclRefExpr *use);
-  const clang::Expr *onlyAssignment(const clang::VarDecl *var,
-                                    const clang::FunctionDecl *fn,
-                                    const clang::DeclRefExpr *use);
-  /// `int threads = n; if (n > MAX) { ...; threads = MAX; }` before `use`,
-  /// `threads` changed nowhere else: a cap, min(n, MAX). The bound
-  /// assigned (null: not this shape), and the if in `branch`.
-  const clang::Expr *capAssignedInBranch(const clang::VarDecl *var,
-                                         const clang::FunctionDecl *fn,
-                                         const clang::DeclRefExpr *use,
-                                         const clang::IfStmt *&branch);
-  void describeDerived(const clang::VarDecl *var, Atom &a);
-  /// The same for an object-like macro `macro` whose whole expansion is
-  /// `e` and whose body names other macros defined as integer literals
-  /// (`#define THREADS (WARP_COUNT * WARP_SIZE)`): those are its bases.
-  void describeDerivedMacro(const clang::Expr *e, llvm::StringRef macro,
-                            Atom &a);
-  /// Host/device-divergent constants (ArchDependence.cpp): true (and a
-  /// note) when the named constant `a`, spelled by `e` or declared by `d`,
-  /// has a value that depends on __CUDA_ARCH__.
-  bool isArchDependent(const Atom &a, const clang::Expr *e,
-                       const clang::ValueDecl *d);
-  std::optional<ArchReason> archDependence(const clang::Expr *e,
-                                           unsigned siteBegin, unsigned siteEnd,
-                                           int depth);
-  std::optional<ArchReason> archDependentDecl(const clang::ValueDecl *d,
-                                              int depth);
-  const ArchRange *archRangeAt(clang::SourceLocation spelled);
-  /// Named constants inside an initialiser, outermost first.
-  void namedAtomsIn(const clang::Expr *e,
-                    std::vector<std::pair<const clang::Expr *, Atom>> &out);
-
-  // Role expressions (RoleExpressions.cpp).
-  std::optional<std::string> walk(const clang::Expr *e, RoleCtx ctx);
-  std::optional<std::string> walkAtom(const Atom &atom, const RoleCtx &ctx);
-  std::optional<std::string> walkName(const clang::DeclRefExpr *ref,
+// --- role expressions (RoleExpressions.cpp) ---------------------------------
+std::optional<std::string> walk(DetectContext &c, const clang::Expr *e,
+                                RoleCtx ctx);
+std::optional<std::string> walkAtom(DetectContext &c, const Atom &atom,
+                                    const RoleCtx &ctx);
+std::optional<std::string>
+walkName(DetectContext &c, const clang::DeclRefExpr *ref, const RoleCtx &ctx);
+std::optional<std::string>
+walkUnary(DetectContext &c, const clang::UnaryOperator *u, const RoleCtx &ctx);
+std::optional<std::string> walkBinary(DetectContext &c,
+                                      const clang::BinaryOperator *b,
                                       const RoleCtx &ctx);
-  std::optional<std::string> walkUnary(const clang::UnaryOperator *u,
-                                       const RoleCtx &ctx);
-  std::optional<std::string> walkBinary(const clang::BinaryOperator *b,
-                                        const RoleCtx &ctx);
-  std::optional<std::string>
-  walkConditional(const clang::ConditionalOperator *c, const RoleCtx &ctx);
-  std::optional<std::string> walkCall(const clang::CallExpr *call,
-                                      const RoleCtx &ctx);
-  std::optional<std::string> walkBounds(const std::string &fn,
-                                        const clang::Expr *a,
-                                        const clang::Expr *b,
-                                        const RoleCtx &ctx);
-  void record(const Atom &a, const RoleCtx &ctx, SiteRole role,
-              std::optional<SiteRole> useRole);
-  /// Adds an occurrence built elsewhere (vector types) under its key.
-  void addOccurrence(Occurrence o);
+std::optional<std::string>
+walkConditional(DetectContext &c, const clang::ConditionalOperator *cond,
+                const RoleCtx &ctx);
+std::optional<std::string>
+walkCall(DetectContext &c, const clang::CallExpr *call, const RoleCtx &ctx);
+std::optional<std::string> walkBounds(DetectContext &c, const std::string &fn,
+                                      const clang::Expr *a,
+                                      const clang::Expr *b, const RoleCtx &ctx);
+/// Records a constant of a role expression as an occurrence (through the
+/// sink), unless it is no site (a placeholder walk, a literal 0 or 1, the
+/// warp size...).
+void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
+            std::optional<SiteRole> useRole);
 
-  // Device code (DeviceScanner.cpp) and launches (LaunchScan.cpp).
-  void scanDeviceFunction(const clang::FunctionDecl *def);
-  void scanLaunch(const LaunchView &launch, const clang::FunctionDecl *host);
-  /// A kernel named in host code other than by a launch (cudaFuncSetAttribute,
-  /// `auto kernel = K<...>` used elsewhere): an edit point like a launch.
-  void scanKernelReference(const clang::Expr *ref,
-                           const clang::FunctionDecl *kernel,
-                           const clang::FunctionDecl *host);
-  /// `dim3 threads; threads.x = 256; threads.y = 1;` then `<<<g, threads>>>`:
-  /// the dims of a local dim3 whose fields are set by assignments in `fn`'s
-  /// body itself (no branch or loop) and changed no other way; the value of
-  /// each field the last assignment before `use` gave it. False when that
-  /// is not the case.
-  bool assignedDims(const clang::VarDecl *var, const clang::FunctionDecl *fn,
-                    const clang::DeclRefExpr *use,
-                    std::vector<const clang::Expr *> &dims);
-  void collectDims(const clang::Expr *e, const clang::FunctionDecl *fn,
-                   std::vector<const clang::Expr *> &dims, bool &ok);
-  void findKernelsNamedNotLaunched();
-  /// Why a launch of `launched` is not followed into its kernel.
-  std::string whyNotFollowed(const clang::FunctionDecl *launched);
-
-  clang::ASTContext &Ctx;
-  clang::SourceManager &SM;
-  const clang::LangOptions &LO;
-  clang::FileID Main;
-  std::string File;
-  SourceFacts &Out;
-  const HeaderFilter *Headers;
-  /// Out.files' entries: the FileID they were entered from, by index, and
-  /// the index (or none) of every FileID looked at.
-  std::vector<clang::FileID> FileIds;
-  std::map<clang::FileID, std::optional<unsigned>> FileIndexCache;
-  /// One occurrence per (offset, function id, kernel id): the most
-  /// specific role wins.
-  std::map<std::tuple<unsigned, std::string, std::string>, Occurrence> Occs;
-  std::map<std::pair<const clang::FunctionDecl *, const clang::VarDecl *>, bool>
-      ConstCache;
-  std::set<const clang::FunctionDecl *> ScannedDevice;
-  std::map<clang::FileID, std::vector<ArchRange>> ArchRanges;
-  /// Kernels that are not templates, named other than as a launch's callee
-  /// (cudaLaunchKernel((void *)k, ...), helper(k, ...)), with the line.
-  std::map<const clang::FunctionDecl *, unsigned> NamedNotLaunched;
-};
+// --- device code (DeviceScanner.cpp) and launches (LaunchScan.cpp) ----------
+void scanDeviceFunction(DetectContext &c, const clang::FunctionDecl *def);
+void scanLaunch(DetectContext &c, const LaunchView &launch,
+                const clang::FunctionDecl *host);
+/// A kernel named in host code other than by a launch (cudaFuncSetAttribute,
+/// `auto kernel = K<...>` used elsewhere): an edit point like a launch.
+void scanKernelReference(DetectContext &c, const clang::Expr *ref,
+                         const clang::FunctionDecl *kernel,
+                         const clang::FunctionDecl *host);
+/// `dim3 threads; threads.x = 256; threads.y = 1;` then `<<<g, threads>>>`:
+/// the dims of a local dim3 whose fields are set by assignments in `fn`'s
+/// body itself (no branch or loop) and changed no other way; the value of
+/// each field the last assignment before `use` gave it. False when that
+/// is not the case.
+bool assignedDims(DetectContext &c, const clang::VarDecl *var,
+                  const clang::FunctionDecl *fn, const clang::DeclRefExpr *use,
+                  std::vector<const clang::Expr *> &dims);
+void collectDims(DetectContext &c, const clang::Expr *e,
+                 const clang::FunctionDecl *fn,
+                 std::vector<const clang::Expr *> &dims, bool &ok);
+void findKernelsNamedNotLaunched(DetectContext &c);
+/// Why a launch of `launched` is not followed into its kernel.
+std::string whyNotFollowed(DetectContext &c,
+                           const clang::FunctionDecl *launched);
 
 /// How host code names the kernel it launches: the name (a DeclRefExpr or
 /// UnresolvedLookupExpr, where template arguments are written) and, when it
@@ -387,16 +338,17 @@ struct LaunchView {
 
 /// The kernel a host expression names: directly, through casts and `&`,
 /// or through a local that is never reassigned.
-KernelName kernelReference(Collector &c, const clang::Expr *e,
+KernelName kernelReference(DetectContext &c, const clang::Expr *e,
                            const clang::FunctionDecl *host);
 /// Grid, block and dynamic shared memory from a local cudaLaunchConfig_t:
 /// its initialiser list, then assignments to its fields in `host`.
-void readLaunchConfig(Collector &c, const clang::Expr *configArg,
+void readLaunchConfig(DetectContext &c, const clang::Expr *configArg,
                       const clang::FunctionDecl *host, LaunchView &view);
 std::optional<LaunchView> chevronLaunch(const clang::CUDAKernelCallExpr *call);
 /// cudaLaunchKernelEx (templated and C forms), cudaLaunchKernel and
 /// cudaLaunchCooperativeKernel; nullopt for other calls.
-std::optional<LaunchView> apiLaunch(Collector &c, const clang::CallExpr *call,
+std::optional<LaunchView> apiLaunch(DetectContext &c,
+                                    const clang::CallExpr *call,
                                     const clang::FunctionDecl *host);
 
 /// A function of the main file that launches the kernel it is given
@@ -411,16 +363,16 @@ struct LaunchHelper {
   /// parameter struct): the field's name; empty: the parameter itself.
   std::string gridField, blockField, smemField;
 };
-std::optional<LaunchHelper> launchHelper(Collector &c,
+std::optional<LaunchHelper> launchHelper(DetectContext &c,
                                          const clang::FunctionDecl *fd);
 /// A call of a launch helper read as the launch it makes.
-std::optional<LaunchView> helperLaunch(Collector &c,
+std::optional<LaunchView> helperLaunch(DetectContext &c,
                                        const clang::CallExpr *call,
                                        const clang::FunctionDecl *host);
 /// The kernel named by `ref` in `fn` can be given template arguments there:
 /// it is handed to the CUDA runtime (isCudaRuntimeCall) or to a launch
 /// helper, directly or through a local whose every use is.
-bool isEditableKernelUse(Collector &c, const clang::Expr *ref,
+bool isEditableKernelUse(DetectContext &c, const clang::Expr *ref,
                          const clang::FunctionDecl *fn);
 
 /// A runtime value that a dispatch turned into a constant around a launch:
@@ -430,32 +382,27 @@ struct DispatchedValue {
   const clang::ValueDecl *runtime = nullptr;
   const clang::VarDecl *constant = nullptr;
 };
-std::vector<DispatchedValue> dispatchedValues(Collector &c,
+std::vector<DispatchedValue> dispatchedValues(DetectContext &c,
                                               const clang::Stmt *at);
 /// A constant a dispatch defines, one per case (in a function-like macro's
 /// body, or equal to its enclosing case label): data-dependent, no knob.
-bool isDispatchedConstant(Collector &c, const clang::VarDecl *var);
+bool isDispatchedConstant(DetectContext &c, const clang::VarDecl *var);
 /// The expression counts warps: it divides by 32 (`ceil_div(n, 32)`,
 /// `n / 32`, `n >> 5`), through locals.
-bool countsWarps(Collector &c, const clang::Expr *e,
+bool countsWarps(DetectContext &c, const clang::Expr *e,
                  const clang::FunctionDecl *fn, int depth = 0);
 /// ceil_div, div_up, cdiv, ...: names of ceiling division.
 bool isCeilDivName(llvm::StringRef name);
 
-/// How specific a role is: a site recorded in two roles keeps the more
-/// specific one (other < grid and index arithmetic < the rest < vector
-/// bytes).
-int roleRank(SiteRole role, std::optional<SiteRole> useRole);
-
 /// The function-like macro whose body spells `loc` (through the arguments
 /// of other macros; empty: none). Nothing can be inserted there.
-std::string macroBodyOf(Collector &c, clang::SourceLocation loc);
+std::string macroBodyOf(DetectContext &c, clang::SourceLocation loc);
 
 /// Where a call names its callee and which template arguments it spells
 /// (Calls.cpp): the offsets, explicit arguments and implicit ones.
 /// `call` is the kernel call (<<<>>>) or a device call, for deducing
 /// implicit template arguments; null for other launches and references.
-void describeCallee(Collector &c, const clang::CallExpr *call,
+void describeCallee(DetectContext &c, const clang::CallExpr *call,
                     const clang::Expr *calleeExpr,
                     const clang::FunctionDecl *def, CallFacts &cf,
                     bool typesAsWritten = false);
@@ -463,7 +410,7 @@ void describeCallee(Collector &c, const clang::CallExpr *call,
 /// The roles constants play in one device function (a kernel or a helper).
 class DeviceScanner : public clang::RecursiveASTVisitor<DeviceScanner> {
 public:
-  DeviceScanner(Collector &c, const clang::FunctionDecl *fn,
+  DeviceScanner(DetectContext &c, const clang::FunctionDecl *fn,
                 FunctionFacts &facts, std::string kernelId);
 
   RoleCtx ctx(SiteRole role, Family family = Family::block());
@@ -486,7 +433,7 @@ public:
   /// tiles (DeviceLoops.cpp).
   void finish();
 
-  Collector &C;
+  DetectContext &C;
   const clang::FunctionDecl *Fn;
   FunctionFacts &Facts;
   std::string KernelId;
@@ -510,7 +457,7 @@ bool indexesShared(const clang::Stmt *s, const clang::ValueDecl *iv);
 /// blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x *
 /// gridDim.x)`), directly or through a constant local, and no helper it
 /// calls reads them. `loops`: the kernel's for loops (DeviceScanner::Loops).
-bool isGridStride(Collector &c, const clang::FunctionDecl *kernel,
+bool isGridStride(DetectContext &c, const clang::FunctionDecl *kernel,
                   const std::vector<const clang::ForStmt *> &loops);
 /// `arr[iv]` appears in `s`.
 bool indexes(const clang::Stmt *s, const clang::VarDecl *arr,

@@ -97,7 +97,7 @@ bool DeviceScanner::hasConstantStride(const ForStmt *loop) {
     return false;
   if (const auto *ca =
           llvm::dyn_cast<CompoundAssignOperator>(inc->IgnoreParenImpCasts()))
-    if (auto atom = C.classify(ca->getRHS(), Fn))
+    if (auto atom = classify(C, ca->getRHS(), Fn))
       return atom->value >= 2;
   return false;
 }
@@ -111,11 +111,11 @@ void DeviceScanner::finish() {
         llvm::dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts());
     if (!ivRef)
       continue;
-    auto bound = C.classify(cond->getRHS(), Fn);
+    auto bound = classify(C, cond->getRHS(), Fn);
     if (!bound)
       continue;
     if (bound->spelling != Spelling::Literal) {
-      C.walk(cond->getRHS(), ctx(SiteRole::LoopBound));
+      walk(C, cond->getRHS(), ctx(SiteRole::LoopBound));
       continue;
     }
     // Literal bound: a site when the loop walks a register array of that
@@ -128,14 +128,14 @@ void DeviceScanner::finish() {
               extents.end() ||
           !indexes(loop->getBody(), arr, ivRef->getDecl()))
         continue;
-      C.walk(cond->getRHS(),
-             ctx(SiteRole::LoopBound, Family::itemsPerThread()));
+      walk(C, cond->getRHS(),
+           ctx(SiteRole::LoopBound, Family::itemsPerThread()));
       linked = true;
       break;
     }
     if (!linked && (hasConstantStride(loop) ||
                     indexesShared(loop->getBody(), ivRef->getDecl())))
-      C.walk(cond->getRHS(), ctx(SiteRole::LoopBound));
+      walk(C, cond->getRHS(), ctx(SiteRole::LoopBound));
   }
 }
 
@@ -184,7 +184,7 @@ void usesOf(const Stmt *s, const VarDecl *var,
 
 } // namespace
 
-bool isGridStride(Collector &c, const FunctionDecl *kernel,
+bool isGridStride(DetectContext &c, const FunctionDecl *kernel,
                   const std::vector<const ForStmt *> &loops) {
   const Stmt *body = kernel->getBody();
   std::vector<const Expr *> blockReads, gridReads;
@@ -225,7 +225,7 @@ bool isGridStride(Collector &c, const FunctionDecl *kernel,
           break;
       }
       if (!local || !local->isLocalVarDecl() ||
-          !c.isEffectivelyConst(local, kernel))
+          !isEffectivelyConst(c, local, kernel))
         return false;
       std::vector<const DeclRefExpr *> uses;
       usesOf(body, local, uses);

@@ -18,7 +18,7 @@ namespace ktune::refactor {
 
 using namespace clang;
 
-DeviceScanner::DeviceScanner(Collector &c, const FunctionDecl *fn,
+DeviceScanner::DeviceScanner(DetectContext &c, const FunctionDecl *fn,
                              FunctionFacts &facts, std::string kernelId)
     : C(c), Fn(fn), Facts(facts), KernelId(std::move(kernelId)) {}
 
@@ -34,15 +34,15 @@ RoleCtx DeviceScanner::ctx(SiteRole role, Family family) {
 
 bool DeviceScanner::TraverseStmt(Stmt *s) {
   if (const auto *e = llvm::dyn_cast_or_null<Expr>(s)) {
-    if (auto atom = C.classify(e, Fn)) {
+    if (auto atom = classify(C, e, Fn)) {
       if (atom->spelling != Spelling::Literal) {
         RoleCtx r = ctx(SiteRole::Other);
         r.recordLiterals = false;
-        C.walk(e, r);
+        walk(C, e, r);
       } else if (atom->constant.empty()) {
         // Literals in no recognised role: never sites, but a literal
         // group of the same value is less certain.
-        C.walk(e, ctx(SiteRole::Other, Family::unlinked()));
+        walk(C, e, ctx(SiteRole::Other, Family::unlinked()));
       }
       return true;
     }
@@ -56,13 +56,13 @@ void DeviceScanner::sharedArray(VarDecl *var) {
   SharedArrayFacts arr;
   arr.function = Facts.id;
   arr.name = var->getNameAsString();
-  arr.offset = C.offsetOf(var->getLocation()).value_or(0);
+  arr.offset = offsetOf(C, var->getLocation()).value_or(0);
   QualType elem = var->getType();
   bool known = true;
   TypeLoc tl = var->getTypeSourceInfo()->getTypeLoc();
   while (auto at = tl.getAsAdjusted<ArrayTypeLoc>()) {
     RoleCtx r = ctx(SiteRole::SharedExtent);
-    auto t = C.walk(at.getSizeExpr(), r);
+    auto t = walk(C, at.getSizeExpr(), r);
     if (t)
       arr.extents.push_back(*t);
     else
@@ -76,7 +76,7 @@ void DeviceScanner::sharedArray(VarDecl *var) {
   if (!known)
     arr.extents.clear();
   if (!arr.extents.empty() || var->getType()->isArrayType())
-    C.Out.sharedArrays.push_back(std::move(arr));
+    C.Sink.Facts.sharedArrays.push_back(std::move(arr));
 }
 
 /// A local array (items per thread, in registers), and a vector width in
@@ -85,13 +85,13 @@ void DeviceScanner::registerArrays(VarDecl *var) {
   TypeLoc tl = var->getTypeSourceInfo()->getTypeLoc();
   while (auto at = tl.getAsAdjusted<ArrayTypeLoc>()) {
     const Expr *size = at.getSizeExpr();
-    Family family = Family::items(C.offsetOf(var->getLocation()).value_or(0));
-    if (auto atom = C.classify(size, Fn);
+    Family family = Family::items(offsetOf(C, var->getLocation()).value_or(0));
+    if (auto atom = classify(C, size, Fn);
         atom && atom->spelling == Spelling::Literal) {
       RegisterArrays[var].push_back(atom->value);
       family = Family::itemsPerThread();
     }
-    C.walk(size, ctx(SiteRole::RegisterArray, family));
+    walk(C, size, ctx(SiteRole::RegisterArray, family));
     tl = at.getElementLoc();
   }
   // `constexpr int VEC = 16 / sizeof(T);`: the byte width is the knob.
@@ -101,10 +101,10 @@ void DeviceScanner::registerArrays(VarDecl *var) {
     if (div && div->getOpcode() == BO_Div &&
         llvm::isa<UnaryExprOrTypeTraitExpr>(
             div->getRHS()->IgnoreParenImpCasts()))
-      if (auto atom = C.classify(div->getLHS(), Fn);
+      if (auto atom = classify(C, div->getLHS(), Fn);
           atom && atom->spelling == Spelling::Literal)
-        C.walk(div->getLHS(),
-               ctx(SiteRole::VectorBytes, Family::vectorBytes()));
+        walk(C, div->getLHS(),
+             ctx(SiteRole::VectorBytes, Family::vectorBytes()));
   }
 }
 
@@ -126,13 +126,13 @@ bool DeviceScanner::VisitForStmt(ForStmt *loop) {
     if (const auto *ca = llvm::dyn_cast<CompoundAssignOperator>(inc);
         ca &&
         (ca->getOpcode() == BO_AddAssign || ca->getOpcode() == BO_SubAssign))
-      C.walk(ca->getRHS(), ctx(SiteRole::LoopStride));
+      walk(C, ca->getRHS(), ctx(SiteRole::LoopStride));
     else if (const auto *as = llvm::dyn_cast<BinaryOperator>(inc);
              as && as->getOpcode() == BO_Assign)
       if (const auto *add = llvm::dyn_cast<BinaryOperator>(
               as->getRHS()->IgnoreParenImpCasts());
           add && add->getOpcode() == BO_Add)
-        C.walk(add->getRHS(), ctx(SiteRole::LoopStride));
+        walk(C, add->getRHS(), ctx(SiteRole::LoopStride));
   }
   return true;
 }
@@ -143,9 +143,9 @@ bool DeviceScanner::VisitAttributedStmt(AttributedStmt *s) {
     if (!hint || hint->getOption() != LoopHintAttr::UnrollCount ||
         !hint->getValue())
       continue;
-    auto atom = C.classify(hint->getValue(), Fn);
-    C.walk(hint->getValue(), ctx(SiteRole::UnrollPragma,
-                                 Family::unroll(atom ? atom->offset : 0)));
+    auto atom = classify(C, hint->getValue(), Fn);
+    walk(C, hint->getValue(),
+         ctx(SiteRole::UnrollPragma, Family::unroll(atom ? atom->offset : 0)));
   }
   return true;
 }
@@ -153,9 +153,9 @@ bool DeviceScanner::VisitAttributedStmt(AttributedStmt *s) {
 bool DeviceScanner::VisitBinaryOperator(BinaryOperator *b) {
   if (b->getOpcode() == BO_Mul) {
     if (mentionsBuiltin(b->getLHS(), "blockIdx"))
-      C.walk(b->getRHS(), ctx(SiteRole::IndexArith));
+      walk(C, b->getRHS(), ctx(SiteRole::IndexArith));
     else if (mentionsBuiltin(b->getRHS(), "blockIdx"))
-      C.walk(b->getLHS(), ctx(SiteRole::IndexArith));
+      walk(C, b->getLHS(), ctx(SiteRole::IndexArith));
   }
   // Lane and warp arithmetic on thread indices: tid % 32, tid & 31,
   // tid / 32, tid >> 5.
@@ -212,13 +212,14 @@ bool DeviceScanner::VisitCallExpr(CallExpr *call) {
   if (isWarpLevelCall(name, callee))
     Facts.usesWarpLevelOps = true;
   // Helpers are followed in the main file only: a header's helpers are
-  // shared utilities, and their bodies are not parsed (BodySkipper, ParseInternal.h).
-  const FunctionDecl *def = C.definitionOf(callee);
+  // shared utilities, and their bodies are not parsed (BodySkipper,
+  // ParseInternal.h).
+  const FunctionDecl *def = definitionOf(C, callee);
   if (!def || !C.SM.isInMainFile(C.SM.getExpansionLoc(def->getLocation())) ||
-      !C.isDeviceHelper(def))
+      !isDeviceHelper(C, def))
     return true;
-  C.functionFacts(def, FunctionRole::DeviceHelper);
-  std::string calleeId = C.idOf(def);
+  functionFacts(C, def, FunctionRole::DeviceHelper);
+  std::string calleeId = idOf(C, def);
   if (std::find(Facts.callees.begin(), Facts.callees.end(), calleeId) ==
       Facts.callees.end())
     Facts.callees.push_back(calleeId);
@@ -227,7 +228,7 @@ bool DeviceScanner::VisitCallExpr(CallExpr *call) {
   cf.caller = Facts.id;
   cf.callee = calleeId;
   describeCallee(C, call, calleeExpr, def, cf);
-  C.Out.calls.push_back(std::move(cf));
+  C.Sink.call(std::move(cf));
   return true;
 }
 
@@ -249,10 +250,10 @@ bool DeviceScanner::VisitTemplateSpecializationTypeLoc(
     if (arg.getArgument().getKind() != TemplateArgument::Expression)
       continue;
     if (i == 1)
-      C.walk(arg.getSourceExpression(), ctx(SiteRole::CubBlockSize));
+      walk(C, arg.getSourceExpression(), ctx(SiteRole::CubBlockSize));
     else if (withItems.count(name.str()))
-      C.walk(arg.getSourceExpression(),
-             ctx(SiteRole::CubItemsPerThread, Family::itemsPerThread()));
+      walk(C, arg.getSourceExpression(),
+           ctx(SiteRole::CubItemsPerThread, Family::itemsPerThread()));
   }
   return true;
 }
@@ -261,16 +262,16 @@ bool DeviceScanner::VisitTemplateSpecializationTypeLoc(
 void DeviceScanner::vectorType(TypeLoc tl, llvm::StringRef name) {
   if (!isVectorTypeName(name))
     return;
-  auto range = C.fileRange(tl.getSourceRange());
+  auto range = fileRange(C, tl.getSourceRange());
   if (!range || !VectorTypeSites.insert(range->first).second)
     return;
   Occurrence o;
   o.offset = range->first;
   o.length = range->second;
-  o.text = C.text(o.offset, o.length);
+  o.text = text(C, o.offset, o.length);
   if (o.text != name)
     return;
-  auto [l, col] = C.lineCol(o.offset);
+  auto [l, col] = lineCol(C, o.offset);
   o.line = l;
   o.col = col;
   o.function = Facts.id;
@@ -279,7 +280,7 @@ void DeviceScanner::vectorType(TypeLoc tl, llvm::StringRef name) {
   o.replacement = "";
   o.value = o.baseValue = vectorLanes(name);
   o.family = Family::vectorType(name.str());
-  C.addOccurrence(std::move(o));
+  C.Sink.addOccurrence(std::move(o));
 }
 
 bool DeviceScanner::VisitTypedefTypeLoc(TypedefTypeLoc tl) {
@@ -294,23 +295,24 @@ bool DeviceScanner::VisitRecordTypeLoc(RecordTypeLoc tl) {
 
 /// A kernel's __launch_bounds__: the max threads (an expression, for the
 /// block-size constraint) and the min blocks per SM.
-static void scanLaunchBounds(Collector &c, const FunctionDecl *def,
+static void scanLaunchBounds(DetectContext &c, const FunctionDecl *def,
                              DeviceScanner &scanner, const std::string &id) {
   const auto *lb = def->getAttr<CUDALaunchBoundsAttr>();
   if (!lb)
     return;
-  auto t = c.walk(lb->getMaxThreads(), scanner.ctx(SiteRole::LaunchBounds));
+  auto t = walk(c, lb->getMaxThreads(), scanner.ctx(SiteRole::LaunchBounds));
   if (t)
-    c.Out.launchBounds[id] = *t;
+    c.Sink.Facts.launchBounds[id] = *t;
   if (const Expr *minBlocks = lb->getMinBlocks()) {
-    auto atom = c.classify(minBlocks, def);
-    c.walk(minBlocks, scanner.ctx(SiteRole::LaunchBoundsMinBlocks,
-                                  Family::minBlocks(atom ? atom->offset : 0)));
+    auto atom = classify(c, minBlocks, def);
+    walk(c, minBlocks,
+         scanner.ctx(SiteRole::LaunchBoundsMinBlocks,
+                     Family::minBlocks(atom ? atom->offset : 0)));
   }
 }
 
 /// Defaults of the kernel's own non-type template parameters.
-static void scanTemplateDefaults(Collector &c, const FunctionDecl *def,
+static void scanTemplateDefaults(DetectContext &c, const FunctionDecl *def,
                                  DeviceScanner &scanner) {
   const FunctionTemplateDecl *t = def->getDescribedFunctionTemplate();
   if (!t)
@@ -322,24 +324,24 @@ static void scanTemplateDefaults(Collector &c, const FunctionDecl *def,
       RoleCtx r =
           scanner.ctx(SiteRole::TemplateDefault, Family::templateArg(i));
       r.boundParam = static_cast<int>(i);
-      c.walk(n->getDefaultArgument().getSourceExpression(), r);
+      walk(c, n->getDefaultArgument().getSourceExpression(), r);
     }
     ++i;
   }
 }
 
-void Collector::scanDeviceFunction(const FunctionDecl *def) {
-  if (!ScannedDevice.insert(def).second)
+void scanDeviceFunction(DetectContext &c, const FunctionDecl *def) {
+  if (!c.ScannedDevice.insert(def).second)
     return;
-  bool kernel = isKernel(def);
+  bool kernel = isKernel(c, def);
   FunctionFacts &facts = functionFacts(
-      def, kernel ? FunctionRole::Kernel : FunctionRole::DeviceHelper);
+      c, def, kernel ? FunctionRole::Kernel : FunctionRole::DeviceHelper);
   std::string kernelId = kernel ? facts.id : std::string();
-  DeviceScanner scanner(*this, def, facts, kernelId);
+  DeviceScanner scanner(c, def, facts, kernelId);
 
   if (kernel) {
-    scanLaunchBounds(*this, def, scanner, facts.id);
-    scanTemplateDefaults(*this, def, scanner);
+    scanLaunchBounds(c, def, scanner, facts.id);
+    scanTemplateDefaults(c, def, scanner);
   }
   // The function itself, without its template parameter list.
   scanner.TraverseStmt(def->getBody());
@@ -347,9 +349,9 @@ void Collector::scanDeviceFunction(const FunctionDecl *def) {
     scanner.TraverseDecl(const_cast<ParmVarDecl *>(p));
   scanner.finish();
   if (kernel)
-    facts.gridStride = isGridStride(*this, def, scanner.Loops);
+    facts.gridStride = isGridStride(c, def, scanner.Loops);
   for (const FunctionDecl *h : scanner.Helpers)
-    scanDeviceFunction(h);
+    scanDeviceFunction(c, h);
 }
 
 } // namespace ktune::refactor

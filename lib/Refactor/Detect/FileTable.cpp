@@ -54,54 +54,54 @@ std::string includeSpelling(const SourceManager &sm, SourceLocation loc) {
 
 } // namespace
 
-std::optional<unsigned> Collector::fileIndex(FileID fid) {
+std::optional<unsigned> fileIndex(DetectContext &c, FileID fid) {
   if (fid.isInvalid())
     return std::nullopt;
-  if (auto it = FileIndexCache.find(fid); it != FileIndexCache.end())
+  if (auto it = c.FileIndexCache.find(fid); it != c.FileIndexCache.end())
     return it->second;
-  std::optional<unsigned> &slot = FileIndexCache[fid];
+  std::optional<unsigned> &slot = c.FileIndexCache[fid];
   // A cached preamble holds the main file's leading directives (the macros
   // it defines) under a FileID of its own, at the same offsets.
-  if (fid == SM.getPreambleFileID() && fid != Main)
-    return slot = fileIndex(Main);
-  if (fid == Main) {
+  if (fid == c.SM.getPreambleFileID() && fid != c.Main)
+    return slot = fileIndex(c, c.Main);
+  if (fid == c.Main) {
     SourceFile main;
-    main.path = File;
-    main.absolutePath = absolutePathIn("", File);
-    main.text = SM.getBufferData(Main).str();
-    if (Out.files.empty()) {
-      Out.files.push_back(std::move(main));
-      FileIds.push_back(Main);
+    main.path = c.File;
+    main.absolutePath = absolutePathIn("", c.File);
+    main.text = c.SM.getBufferData(c.Main).str();
+    if (c.Sink.Facts.files.empty()) {
+      c.Sink.Facts.files.push_back(std::move(main));
+      c.FileIds.push_back(c.Main);
     }
     return slot = 0u;
   }
-  if (!Headers)
+  if (!c.Headers)
     return std::nullopt;
-  SourceLocation start = SM.getLocForStartOfFile(fid);
-  OptionalFileEntryRef entry = SM.getFileEntryRefForID(fid);
-  if (!entry || SM.isInSystemHeader(start))
+  SourceLocation start = c.SM.getLocForStartOfFile(fid);
+  OptionalFileEntryRef entry = c.SM.getFileEntryRefForID(fid);
+  if (!entry || c.SM.isInSystemHeader(start))
     return std::nullopt;
   std::string name = entry->getName().str();
   std::string absolute = absolutePathIn("", name);
-  if (!Headers->allows(name, absolute))
+  if (!c.Headers->allows(name, absolute))
     return std::nullopt;
-  for (unsigned i = 1; i < Out.files.size(); ++i)
-    if (Out.files[i].absolutePath == absolute)
+  for (unsigned i = 1; i < c.Sink.Facts.files.size(); ++i)
+    if (c.Sink.Facts.files[i].absolutePath == absolute)
       return slot = i; // the same header entered again (no include guard)
-  llvm::StringRef text = SM.getBufferData(fid);
-  if (text.size() >= MaxFileBytes || Out.files.size() >= MaxFiles) {
-    Out.notes.push_back(name + ": not followed (" +
-                        (text.size() >= MaxFileBytes
-                             ? std::string("16 MiB or larger")
-                             : "more than 255 headers to read") +
-                        ")");
+  llvm::StringRef text = c.SM.getBufferData(fid);
+  if (text.size() >= MaxFileBytes || c.Sink.Facts.files.size() >= MaxFiles) {
+    c.Sink.note(name + ": not followed (" +
+                (text.size() >= MaxFileBytes
+                     ? std::string("16 MiB or larger")
+                     : "more than 255 headers to read") +
+                ")");
     return std::nullopt;
   }
   SourceFile header;
   header.path = name;
   header.absolutePath = absolute;
   header.text = text.str();
-  header.includedAs = includeSpelling(SM, SM.getIncludeLoc(fid));
+  header.includedAs = includeSpelling(c.SM, c.SM.getIncludeLoc(fid));
   // Clang names a header by the directory it was found in joined with the
   // spelling: what is left of the name is that directory.
   llvm::StringRef n = name;
@@ -112,9 +112,9 @@ std::optional<unsigned> Collector::fileIndex(FileID fid) {
         absolutePathIn("", n.drop_back(header.includedAs.size() + 1).str());
   else
     header.foundUnder = llvm::sys::path::parent_path(absolute).str();
-  Out.files.push_back(std::move(header));
-  FileIds.push_back(fid);
-  return slot = static_cast<unsigned>(Out.files.size() - 1);
+  c.Sink.Facts.files.push_back(std::move(header));
+  c.FileIds.push_back(fid);
+  return slot = static_cast<unsigned>(c.Sink.Facts.files.size() - 1);
 }
 
 } // namespace ktune::refactor

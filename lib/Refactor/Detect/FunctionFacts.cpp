@@ -15,7 +15,7 @@ namespace ktune::refactor {
 
 using namespace clang;
 
-const FunctionDecl *Collector::definitionOf(const FunctionDecl *fd) {
+const FunctionDecl *definitionOf(DetectContext &c, const FunctionDecl *fd) {
   if (!fd)
     return nullptr;
   if (const FunctionDecl *p = fd->getTemplateInstantiationPattern())
@@ -30,29 +30,29 @@ const FunctionDecl *Collector::definitionOf(const FunctionDecl *fd) {
   return def;
 }
 
-std::string Collector::idOf(const FunctionDecl *def) {
-  auto off = offsetOf(def->getLocation());
+std::string idOf(DetectContext &c, const FunctionDecl *def) {
+  auto off = offsetOf(c, def->getLocation());
   return off ? "fn@" + std::to_string(*off) : std::string();
 }
 
-bool Collector::isKernel(const FunctionDecl *fd) {
+bool isKernel(DetectContext &c, const FunctionDecl *fd) {
   return fd->hasAttr<CUDAGlobalAttr>();
 }
 
-bool Collector::isDeviceHelper(const FunctionDecl *fd) {
-  return !isKernel(fd) && fd->hasAttr<CUDADeviceAttr>();
+bool isDeviceHelper(DetectContext &c, const FunctionDecl *fd) {
+  return !isKernel(c, fd) && fd->hasAttr<CUDADeviceAttr>();
 }
 
-std::string Collector::whyCannotTemplate(const FunctionDecl *def) {
-  if (auto it = NamedNotLaunched.find(def->getCanonicalDecl());
-      it != NamedNotLaunched.end())
+std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
+  if (auto it = c.NamedNotLaunched.find(def->getCanonicalDecl());
+      it != c.NamedNotLaunched.end())
     return "it is named on line " + std::to_string(it->second) +
            " other than in a launch, where a template's name would not "
            "name one function";
   // A host function with C linkage keeps its symbol through a forwarder;
   // a kernel's C name is what code loading it by name looks for.
   if ((def->isExternC() || def->isInExternCContext()) &&
-      (isKernel(def) || isDeviceHelper(def) || def->isVariadic() ||
+      (isKernel(c, def) || isDeviceHelper(c, def) || def->isVariadic() ||
        llvm::isa<CXXMethodDecl>(def)))
     return "it has C linkage (extern \"C\")";
   if (const auto *md = llvm::dyn_cast<CXXMethodDecl>(def)) {
@@ -92,24 +92,24 @@ std::string Collector::whyCannotTemplate(const FunctionDecl *def) {
       if (p->isTemplateParameterPack())
         return "its template ends in a parameter pack";
   for (const FunctionDecl *r : def->redecls()) {
-    if (!inRewritableFile(r->getLocation())) {
+    if (!inRewritableFile(c, r->getLocation())) {
       llvm::StringRef where =
-          SM.getFilename(SM.getExpansionLoc(r->getLocation()));
+          c.SM.getFilename(c.SM.getExpansionLoc(r->getLocation()));
       return where.empty() ? "it is declared in a file ktune does not rewrite"
                            : "it is declared in " + where.str() +
                                  ", which ktune does not rewrite (see "
                                  "--header-filter)";
     }
     if (r->getBeginLoc().isMacroID() &&
-        !SM.isMacroBodyExpansion(r->getBeginLoc()) &&
-        !SM.isMacroArgExpansion(r->getBeginLoc()))
+        !c.SM.isMacroBodyExpansion(r->getBeginLoc()) &&
+        !c.SM.isMacroArgExpansion(r->getBeginLoc()))
       return "it is declared inside a macro";
   }
   return {};
 }
 
-void Collector::readTemplateParams(const FunctionTemplateDecl *tmpl,
-                                   FunctionFacts &f) {
+void readTemplateParams(DetectContext &c, const FunctionTemplateDecl *tmpl,
+                        FunctionFacts &f) {
   for (const NamedDecl *p : *tmpl->getTemplateParameters()) {
     TemplateParamFacts tp;
     tp.name = p->getNameAsString();
@@ -117,20 +117,20 @@ void Collector::readTemplateParams(const FunctionTemplateDecl *tmpl,
     if (const auto *t = llvm::dyn_cast<TemplateTypeParmDecl>(p)) {
       tp.type = "typename";
       if (t->hasDefaultArgument())
-        tp.defaultText = textOf(t->getDefaultArgument().getSourceRange());
+        tp.defaultText = textOf(c, t->getDefaultArgument().getSourceRange());
     } else if (const auto *n = llvm::dyn_cast<NonTypeTemplateParmDecl>(p)) {
       std::string spelled =
-          textOf(n->getTypeSourceInfo()->getTypeLoc().getSourceRange());
+          textOf(c, n->getTypeSourceInfo()->getTypeLoc().getSourceRange());
       // A declarator around the name (`float (*Activation)(const float &)`)
       // is no type: print the type itself.
       if (spelled.find(tp.name) != std::string::npos) {
-        PrintingPolicy pp(LO);
+        PrintingPolicy pp(c.LO);
         pp.SuppressTagKeyword = true;
         spelled = n->getType().getAsString(pp);
       }
       tp.type = spelled.empty() ? n->getType().getAsString() : spelled;
       if (n->hasDefaultArgument())
-        tp.defaultText = textOf(n->getDefaultArgument().getSourceRange());
+        tp.defaultText = textOf(c, n->getDefaultArgument().getSourceRange());
     } else {
       tp.type = "template";
     }
@@ -140,11 +140,12 @@ void Collector::readTemplateParams(const FunctionTemplateDecl *tmpl,
 
 /// Declarations in source order: where a template parameter list goes, and
 /// the indentation of its line.
-void Collector::readDeclarations(const FunctionDecl *def, FunctionFacts &f) {
+void readDeclarations(DetectContext &c, const FunctionDecl *def,
+                      FunctionFacts &f) {
   std::vector<const FunctionDecl *> decls(def->redecls_begin(),
                                           def->redecls_end());
   std::sort(decls.begin(), decls.end(), [&](auto *a, auto *b) {
-    return SM.isBeforeInTranslationUnit(a->getLocation(), b->getLocation());
+    return c.SM.isBeforeInTranslationUnit(a->getLocation(), b->getLocation());
   });
   for (const FunctionDecl *d : decls) {
     DeclarationFacts df;
@@ -158,9 +159,9 @@ void Collector::readDeclarations(const FunctionDecl *def, FunctionFacts &f) {
     if (dt) {
       df.hasTemplateList = true;
       df.emptyTemplateList = dt->getTemplateParameters()->size() == 0;
-      off = offsetOf(dt->getTemplateParameters()->getRAngleLoc());
+      off = offsetOf(c, dt->getTemplateParameters()->getRAngleLoc());
     } else {
-      off = offsetOf(SM.getExpansionLoc(d->getOuterLocStart()));
+      off = offsetOf(c, c.SM.getExpansionLoc(d->getOuterLocStart()));
     }
     if (!off) {
       if (f.cannotTemplate.empty())
@@ -169,7 +170,7 @@ void Collector::readDeclarations(const FunctionDecl *def, FunctionFacts &f) {
       continue;
     }
     df.insertOffset = *off;
-    llvm::StringRef buffer = fileText(*off);
+    llvm::StringRef buffer = fileText(c, *off);
     unsigned lineStart = localPart(*off);
     while (lineStart > 0 && buffer[lineStart - 1] != '\n')
       --lineStart;
@@ -204,7 +205,8 @@ static bool needsForwarder(const FunctionDecl *def, const FunctionFacts &f) {
          f.bodyBegin != 0;
 }
 
-void Collector::readForwarder(const FunctionDecl *def, FunctionFacts &f) {
+void readForwarder(DetectContext &c, const FunctionDecl *def,
+                   FunctionFacts &f) {
   if (!needsForwarder(def, f) || def->isVariadic())
     return;
   bool named =
@@ -214,7 +216,7 @@ void Collector::readForwarder(const FunctionDecl *def, FunctionFacts &f) {
     if (d.isDefinition && named && !def->getReturnType()->isUndeducedType())
       f.forwarderSignature =
           llvm::StringRef(
-              text(d.insertOffset, f.bodyBegin - 1 - d.insertOffset))
+              text(c, d.insertOffset, f.bodyBegin - 1 - d.insertOffset))
               .rtrim()
               .str();
   f.returnType = def->getReturnType().getAsString();
@@ -238,19 +240,19 @@ void canonicalArgType(QualType type, const PrintingPolicy &policy,
 
 /// The parameters with their types as spelled, and as the AST resolves
 /// them (canonical, an enum as its underlying integer).
-void Collector::readArgs(const FunctionDecl *def, FunctionFacts &f) {
+void readArgs(DetectContext &c, const FunctionDecl *def, FunctionFacts &f) {
   for (const ParmVarDecl *p : def->parameters()) {
     KernelArg a;
     a.name = p->getNameAsString();
     std::string spelled;
     if (!a.name.empty()) {
-      auto begin = offsetOf(p->getBeginLoc());
-      auto name = offsetOf(p->getLocation());
+      auto begin = offsetOf(c, p->getBeginLoc());
+      auto name = offsetOf(c, p->getLocation());
       if (begin && name && *name > *begin && !p->getBeginLoc().isMacroID() &&
           !p->getLocation().isMacroID())
-        spelled = llvm::StringRef(text(*begin, *name - *begin)).trim().str();
+        spelled = llvm::StringRef(text(c, *begin, *name - *begin)).trim().str();
     }
-    PrintingPolicy pp(LO);
+    PrintingPolicy pp(c.LO);
     pp.SuppressTagKeyword = true;
     a.type = spelled.empty() ? p->getType().getAsString(pp) : spelled;
     canonicalArgType(p->getType(), pp, a);
@@ -259,11 +261,11 @@ void Collector::readArgs(const FunctionDecl *def, FunctionFacts &f) {
   }
 }
 
-FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
-                                        FunctionRole role) {
-  std::string id = idOf(def);
-  auto it = Out.functions.find(id);
-  if (it != Out.functions.end()) {
+FunctionFacts &functionFacts(DetectContext &c, const FunctionDecl *def,
+                             FunctionRole role) {
+  std::string id = idOf(c, def);
+  auto it = c.Sink.Facts.functions.find(id);
+  if (it != c.Sink.Facts.functions.end()) {
     if (role == FunctionRole::Kernel)
       it->second.role = role;
     return it->second;
@@ -275,40 +277,40 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
   {
     std::string q;
     llvm::raw_string_ostream os(q);
-    PrintingPolicy p(LO);
+    PrintingPolicy p(c.LO);
     p.SuppressUnwrittenScope = true;
     p.SuppressInlineNamespace = true;
     def->printQualifiedName(os, p);
     f.qualifiedName = os.str();
   }
-  f.offset = *offsetOf(def->getLocation());
-  f.line = lineCol(f.offset).first;
+  f.offset = *offsetOf(c, def->getLocation());
+  f.line = lineCol(c, f.offset).first;
   const FunctionTemplateDecl *tmpl = def->getDescribedFunctionTemplate();
   f.isTemplate = tmpl != nullptr;
   f.atNamespaceScope =
       def->getDeclContext()->getRedeclContext()->isFileContext();
   if (tmpl)
-    readTemplateParams(tmpl, f);
-  f.cannotTemplate = whyCannotTemplate(def);
+    readTemplateParams(c, tmpl, f);
+  f.cannotTemplate = whyCannotTemplate(c, def);
   f.cLinkage = role == FunctionRole::Host &&
                (def->isExternC() || def->isInExternCContext());
   if (def->isMain()) {
     // main cannot be a template: a template of another name takes its
     // body, and main calls it.
     f.templateName = "ktune_main";
-    while (namesIdentifier(fileText(0), f.templateName))
+    while (namesIdentifier(fileText(c, 0), f.templateName))
       f.templateName += "_";
   }
-  readDeclarations(def, f);
+  readDeclarations(c, def, f);
   if (const auto *body = llvm::dyn_cast_or_null<CompoundStmt>(def->getBody())) {
     f.endsWithReturn =
         !body->body_empty() && llvm::isa<ReturnStmt>(body->body_back());
-    if (auto off = offsetOf(body->getLBracLoc()))
+    if (auto off = offsetOf(c, body->getLBracLoc()))
       f.bodyBegin = *off + 1;
-    if (auto off = offsetOf(body->getRBracLoc()))
+    if (auto off = offsetOf(c, body->getRBracLoc()))
       f.rangeEnd = *off + 1;
   }
-  readForwarder(def, f);
+  readForwarder(c, def, f);
   if (needsForwarder(def, f) && f.forwarderSignature.empty() &&
       f.cannotTemplate.empty())
     f.cannotTemplate = def->isVariadic()
@@ -317,7 +319,7 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
                            : "no forwarding overload can keep its symbol "
                              "(unnamed parameters, or a deduced return type)";
   {
-    PrintingPolicy pp(LO);
+    PrintingPolicy pp(c.LO);
     pp.SuppressTagKeyword = true;
     f.returnType = def->getReturnType().getAsString(pp);
   }
@@ -326,10 +328,10 @@ FunctionFacts &Collector::functionFacts(const FunctionDecl *def,
     if (d.isDefinition && !d.hasTemplateList)
       f.rangeBegin = std::min(f.rangeBegin, d.insertOffset);
   if (tmpl)
-    if (auto off = offsetOf(tmpl->getTemplateParameters()->getTemplateLoc()))
+    if (auto off = offsetOf(c, tmpl->getTemplateParameters()->getTemplateLoc()))
       f.rangeBegin = std::min(f.rangeBegin, *off);
-  readArgs(def, f);
-  return Out.functions.emplace(id, std::move(f)).first->second;
+  readArgs(c, def, f);
+  return c.Sink.Facts.functions.emplace(id, std::move(f)).first->second;
 }
 
 } // namespace ktune::refactor

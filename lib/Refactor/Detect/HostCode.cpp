@@ -23,7 +23,7 @@ bool hostOnly(const FunctionDecl *f) {
 
 class HostFunctions {
 public:
-  explicit HostFunctions(Collector &c) : C(c) {}
+  explicit HostFunctions(DetectContext &c) : C(c) {}
 
   void walk(const DeclContext *dc) {
     for (const Decl *d : dc->decls()) {
@@ -60,25 +60,25 @@ private:
       return;
     unsigned stop = *end + 1;
     if (!f->doesThisDeclarationHaveABody()) {
-      llvm::StringRef buffer = C.fileText(0);
+      llvm::StringRef buffer = fileText(C, 0);
       size_t semi = buffer.find(';', *end);
       if (semi == llvm::StringRef::npos)
         return;
       stop = static_cast<unsigned>(semi) + 1;
     }
     if (stop < MaxFileBytes)
-      C.Out.hostOnlyRanges.emplace_back(*begin, stop);
+      C.Sink.Facts.hostOnlyRanges.emplace_back(*begin, stop);
   }
 
-  Collector &C;
+  DetectContext &C;
 };
 
 } // namespace
 
-void Collector::collectHostCode() {
-  if (LO.CUDAIsDevice)
+void collectHostCode(DetectContext &c) {
+  if (c.LO.CUDAIsDevice)
     return;
-  HostFunctions(*this).walk(Ctx.getTranslationUnitDecl());
+  HostFunctions(c).walk(c.Ctx.getTranslationUnitDecl());
 }
 
 } // namespace ktune::refactor

@@ -98,7 +98,7 @@ std::vector<const Expr *> argumentArray(const Expr *e) {
 
 } // namespace
 
-KernelName kernelReference(Collector &c, const Expr *e,
+KernelName kernelReference(DetectContext &c, const Expr *e,
                            const FunctionDecl *host) {
   KernelName out;
   for (int depth = 0; e && depth < 4; ++depth) {
@@ -113,7 +113,7 @@ KernelName kernelReference(Collector &c, const Expr *e,
     const auto *var = ref ? llvm::dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
     if (!var || !var->isLocalVarDecl() || !var->getInit() ||
         !kernelNamed(stripCasts(var->getInit())) ||
-        !c.isEffectivelyConst(var, host))
+        !isEffectivelyConst(c, var, host))
       return out;
     out.through = var;
     e = var->getInit();
@@ -121,7 +121,7 @@ KernelName kernelReference(Collector &c, const Expr *e,
   return out;
 }
 
-void readLaunchConfig(Collector &c, const Expr *configArg,
+void readLaunchConfig(DetectContext &c, const Expr *configArg,
                       const FunctionDecl *host, LaunchView &view) {
   const auto *ref = llvm::dyn_cast<DeclRefExpr>(stripCasts(configArg));
   const auto *var = ref ? llvm::dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
@@ -218,7 +218,7 @@ std::optional<LaunchView> chevronLaunch(const CUDAKernelCallExpr *call) {
   return v;
 }
 
-std::optional<LaunchView> apiLaunch(Collector &c, const CallExpr *call,
+std::optional<LaunchView> apiLaunch(DetectContext &c, const CallExpr *call,
                                     const FunctionDecl *host) {
   std::string api = launchApiName(call);
   if (api.empty())
@@ -267,7 +267,7 @@ namespace {
 
 /// The value of a constant local declared in `s` (a case's body) equal to
 /// `value`, if there is one.
-const VarDecl *constantEqualTo(Collector &c, const Stmt *s, int64_t value) {
+const VarDecl *constantEqualTo(DetectContext &c, const Stmt *s, int64_t value) {
   if (const auto *cs = llvm::dyn_cast_or_null<CompoundStmt>(s))
     for (const Stmt *child : cs->body())
       if (const auto *ds = llvm::dyn_cast<DeclStmt>(child))
@@ -290,7 +290,7 @@ const ValueDecl *variableOf(const Expr *e) {
   return ref ? ref->getDecl() : nullptr;
 }
 
-std::optional<int64_t> intValue(Collector &c, const Expr *e) {
+std::optional<int64_t> intValue(DetectContext &c, const Expr *e) {
   Expr::EvalResult r;
   if (!e || e->isValueDependent() || !e->EvaluateAsInt(r, c.Ctx))
     return std::nullopt;
@@ -299,7 +299,8 @@ std::optional<int64_t> intValue(Collector &c, const Expr *e) {
 
 } // namespace
 
-std::vector<DispatchedValue> dispatchedValues(Collector &c, const Stmt *at) {
+std::vector<DispatchedValue> dispatchedValues(DetectContext &c,
+                                              const Stmt *at) {
   std::vector<DispatchedValue> out;
   DynTypedNode node = DynTypedNode::create(*at);
   const CaseStmt *inCase = nullptr;
@@ -336,7 +337,7 @@ std::vector<DispatchedValue> dispatchedValues(Collector &c, const Stmt *at) {
   return out;
 }
 
-bool isDispatchedConstant(Collector &c, const VarDecl *var) {
+bool isDispatchedConstant(DetectContext &c, const VarDecl *var) {
   if (!var->isLocalVarDecl() || !var->getInit() ||
       !var->getType()->isIntegralOrEnumerationType() ||
       !(var->isConstexpr() || var->getType().isConstQualified()))
@@ -375,7 +376,7 @@ bool isDispatchedConstant(Collector &c, const VarDecl *var) {
   return false;
 }
 
-bool countsWarps(Collector &c, const Expr *e, const FunctionDecl *fn,
+bool countsWarps(DetectContext &c, const Expr *e, const FunctionDecl *fn,
                  int depth) {
   if (!e || depth > 8)
     return false;
@@ -400,7 +401,7 @@ bool countsWarps(Collector &c, const Expr *e, const FunctionDecl *fn,
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e))
     if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
         var && var->isLocalVarDecl() && var->getInit() &&
-        c.isEffectivelyConst(var, fn))
+        isEffectivelyConst(c, var, fn))
       return countsWarps(c, var->getInit(), fn, depth + 1);
   for (const Stmt *child : e->children())
     if (const auto *ce = llvm::dyn_cast_or_null<Expr>(child))
@@ -476,8 +477,9 @@ int parameterField(const FunctionDecl *fd, const Expr *e, std::string &field) {
 /// The value a launch-parameter struct gives `field`: through a constant
 /// local, its constructor's member initialiser from a constructor
 /// parameter, or an aggregate's initialiser list.
-const Expr *fieldValue(Collector &c, const Expr *e, const std::string &field,
-                       const FunctionDecl *host, int depth = 0) {
+const Expr *fieldValue(DetectContext &c, const Expr *e,
+                       const std::string &field, const FunctionDecl *host,
+                       int depth = 0) {
   for (int i = 0; e && i < 8; ++i) {
     e = e->IgnoreImplicit();
     if (const auto *m = llvm::dyn_cast<MaterializeTemporaryExpr>(e))
@@ -496,7 +498,7 @@ const Expr *fieldValue(Collector &c, const Expr *e, const std::string &field,
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e)) {
     const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
     if (var && var->isLocalVarDecl() && var->getInit() &&
-        c.isEffectivelyConst(var, host))
+        isEffectivelyConst(c, var, host))
       return fieldValue(c, var->getInit(), field, host, depth + 1);
     return nullptr;
   }
@@ -536,8 +538,9 @@ const Expr *fieldValue(Collector &c, const Expr *e, const std::string &field,
 
 } // namespace
 
-std::optional<LaunchHelper> launchHelper(Collector &c, const FunctionDecl *fd) {
-  fd = fd ? c.definitionOf(fd) : nullptr;
+std::optional<LaunchHelper> launchHelper(DetectContext &c,
+                                         const FunctionDecl *fd) {
+  fd = fd ? definitionOf(c, fd) : nullptr;
   // Read, never rewritten: a helper of the project's headers too.
   if (!fd || !fd->getBody() ||
       c.SM.isInSystemHeader(c.SM.getExpansionLoc(fd->getLocation())))
@@ -587,7 +590,7 @@ std::optional<LaunchHelper> launchHelper(Collector &c, const FunctionDecl *fd) {
   return h;
 }
 
-std::optional<LaunchView> helperLaunch(Collector &c, const CallExpr *call,
+std::optional<LaunchView> helperLaunch(DetectContext &c, const CallExpr *call,
                                        const FunctionDecl *host) {
   const FunctionDecl *callee = call->getDirectCallee();
   // In a template the call may stay unresolved: one candidate is the helper.
@@ -637,7 +640,7 @@ std::optional<LaunchView> helperLaunch(Collector &c, const CallExpr *call,
   return v;
 }
 
-bool isEditableKernelUse(Collector &c, const Expr *ref,
+bool isEditableKernelUse(DetectContext &c, const Expr *ref,
                          const FunctionDecl *fn) {
   DynTypedNode node = DynTypedNode::create(*ref);
   for (int depth = 0; depth < 8; ++depth) {

@@ -51,8 +51,8 @@ bool selectsBehaviour(const NamedDecl *param, const FunctionDecl *kernel) {
   return compared.Found;
 }
 
-void Collector::collectDims(const Expr *e, const FunctionDecl *fn,
-                            std::vector<const Expr *> &dims, bool &ok) {
+void collectDims(DetectContext &c, const Expr *e, const FunctionDecl *fn,
+                 std::vector<const Expr *> &dims, bool &ok) {
   e = e->IgnoreImplicit();
   if (const auto *m = llvm::dyn_cast<MaterializeTemporaryExpr>(e))
     e = m->getSubExpr()->IgnoreImplicit();
@@ -61,10 +61,10 @@ void Collector::collectDims(const Expr *e, const FunctionDecl *fn,
   if (const auto *fc = llvm::dyn_cast<CXXFunctionalCastExpr>(e))
     e = fc->getSubExpr()->IgnoreImplicit();
   if (const auto *p = llvm::dyn_cast<ParenExpr>(e))
-    return collectDims(p->getSubExpr(), fn, dims, ok);
+    return collectDims(c, p->getSubExpr(), fn, dims, ok);
   if (const auto *ctor = llvm::dyn_cast<CXXConstructExpr>(e)) {
     if (ctor->getNumArgs() == 1 && ctor->getArg(0)->getType()->isRecordType())
-      return collectDims(ctor->getArg(0), fn, dims, ok);
+      return collectDims(c, ctor->getArg(0), fn, dims, ok);
     for (const Expr *a : ctor->arguments()) {
       if (llvm::isa<CXXDefaultArgExpr>(a))
         break;
@@ -81,9 +81,9 @@ void Collector::collectDims(const Expr *e, const FunctionDecl *fn,
     if (ref->getType()->isRecordType()) {
       const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
       if (var && var->isLocalVarDecl() && var->getInit() &&
-          isEffectivelyConst(var, fn))
-        return collectDims(var->getInit(), fn, dims, ok);
-      if (var && assignedDims(var, fn, ref, dims))
+          isEffectivelyConst(c, var, fn))
+        return collectDims(c, var->getInit(), fn, dims, ok);
+      if (var && assignedDims(c, var, fn, ref, dims))
         return;
       ok = false;
       return;
@@ -96,9 +96,8 @@ void Collector::collectDims(const Expr *e, const FunctionDecl *fn,
   ok = false;
 }
 
-bool Collector::assignedDims(const VarDecl *var, const FunctionDecl *fn,
-                             const DeclRefExpr *use,
-                             std::vector<const Expr *> &dims) {
+bool assignedDims(DetectContext &c, const VarDecl *var, const FunctionDecl *fn,
+                  const DeclRefExpr *use, std::vector<const Expr *> &dims) {
   const auto *record = var->getType()->getAsCXXRecordDecl();
   if (!fn || !fn->hasBody() || !var->isLocalVarDecl() || !record ||
       record->getName() != "dim3")
@@ -110,32 +109,32 @@ bool Collector::assignedDims(const VarDecl *var, const FunctionDecl *fn,
   std::vector<const Expr *> fields;
   bool ok = true;
   if (var->getInit())
-    collectDims(var->getInit(), fn, fields, ok);
+    collectDims(c, var->getInit(), fn, fields, ok);
   if (!ok || fields.size() > 3)
     return false;
   fields.resize(3, nullptr); // nullptr: 1, dim3's default
-  ExprMutationAnalyzer analyzer(*body, Ctx);
+  ExprMutationAnalyzer analyzer(*body, c.Ctx);
   bool assigned = false;
   for (const DeclRefExpr *r : referencesTo(var, body)) {
-    if (!mutatedAt(analyzer, Ctx, r))
+    if (!mutatedAt(analyzer, c.Ctx, r))
       continue;
     // Only `t.x = e;` as a statement of the body itself.
-    auto up = Ctx.getParents(*r);
+    auto up = c.Ctx.getParents(*r);
     const auto *member = up.empty() ? nullptr : up[0].get<MemberExpr>();
     if (!member)
       return false;
     llvm::StringRef name = member->getMemberDecl()->getName();
     int field = name == "x" ? 0 : name == "y" ? 1 : name == "z" ? 2 : -1;
-    auto upper = Ctx.getParents(*member);
+    auto upper = c.Ctx.getParents(*member);
     const auto *op = upper.empty() ? nullptr : upper[0].get<BinaryOperator>();
     if (field < 0 || !op || op->getOpcode() != BO_Assign ||
         op->getLHS()->IgnoreParenImpCasts() != member)
       return false;
-    auto statement = Ctx.getParents(*op);
+    auto statement = c.Ctx.getParents(*op);
     if (statement.empty() || statement[0].get<CompoundStmt>() != body)
       return false;
     // Statements run in order: the last assignment before the launch.
-    if (SM.isBeforeInTranslationUnit(op->getEndLoc(), use->getBeginLoc())) {
+    if (c.SM.isBeforeInTranslationUnit(op->getEndLoc(), use->getBeginLoc())) {
       fields[field] = op->getRHS();
       assigned = true;
     }
@@ -152,7 +151,7 @@ bool Collector::assignedDims(const VarDecl *var, const FunctionDecl *fn,
   return true;
 }
 
-std::string macroBodyOf(Collector &c, SourceLocation loc) {
+std::string macroBodyOf(DetectContext &c, SourceLocation loc) {
   // Through the arguments of macros (a dispatch macro given a lambda) to
   // where the token was written: a macro's body, or the file.
   for (int depth = 0; loc.isMacroID() && depth < 32; ++depth) {
@@ -172,24 +171,24 @@ namespace {
 
 /// Constants of a launch's geometry spelled in a function-like macro's body
 /// cannot be lifted (every expansion shares the spelling): each gets a note.
-void noteMacroConstants(Collector &c, const Expr *e, const FunctionDecl *host,
-                        const std::string &kernel, std::set<unsigned> &seen,
-                        int depth = 0) {
+void noteMacroConstants(DetectContext &c, const Expr *e,
+                        const FunctionDecl *host, const std::string &kernel,
+                        std::set<unsigned> &seen, int depth = 0) {
   if (!e || depth > 8)
     return;
   const Expr *s = e->IgnoreParenImpCasts();
   if (const auto *lit = llvm::dyn_cast<IntegerLiteral>(s)) {
     std::string macro = macroBodyOf(c, lit->getLocation());
     std::string liftable;
-    if (c.macroBodyLiteral(lit, liftable))
+    if (macroBodyLiteral(c, lit, liftable))
       return; // a site, unless an expansion elsewhere says otherwise
     int64_t v = lit->getValue().getSExtValue();
-    auto at = c.offsetOf(lit->getLocation());
+    auto at = offsetOf(c, lit->getLocation());
     if (!macro.empty() && v >= 2 && at && seen.insert(*at).second)
-      c.Out.notes.push_back(c.note(
-          c.SM.getSpellingLoc(lit->getLocation()),
+      c.Sink.note(noteAt(
+          c, c.SM.getSpellingLoc(lit->getLocation()),
           "the launch of " + kernel + " on line " +
-              std::to_string(c.lineCol(*at).first) + " uses " +
+              std::to_string(lineCol(c, *at).first) + " uses " +
               std::to_string(v) + ", spelled in the body of macro " + macro +
               ": not lifted (every expansion shares it); pass it as a "
               "macro argument to tune it"));
@@ -198,7 +197,7 @@ void noteMacroConstants(Collector &c, const Expr *e, const FunctionDecl *host,
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s))
     if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
         var && var->isLocalVarDecl() && var->getInit() &&
-        !isDispatchedConstant(c, var) && c.isEffectivelyConst(var, host))
+        !isDispatchedConstant(c, var) && isEffectivelyConst(c, var, host))
       return noteMacroConstants(c, var->getInit(), host, kernel, seen,
                                 depth + 1);
   for (const Stmt *child : s->children())
@@ -215,7 +214,7 @@ struct LaunchArguments {
   std::set<std::string> kernelNames;
 };
 
-LaunchArguments kernelArguments(Collector &c, const LaunchView &launch,
+LaunchArguments kernelArguments(DetectContext &c, const LaunchView &launch,
                                 const FunctionDecl *kernel) {
   LaunchArguments out;
   for (const ParmVarDecl *p : kernel->parameters())
@@ -228,7 +227,7 @@ LaunchArguments kernelArguments(Collector &c, const LaunchView &launch,
     const Expr *arg = launch.args[i]->IgnoreParenImpCasts();
     if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(arg))
       out.varToParam.emplace(ref->getDecl(), param);
-    std::string t = c.textOf(arg->getSourceRange());
+    std::string t = textOf(c, arg->getSourceRange());
     if (!t.empty())
       out.textToParam.emplace(t, param);
   }
@@ -239,7 +238,7 @@ LaunchArguments kernelArguments(Collector &c, const LaunchView &launch,
 /// parameters unless they select behaviour; host template parameters and
 /// dispatched constants passed on (with the runtime values they stand
 /// for) are named after the kernel's parameters, types too (for sizeof).
-void templateArgumentSites(Collector &c, const LaunchView &launch,
+void templateArgumentSites(DetectContext &c, const LaunchView &launch,
                            const FunctionDecl *kernel, const FunctionDecl *host,
                            const std::string &hostId,
                            const std::string &kernelId, unsigned launchAt,
@@ -289,17 +288,17 @@ void templateArgumentSites(Collector &c, const LaunchView &launch,
     r.fnId = hostId;
     r.kernelId = kernelId;
     r.launch = launchAt;
-    c.walk(e, r);
+    walk(c, e, r);
   }
 }
 
 /// `dim3(32, num_warps)` with the warp count computed by dividing by 32:
 /// the 32 is the warp's width, no knob.
-bool warpWidthBlock(Collector &c, const std::vector<const Expr *> &dims,
+bool warpWidthBlock(DetectContext &c, const std::vector<const Expr *> &dims,
                     const FunctionDecl *host) {
   if (dims.size() < 2)
     return false;
-  auto first = c.classify(dims[0], host);
+  auto first = classify(c, dims[0], host);
   if (!first || first->spelling != Spelling::Literal || first->value != 32)
     return false;
   for (size_t d = 1; d < dims.size(); ++d)
@@ -310,7 +309,7 @@ bool warpWidthBlock(Collector &c, const std::vector<const Expr *> &dims,
 
 /// Grid and block dims as expressions (each kept only when all its dims
 /// are known); their constants are sites either way.
-void launchGeometry(Collector &c, const LaunchView &launch,
+void launchGeometry(DetectContext &c, const LaunchView &launch,
                     const FunctionDecl *host, const RoleCtx &base,
                     CallFacts &cf) {
   for (int which = 0; which < 2; ++which) {
@@ -320,14 +319,14 @@ void launchGeometry(Collector &c, const LaunchView &launch,
     SiteRole role = which == 0 ? SiteRole::LaunchGrid : SiteRole::LaunchBlock;
     std::vector<const Expr *> dims;
     bool dimsOk = true;
-    c.collectDims(dimsExpr, host, dims, dimsOk);
+    collectDims(c, dimsExpr, host, dims, dimsOk);
     if (!dimsOk || dims.empty() || dims.size() > 3) {
       cf.geometryError = std::string("cannot read the launch's ") +
                          (which == 0 ? "grid" : "block") + " dimensions";
       // Still record what the expression spells.
       RoleCtx r = base;
       r.role = role;
-      c.walk(dimsExpr, r);
+      walk(c, dimsExpr, r);
       continue;
     }
     bool warps = which == 1 && warpWidthBlock(c, dims, host);
@@ -342,14 +341,14 @@ void launchGeometry(Collector &c, const LaunchView &launch,
       else if (warps)
         r.skipLiteral = 32;
       // A grid-stride kernel's grid x written as a literal: its own knob.
-      auto kernel = c.Out.functions.find(base.kernelId);
+      auto kernel = c.Sink.Facts.functions.find(base.kernelId);
       const auto *literal =
           llvm::dyn_cast<IntegerLiteral>(dims[d]->IgnoreParenImpCasts());
       if (which == 0 && d == 0 && literal && !launch.cooperative &&
-          kernel != c.Out.functions.end() && kernel->second.gridStride)
-        if (auto at = c.offsetOf(literal->getLocation()))
+          kernel != c.Sink.Facts.functions.end() && kernel->second.gridStride)
+        if (auto at = offsetOf(c, literal->getLocation()))
           r.family = Family::gridSize(*at);
-      auto t = c.walk(dims[d], r);
+      auto t = walk(c, dims[d], r);
       if (!t) {
         cf.geometryError = "cannot express " +
                            std::string(which == 0 ? "grid" : "block") +
@@ -365,13 +364,13 @@ void launchGeometry(Collector &c, const LaunchView &launch,
   }
 }
 
-void launchSmem(Collector &c, const LaunchView &launch, const RoleCtx &base,
+void launchSmem(DetectContext &c, const LaunchView &launch, const RoleCtx &base,
                 CallFacts &cf) {
   if (!launch.smem)
     return;
   RoleCtx r = base;
   r.role = SiteRole::LaunchSmem;
-  auto t = c.walk(launch.smem, r);
+  auto t = walk(c, launch.smem, r);
   if (t)
     cf.smem = *t;
   else if (cf.geometryError.empty())
@@ -387,60 +386,62 @@ bool alreadySeen(const SourceFacts &facts, const CallFacts &cf) {
 
 } // namespace
 
-std::string Collector::whyNotFollowed(const FunctionDecl *launched) {
+std::string whyNotFollowed(DetectContext &c, const FunctionDecl *launched) {
   if (!launched)
     return "launch of a kernel not defined in this file";
   if (const FunctionDecl *pattern = launched->getTemplateInstantiationPattern())
     launched = pattern;
   if (const FunctionTemplateDecl *t = launched->getPrimaryTemplate())
     launched = t->getTemplatedDecl();
-  SourceLocation at = SM.getExpansionLoc(launched->getLocation());
+  SourceLocation at = c.SM.getExpansionLoc(launched->getLocation());
   std::string name = launched->getQualifiedNameAsString();
-  if (SM.isInMainFile(at))
+  if (c.SM.isInMainFile(at))
     return "launch of " + name + ", a kernel not defined in this file";
   bool defined =
       launched->hasSkippedBody() || launched->doesThisDeclarationHaveABody();
   return "launch of " + name + ", a kernel " +
          (defined ? "defined" : "declared") + " in " +
-         SM.getFilename(at).str() +
+         c.SM.getFilename(at).str() +
          (defined ? ", which ktune does not rewrite (a system header, or one "
                     "--header-filter keeps out)"
                   : ", not defined in the files read");
 }
 
-void Collector::scanLaunch(const LaunchView &launch, const FunctionDecl *host) {
+void scanLaunch(DetectContext &c, const LaunchView &launch,
+                const FunctionDecl *host) {
   if (!launch.named.kernel)
     return; // a launch helper's own launch of the kernel it is given
-  const FunctionDecl *kernel = definitionOf(launch.named.kernel);
-  if (!kernel || !inRewritableFile(kernel->getLocation())) {
+  const FunctionDecl *kernel = definitionOf(c, launch.named.kernel);
+  if (!kernel || !inRewritableFile(c, kernel->getLocation())) {
     // Once, also when a dispatch macro expands the launch several times.
-    std::string n =
-        note(launch.launch->getBeginLoc(), whyNotFollowed(launch.named.kernel));
-    if (std::find(Out.notes.begin(), Out.notes.end(), n) == Out.notes.end())
-      Out.notes.push_back(std::move(n));
+    std::string n = noteAt(c, launch.launch->getBeginLoc(),
+                           whyNotFollowed(c, launch.named.kernel));
+    if (std::find(c.Sink.Facts.notes.begin(), c.Sink.Facts.notes.end(), n) ==
+        c.Sink.Facts.notes.end())
+      c.Sink.note(std::move(n));
     return;
   }
-  FunctionFacts &hostFacts = functionFacts(host, FunctionRole::Host);
+  FunctionFacts &hostFacts = functionFacts(c, host, FunctionRole::Host);
   CallFacts cf;
   cf.isLaunch = true;
   cf.form = launch.form;
   cf.cooperative = launch.cooperative;
   cf.caller = hostFacts.id;
-  cf.callee = idOf(kernel);
-  describeCallee(*this, launch.call, launch.named.ref, kernel, cf);
+  cf.callee = idOf(c, kernel);
+  describeCallee(c, launch.call, launch.named.ref, kernel, cf);
   // Once per spelling: a dispatch macro expands its body once per case.
-  if (alreadySeen(Out, cf))
+  if (alreadySeen(c.Sink.Facts, cf))
     return;
-  scanDeviceFunction(kernel);
-  FunctionFacts &kernelFacts = functionFacts(kernel, FunctionRole::Kernel);
-  cf.macro = macroBodyOf(*this, launch.named.ref->getBeginLoc());
+  scanDeviceFunction(c, kernel);
+  FunctionFacts &kernelFacts = functionFacts(c, kernel, FunctionRole::Kernel);
+  cf.macro = macroBodyOf(c, launch.named.ref->getBeginLoc());
   std::set<unsigned> noted;
   for (const Expr *e : {launch.grid, launch.block, launch.smem})
-    noteMacroConstants(*this, e, host, kernelFacts.qualifiedName, noted);
+    noteMacroConstants(c, e, host, kernelFacts.qualifiedName, noted);
 
-  LaunchArguments args = kernelArguments(*this, launch, kernel);
-  templateArgumentSites(*this, launch, kernel, host, hostFacts.id,
-                        kernelFacts.id, cf.offset, args);
+  LaunchArguments args = kernelArguments(c, launch, kernel);
+  templateArgumentSites(c, launch, kernel, host, hostFacts.id, kernelFacts.id,
+                        cf.offset, args);
 
   std::set<std::string> hostNames;
   RoleCtx base;
@@ -455,29 +456,29 @@ void Collector::scanLaunch(const LaunchView &launch, const FunctionDecl *host) {
   base.hostNames = &hostNames;
   base.launch = cf.offset;
   cf.geometryError = launch.problem;
-  launchGeometry(*this, launch, host, base, cf);
-  launchSmem(*this, launch, base, cf);
+  launchGeometry(c, launch, host, base, cf);
+  launchSmem(c, launch, base, cf);
   cf.hostNames.assign(hostNames.begin(), hostNames.end());
-  Out.calls.push_back(std::move(cf));
+  c.Sink.call(std::move(cf));
 }
 
-void Collector::scanKernelReference(const Expr *ref, const FunctionDecl *kernel,
-                                    const FunctionDecl *host) {
-  kernel = definitionOf(kernel);
-  if (!kernel || !inMainFile(kernel->getLocation()))
+void scanKernelReference(DetectContext &c, const Expr *ref,
+                         const FunctionDecl *kernel, const FunctionDecl *host) {
+  kernel = definitionOf(c, kernel);
+  if (!kernel || !inRewritableFile(c, kernel->getLocation()))
     return;
-  FunctionFacts &hostFacts = functionFacts(host, FunctionRole::Host);
+  FunctionFacts &hostFacts = functionFacts(c, host, FunctionRole::Host);
   CallFacts cf;
   cf.form = CallForm::Reference;
   cf.caller = hostFacts.id;
-  cf.callee = idOf(kernel);
-  describeCallee(*this, nullptr, ref, kernel, cf);
-  if (alreadySeen(Out, cf))
+  cf.callee = idOf(c, kernel);
+  describeCallee(c, nullptr, ref, kernel, cf);
+  if (alreadySeen(c.Sink.Facts, cf))
     return;
-  scanDeviceFunction(kernel);
-  functionFacts(kernel, FunctionRole::Kernel);
-  cf.macro = macroBodyOf(*this, ref->getBeginLoc());
-  Out.calls.push_back(std::move(cf));
+  scanDeviceFunction(c, kernel);
+  functionFacts(c, kernel, FunctionRole::Kernel);
+  cf.macro = macroBodyOf(c, ref->getBeginLoc());
+  c.Sink.call(std::move(cf));
 }
 
 } // namespace ktune::refactor

@@ -29,13 +29,33 @@ int roleRank(SiteRole role, std::optional<SiteRole> useRole) {
   return 2;
 }
 
-void Collector::addOccurrence(Occurrence o) {
+void FactSink::addOccurrence(Occurrence o) {
   auto key = std::make_tuple(o.offset, o.function, o.kernel);
   Occs.emplace(key, std::move(o));
 }
 
-void Collector::record(const Atom &a, const RoleCtx &ctx, SiteRole role,
-                       std::optional<SiteRole> useRole) {
+void FactSink::occurrence(Occurrence o, std::optional<unsigned> launch) {
+  auto key = std::make_tuple(o.offset, o.function, o.kernel);
+  auto it = Occs.find(key);
+  std::vector<unsigned> launches;
+  if (it != Occs.end())
+    launches = it->second.launches;
+  if (launch &&
+      std::find(launches.begin(), launches.end(), *launch) == launches.end())
+    launches.push_back(*launch);
+  if (it != Occs.end() && roleRank(o.role, o.useRole) <=
+                              roleRank(it->second.role, it->second.useRole)) {
+    it->second.launches = std::move(launches);
+    return;
+  }
+  if (it != Occs.end())
+    Occs.erase(it); // a more specific role wins
+  o.launches = std::move(launches);
+  Occs.emplace(key, std::move(o));
+}
+
+void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
+            std::optional<SiteRole> useRole) {
   if (ctx.placeholders)
     return;
   if (a.spelling != Spelling::Literal && isFixedByHardware(a.constantName))
@@ -48,27 +68,12 @@ void Collector::record(const Atom &a, const RoleCtx &ctx, SiteRole role,
   if (ctx.skipLiteral && a.spelling == Spelling::Literal &&
       a.constant.empty() && a.value == ctx.skipLiteral)
     return;
-  auto key = std::make_tuple(a.offset, ctx.fnId, ctx.kernelId);
-  auto it = Occs.find(key);
-  std::vector<unsigned> launches;
-  if (it != Occs.end())
-    launches = it->second.launches;
-  if (ctx.launch && std::find(launches.begin(), launches.end(), *ctx.launch) ==
-                        launches.end())
-    launches.push_back(*ctx.launch);
-  if (it != Occs.end() && roleRank(role, useRole) <=
-                              roleRank(it->second.role, it->second.useRole)) {
-    it->second.launches = std::move(launches);
-    return;
-  }
-  if (it != Occs.end())
-    Occs.erase(it); // a more specific role wins
   Occurrence o;
   o.offset = a.offset;
   o.length = a.length;
-  auto [l, c] = lineCol(a.offset);
-  o.line = l;
-  o.col = c;
+  auto [line, col] = lineCol(c, a.offset);
+  o.line = line;
+  o.col = col;
   o.text = a.text;
   o.function = ctx.fnId;
   o.kernel = ctx.kernelId;
@@ -85,7 +90,6 @@ void Collector::record(const Atom &a, const RoleCtx &ctx, SiteRole role,
   o.boundParam = ctx.boundParam;
   o.castType = a.castType;
   o.valueType = a.valueType;
-  o.launches = std::move(launches);
   o.macroBody = a.macroBody;
   if (a.derivedBases == 1) {
     o.constant = a.baseConstant;
@@ -100,16 +104,16 @@ void Collector::record(const Atom &a, const RoleCtx &ctx, SiteRole role,
   } else if (a.derivedBases > 1) {
     o.derivedExpr = a.derivedExpr;
   }
-  Occs.emplace(key, std::move(o));
+  c.Sink.occurrence(std::move(o), ctx.launch);
 }
 
 /// A constant: recorded (a local constant at its definition), and named by
 /// its marker, or by its value where it is no site.
-std::optional<std::string> Collector::walkAtom(const Atom &atom,
-                                               const RoleCtx &ctx) {
+std::optional<std::string> walkAtom(DetectContext &c, const Atom &atom,
+                                    const RoleCtx &ctx) {
   if (atom.localVar) {
     const Expr *init = atom.localVar->getInit();
-    auto inner = classify(init, ctx.fn);
+    auto inner = classify(c, init, ctx.fn);
     if (inner && inner->spelling == Spelling::Literal &&
         isIntegerLiteralText(inner->text)) {
       // `constexpr int kTile = 32;`: the definition is the site.
@@ -118,12 +122,12 @@ std::optional<std::string> Collector::walkAtom(const Atom &atom,
       inner->constantName = atom.constantName;
       inner->castType.clear();
       inner->valueType = atom.valueType;
-      record(*inner, ctx, SiteRole::Definition, ctx.role);
+      record(c, *inner, ctx, SiteRole::Definition, ctx.role);
       if (isFixedByHardware(atom.constantName))
         return std::to_string(inner->value);
       return marker(inner->offset);
     }
-    auto t = walk(init, ctx);
+    auto t = walk(c, init, ctx);
     if (!t)
       return std::nullopt;
     return "(" + *t + ")";
@@ -134,7 +138,7 @@ std::optional<std::string> Collector::walkAtom(const Atom &atom,
     return "\xC2\xA7" + atom.constant + "=" + std::to_string(atom.value) +
            "\xC2\xA7";
   }
-  record(atom, ctx, ctx.role, std::nullopt);
+  record(c, atom, ctx, ctx.role, std::nullopt);
   if (atom.spelling == Spelling::Literal && atom.constant.empty() &&
       (!ctx.recordLiterals || atom.value < 2))
     return std::to_string(atom.value);
@@ -145,8 +149,8 @@ std::optional<std::string> Collector::walkAtom(const Atom &atom,
 }
 
 /// Kernel arguments: the expression the host passes for a parameter.
-static std::optional<std::string> kernelArgument(Collector &c, const Expr *e,
-                                                 const RoleCtx &ctx) {
+static std::optional<std::string>
+kernelArgument(DetectContext &c, const Expr *e, const RoleCtx &ctx) {
   if (!ctx.textToParam)
     return std::nullopt;
   const Expr *s = e->IgnoreParenImpCasts();
@@ -154,7 +158,7 @@ static std::optional<std::string> kernelArgument(Collector &c, const Expr *e,
     if (auto it = ctx.varToParam->find(ref->getDecl());
         it != ctx.varToParam->end())
       return it->second;
-  std::string t = c.textOf(s->getSourceRange());
+  std::string t = textOf(c, s->getSourceRange());
   if (!t.empty())
     if (auto it = ctx.textToParam->find(t); it != ctx.textToParam->end())
       return it->second;
@@ -166,52 +170,52 @@ static std::optional<std::string> kernelArgument(Collector &c, const Expr *e,
 /// named as it is when nothing in the function changes it and no kernel
 /// parameter has its name.
 static std::optional<std::string>
-launcherParameter(Collector &c, const ParmVarDecl *p, const RoleCtx &ctx) {
+launcherParameter(DetectContext &c, const ParmVarDecl *p, const RoleCtx &ctx) {
   if (!ctx.hostNames || !ctx.fn || p->getDeclContext() != ctx.fn ||
       !p->getType()->isIntegralOrEnumerationType() ||
       p->getType()->isBooleanType() || p->getName().empty())
     return std::nullopt;
   std::string name = p->getNameAsString();
   if ((ctx.kernelNames && ctx.kernelNames->count(name)) ||
-      !c.isEffectivelyConst(p, ctx.fn))
+      !isEffectivelyConst(c, p, ctx.fn))
     return std::nullopt;
   ctx.hostNames->insert(name);
   return name;
 }
 
-std::optional<std::string> Collector::walkName(const DeclRefExpr *ref,
-                                               const RoleCtx &ctx) {
+std::optional<std::string> walkName(DetectContext &c, const DeclRefExpr *ref,
+                                    const RoleCtx &ctx) {
   if (const auto *nt = llvm::dyn_cast<NonTypeTemplateParmDecl>(ref->getDecl()))
     return nt->getNameAsString();
   if (const auto *p = llvm::dyn_cast<ParmVarDecl>(ref->getDecl()))
-    return launcherParameter(*this, p, ctx);
+    return launcherParameter(c, p, ctx);
   if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
-      var && isDispatchedConstant(*this, var))
+      var && isDispatchedConstant(c, var))
     return std::nullopt; // data-dependent: named only as a kernel parameter
   if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
       var && var->isLocalVarDecl() && var->getInit() && ctx.fn &&
-      !llvm::isa<ParmVarDecl>(var) && isEffectivelyConst(var, ctx.fn) &&
+      !llvm::isa<ParmVarDecl>(var) && isEffectivelyConst(c, var, ctx.fn) &&
       var->getType()->isIntegralOrEnumerationType()) {
     // A local computed at run time (`int blocks = (n + 255) / 256;`).
-    auto t = walk(var->getInit(), ctx);
+    auto t = walk(c, var->getInit(), ctx);
     if (!t)
       return std::nullopt;
     return "(" + *t + ")";
   }
   if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl())) {
-    if (const Expr *value = onlyAssignment(var, ctx.fn, ref)) {
-      auto t = walk(value, ctx);
+    if (const Expr *value = onlyAssignment(c, var, ctx.fn, ref)) {
+      auto t = walk(c, value, ctx);
       if (!t)
         return std::nullopt;
       return "(" + *t + ")";
     }
     const IfStmt *branch = nullptr;
-    if (const Expr *bound = capAssignedInBranch(var, ctx.fn, ref, branch)) {
+    if (const Expr *bound = capAssignedInBranch(c, var, ctx.fn, ref, branch)) {
       // The bound in the condition, and the grid the branch computes from
       // it (`blocks = (n + MAX - 1) / MAX;`), change with it.
       RoleCtx cap = ctx;
       cap.cap = true;
-      walk(branch->getCond(), cap);
+      walk(c, branch->getCond(), cap);
       RoleCtx grid = ctx;
       grid.role = SiteRole::LaunchGrid;
       grid.top = grid.cap = false;
@@ -227,18 +231,18 @@ std::optional<std::string> Collector::walkName(const DeclRefExpr *ref,
       assignments.TraverseStmt(const_cast<Stmt *>(branch->getThen()));
       for (const Expr *v : assignments.Values)
         if (v != bound)
-          walk(v, grid);
-      return walkBounds("min", var->getInit(), bound, ctx);
+          walk(c, v, grid);
+      return walkBounds(c, "min", var->getInit(), bound, ctx);
     }
   }
   return std::nullopt;
 }
 
-std::optional<std::string> Collector::walkUnary(const UnaryOperator *u,
-                                                const RoleCtx &ctx) {
+std::optional<std::string> walkUnary(DetectContext &c, const UnaryOperator *u,
+                                     const RoleCtx &ctx) {
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;
-  auto t = walk(u->getSubExpr(), inner);
+  auto t = walk(c, u->getSubExpr(), inner);
   if (!t)
     return std::nullopt;
   switch (u->getOpcode()) {
@@ -253,24 +257,24 @@ std::optional<std::string> Collector::walkUnary(const UnaryOperator *u,
   }
 }
 
-std::optional<std::string> Collector::walkBinary(const BinaryOperator *b,
-                                                 const RoleCtx &ctx) {
+std::optional<std::string> walkBinary(DetectContext &c, const BinaryOperator *b,
+                                      const RoleCtx &ctx) {
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;
   // `16 / sizeof(T)`: a vector width in bytes, wherever it is computed.
   if (b->getOpcode() == BO_Div &&
       llvm::isa<UnaryExprOrTypeTraitExpr>(b->getRHS()->IgnoreParenImpCasts()))
-    if (auto atom = classify(b->getLHS(), ctx.fn);
+    if (auto atom = classify(c, b->getLHS(), ctx.fn);
         atom && atom->spelling == Spelling::Literal) {
       RoleCtx bytes = ctx;
       bytes.role = SiteRole::VectorBytes;
       bytes.family = Family::vectorBytes();
       bytes.top = true;
       bytes.cap = false;
-      walk(b->getLHS(), bytes);
+      walk(c, b->getLHS(), bytes);
     }
-  auto l = walk(b->getLHS(), inner);
-  auto r = walk(b->getRHS(), inner);
+  auto l = walk(c, b->getLHS(), inner);
+  auto r = walk(c, b->getRHS(), inner);
   if (!l || !r)
     return std::nullopt;
   llvm::StringRef op = b->getOpcodeStr();
@@ -282,26 +286,26 @@ std::optional<std::string> Collector::walkBinary(const BinaryOperator *b,
 }
 
 /// `min(a, b)` or `max(a, b)`: both bounds stay in the role, as caps.
-std::optional<std::string> Collector::walkBounds(const std::string &fn,
-                                                 const Expr *a, const Expr *b,
-                                                 const RoleCtx &ctx) {
+std::optional<std::string> walkBounds(DetectContext &c, const std::string &fn,
+                                      const Expr *a, const Expr *b,
+                                      const RoleCtx &ctx) {
   RoleCtx bound = ctx;
   bound.cap = true;
-  auto l = walk(a, bound);
-  auto r = walk(b, bound);
+  auto l = walk(c, a, bound);
+  auto r = walk(c, b, bound);
   if (!l || !r)
     return std::nullopt;
   return fn + "(" + *l + ", " + *r + ")";
 }
 
 /// `a < b ? a : b` and its kin: "min" or "max", else empty.
-static std::string minMaxOf(Collector &c, const ConditionalOperator *e) {
+static std::string minMaxOf(DetectContext &c, const ConditionalOperator *e) {
   const auto *cmp =
       llvm::dyn_cast<BinaryOperator>(e->getCond()->IgnoreParenImpCasts());
   if (!cmp || !cmp->isRelationalOp())
     return "";
   auto text = [&](const Expr *x) {
-    return c.textOf(x->IgnoreParenImpCasts()->getSourceRange());
+    return textOf(c, x->IgnoreParenImpCasts()->getSourceRange());
   };
   std::string l = text(cmp->getLHS()), r = text(cmp->getRHS());
   std::string t = text(e->getTrueExpr()), f = text(e->getFalseExpr());
@@ -315,16 +319,17 @@ static std::string minMaxOf(Collector &c, const ConditionalOperator *e) {
   return "";
 }
 
-std::optional<std::string>
-Collector::walkConditional(const ConditionalOperator *c, const RoleCtx &ctx) {
+std::optional<std::string> walkConditional(DetectContext &c,
+                                           const ConditionalOperator *cond,
+                                           const RoleCtx &ctx) {
   // A cap written as a comparison: every bound stays in the role, like
   // std::min's (the bound in the condition and in its branch change
   // together).
-  if (std::string fn = minMaxOf(*this, c); !fn.empty()) {
+  if (std::string fn = minMaxOf(c, cond); !fn.empty()) {
     RoleCtx bound = ctx;
     bound.cap = true;
-    walk(c->getCond(), bound);
-    return walkBounds(fn, c->getTrueExpr(), c->getFalseExpr(), ctx);
+    walk(c, cond->getCond(), bound);
+    return walkBounds(c, fn, cond->getTrueExpr(), cond->getFalseExpr(), ctx);
   }
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;
@@ -335,16 +340,16 @@ Collector::walkConditional(const ConditionalOperator *c, const RoleCtx &ctx) {
   RoleCtx condition = inner;
   if (alternatives)
     condition.recordLiterals = false;
-  auto cond = walk(c->getCond(), condition);
-  auto t = walk(c->getTrueExpr(), alternatives ? ctx : inner);
-  auto f = walk(c->getFalseExpr(), alternatives ? ctx : inner);
-  if (!cond || !t || !f)
+  auto test = walk(c, cond->getCond(), condition);
+  auto t = walk(c, cond->getTrueExpr(), alternatives ? ctx : inner);
+  auto f = walk(c, cond->getFalseExpr(), alternatives ? ctx : inner);
+  if (!test || !t || !f)
     return std::nullopt;
-  return "(" + *cond + " ? " + *t + " : " + *f + ")";
+  return "(" + *test + " ? " + *t + " : " + *f + ")";
 }
 
-std::optional<std::string> Collector::walkCall(const CallExpr *call,
-                                               const RoleCtx &ctx) {
+std::optional<std::string> walkCall(DetectContext &c, const CallExpr *call,
+                                    const RoleCtx &ctx) {
   // std::min / std::max / min / max: the bounds stay in the role (caps).
   std::string name;
   if (const FunctionDecl *fd = call->getDirectCallee())
@@ -355,41 +360,41 @@ std::optional<std::string> Collector::walkCall(const CallExpr *call,
   if ((name == "min" || name == "max" || name == "fminf" || name == "fmaxf") &&
       call->getNumArgs() == 2) {
     std::string fn = name == "fminf" ? "min" : name == "fmaxf" ? "max" : name;
-    return walkBounds(fn, call->getArg(0), call->getArg(1), ctx);
+    return walkBounds(c, fn, call->getArg(0), call->getArg(1), ctx);
   }
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;
   if (isCeilDivName(name) && call->getNumArgs() == 2) {
-    auto a = walk(call->getArg(0), inner);
-    auto b = walk(call->getArg(1), inner);
+    auto a = walk(c, call->getArg(0), inner);
+    auto b = walk(c, call->getArg(1), inner);
     if (!a || !b)
       return std::nullopt;
     return "ceil_div(" + *a + ", " + *b + ")";
   }
   // Still record the constants among the arguments (no translation).
   for (const Expr *arg : call->arguments())
-    walk(arg, inner);
+    walk(c, arg, inner);
   return std::nullopt;
 }
 
 /// Records the constants in a role expression and translates it into the
 /// expression language (markers for recorded sites). Local constants are
 /// followed into their initialisers, as if written inline.
-std::optional<std::string> Collector::walk(const Expr *e, RoleCtx ctx) {
+std::optional<std::string> walk(DetectContext &c, const Expr *e, RoleCtx ctx) {
   if (!e)
     return std::nullopt;
-  if (auto atom = classify(e, ctx.fn))
-    return walkAtom(*atom, ctx);
-  if (auto param = kernelArgument(*this, e, ctx))
+  if (auto atom = classify(c, e, ctx.fn))
+    return walkAtom(c, *atom, ctx);
+  if (auto param = kernelArgument(c, e, ctx))
     return param;
 
   const Expr *s = e->IgnoreParenImpCasts();
   if (const auto *p = llvm::dyn_cast<ParenExpr>(s)) // not stripped: keep top
-    return walk(p->getSubExpr(), ctx);
-  if (const auto *c = llvm::dyn_cast<ExplicitCastExpr>(s)) {
-    if (!c->getType()->isIntegralOrEnumerationType())
+    return walk(c, p->getSubExpr(), ctx);
+  if (const auto *cast = llvm::dyn_cast<ExplicitCastExpr>(s)) {
+    if (!cast->getType()->isIntegralOrEnumerationType())
       return std::nullopt;
-    return walk(c->getSubExpr(), ctx);
+    return walk(c, cast->getSubExpr(), ctx);
   }
   if (const auto *lit = llvm::dyn_cast<IntegerLiteral>(s))
     return std::to_string(lit->getValue().getSExtValue());
@@ -400,26 +405,26 @@ std::optional<std::string> Collector::walk(const Expr *e, RoleCtx ctx) {
         if (type == sz->getArgumentType())
           return "sizeof(" + name + ")";
     Expr::EvalResult r;
-    if (!sz->isValueDependent() && sz->EvaluateAsInt(r, Ctx))
+    if (!sz->isValueDependent() && sz->EvaluateAsInt(r, c.Ctx))
       return std::to_string(r.Val.getInt().getExtValue());
     return std::nullopt;
   }
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s))
-    return walkName(ref, ctx);
+    return walkName(c, ref, ctx);
   if (const auto *u = llvm::dyn_cast<UnaryOperator>(s))
-    return walkUnary(u, ctx);
+    return walkUnary(c, u, ctx);
   if (const auto *b = llvm::dyn_cast<BinaryOperator>(s))
-    return walkBinary(b, ctx);
-  if (const auto *c = llvm::dyn_cast<ConditionalOperator>(s))
-    return walkConditional(c, ctx);
+    return walkBinary(c, b, ctx);
+  if (const auto *cond = llvm::dyn_cast<ConditionalOperator>(s))
+    return walkConditional(c, cond, ctx);
   if (const auto *call = llvm::dyn_cast<CallExpr>(s))
-    return walkCall(call, ctx);
+    return walkCall(c, call, ctx);
   // Anything else: record what is inside, no translation.
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;
   for (const Stmt *child : s->children())
     if (const auto *ce = llvm::dyn_cast_or_null<Expr>(child))
-      walk(ce, inner);
+      walk(c, ce, inner);
   return std::nullopt;
 }
 

@@ -1,4 +1,5 @@
-// The steps of buildCandidates, one by one (lib/Refactor/Group/GroupInternal.h).
+// The steps of buildCandidates, one by one
+// (lib/Refactor/Group/GroupInternal.h).
 #include "Group/GroupInternal.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,5 @@
-// Spellings nvcc accepts and Clang does not (lib/Refactor/Parse/ParseInternal.h).
+// Spellings nvcc accepts and Clang does not
+// (lib/Refactor/Parse/ParseInternal.h).
 #include "Parse/ParseInternal.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,11 @@
+//===- Refactorer.cpp - Stage 1 end to end --------------------------------===//
+//
+// analyzeFile (parse both sides, collect and merge the facts, group the
+// candidates) and makeTemplate (check the plan, rewrite, place the header
+// copies, describe the result in a manifest): what ktune-refactor does.
+//
+//===----------------------------------------------------------------------===//
+
 #include "ktune/Refactor/Refactorer.h"
 
 #include "ktune/Refactor/Rewrite.h"
@@ -73,7 +81,8 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
   a.facts.file = command.file;
   mergeFacts(a.facts, sides[1]);
   // The main file as read: Clang parsed a copy of the same length in which
-  // spaced launch chevrons are joined (Parse/NvccSyntax.cpp); the output keeps them.
+  // spaced launch chevrons are joined (Parse/NvccSyntax.cpp); the output keeps
+  // them.
   if (!a.facts.files.empty() && a.facts.files[0].text.size() == a.source.size())
     a.facts.files[0].text = a.source;
   a.facts.notes.insert(a.facts.notes.begin(), a.stats.notes.begin(),

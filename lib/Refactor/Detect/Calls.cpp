@@ -16,6 +16,15 @@ namespace ktune::refactor {
 
 using namespace clang;
 
+std::string calleeName(const CallExpr *call) {
+  if (const FunctionDecl *fd = call->getDirectCallee())
+    return fd->getNameAsString();
+  if (const auto *ule = llvm::dyn_cast<UnresolvedLookupExpr>(
+          call->getCallee()->IgnoreParenImpCasts()))
+    return ule->getName().getAsString();
+  return {};
+}
+
 void describeCallee(DetectContext &c, const CallExpr *call,
                     const Expr *calleeExpr, const FunctionDecl *def,
                     CallFacts &cf, bool typesAsWritten) {

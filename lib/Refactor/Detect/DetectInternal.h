@@ -2,20 +2,32 @@
 //
 // collectFacts reads one AST in steps, each in its own file:
 //
-//   ConstantAtoms.cpp   what a spelled constant is (literal, macro, constant,
-//                       enumerator; derived from others; effectively const)
-//   RoleExpressions.cpp recording the constants of a role expression and
-//                       translating it into the expression language
-//   FunctionFacts.cpp   kernels, helpers and hosts: names, template lists,
-//                       declarations, why one cannot become a template
-//   DeviceScanner.cpp   the roles constants play inside device code
-//   DeviceLoops.cpp     loop bounds that size register arrays or tiles
-//   Calls.cpp           how a call names its callee (template arguments)
-//   LaunchScan.cpp      a <<<>>> launch: its kernel, arguments and geometry
-//   CollectFacts.cpp    the traversal of the main file that drives them,
-//                       and locations as positions (SourceFacts.h)
-//   FileTable.cpp       the files positions point into (SourceFacts.h)
-//   HostCode.cpp        the main file's host-only functions
+//   CollectFacts.cpp     the traversal of the main file that drives them,
+//                        and locations as positions (DetectContext.h)
+//   FileTable.cpp        the files positions point into (SourceFacts.h)
+//   ConstantAtoms.cpp    what a spelled constant is (literal, macro,
+//                        constant, enumerator)
+//   DerivedConstants.cpp constants defined from other constants
+//   ConstantLocals.cpp   locals that are constants in effect
+//   ArchDependence.cpp   constants whose value depends on __CUDA_ARCH__
+//   RoleExpressions.cpp  recording the constants of a role expression and
+//                        translating it into the expression language
+//   FunctionFacts.cpp    kernels, helpers and hosts: names, template lists,
+//                        declarations, why one cannot become a template
+//   DeviceScanner.cpp    the roles constants play inside device code
+//   DeviceLoops.cpp      loop bounds that size register arrays or tiles
+//   LaunchForms.cpp      every spelling of a launch, read as a LaunchView
+//   LaunchHelpers.cpp    functions that launch the kernel they are given
+//   Dispatches.cpp       runtime values a dispatch turned into constants
+//   LaunchScan.cpp       a launch: its kernel, arguments and geometry
+//   Calls.cpp            how a call names its callee (template arguments,
+//                        LaunchTemplateArgs.cpp)
+//   HostCode.cpp         the main file's host-only functions
+//   SourceFacts.cpp      the facts as data: merging both sides, JSON
+//
+// A detection kind (a new role, a new launch form) is one such file whose
+// step is called from the traversal or the device scanner, plus its row in
+// the tables of docs/design.md.
 //
 // Each step is a free function over a DetectContext (DetectContext.h), which
 // holds what one traversal knows and the FactSink every finding goes
@@ -147,6 +159,11 @@ void canonicalArgType(clang::QualType type, const clang::PrintingPolicy &policy,
 /// for int and enums.
 std::string typeSpelling(const clang::ASTContext &ctx, clang::QualType t);
 
+/// The name a call gives its callee: the function's, or the name it looks
+/// up when the call is dependent (an UnresolvedLookupExpr); empty for any
+/// other callee.
+std::string calleeName(const clang::CallExpr *call);
+
 /// The launch API a call names: "cudaLaunchKernelEx", "cudaLaunchKernel",
 /// "cudaLaunchCooperativeKernel" (their C and templated forms alike);
 /// empty for any other call.
@@ -209,7 +226,7 @@ void readForwarder(DetectContext &c, const clang::FunctionDecl *def,
 void readArgs(DetectContext &c, const clang::FunctionDecl *def,
               FunctionFacts &f);
 
-// --- constants (ConstantAtoms.cpp, ArchDependence.cpp) ----------------------
+// --- constants (ConstantAtoms.cpp, DerivedConstants.cpp, ConstantLocals.cpp) -
 std::optional<Atom> classify(DetectContext &c, const clang::Expr *e,
                              const clang::FunctionDecl *fn);
 /// A literal token spelled in the body of a function-like macro the main
@@ -324,7 +341,7 @@ struct KernelName {
   const clang::VarDecl *through = nullptr;
 };
 
-/// One launch, whatever its spelling (LaunchForms.cpp).
+/// One launch, whatever its spelling (LaunchForms.cpp, LaunchHelpers.cpp).
 struct LaunchView {
   const clang::Expr *launch = nullptr;   // the launching expression
   const clang::CallExpr *call = nullptr; // <<<>>>: the kernel call itself

@@ -1,3 +1,11 @@
+//===- LaunchTemplateArgs.cpp - Spelling implicit template args -----------===//
+//
+// The template arguments a call leaves to deduction or defaults, spelled
+// as text valid at the call (LaunchTemplateArgs.h), so that a call of a
+// function that gains template parameters can name every earlier one.
+//
+//===----------------------------------------------------------------------===//
+
 #include "LaunchTemplateArgs.h"
 
 #include "clang/AST/QualTypeNames.h"

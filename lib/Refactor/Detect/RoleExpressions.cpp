@@ -351,12 +351,7 @@ std::optional<std::string> walkConditional(DetectContext &c,
 std::optional<std::string> walkCall(DetectContext &c, const CallExpr *call,
                                     const RoleCtx &ctx) {
   // std::min / std::max / min / max: the bounds stay in the role (caps).
-  std::string name;
-  if (const FunctionDecl *fd = call->getDirectCallee())
-    name = fd->getNameAsString();
-  else if (const auto *ule = llvm::dyn_cast<UnresolvedLookupExpr>(
-               call->getCallee()->IgnoreParenImpCasts()))
-    name = ule->getName().getAsString();
+  std::string name = calleeName(call);
   if ((name == "min" || name == "max" || name == "fminf" || name == "fmaxf") &&
       call->getNumArgs() == 2) {
     std::string fn = name == "fminf" ? "min" : name == "fmaxf" ? "max" : name;

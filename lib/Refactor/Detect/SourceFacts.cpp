@@ -1,3 +1,12 @@
+//===- SourceFacts.cpp - Facts as data ------------------------------------===//
+//
+// What detection records, as plain data: families and roles by name, the
+// JSON of --dump-facts, the merge of the host and the device side's facts
+// (files renumbered by path), and attributing a helper's occurrences to the
+// kernels that call it.
+//
+//===----------------------------------------------------------------------===//
+
 #include "ktune/Refactor/SourceFacts.h"
 
 #include "ktune/Support/EnumNames.h"

@@ -20,8 +20,7 @@ static constexpr EnumName<ParamKind> Abbreviations[] = {
     {ParamKind::BlockSize, "bs"},       {ParamKind::TileSize, "ts"},
     {ParamKind::Unroll, "ur"},          {ParamKind::VectorWidth, "vw"},
     {ParamKind::ItemsPerThread, "ipt"}, {ParamKind::WarpsPerBlock, "wpb"},
-    {ParamKind::GridSize, "gs"},
-    {ParamKind::Other, "ot"},
+    {ParamKind::GridSize, "gs"},        {ParamKind::Other, "ot"},
 };
 
 static uint64_t fnv1a(const std::string &s) {

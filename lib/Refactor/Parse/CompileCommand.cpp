@@ -1,4 +1,11 @@
 //===- CompileCommand.cpp - Flags for parsing the original source ---------===//
+//
+// The compile command of a file: the arguments after `--`, a compilation
+// database (compileCommandFor), or a Clang tool's command line
+// (ToolCommandLine); nvcc's flags are translated by CompileFlags.cpp.
+//
+//===----------------------------------------------------------------------===//
+
 #include "ktune/Refactor/CompileCommand.h"
 #include "ktune/Refactor/ToolSupport.h"
 

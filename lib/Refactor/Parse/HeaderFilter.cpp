@@ -1,4 +1,10 @@
 //===- HeaderFilter.cpp - Headers that may change -------------------------===//
+//
+// Which project headers detection may follow kernels into and rewrite
+// (--header-filter, else the project's include directories), and which
+// function bodies a parse keeps (BodySkipper).
+//
+//===----------------------------------------------------------------------===//
 
 #include "ktune/Refactor/HeaderFilter.h"
 

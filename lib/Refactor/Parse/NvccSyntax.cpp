@@ -1,4 +1,9 @@
 //===- NvccSyntax.cpp - Spellings nvcc accepts and Clang does not ---------===//
+//
+// Spaced launch chevrons (`k << < g, b >> > (x)`) joined, offsets kept.
+//
+//===----------------------------------------------------------------------===//
+
 #include "ParseInternal.h"
 
 #include "clang/Basic/LangOptions.h"

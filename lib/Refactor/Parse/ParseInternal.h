@@ -10,7 +10,6 @@
 //   ParseRecovery.cpp   carrying on past errors in unrelated code
 //   CompileFlags.cpp    nvcc's flags in Clang's spelling
 //   CompileCommand.cpp  the compile command of a file
-//   ToolSupport.cpp     what stage 1's tools share
 //
 // Nothing here is part of ktune's public API.
 //

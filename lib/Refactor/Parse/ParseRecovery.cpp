@@ -1,4 +1,11 @@
 //===- ParseRecovery.cpp - Carrying on past errors in unrelated code ------===//
+//
+// Errors are recorded as they are reported, then judged against the
+// recovered AST: only errors in host functions that are no kernel, no
+// kernel's callee and no launcher let the analysis carry on.
+//
+//===----------------------------------------------------------------------===//
+
 #include "ParseInternal.h"
 
 #include "clang/AST/Attr.h"

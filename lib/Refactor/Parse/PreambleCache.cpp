@@ -1,3 +1,11 @@
+//===- PreambleCache.cpp - Precompiled preambles kept on disk -------------===//
+//
+// A file's leading #include block precompiled once and reused while its
+// text, the compile arguments and the headers it read are unchanged
+// (ParseInternal.h).
+//
+//===----------------------------------------------------------------------===//
+
 #include "ParseInternal.h"
 
 #include "ktune/Support/FileUtil.h"
@@ -170,8 +178,8 @@ configurePreamble(clang::CompilerInvocation &invocation,
 
   std::string preambleText =
       mainBuffer.getBuffer().substr(0, bounds.Size).str();
-  // Which header bodies a preamble keeps is ktune's choice (BodySkipper, ParseInternal.h):
-  // a change to it must not reuse preambles built before.
+  // Which header bodies a preamble keeps is ktune's choice (BodySkipper,
+  // ParseInternal.h): a change to it must not reuse preambles built before.
   constexpr const char *BodyPolicy =
       "bodies/3: kernels, launching host code, constructors";
   std::string key =

@@ -1,4 +1,10 @@
 //===- OutputTree.cpp - Where rewritten headers go ------------------------===//
+//
+// The template's text and the copies of rewritten headers, placed where
+// the same #include finds them, with quoted #includes re-spelled
+// (RewriteInternal.h).
+//
+//===----------------------------------------------------------------------===//
 
 #include "RewriteInternal.h"
 

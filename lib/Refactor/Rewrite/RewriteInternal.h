@@ -4,8 +4,8 @@
 //
 //   RewritePlan.cpp     the plan's kernels and parameters resolved to
 //                       functions and sites, names checked
-//   Rewrite.cpp         which functions receive which parameters, then the
-//                       edits: template lists, forwarders, sites, calls,
+//   FunctionParams.cpp  which functions receive which parameters
+//   Rewrite.cpp         the edits: template lists, forwarders, sites, calls,
 //                       static_asserts; merged into Replacements
 //   RewriteManifest.cpp the manifest entry of a rewritten kernel
 //   RewriteText.cpp     reading the source text (identifiers, macros) and

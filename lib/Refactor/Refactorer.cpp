@@ -23,7 +23,7 @@
 
 namespace ktune::refactor {
 
-SourceTexts Analysis::sources() const {
+SourceTexts Detection::sources() const {
   SourceTexts texts{{file, source}};
   for (unsigned i = 1; i < facts.files.size(); ++i)
     texts.emplace(facts.files[i].path, facts.files[i].text);
@@ -98,11 +98,12 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
   return a;
 }
 
-Plan defaultPlan(const Analysis &analysis) {
-  SourceTexts sources = analysis.sources();
+Plan defaultPlan(const Detection &detection, Confidence minConfidence) {
+  SourceTexts sources = detection.sources();
   HeuristicOptions options;
+  options.minConfidence = minConfidence;
   options.sources = &sources;
-  return heuristicPlan(analysis.candidates, options);
+  return heuristicPlan(detection.candidates, options);
 }
 
 /// `path` relative to the directory of `fromFile`; absolute when the two

@@ -26,22 +26,10 @@
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <thread>
-
-#ifndef KTUNE_CLANG_RESOURCE_DIR
-#define KTUNE_CLANG_RESOURCE_DIR ""
-#endif
-#ifndef KTUNE_SOURCE_SHARE_DIR
-#define KTUNE_SOURCE_SHARE_DIR ""
-#endif
-#ifndef KTUNE_DEFAULT_CUDA_PATH
-#define KTUNE_DEFAULT_CUDA_PATH ""
-#endif
 
 namespace ktune::refactor {
 

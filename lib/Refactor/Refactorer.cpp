@@ -1,9 +1,17 @@
+//===- Refactorer.cpp - Stage 1 end to end --------------------------------===//
+//
+// analyzeFile (parse both sides, collect and merge the facts, group the
+// candidates) and makeTemplate (check the plan, rewrite, place the header
+// copies, describe the result in a manifest): what ktune-refactor does.
+//
+//===----------------------------------------------------------------------===//
+
 #include "ktune/Refactor/Refactorer.h"
 
 #include "ktune/Refactor/Rewrite.h"
 #include "ktune/Refactor/ToolSupport.h"
 
-#include "OutputTree.h"
+#include "Rewrite/RewriteInternal.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Sha256.h"
 
@@ -15,7 +23,7 @@
 
 namespace ktune::refactor {
 
-SourceTexts Analysis::sources() const {
+SourceTexts Detection::sources() const {
   SourceTexts texts{{file, source}};
   for (unsigned i = 1; i < facts.files.size(); ++i)
     texts.emplace(facts.files[i].path, facts.files[i].text);
@@ -73,7 +81,8 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
   a.facts.file = command.file;
   mergeFacts(a.facts, sides[1]);
   // The main file as read: Clang parsed a copy of the same length in which
-  // spaced launch chevrons are joined (NvccSyntax.h); the output keeps them.
+  // spaced launch chevrons are joined (Parse/NvccSyntax.cpp); the output keeps
+  // them.
   if (!a.facts.files.empty() && a.facts.files[0].text.size() == a.source.size())
     a.facts.files[0].text = a.source;
   a.facts.notes.insert(a.facts.notes.begin(), a.stats.notes.begin(),
@@ -89,11 +98,12 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
   return a;
 }
 
-Plan defaultPlan(const Analysis &analysis) {
-  SourceTexts sources = analysis.sources();
+Plan defaultPlan(const Detection &detection, Confidence minConfidence) {
+  SourceTexts sources = detection.sources();
   HeuristicOptions options;
+  options.minConfidence = minConfidence;
   options.sources = &sources;
-  return heuristicPlan(analysis.candidates, options);
+  return heuristicPlan(detection.candidates, options);
 }
 
 /// `path` relative to the directory of `fromFile`; absolute when the two

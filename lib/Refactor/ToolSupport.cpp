@@ -1,5 +1,11 @@
-//===- ToolSupport.cpp - What stage 1's tools share
-//------------------------===//
+//===- ToolSupport.cpp - What stage 1's tools share -----------------------===//
+//
+// What the ktune-refactor and ktune drivers share (ToolSupport.h): the
+// parser's options, the output paths, writing the template files, and one
+// error text per failure.
+//
+//===----------------------------------------------------------------------===//
+
 #include "ktune/Refactor/ToolSupport.h"
 
 #include "ktune/Support/FileUtil.h"

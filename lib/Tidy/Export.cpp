@@ -247,11 +247,9 @@ std::string plainDiagnostics(const std::vector<Finding> &findings) {
   return out;
 }
 
-llvm::Error writeReports(const refactor::Analysis &analysis, const Plan &plan,
+llvm::Error writeReports(const refactor::Detection &analysis, const Plan &plan,
                          const ReportOptions &options) {
-  DetectionResult detection{&analysis.facts, &analysis.candidates,
-                            &analysis.index, analysis.source};
-  std::vector<Finding> findings = findingsForPlan(detection, plan);
+  std::vector<Finding> findings = findingsForPlan(analysis, plan);
   if (options.warnings)
     llvm::errs() << plainDiagnostics(findings);
   if (!options.exportFixesPath.empty()) {

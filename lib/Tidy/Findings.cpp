@@ -16,13 +16,11 @@ namespace {
 /// A fix applies exactly what ktune-refactor -o writes, `#line` directives
 /// included (they keep __LINE__ and the default PTX unchanged), in every
 /// file it changes.
-refactor::FileEdits markedFix(const DetectionResult &detection,
+refactor::FileEdits markedFix(const refactor::Detection &detection,
                               const refactor::RewriteResult &rewrite,
                               std::string &fixError) {
-  auto marked = refactor::withLineMarks(
-      *detection.facts,
-      llvm::StringRef(detection.source.data(), detection.source.size()),
-      rewrite);
+  auto marked =
+      refactor::withLineMarks(detection.facts, detection.source, rewrite);
   if (!marked) {
     fixError = llvm::toString(marked.takeError());
     return {};
@@ -134,23 +132,7 @@ std::string applyNamingStyle(const std::string &upperSnake, NamingStyle style) {
   return out.empty() || out == "k" ? upperSnake : out;
 }
 
-SourceTexts DetectionResult::sources() const {
-  SourceTexts texts{{candidates->file, std::string(source)}};
-  for (size_t i = 1; facts && i < facts->files.size(); ++i)
-    texts.emplace(facts->files[i].path, facts->files[i].text);
-  return texts;
-}
-
-Plan heuristicPlanFor(const DetectionResult &detection,
-                      Confidence minConfidence) {
-  SourceTexts sources = detection.sources();
-  HeuristicOptions options;
-  options.minConfidence = minConfidence;
-  options.sources = &sources;
-  return heuristicPlan(*detection.candidates, options);
-}
-
-std::vector<Finding> findingsForPlan(const DetectionResult &detection,
+std::vector<Finding> findingsForPlan(const refactor::Detection &detection,
                                      const Plan &plan, NamingStyle style) {
   std::vector<Finding> findings;
   std::set<std::string> taken;
@@ -178,7 +160,7 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
       std::set<std::string> chosen(param.sites.begin(), param.sites.end());
       f.confidence = Confidence::High;
       for (const auto &id : param.candidates) {
-        const Candidate *c = detection.candidates->find(id);
+        const Candidate *c = detection.candidates.find(id);
         if (!c)
           continue;
         if (static_cast<int>(c->confidence) > static_cast<int>(f.confidence))
@@ -199,7 +181,7 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
         continue;
       // One site per position, in order of position.
       auto position = [&](const SourceSite &s) {
-        return detection.facts->position(s).value_or(s.offset);
+        return detection.facts.position(s).value_or(s.offset);
       };
       std::ranges::sort(f.sites, {}, position);
       auto dups = std::ranges::unique(f.sites, {}, position);
@@ -232,14 +214,12 @@ std::vector<Finding> findingsForPlan(const DetectionResult &detection,
       pk.params.push_back(renamed);
       pk.constraints = constraintsOf(kernel, {{param.name, f.paramName}});
       single.kernels.push_back(std::move(pk));
-      auto errors = validatePlan(single, *detection.candidates, sources);
+      auto errors = validatePlan(single, detection.candidates, sources);
       if (!errors.empty()) {
         f.fixError = errors.front().str();
       } else if (auto rewrite = refactor::planRewrite(
-                     *detection.facts, *detection.candidates, *detection.index,
-                     single,
-                     llvm::StringRef(detection.source.data(),
-                                     detection.source.size()))) {
+                     detection.facts, detection.candidates, detection.index,
+                     single, detection.source)) {
         f.fix = markedFix(detection, *rewrite, f.fixError);
       } else {
         f.fixError = llvm::toString(rewrite.takeError());
@@ -277,7 +257,7 @@ Plan restrictPlan(const Plan &plan,
 } // namespace
 
 void combineFixes(std::vector<Finding> &findings,
-                  const DetectionResult &detection, const Plan &plan) {
+                  const refactor::Detection &detection, const Plan &plan) {
   // Union-find over conflicting fixes.
   std::vector<size_t> parent(findings.size());
   for (size_t i = 0; i < parent.size(); ++i)
@@ -305,15 +285,13 @@ void combineFixes(std::vector<Finding> &findings,
       group.push_back(&findings[i]);
     Plan combined = restrictPlan(plan, group);
     Finding &carrier = findings[members.front()];
-    auto errors = validatePlan(combined, *detection.candidates, sources);
+    auto errors = validatePlan(combined, detection.candidates, sources);
     if (!errors.empty()) {
       carrier.fix = {};
       carrier.fixError = errors.front().str();
     } else if (auto rewrite = refactor::planRewrite(
-                   *detection.facts, *detection.candidates, *detection.index,
-                   combined,
-                   llvm::StringRef(detection.source.data(),
-                                   detection.source.size()))) {
+                   detection.facts, detection.candidates, detection.index,
+                   combined, detection.source)) {
       carrier.fix = markedFix(detection, *rewrite, carrier.fixError);
     } else {
       carrier.fix = {};

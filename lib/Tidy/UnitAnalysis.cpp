@@ -20,7 +20,7 @@ void UnitAnalysis::analyse(ASTContext &ctx,
   Context = &ctx;
   const SourceManager &sm = ctx.getSourceManager();
   FileID main = sm.getMainFileID();
-  Source = sm.getBufferData(main).str();
+  Detected.source = sm.getBufferData(main).str();
   std::string file;
   if (auto entry = sm.getFileEntryRefForID(main))
     file = entry->getName().str();
@@ -46,11 +46,12 @@ void UnitAnalysis::analyse(ASTContext &ctx,
       readDecls.push_back(d);
   }
   ctx.setTraversalScope(readDecls);
-  Facts = refactor::collectFacts(ctx, file, headers);
+  Detected.facts = refactor::collectFacts(ctx, file, headers);
   ctx.setTraversalScope(savedScope);
-  Facts.file = file;
-  refactor::attributeHelperOccurrences(Facts);
-  Candidates = refactor::buildCandidates(Facts, Index);
+  Detected.file = Detected.facts.file = file;
+  refactor::attributeHelperOccurrences(Detected.facts);
+  Detected.candidates =
+      refactor::buildCandidates(Detected.facts, Detected.index);
 }
 
 const std::vector<Finding> &
@@ -64,12 +65,12 @@ UnitAnalysis::findings(ASTContext &ctx, Confidence minConfidence,
   auto it = Findings.find(key);
   if (it != Findings.end())
     return it->second;
-  Plan plan = heuristicPlanFor(detection(), minConfidence);
-  std::vector<Finding> all = findingsForPlan(detection(), plan, style), kept;
+  Plan plan = refactor::defaultPlan(Detected, minConfidence);
+  std::vector<Finding> all = findingsForPlan(Detected, plan, style), kept;
   for (auto &f : all)
     if (reported(f))
       kept.push_back(std::move(f));
-  combineFixes(kept, detection(), plan);
+  combineFixes(kept, Detected, plan);
   return Findings[key] = std::move(kept);
 }
 

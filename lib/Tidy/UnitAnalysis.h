@@ -42,15 +42,9 @@ public:
 
 private:
   void analyse(clang::ASTContext &ctx, const refactor::HeaderFilter *headers);
-  DetectionResult detection() const {
-    return {&Facts, &Candidates, &Index, Source};
-  }
 
   const clang::ASTContext *Context = nullptr;
-  std::string Source;
-  refactor::SourceFacts Facts;
-  CandidateSet Candidates;
-  refactor::CandidateIndex Index;
+  refactor::Detection Detected;
   std::map<std::pair<int, int>, std::vector<Finding>> Findings;
 };
 

@@ -19,6 +19,7 @@
 #define KTUNE_REFACTOR_DETECTION_H
 
 #include "ktune/Plan/Candidates.h"
+#include "ktune/Plan/Plan.h"
 #include "ktune/Refactor/HeaderFilter.h"
 #include "ktune/Refactor/SourceFacts.h"
 
@@ -52,6 +53,27 @@ struct CandidateIndex {
 
 /// Like buildCandidates, also returning the index.
 CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index);
+
+/// What detection found in one file (one side, or both merged): the value
+/// ktune-refactor (Analysis, Refactorer.h) and the clang-tidy module both
+/// work from.
+struct Detection {
+  std::string file;   // as given
+  std::string source; // its text when analysed
+  SourceFacts facts;  // facts.files: the headers read besides the file
+  CandidateSet candidates;
+  CandidateIndex index;
+
+  /// The text of every file candidates' sites name (the main file and the
+  /// headers read), by the path sites give.
+  SourceTexts sources() const;
+};
+
+/// The built-in plan for a detection (what `ktune-refactor -o` applies):
+/// ktune::heuristicPlan at `minConfidence`, with the sources so that names
+/// never collide with identifiers in them.
+Plan defaultPlan(const Detection &detection,
+                 Confidence minConfidence = Confidence::High);
 
 /// Facts and candidates for one AST: collectFacts + attribution + grouping.
 CandidateSet detectCandidates(clang::ASTContext &ctx,

@@ -25,18 +25,10 @@
 
 namespace ktune::refactor {
 
-struct Analysis {
-  std::string file;   // as given
-  std::string source; // its text when analysed
-  SourceFacts facts;  // facts.files: the headers read besides the file
-  CandidateSet candidates;
-  CandidateIndex index;
+/// A file's detection, with how it was parsed.
+struct Analysis : Detection {
   ParseStats stats;
   CompileCommand command; // what it was parsed with
-
-  /// The text of every file candidates' sites name (the main file and the
-  /// headers read), by the path sites give.
-  SourceTexts sources() const;
 };
 
 /// The headers analysis follows kernels into (see HeaderFilter.h): those
@@ -52,10 +44,6 @@ headerFilterFor(const CompileCommand &command, const ParserOptions &options,
 /// headerFilterFor when null).
 llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
                                      const ParserOptions &options);
-
-/// The built-in plan for an analysis (ktune::heuristicPlan, with the source
-/// so that names never collide with identifiers in it).
-Plan defaultPlan(const Analysis &analysis);
 
 /// A project header of the output: rewritten, or copied unchanged but for
 /// its #include spellings (it includes a rewritten one beside itself).
@@ -79,8 +67,8 @@ struct TemplateOutput {
 /// and describes the result. `templatePath` and `manifestPath` are where
 /// the caller will write them (the manifest names the template relative to
 /// itself); rewritten headers go to `include/` beside the template (see
-/// OutputTree.h), and no output may be one of the files read. Plan errors
-/// are one per line, "plan: <JSON path>: message".
+/// Rewrite/OutputTree.cpp), and no output may be one of the files read. Plan
+/// errors are one per line, "plan: <JSON path>: message".
 llvm::Expected<TemplateOutput>
 makeTemplate(const Analysis &analysis, const Plan &plan,
              const std::string &templatePath, const std::string &manifestPath,

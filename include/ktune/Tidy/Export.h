@@ -51,7 +51,7 @@ struct ReportOptions {
 
 /// What `ktune-refactor --export-fixes/--sarif/--warnings` produce for
 /// `plan` applied to `analysis`. Files are written atomically.
-llvm::Error writeReports(const refactor::Analysis &analysis, const Plan &plan,
+llvm::Error writeReports(const refactor::Detection &analysis, const Plan &plan,
                          const ReportOptions &options);
 
 } // namespace ktune::tidy

@@ -77,27 +77,12 @@ struct Finding {
   std::vector<std::string> fixAlsoLifts;
 };
 
-/// The inputs detection produced for one file (one side or both merged).
-struct DetectionResult {
-  const refactor::SourceFacts *facts = nullptr;
-  const CandidateSet *candidates = nullptr;
-  const refactor::CandidateIndex *index = nullptr;
-  std::string_view source; // text of the main file
-
-  /// The texts of the main file and the headers read, by site path.
-  SourceTexts sources() const;
-};
-
 /// One finding per parameter of `plan` whose kind has a check, in plan
 /// order, each with its single-parameter fix. Parameters are renamed per
 /// `style` unless the new name is taken in the source.
 std::vector<Finding>
-findingsForPlan(const DetectionResult &detection, const Plan &plan,
+findingsForPlan(const refactor::Detection &detection, const Plan &plan,
                 NamingStyle style = NamingStyle::UpperCase);
-
-/// The built-in plan (what `ktune-refactor -o` applies) at `minConfidence`.
-Plan heuristicPlanFor(const DetectionResult &detection,
-                      Confidence minConfidence);
 
 /// Findings whose fixes overlap (the parameters of one kernel all extend
 /// its template parameter list) cannot be applied one by one in a single
@@ -106,7 +91,7 @@ Plan heuristicPlanFor(const DetectionResult &detection,
 /// group's parameters (what ktune-refactor does for those parameters
 /// together); the others name it in `fixedWith`.
 void combineFixes(std::vector<Finding> &findings,
-                  const DetectionResult &detection, const Plan &plan);
+                  const refactor::Detection &detection, const Plan &plan);
 
 /// True when `a` and `b` edit overlapping text or insert at the same place
 /// (applied together they would not give both intended results).

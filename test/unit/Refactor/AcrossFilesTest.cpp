@@ -1,8 +1,8 @@
 // Facts across files: positions, the file table, merging the two sides'
 // numberings, the header filter, and where rewritten headers are placed.
-#include "CollectInternal.h"
+#include "Detect/DetectInternal.h"
 #include "HostSideAst.h"
-#include "OutputTree.h"
+#include "Rewrite/RewriteInternal.h"
 
 #include "ktune/Refactor/HeaderFilter.h"
 

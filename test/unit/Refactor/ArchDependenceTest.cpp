@@ -1,6 +1,6 @@
 // Which bytes of a file depend on __CUDA_ARCH__ (ArchDependence.cpp), and
 // host/device-divergent constants dropped from both sides' facts.
-#include "CollectInternal.h"
+#include "Detect/DetectInternal.h"
 
 #include "clang/Basic/LangOptions.h"
 

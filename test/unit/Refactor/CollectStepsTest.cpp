@@ -1,5 +1,5 @@
-// The steps of collectFacts, one by one (lib/Refactor/CollectInternal.h).
-#include "CollectInternal.h"
+// The steps of collectFacts, one by one (lib/Refactor/Detect/DetectInternal.h).
+#include "Detect/DetectInternal.h"
 #include "HostSideAst.h"
 
 #include "clang/AST/ASTContext.h"
@@ -76,19 +76,19 @@ __global__ void k(float *x) {
 )"));
   clang::ASTContext &ctx = context();
   SourceFacts out;
-  Collector c(ctx, "k.cu", out);
+  DetectContext c(ctx, "k.cu", out);
   const auto *fn = first<clang::FunctionDecl>(ctx, functionDecl(hasName("k")));
   ASSERT_NE(fn, nullptr);
   const auto *fixed = first<clang::VarDecl>(ctx, varDecl(hasName("fixed")));
   const auto *changed = first<clang::VarDecl>(ctx, varDecl(hasName("changed")));
   ASSERT_TRUE(fixed && changed);
-  EXPECT_TRUE(c.isEffectivelyConst(fixed, fn));
-  EXPECT_FALSE(c.isEffectivelyConst(changed, fn));
+  EXPECT_TRUE(isEffectivelyConst(c, fixed, fn));
+  EXPECT_FALSE(isEffectivelyConst(c, changed, fn));
 
   const auto *ref =
       first<clang::Expr>(ctx, declRefExpr(to(varDecl(hasName("kTile")))));
   ASSERT_NE(ref, nullptr);
-  auto atom = c.classify(ref, fn);
+  auto atom = classify(c, ref, fn);
   ASSERT_TRUE(atom.has_value());
   EXPECT_EQ(atom->spelling, Spelling::Variable);
   EXPECT_EQ(atom->value, 32);
@@ -96,7 +96,7 @@ __global__ void k(float *x) {
   const auto *lit = first<clang::Expr>(
       ctx, integerLiteral(equals(128), isExpansionInMainFile()));
   ASSERT_NE(lit, nullptr);
-  auto macro = c.classify(lit, fn);
+  auto macro = classify(c, lit, fn);
   ASSERT_TRUE(macro.has_value());
   EXPECT_EQ(macro->spelling, Spelling::Macro);
   EXPECT_EQ(macro->constant, "macro:BLOCK");

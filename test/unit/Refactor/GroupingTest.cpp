@@ -1,5 +1,6 @@
-// The steps of buildCandidates, one by one (lib/Refactor/CandidatesInternal.h).
-#include "CandidatesInternal.h"
+// The steps of buildCandidates, one by one
+// (lib/Refactor/Group/GroupInternal.h).
+#include "Group/GroupInternal.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The launch steps of collectFacts, one by one (lib/Refactor/LaunchForms.cpp
 // and the mutation analysis in ConstantAtoms.cpp), on code written for the
 // test and parsed with ktune's CUDA shim.
-#include "CollectInternal.h"
+#include "Detect/DetectInternal.h"
 #include "HostSideAst.h"
 
 #include "clang/AST/ASTContext.h"
@@ -44,7 +44,7 @@ class LaunchFormsTest : public ktune::testing::HostSnippetTest {
 protected:
   LaunchFormsTest() { prelude = Runtime; }
   SourceFacts out;
-  Collector collector() { return Collector(context(), "k.cu", out); }
+  DetectContext detectContext() { return DetectContext(context(), "k.cu", out); }
 };
 using LaunchForms = LaunchFormsTest;
 using MutationAnalysis = LaunchFormsTest;
@@ -103,7 +103,7 @@ void go(float *x, int n, int rows) {
 }
 )"));
   clang::ASTContext &ctx = context();
-  Collector c = collector();
+  DetectContext c = detectContext();
   const clang::FunctionDecl *go = function(ctx, "go");
   auto view = apiLaunch(c, callOf(ctx, "cudaLaunchKernelEx"), go);
   ASSERT_TRUE(view.has_value());
@@ -115,10 +115,10 @@ void go(float *x, int n, int rows) {
   EXPECT_EQ(view->named.through->getNameAsString(), "kernel");
   EXPECT_TRUE(view->problem.empty()) << view->problem;
   ASSERT_TRUE(view->grid && view->block && view->smem);
-  EXPECT_EQ(c.textOf(view->block->getSourceRange()), "dim3(256)");
-  EXPECT_EQ(c.textOf(view->smem->getSourceRange()), "64");
+  EXPECT_EQ(textOf(c, view->block->getSourceRange()), "dim3(256)");
+  EXPECT_EQ(textOf(c, view->smem->getSourceRange()), "64");
   ASSERT_EQ(view->args.size(), 2u);
-  EXPECT_EQ(c.textOf(view->args[1]->getSourceRange()), "n");
+  EXPECT_EQ(textOf(c, view->args[1]->getSourceRange()), "n");
   // The kernel local is handed to the runtime only: an edit point.
   const auto *init = first<clang::Expr>(
       ctx, declRefExpr(to(functionDecl(hasName("k"))),
@@ -138,7 +138,7 @@ void go(int n, bool wide) {
 }
 )"));
   clang::ASTContext &ctx = context();
-  Collector c = collector();
+  DetectContext c = detectContext();
   auto view =
       apiLaunch(c, callOf(ctx, "cudaLaunchKernelEx"), function(ctx, "go"));
   ASSERT_TRUE(view.has_value());
@@ -155,15 +155,15 @@ void go(float *x, int n) {
 }
 )"));
   clang::ASTContext &ctx = context();
-  Collector c = collector();
+  DetectContext c = detectContext();
   auto view = apiLaunch(c, callOf(ctx, "cudaLaunchCooperativeKernel"),
                         function(ctx, "go"));
   ASSERT_TRUE(view.has_value());
   EXPECT_TRUE(view->cooperative);
   ASSERT_EQ(view->args.size(), 2u);
-  EXPECT_EQ(c.textOf(view->args[1]->getSourceRange()), "n");
+  EXPECT_EQ(textOf(c, view->args[1]->getSourceRange()), "n");
   ASSERT_NE(view->smem, nullptr);
-  EXPECT_EQ(c.textOf(view->smem->getSourceRange()), "16");
+  EXPECT_EQ(textOf(c, view->smem->getSourceRange()), "16");
   // &n in the kernel argument array changes nothing.
   const auto *ref = first<clang::DeclRefExpr>(
       ctx, declRefExpr(to(parmVarDecl(hasName("n"))),
@@ -185,7 +185,7 @@ void go(float *x, int n, cudaStream_t s) {
 }
 )"));
   clang::ASTContext &ctx = context();
-  Collector c = collector();
+  DetectContext c = detectContext();
   const clang::CallExpr *call = callOf(ctx, "launch_with");
   ASSERT_NE(call, nullptr);
   auto helper = launchHelper(c, call->getDirectCallee());
@@ -198,7 +198,7 @@ void go(float *x, int n, cudaStream_t s) {
   const clang::FunctionDecl *go = function(ctx, "go");
   auto view = helperLaunch(c, call, go);
   ASSERT_TRUE(view.has_value());
-  EXPECT_EQ(c.textOf(view->block->getSourceRange()), "dim3(64)");
+  EXPECT_EQ(textOf(c, view->block->getSourceRange()), "dim3(64)");
   ASSERT_EQ(view->args.size(), 2u);
   EXPECT_TRUE(isEditableKernelUse(c, call->getArg(0), go));
   // Handed to an unknown function: no edit point.
@@ -229,7 +229,7 @@ void go(int n, int vec) {
 }
 )"));
   clang::ASTContext &ctx = context();
-  Collector c = collector();
+  DetectContext c = detectContext();
   const auto *vecConst = first<clang::VarDecl>(ctx, varDecl(hasName("VEC")));
   const auto *w = first<clang::VarDecl>(ctx, varDecl(hasName("W")));
   const auto *other = first<clang::VarDecl>(ctx, varDecl(hasName("other")));
@@ -259,7 +259,7 @@ void go(unsigned d) {
 }
 )"));
   clang::ASTContext &ctx = context();
-  Collector c = collector();
+  DetectContext c = detectContext();
   const clang::FunctionDecl *go = function(ctx, "go");
   auto use = [&](const char *name) {
     return first<clang::Expr>(ctx, declRefExpr(to(varDecl(hasName(name))),
@@ -283,15 +283,15 @@ void go(int n) {
 }
 )"));
   clang::ASTContext &ctx = context();
-  Collector c = collector();
+  DetectContext c = detectContext();
   const clang::FunctionDecl *go = function(ctx, "go");
   const auto *block = first<clang::VarDecl>(ctx, varDecl(hasName("block")));
   const auto *changed = first<clang::VarDecl>(ctx, varDecl(hasName("changed")));
   const auto *n = first<clang::ParmVarDecl>(ctx, parmVarDecl(hasName("n")));
   ASSERT_TRUE(block && changed && n);
-  EXPECT_TRUE(c.isEffectivelyConst(block, go));
-  EXPECT_FALSE(c.isEffectivelyConst(changed, go));
-  EXPECT_TRUE(c.isEffectivelyConst(n, go));
+  EXPECT_TRUE(isEffectivelyConst(c, block, go));
+  EXPECT_FALSE(isEffectivelyConst(c, changed, go));
+  EXPECT_TRUE(isEffectivelyConst(c, n, go));
 }
 
 TEST_F(CollectTypes, ParameterTypesAndCanonicalArguments) {

@@ -1,5 +1,6 @@
-// Spellings nvcc accepts and Clang does not (lib/Refactor/NvccSyntax.h).
-#include "NvccSyntax.h"
+// Spellings nvcc accepts and Clang does not
+// (lib/Refactor/Parse/ParseInternal.h).
+#include "Parse/ParseInternal.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The steps of planRewrite, one by one (lib/Refactor/RewriteInternal.h).
 #include "HandBuiltFacts.h"
-#include "RewriteInternal.h"
+#include "Rewrite/RewriteInternal.h"
 
 #include <gtest/gtest.h>
 

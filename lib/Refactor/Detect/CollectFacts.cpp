@@ -1,0 +1,469 @@
+//===- CollectFacts.cpp - Reading kernels and constants off the AST -------===//
+//
+// The traversal starts from the main file's declarations; kernels it
+// launches and the helpers they call are followed into the project headers
+// the filter lets through. Template instantiations are never visited (the
+// pattern is the source). Every site is keyed by its position (file index
+// and byte offset), so the host and device sides merge. The steps are
+// declared in DetectInternal.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DetectInternal.h"
+
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/Token.h"
+
+#include <algorithm>
+
+namespace ktune::refactor {
+
+using namespace clang;
+
+DetectContext::DetectContext(ASTContext &ctx, std::string file,
+                             SourceFacts &out, const HeaderFilter *headers)
+    : Ctx(ctx), SM(ctx.getSourceManager()), LO(ctx.getLangOpts()),
+      Main(SM.getMainFileID()), File(std::move(file)), Headers(headers),
+      Sink(out) {
+  fileIndex(*this, Main); // the main file is file 0
+}
+
+void FactSink::finish() {
+  for (auto &[key, o] : Occs)
+    Facts.occurrences.push_back(o);
+  std::sort(Facts.occurrences.begin(), Facts.occurrences.end(),
+            [](const Occurrence &a, const Occurrence &b) {
+              return std::tie(a.offset, a.kernel, a.role) <
+                     std::tie(b.offset, b.kernel, b.role);
+            });
+}
+
+bool inRewritableFile(DetectContext &c, SourceLocation loc) {
+  return loc.isValid() &&
+         fileIndex(c, c.SM.getFileID(c.SM.getExpansionLoc(loc))).has_value();
+}
+
+std::optional<std::pair<unsigned, unsigned>> fileRange(DetectContext &c,
+                                                       SourceRange range) {
+  CharSourceRange r = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(range), c.SM, c.LO);
+  if (r.isInvalid())
+    return std::nullopt;
+  auto [fid, begin] = c.SM.getDecomposedLoc(r.getBegin());
+  auto [fid2, end] = c.SM.getDecomposedLoc(r.getEnd());
+  if (fid != fid2 || end < begin || end >= MaxFileBytes)
+    return std::nullopt;
+  auto index = fileIndex(c, fid);
+  if (!index)
+    return std::nullopt;
+  return std::pair{makePosition(*index, begin), end - begin};
+}
+
+std::optional<unsigned> offsetOf(DetectContext &c, SourceLocation loc) {
+  if (loc.isInvalid())
+    return std::nullopt;
+  loc = c.SM.getFileLoc(loc);
+  auto [fid, off] = c.SM.getDecomposedLoc(loc);
+  auto index = fileIndex(c, fid);
+  if (!index || off >= MaxFileBytes)
+    return std::nullopt;
+  return makePosition(*index, off);
+}
+
+std::pair<unsigned, unsigned> lineCol(DetectContext &c, unsigned offset) {
+  unsigned index = filePart(offset);
+  if (index >= c.FileIds.size())
+    return {0, 0};
+  SourceLocation loc = c.SM.getComposedLoc(c.FileIds[index], localPart(offset));
+  return {c.SM.getSpellingLineNumber(loc), c.SM.getSpellingColumnNumber(loc)};
+}
+
+llvm::StringRef fileText(DetectContext &c, unsigned offset) {
+  unsigned index = filePart(offset);
+  return index < c.Sink.Facts.files.size()
+             ? llvm::StringRef(c.Sink.Facts.files[index].text)
+             : llvm::StringRef();
+}
+
+std::string text(DetectContext &c, unsigned offset, unsigned length) {
+  return fileText(c, offset).substr(localPart(offset), length).str();
+}
+
+std::string textOf(DetectContext &c, SourceRange range) {
+  if (auto r = fileRange(c, range))
+    return text(c, r->first, r->second);
+  return {};
+}
+
+std::string noteAt(DetectContext &c, SourceLocation loc,
+                   const std::string &message) {
+  if (auto off = offsetOf(c, loc)) {
+    auto [line, col] = lineCol(c, *off);
+    return c.Sink.Facts.pathOf(filePart(*off)) + ":" + std::to_string(line) +
+           ":" + std::to_string(col) + ": " + message;
+  }
+  // Outside the files read (a system header): where Clang says it is.
+  SourceLocation at = c.SM.getExpansionLoc(loc);
+  if (at.isInvalid())
+    return message;
+  return c.SM.getFilename(at).str() + ":" +
+         std::to_string(c.SM.getExpansionLineNumber(at)) + ":" +
+         std::to_string(c.SM.getExpansionColumnNumber(at)) + ": " + message;
+}
+
+namespace {
+
+/// The launches in one function (lambdas included), then the other places
+/// it names a kernel (`auto kernel = K<...>` used by cudaFuncSetAttribute).
+class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
+public:
+  LaunchFinder(DetectContext &c, const FunctionDecl *host) : C(c), Host(host) {}
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *call) {
+    if (auto view = chevronLaunch(call)) {
+      Named.insert(view->named.ref);
+      scanLaunch(C, *view, Host);
+    }
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *call) {
+    if (llvm::isa<CUDAKernelCallExpr>(call))
+      return true;
+    auto view = apiLaunch(C, call, Host);
+    if (!view)
+      view = helperLaunch(C, call, Host);
+    if (view) {
+      Named.insert(view->named.ref);
+      scanLaunch(C, *view, Host);
+    }
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    reference(ref);
+    return true;
+  }
+  bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *ule) {
+    reference(ule);
+    return true;
+  }
+  void reference(const Expr *e) {
+    if (isKernel(C, Host) || isDeviceHelper(C, Host))
+      return;
+    KernelName named = kernelReference(C, e, Host);
+    if (named.kernel && inRewritableFile(C, named.ref->getBeginLoc()))
+      References.emplace_back(named.ref, named.kernel);
+  }
+  /// After the walk: references that no launch used.
+  void scanReferences() {
+    for (auto [e, k] : References)
+      if (!Named.count(e))
+        scanKernelReference(C, e, k, Host);
+  }
+  DetectContext &C;
+  const FunctionDecl *Host;
+  std::set<const Expr *> Named;
+  std::vector<std::pair<const Expr *, const FunctionDecl *>> References;
+};
+
+/// A visitor of the main file's declarations: the declarations of other
+/// files (headers) are skipped, the namespaces and extern "C" blocks that
+/// may hold main-file declarations are entered.
+template <class Derived>
+class MainFileVisitor : public RecursiveASTVisitor<Derived> {
+public:
+  explicit MainFileVisitor(DetectContext &c) : C(c) {}
+
+  bool TraverseDecl(Decl *d) {
+    if (!d)
+      return true;
+    if (!llvm::isa<TranslationUnitDecl>(d) &&
+        !C.SM.isInMainFile(C.SM.getExpansionLoc(d->getLocation())) &&
+        !llvm::isa<NamespaceDecl>(d) && !llvm::isa<LinkageSpecDecl>(d))
+      return true;
+    return RecursiveASTVisitor<Derived>::TraverseDecl(d);
+  }
+
+  DetectContext &C;
+};
+
+/// Visits the main file's function definitions.
+class FunctionFinder : public MainFileVisitor<FunctionFinder> {
+public:
+  using MainFileVisitor::MainFileVisitor;
+
+  bool VisitFunctionDecl(FunctionDecl *fd) {
+    if (!fd->doesThisDeclarationHaveABody() || fd->isImplicit() ||
+        !C.SM.isInMainFile(C.SM.getExpansionLoc(fd->getLocation())))
+      return true;
+    if (fd->isTemplateInstantiation())
+      return true;
+    if (const auto *md = llvm::dyn_cast<CXXMethodDecl>(fd);
+        md && md->getParent()->isLambda())
+      return true;
+    if (isKernel(C, fd)) {
+      scanDeviceFunction(C, fd);
+    }
+    // Launches anywhere (host functions, and device code with dynamic
+    // parallelism), lambdas included.
+    LaunchFinder launches(C, fd);
+    launches.TraverseStmt(fd->getBody());
+    launches.scanReferences();
+    followHostCalls(fd);
+    return true;
+  }
+
+  /// Host functions of the project's headers that `fd` calls (directly or
+  /// through other such functions) are read like the main file's: a
+  /// launcher in a header (FlashInfer's `norm::FusedAddRMSNorm`) is where
+  /// the block size of its kernel is chosen.
+  void followHostCalls(const FunctionDecl *fd) {
+    struct Calls : RecursiveASTVisitor<Calls> {
+      std::vector<const CallExpr *> calls;
+      bool VisitCallExpr(CallExpr *call) {
+        if (call->getDirectCallee() && !llvm::isa<CUDAKernelCallExpr>(call))
+          calls.push_back(call);
+        return true;
+      }
+    } calls;
+    calls.TraverseStmt(fd->getBody());
+    for (const CallExpr *call : calls.calls) {
+      const FunctionDecl *f = call->getDirectCallee();
+      if (const FunctionDecl *pattern = f->getTemplateInstantiationPattern())
+        f = pattern;
+      if (!f->doesThisDeclarationHaveABody() || f->isImplicit() ||
+          isKernel(C, f) || isDeviceHelper(C, f) ||
+          C.SM.isInMainFile(C.SM.getExpansionLoc(f->getLocation())) ||
+          !inRewritableFile(C, f->getLocation()))
+        continue;
+      if (Followed.insert(f->getCanonicalDecl()).second) {
+        LaunchFinder launches(C, f);
+        launches.TraverseStmt(f->getBody());
+        launches.scanReferences();
+        followHostCalls(f);
+      }
+      recordHostCall(fd, f, call);
+    }
+  }
+
+  /// A call of a followed launcher (one that launches, directly or through
+  /// others): the caller may pass on the launcher's launch parameters.
+  void recordHostCall(const FunctionDecl *caller, const FunctionDecl *callee,
+                      const CallExpr *call) {
+    std::string calleeId = idOf(C, callee);
+    if (!C.Sink.Facts.functions.count(calleeId) ||
+        !macroBodyOf(C, call->getBeginLoc()).empty())
+      return;
+    FunctionFacts &from = functionFacts(C, caller, FunctionRole::Host);
+    CallFacts cf;
+    cf.caller = from.id;
+    cf.callee = calleeId;
+    // A dispatch macro expands the call once per type: spelled as written
+    // (`c_type`), once.
+    describeCallee(C, call, call->getCallee()->IgnoreParenImpCasts(), callee,
+                   cf, /*typesAsWritten=*/true);
+    for (CallFacts &seen : C.Sink.Facts.calls)
+      if (!seen.namesKernel() && seen.caller == cf.caller &&
+          seen.callee == cf.callee && seen.insertOffset == cf.insertOffset) {
+        if (seen.implicitArgs != cf.implicitArgs)
+          seen.implicitArgsError =
+              "each expansion of the call deduces other template arguments";
+        return;
+      }
+    C.Sink.call(std::move(cf));
+  }
+  std::set<const FunctionDecl *> Followed;
+};
+
+/// Finds references to the main file's non-template kernels that are not
+/// the callee of a <<<>>> launch and cannot be given template arguments:
+/// outside a host function that can become a template, or in a macro body.
+class KernelReferenceFinder : public MainFileVisitor<KernelReferenceFinder> {
+public:
+  using MainFileVisitor::MainFileVisitor;
+  bool TraverseFunctionDecl(FunctionDecl *fd) {
+    const FunctionDecl *outer = Current;
+    if (fd->doesThisDeclarationHaveABody())
+      Current = fd;
+    bool r = MainFileVisitor::TraverseFunctionDecl(fd);
+    Current = outer;
+    return r;
+  }
+  /// The reference will be an edit point (LaunchFinder) where the template
+  /// arguments can be written.
+  bool editable(const Expr *at) const {
+    SourceLocation loc = at->getBeginLoc();
+    return Current && !isKernel(C, Current) && !isDeviceHelper(C, Current) &&
+           whyCannotTemplate(C, Current).empty() &&
+           !(loc.isMacroID() && C.SM.isMacroBodyExpansion(loc)) &&
+           isEditableKernelUse(C, at, Current);
+  }
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *call) {
+    if (const Expr *callee = call->getCallee())
+      Callees.insert(callee->IgnoreParenImpCasts());
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    if (Callees.count(ref) || ref->hasExplicitTemplateArgs())
+      return true;
+    consider(llvm::dyn_cast<FunctionDecl>(ref->getDecl()), ref);
+    return true;
+  }
+  bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *ule) {
+    if (Callees.count(ule) || ule->hasExplicitTemplateArgs())
+      return true;
+    for (const NamedDecl *d : ule->decls())
+      consider(llvm::dyn_cast<FunctionDecl>(d->getUnderlyingDecl()), ule);
+    return true;
+  }
+  void consider(const FunctionDecl *f, const Expr *at) {
+    if (!f || !isKernel(C, f) || f->getDescribedFunctionTemplate() ||
+        f->isTemplateInstantiation() ||
+        !inRewritableFile(C, f->getLocation()) || editable(at))
+      return;
+    auto loc = C.SM.getExpansionLoc(at->getBeginLoc());
+    C.NamedNotLaunched.try_emplace(f->getCanonicalDecl(),
+                                   C.SM.getExpansionLineNumber(loc));
+  }
+  std::set<const Expr *> Callees;
+  const FunctionDecl *Current = nullptr;
+};
+
+} // namespace
+
+void findKernelsNamedNotLaunched(DetectContext &c) {
+  KernelReferenceFinder finder(c);
+  finder.TraverseDecl(c.Ctx.getTranslationUnitDecl());
+}
+
+/// Where the main file expands `macro` (raw tokens outside directives).
+static std::vector<unsigned> expansionsOf(const SourceManager &sm,
+                                          const LangOptions &lo,
+                                          llvm::StringRef macro) {
+  std::vector<unsigned> out;
+  FileID main = sm.getMainFileID();
+  llvm::StringRef buffer = sm.getBufferData(main);
+  Lexer lexer(sm.getLocForStartOfFile(main), lo, buffer.begin(), buffer.begin(),
+              buffer.end());
+  Token tok;
+  bool directive = false;
+  for (bool more = true; more;) {
+    more = !lexer.LexFromRawLexer(tok);
+    if (tok.isAtStartOfLine())
+      directive = tok.is(tok::hash);
+    if (!directive && tok.is(tok::raw_identifier) &&
+        tok.getRawIdentifier() == macro)
+      out.push_back(sm.getFileOffset(tok.getLocation()));
+  }
+  return out;
+}
+
+void dropUncoveredMacroSites(DetectContext &c) {
+  struct Holders {
+    std::set<std::string> functions;
+    bool host = true;
+  };
+  std::map<std::string, Holders> holders; // by macro
+  for (const auto &[key, o] : c.Sink.Occs) {
+    if (o.macroBody.empty())
+      continue;
+    Holders &h = holders[o.macroBody];
+    h.functions.insert(o.function);
+    auto f = c.Sink.Facts.functions.find(o.function);
+    h.host &= f != c.Sink.Facts.functions.end() &&
+              f->second.role == FunctionRole::Host;
+  }
+  std::map<unsigned, int64_t> dropped; // offset -> value
+  auto drop = [&](const std::string &macro) {
+    for (auto it = c.Sink.Occs.begin(); it != c.Sink.Occs.end();) {
+      if (it->second.macroBody != macro) {
+        ++it;
+        continue;
+      }
+      dropped[it->second.offset] = it->second.value;
+      it = c.Sink.Occs.erase(it);
+    }
+  };
+  for (const auto &[macro, h] : holders) {
+    if (!h.host) {
+      drop(macro); // device code's macros: their literals are no sites
+      continue;
+    }
+    std::string why;
+    unsigned where = 0;
+    for (const std::string &id : h.functions) {
+      const FunctionFacts &f = c.Sink.Facts.functions.at(id);
+      if (!f.cannotTemplate.empty()) {
+        why = "it is expanded in " + f.qualifiedName +
+              ", which cannot become a template (" + f.cannotTemplate + ")";
+        where = localPart(f.offset);
+        break;
+      }
+    }
+    for (unsigned at : why.empty() ? expansionsOf(c.SM, c.LO, macro)
+                                   : std::vector<unsigned>{}) {
+      unsigned position = makePosition(0, at);
+      bool covered = std::any_of(
+          h.functions.begin(), h.functions.end(), [&](const std::string &id) {
+            const FunctionFacts &f = c.Sink.Facts.functions.at(id);
+            return f.rangeBegin <= position && position < f.rangeEnd;
+          });
+      if (!covered) {
+        why = "this expansion is not in a function launching with them";
+        where = at;
+        break;
+      }
+    }
+    if (why.empty())
+      continue;
+    drop(macro);
+    c.Sink.note(noteAt(c, c.SM.getComposedLoc(c.Main, where),
+                       "constants in the body of macro " + macro +
+                           " are not lifted: " + why +
+                           " (every expansion shares their spelling)"));
+  }
+  // Expressions read before name a dropped site by its value.
+  auto byValue = [&](std::string &text) {
+    if (auto r = resolveMarkers(text, [&](unsigned at) {
+          auto it = dropped.find(at);
+          return it == dropped.end() ? marker(at) : std::to_string(it->second);
+        }))
+      text = *r;
+  };
+  if (dropped.empty())
+    return;
+  for (auto &call : c.Sink.Facts.calls) {
+    for (auto *dims : {&call.grid, &call.block})
+      for (auto &d : *dims)
+        byValue(d);
+    byValue(call.smem);
+  }
+  for (auto &a : c.Sink.Facts.sharedArrays)
+    for (auto &e : a.extents)
+      byValue(e);
+  for (auto &[kernel, bounds] : c.Sink.Facts.launchBounds)
+    byValue(bounds);
+}
+
+SourceFacts collectFacts(ASTContext &ctx, const std::string &fileAsGiven,
+                         const HeaderFilter *headers) {
+  SourceFacts facts;
+  facts.file = fileAsGiven;
+  if (headers)
+    facts.includeRoots = headers->roots();
+  DetectContext c(ctx, fileAsGiven, facts, headers);
+  findKernelsNamedNotLaunched(c);
+  FunctionFinder finder(c);
+  finder.TraverseDecl(ctx.getTranslationUnitDecl());
+  collectHostCode(c);
+  dropUncoveredMacroSites(c);
+  c.Sink.finish();
+  return facts;
+}
+
+CandidateSet detectCandidates(ASTContext &ctx, const std::string &fileAsGiven,
+                              const HeaderFilter *headers) {
+  SourceFacts facts = collectFacts(ctx, fileAsGiven, headers);
+  attributeHelperOccurrences(facts);
+  return buildCandidates(facts);
+}
+
+} // namespace ktune::refactor

@@ -1,0 +1,242 @@
+//===- ConstantAtoms.cpp - What a spelled constant is ---------------------===//
+//
+// A constant in a role is an *atom*: a literal, a macro, a const variable or
+// an enumerator, with its value and, for a constant defined from others,
+// how it relates to them (DerivedConstants.cpp). Local variables count as
+// constants when nothing in their function can change them
+// (ConstantLocals.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "DetectInternal.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+#include "clang/Lex/Lexer.h"
+
+#include <algorithm>
+
+namespace ktune::refactor {
+
+using namespace clang;
+
+/// Every character of `s` is a letter, a digit or `extra`.
+static bool allAlnumOr(llvm::StringRef s, char extra) {
+  return llvm::all_of(s, [&](char c) {
+    return isalnum(static_cast<unsigned char>(c)) || c == extra;
+  });
+}
+
+bool isIdentifier(llvm::StringRef s) {
+  return !s.empty() &&
+         (isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
+         allAlnumOr(s, '_');
+}
+
+bool isIntegerLiteralText(llvm::StringRef s) {
+  return !s.empty() && isdigit(static_cast<unsigned char>(s[0])) &&
+         allAlnumOr(s, '\'');
+}
+
+/// Names that are never tuning knobs: the warp size is fixed by hardware.
+bool isFixedByHardware(llvm::StringRef name) {
+  std::string n;
+  for (char c : name.lower())
+    if (c != '_')
+      n += c;
+  for (const char *fixed : {"warpsize", "threadsperwarp", "warpthreads",
+                            "lanesperwarp", "warplanes"})
+    if (n.find(fixed) != std::string::npos)
+      return true;
+  return false;
+}
+
+namespace {
+const char *const VectorTypes[] = {
+    "float2",  "float4",         "double2",   "int2",       "int4",   "uint2",
+    "uint4",   "short2",         "short4",    "char4",      "uchar4", "half2",
+    "__half2", "__nv_bfloat162", "longlong2", "ulonglong2", "double4"};
+} // namespace
+
+bool isVectorTypeName(llvm::StringRef name) {
+  bool known = false;
+  for (const char *v : VectorTypes)
+    known |= name == v;
+  return known;
+}
+
+int vectorLanes(llvm::StringRef name) {
+  if (name == "__half2" || name == "half2" || name == "__nv_bfloat162")
+    return 2;
+  return name.back() - '0';
+}
+
+std::string typeSpelling(const ASTContext &ctx, QualType t) {
+  t = t.getUnqualifiedType();
+  if (t.isNull() || t->isEnumeralType() ||
+      ctx.hasSameType(t.getCanonicalType(), ctx.IntTy))
+    return {};
+  // A typedef declared inside a function is not visible where a template
+  // parameter list is written: spell what it names.
+  for (QualType sugar = t; const auto *td = sugar->getAs<TypedefType>();
+       sugar = td->desugar())
+    if (td->getDecl()->getDeclContext()->isFunctionOrMethod()) {
+      t = t.getCanonicalType();
+      break;
+    }
+  clang::PrintingPolicy p(ctx.getLangOpts());
+  p.SuppressTagKeyword = true;
+  return t.getUnqualifiedType().getAsString(p);
+}
+
+std::optional<std::pair<unsigned, unsigned>>
+macroBodyLiteral(DetectContext &c, const Expr *e, std::string &macro) {
+  const auto *lit = llvm::dyn_cast<IntegerLiteral>(e);
+  if (!lit || !lit->getLocation().isMacroID())
+    return std::nullopt;
+  std::string name = macroBodyOf(c, lit->getLocation());
+  SourceLocation spelled = c.SM.getSpellingLoc(lit->getLocation());
+  auto at = offsetOf(c, spelled);
+  // The main file's macros only: a header's serve other files too.
+  if (name.empty() || !at || filePart(*at) != 0)
+    return std::nullopt;
+  unsigned length = Lexer::MeasureTokenLength(spelled, c.SM, c.LO);
+  if (length == 0)
+    return std::nullopt;
+  macro = name;
+  return std::pair{*at, length};
+}
+
+std::optional<Atom> classify(DetectContext &c, const Expr *e,
+                             const FunctionDecl *fn) {
+  if (!e || e->isValueDependent() || e->isTypeDependent())
+    return std::nullopt;
+  const Expr *s = e->IgnoreParenImpCasts();
+  QualType type = s->getType();
+  if (type.isNull() || !type->isIntegralOrUnscopedEnumerationType() ||
+      type->isBooleanType() || type->isAnyCharacterType())
+    return std::nullopt;
+  auto range = fileRange(c, s->getSourceRange());
+  // A macro whose body is parenthesised (`#define THREADS (WARPS * 32)`):
+  // its whole expansion is the parentheses.
+  for (const Expr *p = e->IgnoreImpCasts(); !range && p != s;) {
+    range = fileRange(c, p->getSourceRange());
+    if (const auto *paren = llvm::dyn_cast<ParenExpr>(p))
+      p = paren->getSubExpr()->IgnoreImpCasts();
+    else
+      break;
+  }
+  std::string macroBody;
+  if (!range)
+    range = macroBodyLiteral(c, s, macroBody);
+  if (!range)
+    return std::nullopt;
+  Expr::EvalResult result;
+  if (!s->EvaluateAsInt(result, c.Ctx))
+    return std::nullopt;
+  Atom a;
+  a.offset = range->first;
+  a.length = range->second;
+  a.macroBody = macroBody;
+  a.text = text(c, a.offset, a.length);
+  a.value = result.Val.getInt().getExtValue();
+
+  auto castFor = [&](QualType t) { return typeSpelling(c.Ctx, t); };
+  // The atom is the macro spelled at the site: the macro is the constant
+  // (never one whose value depends on __CUDA_ARCH__).
+  auto asMacro = [&]() -> std::optional<Atom> {
+    a.spelling = Spelling::Macro;
+    a.constant = "macro:" + a.text;
+    a.constantName = a.text;
+    a.castType = castFor(type);
+    a.valueType = a.castType;
+    if (isArchDependent(c, a, s, nullptr))
+      return std::nullopt;
+    return a;
+  };
+
+  if (isIntegerLiteralText(a.text)) {
+    a.spelling = Spelling::Literal;
+    a.castType = castFor(type);
+    a.valueType = a.castType;
+    return a;
+  }
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s)) {
+    const ValueDecl *d = ref->getDecl();
+    llvm::StringRef name = d->getName();
+    if (!llvm::StringRef(a.text).ends_with(name)) {
+      // A macro whose body names the constant: the macro is what is spelled.
+      if (!isIdentifier(a.text))
+        return std::nullopt;
+      return asMacro();
+    }
+    if (const auto *ec = llvm::dyn_cast<EnumConstantDecl>(d)) {
+      const auto *en = llvm::dyn_cast<EnumDecl>(ec->getDeclContext());
+      if (en && en->isScoped())
+        return std::nullopt;
+      if (c.SM.isInSystemHeader(c.SM.getExpansionLoc(ec->getLocation())))
+        return std::nullopt;
+      a.spelling = Spelling::Enumerator;
+      auto off = c.SM.getDecomposedExpansionLoc(ec->getLocation());
+      a.constant = "enum:" + std::to_string(off.second) + ":" +
+                   ec->getQualifiedNameAsString();
+      a.constantName = ec->getNameAsString();
+      if (isArchDependent(c, a, s, ec))
+        return std::nullopt;
+      return a;
+    }
+    if (const auto *var = llvm::dyn_cast<VarDecl>(d)) {
+      if (llvm::isa<ParmVarDecl>(var) ||
+          c.SM.isInSystemHeader(c.SM.getExpansionLoc(var->getLocation())))
+        return std::nullopt;
+      if (!var->getType().isConstQualified() && !var->isConstexpr() &&
+          !(var->isLocalVarDecl() && fn && isEffectivelyConst(c, var, fn)))
+        return std::nullopt;
+      if (isDispatchedConstant(c, var))
+        return std::nullopt; // one value per case of a dispatch: no knob
+      a.spelling = Spelling::Variable;
+      a.constant =
+          "var:" + var->getQualifiedNameAsString() + "@" +
+          std::to_string(
+              c.SM.getDecomposedExpansionLoc(var->getLocation()).second);
+      a.constantName = var->getNameAsString();
+      a.castType = castFor(var->getType());
+      a.valueType = a.castType;
+      if (var->isLocalVarDecl() && var->getInit())
+        a.localVar = var;
+      else if (isArchDependent(c, a, s, var))
+        return std::nullopt;
+      else if (var->getInit())
+        describeDerived(c, var, a);
+      return a;
+    }
+    return std::nullopt;
+  }
+  // A whole expansion of an object-like macro: `BLOCK`, `(128 * 2)`.
+  if (isIdentifier(a.text) && s->getBeginLoc().isMacroID()) {
+    SourceLocation spelled = c.SM.getSpellingLoc(s->getBeginLoc());
+    if (c.SM.isInSystemHeader(spelled) || c.SM.isWrittenInBuiltinFile(spelled))
+      return std::nullopt;
+    auto macro = asMacro();
+    if (macro)
+      describeDerivedMacro(c, s, a.text, *macro);
+    return macro;
+  }
+  return std::nullopt;
+}
+
+void namedAtomsIn(DetectContext &c, const Expr *e,
+                  std::vector<std::pair<const Expr *, Atom>> &out) {
+  if (!e)
+    return;
+  if (auto atom = classify(c, e, nullptr)) {
+    if (atom->spelling != Spelling::Literal)
+      out.emplace_back(e, *atom);
+    return;
+  }
+  for (const Stmt *child : e->IgnoreParenImpCasts()->children())
+    if (const auto *ce = llvm::dyn_cast_or_null<Expr>(child))
+      namedAtomsIn(c, ce, out);
+}
+
+} // namespace ktune::refactor

@@ -1,0 +1,337 @@
+//===- FunctionFacts.cpp - Kernels, helpers and hosts ---------------------===//
+//
+// What rewriting needs to know about a function of the main file: its
+// names, its template parameters, where each declaration starts (to add a
+// template parameter list), and why it cannot become a template when it
+// cannot.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DetectInternal.h"
+
+#include <algorithm>
+
+namespace ktune::refactor {
+
+using namespace clang;
+
+const FunctionDecl *definitionOf(DetectContext &c, const FunctionDecl *fd) {
+  if (!fd)
+    return nullptr;
+  if (const FunctionDecl *p = fd->getTemplateInstantiationPattern())
+    fd = p;
+  if (const FunctionTemplateDecl *t = fd->getPrimaryTemplate())
+    fd = t->getTemplatedDecl();
+  const FunctionDecl *def = nullptr;
+  if (!fd->hasBody(def) || !def)
+    return nullptr;
+  if (const FunctionDecl *p = def->getTemplateInstantiationPattern())
+    def = p;
+  return def;
+}
+
+std::string idOf(DetectContext &c, const FunctionDecl *def) {
+  auto off = offsetOf(c, def->getLocation());
+  return off ? "fn@" + std::to_string(*off) : std::string();
+}
+
+bool isKernel(DetectContext &c, const FunctionDecl *fd) {
+  return fd->hasAttr<CUDAGlobalAttr>();
+}
+
+bool isDeviceHelper(DetectContext &c, const FunctionDecl *fd) {
+  return !isKernel(c, fd) && fd->hasAttr<CUDADeviceAttr>();
+}
+
+std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
+  if (auto it = c.NamedNotLaunched.find(def->getCanonicalDecl());
+      it != c.NamedNotLaunched.end())
+    return "it is named on line " + std::to_string(it->second) +
+           " other than in a launch, where a template's name would not "
+           "name one function";
+  // A host function with C linkage keeps its symbol through a forwarder;
+  // a kernel's C name is what code loading it by name looks for.
+  if ((def->isExternC() || def->isInExternCContext()) &&
+      (isKernel(c, def) || isDeviceHelper(c, def) || def->isVariadic() ||
+       llvm::isa<CXXMethodDecl>(def)))
+    return "it has C linkage (extern \"C\")";
+  if (const auto *md = llvm::dyn_cast<CXXMethodDecl>(def)) {
+    if (md->isVirtual())
+      return "it is a virtual member function";
+    if (md->getParent()->isLambda())
+      return "it is a lambda";
+    if (md->getParent()->isLocalClass())
+      return "it is a member of a local class";
+    if (llvm::isa<CXXConstructorDecl>(md) || llvm::isa<CXXDestructorDecl>(md) ||
+        llvm::isa<CXXConversionDecl>(md))
+      return "it is a constructor, destructor or conversion (they take no "
+             "explicit template arguments)";
+  }
+  if (def->isOverloadedOperator())
+    return "it is an operator (operators take no explicit template "
+           "arguments)";
+  if (def->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
+    return "it is an explicit specialisation";
+  // nvcc's host stubs of overloaded kernel templates (vLLM's enable_if
+  // pairs) must have the same template parameters: one gaining a parameter
+  // alone no longer compiles.
+  if (def->hasAttr<CUDAGlobalAttr>())
+    for (const NamedDecl *other :
+         def->getDeclContext()->lookup(def->getDeclName())) {
+      const auto *f = llvm::dyn_cast<FunctionDecl>(other->getUnderlyingDecl());
+      if (const auto *ft = llvm::dyn_cast<FunctionTemplateDecl>(other))
+        f = ft->getTemplatedDecl();
+      if (f && f->getCanonicalDecl() != def->getCanonicalDecl() &&
+          f->hasAttr<CUDAGlobalAttr>())
+        return "it is an overloaded kernel (nvcc needs the overloads' "
+               "template parameters alike)";
+    }
+  const FunctionTemplateDecl *t = def->getDescribedFunctionTemplate();
+  if (t)
+    for (const NamedDecl *p : *t->getTemplateParameters())
+      if (p->isTemplateParameterPack())
+        return "its template ends in a parameter pack";
+  for (const FunctionDecl *r : def->redecls()) {
+    if (!inRewritableFile(c, r->getLocation())) {
+      llvm::StringRef where =
+          c.SM.getFilename(c.SM.getExpansionLoc(r->getLocation()));
+      return where.empty() ? "it is declared in a file ktune does not rewrite"
+                           : "it is declared in " + where.str() +
+                                 ", which ktune does not rewrite (see "
+                                 "--header-filter)";
+    }
+    if (r->getBeginLoc().isMacroID() &&
+        !c.SM.isMacroBodyExpansion(r->getBeginLoc()) &&
+        !c.SM.isMacroArgExpansion(r->getBeginLoc()))
+      return "it is declared inside a macro";
+  }
+  return {};
+}
+
+void readTemplateParams(DetectContext &c, const FunctionTemplateDecl *tmpl,
+                        FunctionFacts &f) {
+  for (const NamedDecl *p : *tmpl->getTemplateParameters()) {
+    TemplateParamFacts tp;
+    tp.name = p->getNameAsString();
+    tp.isPack = p->isTemplateParameterPack();
+    if (const auto *t = llvm::dyn_cast<TemplateTypeParmDecl>(p)) {
+      tp.type = "typename";
+      if (t->hasDefaultArgument())
+        tp.defaultText = textOf(c, t->getDefaultArgument().getSourceRange());
+    } else if (const auto *n = llvm::dyn_cast<NonTypeTemplateParmDecl>(p)) {
+      std::string spelled =
+          textOf(c, n->getTypeSourceInfo()->getTypeLoc().getSourceRange());
+      // A declarator around the name (`float (*Activation)(const float &)`)
+      // is no type: print the type itself.
+      if (spelled.find(tp.name) != std::string::npos) {
+        PrintingPolicy pp(c.LO);
+        pp.SuppressTagKeyword = true;
+        spelled = n->getType().getAsString(pp);
+      }
+      tp.type = spelled.empty() ? n->getType().getAsString() : spelled;
+      if (n->hasDefaultArgument())
+        tp.defaultText = textOf(c, n->getDefaultArgument().getSourceRange());
+    } else {
+      tp.type = "template";
+    }
+    f.templateParams.push_back(std::move(tp));
+  }
+}
+
+/// Declarations in source order: where a template parameter list goes, and
+/// the indentation of its line.
+void readDeclarations(DetectContext &c, const FunctionDecl *def,
+                      FunctionFacts &f) {
+  std::vector<const FunctionDecl *> decls(def->redecls_begin(),
+                                          def->redecls_end());
+  std::sort(decls.begin(), decls.end(), [&](auto *a, auto *b) {
+    return c.SM.isBeforeInTranslationUnit(a->getLocation(), b->getLocation());
+  });
+  for (const FunctionDecl *d : decls) {
+    DeclarationFacts df;
+    df.isDefinition = d->doesThisDeclarationHaveABody();
+    // The other declarations of a C function (or of main) name the
+    // forwarder.
+    if ((f.cLinkage || !f.templateName.empty()) && !df.isDefinition)
+      continue;
+    const FunctionTemplateDecl *dt = d->getDescribedFunctionTemplate();
+    std::optional<unsigned> off;
+    if (dt) {
+      df.hasTemplateList = true;
+      df.emptyTemplateList = dt->getTemplateParameters()->size() == 0;
+      off = offsetOf(c, dt->getTemplateParameters()->getRAngleLoc());
+    } else {
+      off = offsetOf(c, c.SM.getExpansionLoc(d->getOuterLocStart()));
+    }
+    if (!off) {
+      if (f.cannotTemplate.empty())
+        f.cannotTemplate =
+            "a declaration of it starts outside the files ktune rewrites";
+      continue;
+    }
+    df.insertOffset = *off;
+    llvm::StringRef buffer = fileText(c, *off);
+    unsigned lineStart = localPart(*off);
+    while (lineStart > 0 && buffer[lineStart - 1] != '\n')
+      --lineStart;
+    unsigned i = lineStart;
+    while (i < buffer.size() && (buffer[i] == ' ' || buffer[i] == '\t'))
+      ++i;
+    df.indent = buffer.substr(lineStart, i - lineStart).str();
+    f.declarations.push_back(df);
+  }
+}
+
+/// `name` appears in `text` as a whole identifier.
+static bool namesIdentifier(llvm::StringRef text, llvm::StringRef name) {
+  auto identChar = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
+  for (size_t at = text.find(name); at != llvm::StringRef::npos;
+       at = text.find(name, at + 1)) {
+    size_t end = at + name.size();
+    if ((at == 0 || !identChar(text[at - 1])) &&
+        (end == text.size() || !identChar(text[end])))
+      return true;
+  }
+  return false;
+}
+
+/// A non-template free host function visible to other files keeps its
+/// symbol through a forwarding overload once it becomes a template.
+static bool needsForwarder(const FunctionDecl *def, const FunctionFacts &f) {
+  return f.role == FunctionRole::Host && !f.isTemplate &&
+         def->isExternallyVisible() && !llvm::isa<CXXMethodDecl>(def) &&
+         f.bodyBegin != 0;
+}
+
+void readForwarder(DetectContext &c, const FunctionDecl *def,
+                   FunctionFacts &f) {
+  if (!needsForwarder(def, f) || def->isVariadic())
+    return;
+  bool named =
+      std::all_of(def->param_begin(), def->param_end(),
+                  [](const ParmVarDecl *p) { return !p->getName().empty(); });
+  for (const auto &d : f.declarations)
+    if (d.isDefinition && named && !def->getReturnType()->isUndeducedType())
+      f.forwarderSignature =
+          llvm::StringRef(
+              text(c, d.insertOffset, f.bodyBegin - 1 - d.insertOffset))
+              .rtrim()
+              .str();
+  f.returnType = def->getReturnType().getAsString();
+}
+
+void canonicalArgType(QualType type, const PrintingPolicy &policy,
+                      KernelArg &arg) {
+  if (type.isNull() || type->isDependentType())
+    return;
+  QualType t = type.getCanonicalType().getUnqualifiedType();
+  if (const auto *e = t->getAs<EnumType>()) {
+    const EnumDecl *decl = e->getDecl();
+    arg.enumName = decl->getQualifiedNameAsString();
+    t = decl->getIntegerType();
+    if (t.isNull())
+      return;
+    t = t.getCanonicalType().getUnqualifiedType();
+  }
+  arg.canonicalType = t.getAsString(policy);
+}
+
+/// The parameters with their types as spelled, and as the AST resolves
+/// them (canonical, an enum as its underlying integer).
+void readArgs(DetectContext &c, const FunctionDecl *def, FunctionFacts &f) {
+  for (const ParmVarDecl *p : def->parameters()) {
+    KernelArg a;
+    a.name = p->getNameAsString();
+    std::string spelled;
+    if (!a.name.empty()) {
+      auto begin = offsetOf(c, p->getBeginLoc());
+      auto name = offsetOf(c, p->getLocation());
+      if (begin && name && *name > *begin && !p->getBeginLoc().isMacroID() &&
+          !p->getLocation().isMacroID())
+        spelled = llvm::StringRef(text(c, *begin, *name - *begin)).trim().str();
+    }
+    PrintingPolicy pp(c.LO);
+    pp.SuppressTagKeyword = true;
+    a.type = spelled.empty() ? p->getType().getAsString(pp) : spelled;
+    canonicalArgType(p->getType(), pp, a);
+    f.args.push_back(std::move(a));
+    f.paramTypes.push_back(p->getType().getAsString(pp));
+  }
+}
+
+FunctionFacts &functionFacts(DetectContext &c, const FunctionDecl *def,
+                             FunctionRole role) {
+  std::string id = idOf(c, def);
+  auto it = c.Sink.Facts.functions.find(id);
+  if (it != c.Sink.Facts.functions.end()) {
+    if (role == FunctionRole::Kernel)
+      it->second.role = role;
+    return it->second;
+  }
+  FunctionFacts f;
+  f.id = id;
+  f.role = role;
+  f.name = def->getNameAsString();
+  {
+    std::string q;
+    llvm::raw_string_ostream os(q);
+    PrintingPolicy p(c.LO);
+    p.SuppressUnwrittenScope = true;
+    p.SuppressInlineNamespace = true;
+    def->printQualifiedName(os, p);
+    f.qualifiedName = os.str();
+  }
+  f.offset = *offsetOf(c, def->getLocation());
+  f.line = lineCol(c, f.offset).first;
+  const FunctionTemplateDecl *tmpl = def->getDescribedFunctionTemplate();
+  f.isTemplate = tmpl != nullptr;
+  f.atNamespaceScope =
+      def->getDeclContext()->getRedeclContext()->isFileContext();
+  if (tmpl)
+    readTemplateParams(c, tmpl, f);
+  f.cannotTemplate = whyCannotTemplate(c, def);
+  f.cLinkage = role == FunctionRole::Host &&
+               (def->isExternC() || def->isInExternCContext());
+  if (def->isMain()) {
+    // main cannot be a template: a template of another name takes its
+    // body, and main calls it.
+    f.templateName = "ktune_main";
+    while (namesIdentifier(fileText(c, 0), f.templateName))
+      f.templateName += "_";
+  }
+  readDeclarations(c, def, f);
+  if (const auto *body = llvm::dyn_cast_or_null<CompoundStmt>(def->getBody())) {
+    f.endsWithReturn =
+        !body->body_empty() && llvm::isa<ReturnStmt>(body->body_back());
+    if (auto off = offsetOf(c, body->getLBracLoc()))
+      f.bodyBegin = *off + 1;
+    if (auto off = offsetOf(c, body->getRBracLoc()))
+      f.rangeEnd = *off + 1;
+  }
+  readForwarder(c, def, f);
+  if (needsForwarder(def, f) && f.forwarderSignature.empty() &&
+      f.cannotTemplate.empty())
+    f.cannotTemplate = def->isVariadic()
+                           ? "it is variadic (no forwarding overload can "
+                             "keep its symbol)"
+                           : "no forwarding overload can keep its symbol "
+                             "(unnamed parameters, or a deduced return type)";
+  {
+    PrintingPolicy pp(c.LO);
+    pp.SuppressTagKeyword = true;
+    f.returnType = def->getReturnType().getAsString(pp);
+  }
+  f.rangeBegin = f.offset;
+  for (const auto &d : f.declarations)
+    if (d.isDefinition && !d.hasTemplateList)
+      f.rangeBegin = std::min(f.rangeBegin, d.insertOffset);
+  if (tmpl)
+    if (auto off = offsetOf(c, tmpl->getTemplateParameters()->getTemplateLoc()))
+      f.rangeBegin = std::min(f.rangeBegin, *off);
+  readArgs(c, def, f);
+  return c.Sink.Facts.functions.emplace(id, std::move(f)).first->second;
+}
+
+} // namespace ktune::refactor

@@ -1,0 +1,484 @@
+//===- LaunchScan.cpp - A <<<>>> launch: kernel, arguments, geometry ------===//
+//
+// A launch in the main file ties a host function to a kernel: its template
+// arguments may be knobs (or a dispatch), its block dims are sites, and its
+// geometry, read as expressions over the kernel's parameters, goes into the
+// manifest and the implied constraints.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DetectInternal.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+#include "clang/Lex/Lexer.h"
+
+#include <algorithm>
+
+namespace ktune::refactor {
+
+using namespace clang;
+
+bool selectsBehaviour(const NamedDecl *param, const FunctionDecl *kernel) {
+  const auto *nttp = llvm::dyn_cast<NonTypeTemplateParmDecl>(param);
+  if (!nttp)
+    return true; // types and templates are never tuning constants
+  QualType t = nttp->getType();
+  if (t->isEnumeralType() || t->isBooleanType())
+    return true;
+  struct Compared : RecursiveASTVisitor<Compared> {
+    const NamedDecl *Param;
+    bool Found = false;
+    bool refersToParam(const Expr *e) const {
+      const auto *ref = llvm::dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+      return ref && ref->getDecl() == Param;
+    }
+    bool VisitBinaryOperator(BinaryOperator *b) {
+      if (b->isEqualityOp() &&
+          (refersToParam(b->getLHS()) || refersToParam(b->getRHS())))
+        Found = true;
+      return !Found;
+    }
+    bool VisitSwitchStmt(SwitchStmt *s) {
+      if (s->getCond() && refersToParam(s->getCond()))
+        Found = true;
+      return !Found;
+    }
+  } compared;
+  compared.Param = nttp;
+  if (kernel->getBody())
+    compared.TraverseStmt(kernel->getBody());
+  return compared.Found;
+}
+
+void collectDims(DetectContext &c, const Expr *e, const FunctionDecl *fn,
+                 std::vector<const Expr *> &dims, bool &ok) {
+  e = e->IgnoreImplicit();
+  if (const auto *m = llvm::dyn_cast<MaterializeTemporaryExpr>(e))
+    e = m->getSubExpr()->IgnoreImplicit();
+  if (const auto *b = llvm::dyn_cast<CXXBindTemporaryExpr>(e))
+    e = b->getSubExpr()->IgnoreImplicit();
+  if (const auto *fc = llvm::dyn_cast<CXXFunctionalCastExpr>(e))
+    e = fc->getSubExpr()->IgnoreImplicit();
+  if (const auto *p = llvm::dyn_cast<ParenExpr>(e))
+    return collectDims(c, p->getSubExpr(), fn, dims, ok);
+  if (const auto *ctor = llvm::dyn_cast<CXXConstructExpr>(e)) {
+    if (ctor->getNumArgs() == 1 && ctor->getArg(0)->getType()->isRecordType())
+      return collectDims(c, ctor->getArg(0), fn, dims, ok);
+    for (const Expr *a : ctor->arguments()) {
+      if (llvm::isa<CXXDefaultArgExpr>(a))
+        break;
+      dims.push_back(a);
+    }
+    return;
+  }
+  if (const auto *list = llvm::dyn_cast<InitListExpr>(e)) {
+    for (const Expr *a : list->inits())
+      dims.push_back(a);
+    return;
+  }
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e)) {
+    if (ref->getType()->isRecordType()) {
+      const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
+      if (var && var->isLocalVarDecl() && var->getInit() &&
+          isEffectivelyConst(c, var, fn))
+        return collectDims(c, var->getInit(), fn, dims, ok);
+      if (var && assignedDims(c, var, fn, ref, dims))
+        return;
+      ok = false;
+      return;
+    }
+  }
+  if (e->getType()->isIntegralOrEnumerationType()) {
+    dims.push_back(e);
+    return;
+  }
+  ok = false;
+}
+
+bool assignedDims(DetectContext &c, const VarDecl *var, const FunctionDecl *fn,
+                  const DeclRefExpr *use, std::vector<const Expr *> &dims) {
+  const auto *record = var->getType()->getAsCXXRecordDecl();
+  if (!fn || !fn->hasBody() || !var->isLocalVarDecl() || !record ||
+      record->getName() != "dim3")
+    return false;
+  const auto *body = llvm::dyn_cast<CompoundStmt>(fn->getBody());
+  if (!body)
+    return false;
+  // What the declaration gives (`dim3 t;` or `dim3 t(32);`).
+  std::vector<const Expr *> fields;
+  bool ok = true;
+  if (var->getInit())
+    collectDims(c, var->getInit(), fn, fields, ok);
+  if (!ok || fields.size() > 3)
+    return false;
+  fields.resize(3, nullptr); // nullptr: 1, dim3's default
+  ExprMutationAnalyzer analyzer(*body, c.Ctx);
+  bool assigned = false;
+  for (const DeclRefExpr *r : referencesTo(var, body)) {
+    if (!mutatedAt(analyzer, c.Ctx, r))
+      continue;
+    // Only `t.x = e;` as a statement of the body itself.
+    auto up = c.Ctx.getParents(*r);
+    const auto *member = up.empty() ? nullptr : up[0].get<MemberExpr>();
+    if (!member)
+      return false;
+    llvm::StringRef name = member->getMemberDecl()->getName();
+    int field = name == "x" ? 0 : name == "y" ? 1 : name == "z" ? 2 : -1;
+    auto upper = c.Ctx.getParents(*member);
+    const auto *op = upper.empty() ? nullptr : upper[0].get<BinaryOperator>();
+    if (field < 0 || !op || op->getOpcode() != BO_Assign ||
+        op->getLHS()->IgnoreParenImpCasts() != member)
+      return false;
+    auto statement = c.Ctx.getParents(*op);
+    if (statement.empty() || statement[0].get<CompoundStmt>() != body)
+      return false;
+    // Statements run in order: the last assignment before the launch.
+    if (c.SM.isBeforeInTranslationUnit(op->getEndLoc(), use->getBeginLoc())) {
+      fields[field] = op->getRHS();
+      assigned = true;
+    }
+  }
+  if (!assigned)
+    return false;
+  size_t n = 3;
+  while (n > 0 && !fields[n - 1])
+    --n;
+  for (size_t i = 0; i < n; ++i)
+    if (!fields[i])
+      return false; // a 1 before a set field: nothing to point at
+  dims.assign(fields.begin(), fields.begin() + static_cast<long>(n));
+  return true;
+}
+
+std::string macroBodyOf(DetectContext &c, SourceLocation loc) {
+  // Through the arguments of macros (a dispatch macro given a lambda) to
+  // where the token was written: a macro's body, or the file.
+  for (int depth = 0; loc.isMacroID() && depth < 32; ++depth) {
+    if (c.SM.isMacroBodyExpansion(loc)) {
+      if (!c.SM.getSLocEntry(c.SM.getFileID(loc))
+               .getExpansion()
+               .isFunctionMacroExpansion())
+        return {};
+      return Lexer::getImmediateMacroName(loc, c.SM, c.LO).str();
+    }
+    loc = c.SM.getImmediateSpellingLoc(loc);
+  }
+  return {};
+}
+
+namespace {
+
+/// Constants of a launch's geometry spelled in a function-like macro's body
+/// cannot be lifted (every expansion shares the spelling): each gets a note.
+void noteMacroConstants(DetectContext &c, const Expr *e,
+                        const FunctionDecl *host, const std::string &kernel,
+                        std::set<unsigned> &seen, int depth = 0) {
+  if (!e || depth > 8)
+    return;
+  const Expr *s = e->IgnoreParenImpCasts();
+  if (const auto *lit = llvm::dyn_cast<IntegerLiteral>(s)) {
+    std::string macro = macroBodyOf(c, lit->getLocation());
+    std::string liftable;
+    if (macroBodyLiteral(c, lit, liftable))
+      return; // a site, unless an expansion elsewhere says otherwise
+    int64_t v = lit->getValue().getSExtValue();
+    auto at = offsetOf(c, lit->getLocation());
+    if (!macro.empty() && v >= 2 && at && seen.insert(*at).second)
+      c.Sink.note(noteAt(
+          c, c.SM.getSpellingLoc(lit->getLocation()),
+          "the launch of " + kernel + " on line " +
+              std::to_string(lineCol(c, *at).first) + " uses " +
+              std::to_string(v) + ", spelled in the body of macro " + macro +
+              ": not lifted (every expansion shares it); pass it as a "
+              "macro argument to tune it"));
+    return;
+  }
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s))
+    if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
+        var && var->isLocalVarDecl() && var->getInit() &&
+        !isDispatchedConstant(c, var) && isEffectivelyConst(c, var, host))
+      return noteMacroConstants(c, var->getInit(), host, kernel, seen,
+                                depth + 1);
+  for (const Stmt *child : s->children())
+    if (const auto *ce = llvm::dyn_cast_or_null<Expr>(child))
+      noteMacroConstants(c, ce, host, kernel, seen, depth + 1);
+}
+
+/// What the host passes for each kernel parameter, by variable, by text and
+/// by type.
+struct LaunchArguments {
+  std::map<const ValueDecl *, std::string> varToParam;
+  std::map<std::string, std::string> textToParam;
+  std::vector<std::pair<QualType, std::string>> typeToParam;
+  std::set<std::string> kernelNames;
+};
+
+LaunchArguments kernelArguments(DetectContext &c, const LaunchView &launch,
+                                const FunctionDecl *kernel) {
+  LaunchArguments out;
+  for (const ParmVarDecl *p : kernel->parameters())
+    out.kernelNames.insert(p->getNameAsString());
+  for (unsigned i = 0; i < launch.args.size() && i < kernel->getNumParams();
+       ++i) {
+    std::string param = kernel->getParamDecl(i)->getNameAsString();
+    if (param.empty())
+      continue;
+    const Expr *arg = launch.args[i]->IgnoreParenImpCasts();
+    if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(arg))
+      out.varToParam.emplace(ref->getDecl(), param);
+    std::string t = textOf(c, arg->getSourceRange());
+    if (!t.empty())
+      out.textToParam.emplace(t, param);
+  }
+  return out;
+}
+
+/// The launch's explicit kernel template arguments: sites of the kernel's
+/// parameters unless they select behaviour; host template parameters and
+/// dispatched constants passed on (with the runtime values they stand
+/// for) are named after the kernel's parameters, types too (for sizeof).
+void templateArgumentSites(DetectContext &c, const LaunchView &launch,
+                           const FunctionDecl *kernel, const FunctionDecl *host,
+                           const std::string &hostId,
+                           const std::string &kernelId, unsigned launchAt,
+                           LaunchArguments &args) {
+  std::vector<TemplateArgumentLoc> explicitArgs;
+  const Expr *calleeExpr = launch.named.ref;
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(calleeExpr))
+    explicitArgs.assign(ref->template_arguments().begin(),
+                        ref->template_arguments().end());
+  else if (const auto *ule = llvm::dyn_cast<UnresolvedLookupExpr>(calleeExpr))
+    explicitArgs.assign(ule->template_arguments().begin(),
+                        ule->template_arguments().end());
+  const FunctionTemplateDecl *kt = kernel->getDescribedFunctionTemplate();
+  std::vector<DispatchedValue> dispatched = dispatchedValues(
+      c, launch.named.through ? launch.named.ref : launch.launch);
+  for (unsigned i = 0; i < explicitArgs.size(); ++i) {
+    const TemplateArgumentLoc &a = explicitArgs[i];
+    if (!kt || i >= kt->getTemplateParameters()->size())
+      continue;
+    std::string kernelParam =
+        kt->getTemplateParameters()->getParam(i)->getNameAsString();
+    if (a.getArgument().getKind() == TemplateArgument::Type) {
+      if (const TypeSourceInfo *t = a.getTypeSourceInfo())
+        args.typeToParam.emplace_back(t->getType(), kernelParam);
+      continue;
+    }
+    if (a.getArgument().getKind() != TemplateArgument::Expression)
+      continue;
+    const Expr *e = a.getSourceExpression();
+    if (const auto *ref =
+            llvm::dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts())) {
+      if (llvm::isa<NonTypeTemplateParmDecl>(ref->getDecl()))
+        args.varToParam.emplace(ref->getDecl(), kernelParam);
+      for (const DispatchedValue &d : dispatched)
+        if (d.constant == ref->getDecl()) {
+          args.varToParam.emplace(d.constant, kernelParam);
+          args.varToParam.emplace(d.runtime, kernelParam);
+        }
+    }
+    if (selectsBehaviour(kt->getTemplateParameters()->getParam(i), kernel))
+      continue;
+    RoleCtx r;
+    r.role = SiteRole::TemplateArg;
+    r.family = Family::templateArg(i);
+    r.boundParam = static_cast<int>(i);
+    r.fn = host;
+    r.fnId = hostId;
+    r.kernelId = kernelId;
+    r.launch = launchAt;
+    walk(c, e, r);
+  }
+}
+
+/// `dim3(32, num_warps)` with the warp count computed by dividing by 32:
+/// the 32 is the warp's width, no knob.
+bool warpWidthBlock(DetectContext &c, const std::vector<const Expr *> &dims,
+                    const FunctionDecl *host) {
+  if (dims.size() < 2)
+    return false;
+  auto first = classify(c, dims[0], host);
+  if (!first || first->spelling != Spelling::Literal || first->value != 32)
+    return false;
+  for (size_t d = 1; d < dims.size(); ++d)
+    if (countsWarps(c, dims[d], host))
+      return true;
+  return false;
+}
+
+/// Grid and block dims as expressions (each kept only when all its dims
+/// are known); their constants are sites either way.
+void launchGeometry(DetectContext &c, const LaunchView &launch,
+                    const FunctionDecl *host, const RoleCtx &base,
+                    CallFacts &cf) {
+  for (int which = 0; which < 2; ++which) {
+    const Expr *dimsExpr = which == 0 ? launch.grid : launch.block;
+    if (!dimsExpr)
+      continue;
+    SiteRole role = which == 0 ? SiteRole::LaunchGrid : SiteRole::LaunchBlock;
+    std::vector<const Expr *> dims;
+    bool dimsOk = true;
+    collectDims(c, dimsExpr, host, dims, dimsOk);
+    if (!dimsOk || dims.empty() || dims.size() > 3) {
+      cf.geometryError = std::string("cannot read the launch's ") +
+                         (which == 0 ? "grid" : "block") + " dimensions";
+      // Still record what the expression spells.
+      RoleCtx r = base;
+      r.role = role;
+      walk(c, dimsExpr, r);
+      continue;
+    }
+    bool warps = which == 1 && warpWidthBlock(c, dims, host);
+    auto &target = which == 0 ? cf.grid : cf.block;
+    bool complete = true;
+    for (unsigned d = 0; d < dims.size(); ++d) {
+      RoleCtx r = base;
+      r.role = role;
+      r.dim = static_cast<int>(d);
+      if (warps && d == 0)
+        r.recordLiterals = false;
+      else if (warps)
+        r.skipLiteral = 32;
+      // A grid-stride kernel's grid x written as a literal: its own knob.
+      auto kernel = c.Sink.Facts.functions.find(base.kernelId);
+      const auto *literal =
+          llvm::dyn_cast<IntegerLiteral>(dims[d]->IgnoreParenImpCasts());
+      if (which == 0 && d == 0 && literal && !launch.cooperative &&
+          kernel != c.Sink.Facts.functions.end() && kernel->second.gridStride)
+        if (auto at = offsetOf(c, literal->getLocation()))
+          r.family = Family::gridSize(*at);
+      auto t = walk(c, dims[d], r);
+      if (!t) {
+        cf.geometryError = "cannot express " +
+                           std::string(which == 0 ? "grid" : "block") +
+                           " dimension " + std::to_string(d) +
+                           " in kernel arguments and constants";
+        complete = false;
+      } else {
+        target.push_back(*t);
+      }
+    }
+    if (!complete)
+      target.clear();
+  }
+}
+
+void launchSmem(DetectContext &c, const LaunchView &launch, const RoleCtx &base,
+                CallFacts &cf) {
+  if (!launch.smem)
+    return;
+  RoleCtx r = base;
+  r.role = SiteRole::LaunchSmem;
+  auto t = walk(c, launch.smem, r);
+  if (t)
+    cf.smem = *t;
+  else if (cf.geometryError.empty())
+    cf.geometryError = "cannot express the dynamic shared memory size";
+}
+
+bool alreadySeen(const SourceFacts &facts, const CallFacts &cf) {
+  return std::any_of(facts.calls.begin(), facts.calls.end(), [&](auto &o) {
+    return o.offset == cf.offset && o.caller == cf.caller &&
+           o.callee == cf.callee && o.form == cf.form;
+  });
+}
+
+} // namespace
+
+std::string whyNotFollowed(DetectContext &c, const FunctionDecl *launched) {
+  if (!launched)
+    return "launch of a kernel not defined in this file";
+  if (const FunctionDecl *pattern = launched->getTemplateInstantiationPattern())
+    launched = pattern;
+  if (const FunctionTemplateDecl *t = launched->getPrimaryTemplate())
+    launched = t->getTemplatedDecl();
+  SourceLocation at = c.SM.getExpansionLoc(launched->getLocation());
+  std::string name = launched->getQualifiedNameAsString();
+  if (c.SM.isInMainFile(at))
+    return "launch of " + name + ", a kernel not defined in this file";
+  bool defined =
+      launched->hasSkippedBody() || launched->doesThisDeclarationHaveABody();
+  return "launch of " + name + ", a kernel " +
+         (defined ? "defined" : "declared") + " in " +
+         c.SM.getFilename(at).str() +
+         (defined ? ", which ktune does not rewrite (a system header, or one "
+                    "--header-filter keeps out)"
+                  : ", not defined in the files read");
+}
+
+void scanLaunch(DetectContext &c, const LaunchView &launch,
+                const FunctionDecl *host) {
+  if (!launch.named.kernel)
+    return; // a launch helper's own launch of the kernel it is given
+  const FunctionDecl *kernel = definitionOf(c, launch.named.kernel);
+  if (!kernel || !inRewritableFile(c, kernel->getLocation())) {
+    // Once, also when a dispatch macro expands the launch several times.
+    std::string n = noteAt(c, launch.launch->getBeginLoc(),
+                           whyNotFollowed(c, launch.named.kernel));
+    if (std::find(c.Sink.Facts.notes.begin(), c.Sink.Facts.notes.end(), n) ==
+        c.Sink.Facts.notes.end())
+      c.Sink.note(std::move(n));
+    return;
+  }
+  FunctionFacts &hostFacts = functionFacts(c, host, FunctionRole::Host);
+  CallFacts cf;
+  cf.isLaunch = true;
+  cf.form = launch.form;
+  cf.cooperative = launch.cooperative;
+  cf.caller = hostFacts.id;
+  cf.callee = idOf(c, kernel);
+  describeCallee(c, launch.call, launch.named.ref, kernel, cf);
+  // Once per spelling: a dispatch macro expands its body once per case.
+  if (alreadySeen(c.Sink.Facts, cf))
+    return;
+  scanDeviceFunction(c, kernel);
+  FunctionFacts &kernelFacts = functionFacts(c, kernel, FunctionRole::Kernel);
+  cf.macro = macroBodyOf(c, launch.named.ref->getBeginLoc());
+  std::set<unsigned> noted;
+  for (const Expr *e : {launch.grid, launch.block, launch.smem})
+    noteMacroConstants(c, e, host, kernelFacts.qualifiedName, noted);
+
+  LaunchArguments args = kernelArguments(c, launch, kernel);
+  templateArgumentSites(c, launch, kernel, host, hostFacts.id, kernelFacts.id,
+                        cf.offset, args);
+
+  std::set<std::string> hostNames;
+  RoleCtx base;
+  base.fn = host;
+  base.fnId = hostFacts.id;
+  base.kernelId = kernelFacts.id;
+  base.family = Family::block();
+  base.varToParam = &args.varToParam;
+  base.textToParam = &args.textToParam;
+  base.typeToParam = &args.typeToParam;
+  base.kernelNames = &args.kernelNames;
+  base.hostNames = &hostNames;
+  base.launch = cf.offset;
+  cf.geometryError = launch.problem;
+  launchGeometry(c, launch, host, base, cf);
+  launchSmem(c, launch, base, cf);
+  cf.hostNames.assign(hostNames.begin(), hostNames.end());
+  c.Sink.call(std::move(cf));
+}
+
+void scanKernelReference(DetectContext &c, const Expr *ref,
+                         const FunctionDecl *kernel, const FunctionDecl *host) {
+  kernel = definitionOf(c, kernel);
+  if (!kernel || !inRewritableFile(c, kernel->getLocation()))
+    return;
+  FunctionFacts &hostFacts = functionFacts(c, host, FunctionRole::Host);
+  CallFacts cf;
+  cf.form = CallForm::Reference;
+  cf.caller = hostFacts.id;
+  cf.callee = idOf(c, kernel);
+  describeCallee(c, nullptr, ref, kernel, cf);
+  if (alreadySeen(c.Sink.Facts, cf))
+    return;
+  scanDeviceFunction(c, kernel);
+  functionFacts(c, kernel, FunctionRole::Kernel);
+  cf.macro = macroBodyOf(c, ref->getBeginLoc());
+  c.Sink.call(std::move(cf));
+}
+
+} // namespace ktune::refactor

@@ -1,0 +1,426 @@
+//===- RoleExpressions.cpp - Constants in a role, and its expression ------===//
+//
+// An expression in a role (a launch's block dims, a loop stride, a shared
+// array's extent) is walked once: every constant in it is recorded as a site
+// of that role, and the expression is translated into ktune's expression
+// language with "@offset@" markers for the recorded sites, so the launch
+// geometry and the implied constraints can be written in terms of
+// candidates later.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DetectInternal.h"
+
+#include <algorithm>
+
+namespace ktune::refactor {
+
+using namespace clang;
+
+int roleRank(SiteRole role, std::optional<SiteRole> useRole) {
+  std::optional<SiteRole> r = role == SiteRole::Definition ? useRole : role;
+  if (!r || *r == SiteRole::Other)
+    return 0;
+  if (*r == SiteRole::IndexArith || *r == SiteRole::LaunchGrid ||
+      *r == SiteRole::LaunchSmem || *r == SiteRole::LoopBound)
+    return 1;
+  if (*r == SiteRole::VectorBytes)
+    return 3;
+  return 2;
+}
+
+void FactSink::addOccurrence(Occurrence o) {
+  auto key = std::make_tuple(o.offset, o.function, o.kernel);
+  Occs.emplace(key, std::move(o));
+}
+
+void FactSink::occurrence(Occurrence o, std::optional<unsigned> launch) {
+  auto key = std::make_tuple(o.offset, o.function, o.kernel);
+  auto it = Occs.find(key);
+  std::vector<unsigned> launches;
+  if (it != Occs.end())
+    launches = it->second.launches;
+  if (launch &&
+      std::find(launches.begin(), launches.end(), *launch) == launches.end())
+    launches.push_back(*launch);
+  if (it != Occs.end() && roleRank(o.role, o.useRole) <=
+                              roleRank(it->second.role, it->second.useRole)) {
+    it->second.launches = std::move(launches);
+    return;
+  }
+  if (it != Occs.end())
+    Occs.erase(it); // a more specific role wins
+  o.launches = std::move(launches);
+  Occs.emplace(key, std::move(o));
+}
+
+void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
+            std::optional<SiteRole> useRole) {
+  if (ctx.placeholders)
+    return;
+  if (a.spelling != Spelling::Literal && isFixedByHardware(a.constantName))
+    return;
+  if (a.spelling == Spelling::Literal && a.constant.empty() &&
+      (!ctx.recordLiterals || a.value < 2))
+    return;
+  if (a.value <= 0)
+    return;
+  if (ctx.skipLiteral && a.spelling == Spelling::Literal &&
+      a.constant.empty() && a.value == ctx.skipLiteral)
+    return;
+  Occurrence o;
+  o.offset = a.offset;
+  o.length = a.length;
+  auto [line, col] = lineCol(c, a.offset);
+  o.line = line;
+  o.col = col;
+  o.text = a.text;
+  o.function = ctx.fnId;
+  o.kernel = ctx.kernelId;
+  o.role = role;
+  o.useRole = useRole;
+  o.value = o.baseValue = a.value;
+  o.spelling = a.spelling;
+  o.constant = a.constant;
+  o.constantName = a.constantName;
+  o.family = a.spelling == Spelling::Literal && a.constant.empty() ? ctx.family
+                                                                   : Family();
+  o.dim = ctx.dim;
+  o.top = ctx.top || ctx.cap;
+  o.boundParam = ctx.boundParam;
+  o.castType = a.castType;
+  o.valueType = a.valueType;
+  o.macroBody = a.macroBody;
+  if (a.derivedBases == 1) {
+    o.constant = a.baseConstant;
+    o.constantName = a.baseName;
+    o.replacement = a.replacement;
+    o.baseValue = a.baseValue;
+    o.valueForm = a.valueForm;
+    // A derived variable's use becomes the base's expression; a derived
+    // macro's keeps the type its expansion had.
+    if (a.spelling != Spelling::Macro)
+      o.castType.clear();
+  } else if (a.derivedBases > 1) {
+    o.derivedExpr = a.derivedExpr;
+  }
+  c.Sink.occurrence(std::move(o), ctx.launch);
+}
+
+/// A constant: recorded (a local constant at its definition), and named by
+/// its marker, or by its value where it is no site.
+std::optional<std::string> walkAtom(DetectContext &c, const Atom &atom,
+                                    const RoleCtx &ctx) {
+  if (atom.localVar) {
+    const Expr *init = atom.localVar->getInit();
+    auto inner = classify(c, init, ctx.fn);
+    if (inner && inner->spelling == Spelling::Literal &&
+        isIntegerLiteralText(inner->text)) {
+      // `constexpr int kTile = 32;`: the definition is the site.
+      inner->spelling = Spelling::Variable;
+      inner->constant = atom.constant;
+      inner->constantName = atom.constantName;
+      inner->castType.clear();
+      inner->valueType = atom.valueType;
+      record(c, *inner, ctx, SiteRole::Definition, ctx.role);
+      if (isFixedByHardware(atom.constantName))
+        return std::to_string(inner->value);
+      return marker(inner->offset);
+    }
+    auto t = walk(c, init, ctx);
+    if (!t)
+      return std::nullopt;
+    return "(" + *t + ")";
+  }
+  if (ctx.placeholders) {
+    if (atom.spelling == Spelling::Literal)
+      return std::to_string(atom.value);
+    return "\xC2\xA7" + atom.constant + "=" + std::to_string(atom.value) +
+           "\xC2\xA7";
+  }
+  record(c, atom, ctx, ctx.role, std::nullopt);
+  if (atom.spelling == Spelling::Literal && atom.constant.empty() &&
+      (!ctx.recordLiterals || atom.value < 2))
+    return std::to_string(atom.value);
+  if (atom.spelling != Spelling::Literal &&
+      isFixedByHardware(atom.constantName))
+    return std::to_string(atom.value);
+  return marker(atom.offset);
+}
+
+/// Kernel arguments: the expression the host passes for a parameter.
+static std::optional<std::string>
+kernelArgument(DetectContext &c, const Expr *e, const RoleCtx &ctx) {
+  if (!ctx.textToParam)
+    return std::nullopt;
+  const Expr *s = e->IgnoreParenImpCasts();
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s))
+    if (auto it = ctx.varToParam->find(ref->getDecl());
+        it != ctx.varToParam->end())
+      return it->second;
+  std::string t = textOf(c, s->getSourceRange());
+  if (!t.empty())
+    if (auto it = ctx.textToParam->find(t); it != ctx.textToParam->end())
+      return it->second;
+  return std::nullopt;
+}
+
+/// A parameter of the launching function that the kernel does not receive
+/// (`num_tokens` in `dim3 grid(num_tokens)`): a dimension of the problem,
+/// named as it is when nothing in the function changes it and no kernel
+/// parameter has its name.
+static std::optional<std::string>
+launcherParameter(DetectContext &c, const ParmVarDecl *p, const RoleCtx &ctx) {
+  if (!ctx.hostNames || !ctx.fn || p->getDeclContext() != ctx.fn ||
+      !p->getType()->isIntegralOrEnumerationType() ||
+      p->getType()->isBooleanType() || p->getName().empty())
+    return std::nullopt;
+  std::string name = p->getNameAsString();
+  if ((ctx.kernelNames && ctx.kernelNames->count(name)) ||
+      !isEffectivelyConst(c, p, ctx.fn))
+    return std::nullopt;
+  ctx.hostNames->insert(name);
+  return name;
+}
+
+std::optional<std::string> walkName(DetectContext &c, const DeclRefExpr *ref,
+                                    const RoleCtx &ctx) {
+  if (const auto *nt = llvm::dyn_cast<NonTypeTemplateParmDecl>(ref->getDecl()))
+    return nt->getNameAsString();
+  if (const auto *p = llvm::dyn_cast<ParmVarDecl>(ref->getDecl()))
+    return launcherParameter(c, p, ctx);
+  if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
+      var && isDispatchedConstant(c, var))
+    return std::nullopt; // data-dependent: named only as a kernel parameter
+  if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
+      var && var->isLocalVarDecl() && var->getInit() && ctx.fn &&
+      !llvm::isa<ParmVarDecl>(var) && isEffectivelyConst(c, var, ctx.fn) &&
+      var->getType()->isIntegralOrEnumerationType()) {
+    // A local computed at run time (`int blocks = (n + 255) / 256;`).
+    auto t = walk(c, var->getInit(), ctx);
+    if (!t)
+      return std::nullopt;
+    return "(" + *t + ")";
+  }
+  if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl())) {
+    if (const Expr *value = onlyAssignment(c, var, ctx.fn, ref)) {
+      auto t = walk(c, value, ctx);
+      if (!t)
+        return std::nullopt;
+      return "(" + *t + ")";
+    }
+    const IfStmt *branch = nullptr;
+    if (const Expr *bound = capAssignedInBranch(c, var, ctx.fn, ref, branch)) {
+      // The bound in the condition, and the grid the branch computes from
+      // it (`blocks = (n + MAX - 1) / MAX;`), change with it.
+      RoleCtx cap = ctx;
+      cap.cap = true;
+      walk(c, branch->getCond(), cap);
+      RoleCtx grid = ctx;
+      grid.role = SiteRole::LaunchGrid;
+      grid.top = grid.cap = false;
+      grid.dim = -1;
+      struct Assignments : RecursiveASTVisitor<Assignments> {
+        std::vector<const Expr *> Values;
+        bool VisitBinaryOperator(BinaryOperator *b) {
+          if (b->getOpcode() == BO_Assign)
+            Values.push_back(b->getRHS());
+          return true;
+        }
+      } assignments;
+      assignments.TraverseStmt(const_cast<Stmt *>(branch->getThen()));
+      for (const Expr *v : assignments.Values)
+        if (v != bound)
+          walk(c, v, grid);
+      return walkBounds(c, "min", var->getInit(), bound, ctx);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> walkUnary(DetectContext &c, const UnaryOperator *u,
+                                     const RoleCtx &ctx) {
+  RoleCtx inner = ctx;
+  inner.top = inner.cap = false;
+  auto t = walk(c, u->getSubExpr(), inner);
+  if (!t)
+    return std::nullopt;
+  switch (u->getOpcode()) {
+  case UO_Minus:
+    return "(-" + *t + ")";
+  case UO_Plus:
+    return *t;
+  case UO_LNot:
+    return "(!" + *t + ")";
+  default:
+    return std::nullopt;
+  }
+}
+
+std::optional<std::string> walkBinary(DetectContext &c, const BinaryOperator *b,
+                                      const RoleCtx &ctx) {
+  RoleCtx inner = ctx;
+  inner.top = inner.cap = false;
+  // `16 / sizeof(T)`: a vector width in bytes, wherever it is computed.
+  if (b->getOpcode() == BO_Div &&
+      llvm::isa<UnaryExprOrTypeTraitExpr>(b->getRHS()->IgnoreParenImpCasts()))
+    if (auto atom = classify(c, b->getLHS(), ctx.fn);
+        atom && atom->spelling == Spelling::Literal) {
+      RoleCtx bytes = ctx;
+      bytes.role = SiteRole::VectorBytes;
+      bytes.family = Family::vectorBytes();
+      bytes.top = true;
+      bytes.cap = false;
+      walk(c, b->getLHS(), bytes);
+    }
+  auto l = walk(c, b->getLHS(), inner);
+  auto r = walk(c, b->getRHS(), inner);
+  if (!l || !r)
+    return std::nullopt;
+  llvm::StringRef op = b->getOpcodeStr();
+  static const std::set<std::string> ops = {
+      "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
+  if (!ops.count(op.str()))
+    return std::nullopt;
+  return "(" + *l + " " + op.str() + " " + *r + ")";
+}
+
+/// `min(a, b)` or `max(a, b)`: both bounds stay in the role, as caps.
+std::optional<std::string> walkBounds(DetectContext &c, const std::string &fn,
+                                      const Expr *a, const Expr *b,
+                                      const RoleCtx &ctx) {
+  RoleCtx bound = ctx;
+  bound.cap = true;
+  auto l = walk(c, a, bound);
+  auto r = walk(c, b, bound);
+  if (!l || !r)
+    return std::nullopt;
+  return fn + "(" + *l + ", " + *r + ")";
+}
+
+/// `a < b ? a : b` and its kin: "min" or "max", else empty.
+static std::string minMaxOf(DetectContext &c, const ConditionalOperator *e) {
+  const auto *cmp =
+      llvm::dyn_cast<BinaryOperator>(e->getCond()->IgnoreParenImpCasts());
+  if (!cmp || !cmp->isRelationalOp())
+    return "";
+  auto text = [&](const Expr *x) {
+    return textOf(c, x->IgnoreParenImpCasts()->getSourceRange());
+  };
+  std::string l = text(cmp->getLHS()), r = text(cmp->getRHS());
+  std::string t = text(e->getTrueExpr()), f = text(e->getFalseExpr());
+  if (l.empty() || r.empty() || l == r)
+    return "";
+  bool less = cmp->getOpcode() == BO_LT || cmp->getOpcode() == BO_LE;
+  if (t == l && f == r) // a < b ? a : b
+    return less ? "min" : "max";
+  if (t == r && f == l) // a < b ? b : a
+    return less ? "max" : "min";
+  return "";
+}
+
+std::optional<std::string> walkConditional(DetectContext &c,
+                                           const ConditionalOperator *cond,
+                                           const RoleCtx &ctx) {
+  // A cap written as a comparison: every bound stays in the role, like
+  // std::min's (the bound in the condition and in its branch change
+  // together).
+  if (std::string fn = minMaxOf(c, cond); !fn.empty()) {
+    RoleCtx bound = ctx;
+    bound.cap = true;
+    walk(c, cond->getCond(), bound);
+    return walkBounds(c, fn, cond->getTrueExpr(), cond->getFalseExpr(), ctx);
+  }
+  RoleCtx inner = ctx;
+  inner.top = inner.cap = false;
+  // A block chosen between sizes (`num_tokens < 256 ? 1024 : 256`): each
+  // branch is a block size in its own right; the condition's constants
+  // are thresholds, no sites.
+  bool alternatives = ctx.role == SiteRole::LaunchBlock && ctx.top;
+  RoleCtx condition = inner;
+  if (alternatives)
+    condition.recordLiterals = false;
+  auto test = walk(c, cond->getCond(), condition);
+  auto t = walk(c, cond->getTrueExpr(), alternatives ? ctx : inner);
+  auto f = walk(c, cond->getFalseExpr(), alternatives ? ctx : inner);
+  if (!test || !t || !f)
+    return std::nullopt;
+  return "(" + *test + " ? " + *t + " : " + *f + ")";
+}
+
+std::optional<std::string> walkCall(DetectContext &c, const CallExpr *call,
+                                    const RoleCtx &ctx) {
+  // std::min / std::max / min / max: the bounds stay in the role (caps).
+  std::string name = calleeName(call);
+  if ((name == "min" || name == "max" || name == "fminf" || name == "fmaxf") &&
+      call->getNumArgs() == 2) {
+    std::string fn = name == "fminf" ? "min" : name == "fmaxf" ? "max" : name;
+    return walkBounds(c, fn, call->getArg(0), call->getArg(1), ctx);
+  }
+  RoleCtx inner = ctx;
+  inner.top = inner.cap = false;
+  if (isCeilDivName(name) && call->getNumArgs() == 2) {
+    auto a = walk(c, call->getArg(0), inner);
+    auto b = walk(c, call->getArg(1), inner);
+    if (!a || !b)
+      return std::nullopt;
+    return "ceil_div(" + *a + ", " + *b + ")";
+  }
+  // Still record the constants among the arguments (no translation).
+  for (const Expr *arg : call->arguments())
+    walk(c, arg, inner);
+  return std::nullopt;
+}
+
+/// Records the constants in a role expression and translates it into the
+/// expression language (markers for recorded sites). Local constants are
+/// followed into their initialisers, as if written inline.
+std::optional<std::string> walk(DetectContext &c, const Expr *e, RoleCtx ctx) {
+  if (!e)
+    return std::nullopt;
+  if (auto atom = classify(c, e, ctx.fn))
+    return walkAtom(c, *atom, ctx);
+  if (auto param = kernelArgument(c, e, ctx))
+    return param;
+
+  const Expr *s = e->IgnoreParenImpCasts();
+  if (const auto *p = llvm::dyn_cast<ParenExpr>(s)) // not stripped: keep top
+    return walk(c, p->getSubExpr(), ctx);
+  if (const auto *cast = llvm::dyn_cast<ExplicitCastExpr>(s)) {
+    if (!cast->getType()->isIntegralOrEnumerationType())
+      return std::nullopt;
+    return walk(c, cast->getSubExpr(), ctx);
+  }
+  if (const auto *lit = llvm::dyn_cast<IntegerLiteral>(s))
+    return std::to_string(lit->getValue().getSExtValue());
+  if (const auto *sz = llvm::dyn_cast<UnaryExprOrTypeTraitExpr>(s)) {
+    // sizeof of a type the launch passes as the kernel's T: `sizeof(T)`.
+    if (sz->getKind() == UETT_SizeOf && sz->isArgumentType() && ctx.typeToParam)
+      for (const auto &[type, name] : *ctx.typeToParam)
+        if (type == sz->getArgumentType())
+          return "sizeof(" + name + ")";
+    Expr::EvalResult r;
+    if (!sz->isValueDependent() && sz->EvaluateAsInt(r, c.Ctx))
+      return std::to_string(r.Val.getInt().getExtValue());
+    return std::nullopt;
+  }
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(s))
+    return walkName(c, ref, ctx);
+  if (const auto *u = llvm::dyn_cast<UnaryOperator>(s))
+    return walkUnary(c, u, ctx);
+  if (const auto *b = llvm::dyn_cast<BinaryOperator>(s))
+    return walkBinary(c, b, ctx);
+  if (const auto *cond = llvm::dyn_cast<ConditionalOperator>(s))
+    return walkConditional(c, cond, ctx);
+  if (const auto *call = llvm::dyn_cast<CallExpr>(s))
+    return walkCall(c, call, ctx);
+  // Anything else: record what is inside, no translation.
+  RoleCtx inner = ctx;
+  inner.top = inner.cap = false;
+  for (const Stmt *child : s->children())
+    if (const auto *ce = llvm::dyn_cast_or_null<Expr>(child))
+      walk(c, ce, inner);
+  return std::nullopt;
+}
+
+} // namespace ktune::refactor

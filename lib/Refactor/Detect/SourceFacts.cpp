@@ -1,0 +1,485 @@
+//===- SourceFacts.cpp - Facts as data ------------------------------------===//
+//
+// What detection records, as plain data: families and roles by name, the
+// JSON of --dump-facts, the merge of the host and the device side's facts
+// (files renumbered by path), and attributing a helper's occurrences to the
+// kernels that call it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ktune/Refactor/SourceFacts.h"
+
+#include "ktune/Support/EnumNames.h"
+
+#include <algorithm>
+#include <ostream>
+#include <set>
+#include <tuple>
+
+namespace ktune::refactor {
+
+static constexpr EnumName<CallForm> CallFormNames[] = {
+    {CallForm::DeviceCall, "call"},
+    {CallForm::Chevron, "<<<>>>"},
+    {CallForm::LaunchKernelEx, "cudaLaunchKernelEx"},
+    {CallForm::LaunchKernel, "cudaLaunchKernel"},
+    {CallForm::CooperativeKernel, "cudaLaunchCooperativeKernel"},
+    {CallForm::LaunchHelper, "launch_helper"},
+    {CallForm::Reference, "reference"},
+};
+
+std::string_view callFormName(CallForm form) {
+  return nameOf(CallFormNames, form, "call");
+}
+
+const FunctionFacts *SourceFacts::function(const std::string &id) const {
+  auto it = functions.find(id);
+  return it == functions.end() ? nullptr : &it->second;
+}
+
+std::vector<const FunctionFacts *> SourceFacts::kernels() const {
+  std::vector<const FunctionFacts *> out;
+  for (const auto &[id, f] : functions)
+    if (f.role == FunctionRole::Kernel)
+      out.push_back(&f);
+  std::sort(out.begin(), out.end(),
+            [](auto *a, auto *b) { return a->offset < b->offset; });
+  return out;
+}
+
+const std::string &SourceFacts::pathOf(unsigned fileIndex) const {
+  if (fileIndex == 0 || fileIndex >= files.size())
+    return file;
+  return files[fileIndex].path;
+}
+
+std::optional<unsigned>
+SourceFacts::fileIndexOf(const std::string &path) const {
+  if (path == file)
+    return 0;
+  for (unsigned i = 1; i < files.size(); ++i)
+    if (files[i].path == path)
+      return i;
+  return std::nullopt;
+}
+
+std::optional<unsigned> SourceFacts::position(const SourceSite &site) const {
+  auto index = fileIndexOf(site.file);
+  if (!index)
+    return std::nullopt;
+  return makePosition(*index, site.offset);
+}
+
+llvm::StringRef SourceFacts::textOf(unsigned fileIndex,
+                                    llvm::StringRef mainText) const {
+  if (fileIndex < files.size() && (fileIndex > 0 || !files[0].text.empty()))
+    return files[fileIndex].text;
+  return fileIndex == 0 ? mainText : llvm::StringRef();
+}
+
+std::string SourceFacts::kernelPlanName(const FunctionFacts &kernel) const {
+  for (const FunctionFacts *other : kernels())
+    if (other->id != kernel.id && other->qualifiedName == kernel.qualifiedName)
+      return kernel.qualifiedName + "@" + std::to_string(kernel.line);
+  return kernel.qualifiedName;
+}
+
+static void mergeFunction(FunctionFacts &into, const FunctionFacts &other) {
+  into.usesWarpLevelOps |= other.usesWarpLevelOps;
+  into.gridStride |= other.gridStride;
+  for (const auto &c : other.callees)
+    if (std::find(into.callees.begin(), into.callees.end(), c) ==
+        into.callees.end())
+      into.callees.push_back(c);
+  if (into.cannotTemplate.empty())
+    into.cannotTemplate = other.cannotTemplate;
+  // A role seen only by one side (a helper called from device-only code)
+  // is kept; a kernel stays a kernel.
+  if (other.role == FunctionRole::Kernel)
+    into.role = FunctionRole::Kernel;
+}
+
+void remapFiles(SourceFacts &facts, const std::vector<unsigned> &newIndex) {
+  auto pos = [&](unsigned &p) {
+    if (filePart(p) < newIndex.size())
+      p = makePosition(newIndex[filePart(p)], localPart(p));
+  };
+  auto id = [&](std::string &fnId) {
+    if (fnId.rfind("fn@", 0) != 0)
+      return;
+    unsigned p = static_cast<unsigned>(std::stoul(fnId.substr(3)));
+    pos(p);
+    fnId = "fn@" + std::to_string(p);
+  };
+  auto markers = [&](std::string &text) {
+    auto r =
+        resolveMarkers(text, [&](unsigned p) -> std::optional<std::string> {
+          pos(p);
+          return marker(p);
+        });
+    if (r)
+      text = *r;
+  };
+  std::map<std::string, FunctionFacts> functions;
+  for (auto &[key, f] : facts.functions) {
+    id(f.id);
+    pos(f.offset);
+    pos(f.bodyBegin);
+    pos(f.rangeBegin);
+    pos(f.rangeEnd);
+    for (auto &d : f.declarations)
+      pos(d.insertOffset);
+    for (auto &c : f.callees)
+      id(c);
+    functions.emplace(f.id, std::move(f));
+  }
+  facts.functions = std::move(functions);
+  for (auto &c : facts.calls) {
+    pos(c.offset);
+    pos(c.insertOffset);
+    id(c.caller);
+    id(c.callee);
+    for (auto *dims : {&c.grid, &c.block})
+      for (auto &d : *dims)
+        markers(d);
+    markers(c.smem);
+  }
+  for (auto &o : facts.occurrences) {
+    pos(o.offset);
+    for (auto &l : o.launches)
+      pos(l);
+    id(o.function);
+    id(o.kernel);
+    if (o.family.kind == Family::Kind::Unroll ||
+        o.family.kind == Family::Kind::Items ||
+        o.family.kind == Family::Kind::MinBlocks ||
+        o.family.kind == Family::Kind::GridSize)
+      pos(o.family.at);
+  }
+  for (auto &a : facts.sharedArrays) {
+    pos(a.offset);
+    id(a.function);
+    for (auto &e : a.extents)
+      markers(e);
+  }
+  for (auto &[begin, end] : facts.hostOnlyRanges) {
+    pos(begin);
+    pos(end);
+  }
+  std::map<std::string, std::string> bounds;
+  for (const auto &[key, value] : facts.launchBounds) {
+    std::string k = key, v = value;
+    id(k);
+    markers(v);
+    bounds.emplace(std::move(k), std::move(v));
+  }
+  facts.launchBounds = std::move(bounds);
+  std::vector<SourceFile> files(facts.files.size());
+  for (unsigned i = 0; i < facts.files.size() && i < newIndex.size(); ++i) {
+    if (newIndex[i] >= files.size())
+      files.resize(newIndex[i] + 1);
+    files[newIndex[i]] = std::move(facts.files[i]);
+  }
+  facts.files = std::move(files);
+}
+
+/// The other side's file indices in `into`'s numbering; files `into` has
+/// not seen are appended to its table.
+static std::vector<unsigned> matchFiles(SourceFacts &into,
+                                        const SourceFacts &other) {
+  std::vector<unsigned> newIndex;
+  for (unsigned i = 0; i < other.files.size(); ++i) {
+    if (i == 0) {
+      newIndex.push_back(0);
+      if (into.files.empty())
+        into.files.push_back(other.files[0]);
+      continue;
+    }
+    unsigned found = static_cast<unsigned>(into.files.size());
+    for (unsigned j = 1; j < into.files.size(); ++j)
+      if (into.files[j].absolutePath == other.files[i].absolutePath)
+        found = j;
+    if (found == into.files.size())
+      into.files.push_back(other.files[i]);
+    newIndex.push_back(found);
+  }
+  return newIndex;
+}
+
+void mergeFacts(SourceFacts &into, const SourceFacts &otherSide) {
+  SourceFacts renumbered;
+  const SourceFacts *otherPtr = &otherSide;
+  if (!otherSide.files.empty()) {
+    std::vector<unsigned> newIndex = matchFiles(into, otherSide);
+    bool identity = true;
+    for (unsigned i = 0; i < newIndex.size(); ++i)
+      identity &= newIndex[i] == i;
+    if (!identity) {
+      renumbered = otherSide;
+      remapFiles(renumbered, newIndex);
+      otherPtr = &renumbered;
+    }
+  }
+  const SourceFacts &other = *otherPtr;
+  for (const auto &root : other.includeRoots)
+    if (std::find(into.includeRoots.begin(), into.includeRoots.end(), root) ==
+        into.includeRoots.end())
+      into.includeRoots.push_back(root);
+  for (const auto &[id, f] : other.functions) {
+    auto it = into.functions.find(id);
+    if (it == into.functions.end())
+      into.functions.emplace(id, f);
+    else
+      mergeFunction(it->second, f);
+  }
+  auto callKey = [](const CallFacts &c) {
+    return std::make_tuple(c.offset, c.caller, c.callee);
+  };
+  std::set<std::tuple<unsigned, std::string, std::string>> calls;
+  for (const auto &c : into.calls)
+    calls.insert(callKey(c));
+  for (const auto &c : other.calls)
+    if (calls.insert(callKey(c)).second)
+      into.calls.push_back(c);
+
+  auto occKey = [](const Occurrence &o) {
+    return std::make_tuple(o.offset, o.kernel, o.function, o.role);
+  };
+  std::map<std::tuple<unsigned, std::string, std::string, SiteRole>, size_t>
+      occs;
+  for (size_t i = 0; i < into.occurrences.size(); ++i)
+    occs.emplace(occKey(into.occurrences[i]), i);
+  for (const auto &o : other.occurrences) {
+    auto [it, added] = occs.emplace(occKey(o), into.occurrences.size());
+    if (added) {
+      into.occurrences.push_back(o);
+      continue;
+    }
+    auto &mine = into.occurrences[it->second].launches;
+    for (unsigned l : o.launches)
+      if (std::find(mine.begin(), mine.end(), l) == mine.end())
+        mine.push_back(l);
+  }
+
+  std::set<unsigned> arrays;
+  for (const auto &a : into.sharedArrays)
+    arrays.insert(a.offset);
+  for (const auto &a : other.sharedArrays)
+    if (arrays.insert(a.offset).second)
+      into.sharedArrays.push_back(a);
+  for (const auto &[k, v] : other.launchBounds)
+    into.launchBounds.emplace(k, v);
+  for (const auto &r : other.hostOnlyRanges)
+    if (std::find(into.hostOnlyRanges.begin(), into.hostOnlyRanges.end(), r) ==
+        into.hostOnlyRanges.end())
+      into.hostOnlyRanges.push_back(r);
+  std::sort(into.hostOnlyRanges.begin(), into.hostOnlyRanges.end());
+  for (const auto &n : other.notes)
+    if (std::find(into.notes.begin(), into.notes.end(), n) == into.notes.end())
+      into.notes.push_back(n);
+  std::sort(into.occurrences.begin(), into.occurrences.end(),
+            [](const Occurrence &a, const Occurrence &b) {
+              return std::tie(a.offset, a.kernel, a.role) <
+                     std::tie(b.offset, b.kernel, b.role);
+            });
+  std::sort(into.calls.begin(), into.calls.end(),
+            [](const CallFacts &a, const CallFacts &b) {
+              return a.offset < b.offset;
+            });
+}
+
+nlohmann::json factsToJson(const SourceFacts &facts) {
+  using nlohmann::json;
+  json out = {{"file", facts.file}};
+  for (const auto &f : facts.files)
+    out["files"].push_back({{"path", f.path},
+                            {"included_as", f.includedAs},
+                            {"found_under", f.foundUnder}});
+  static const char *roles[] = {"kernel", "device_helper", "host"};
+  for (const auto &[id, f] : facts.functions) {
+    json j = {{"id", id},
+              {"role", roles[static_cast<int>(f.role)]},
+              {"name", f.qualifiedName},
+              {"line", f.line},
+              {"template", f.isTemplate},
+              {"warp_level", f.usesWarpLevelOps},
+              {"grid_stride", f.gridStride},
+              {"callees", f.callees}};
+    if (!f.cannotTemplate.empty())
+      j["cannot_template"] = f.cannotTemplate;
+    out["functions"].push_back(j);
+  }
+  for (const auto &c : facts.calls) {
+    json j = {{"line", c.line},
+              {"col", c.col},
+              {"caller", c.caller},
+              {"callee", c.callee},
+              {"launch", c.isLaunch},
+              {"implicit_args", c.implicitArgs},
+              {"explicit_args", c.explicitArgs}};
+    if (!c.implicitArgsError.empty())
+      j["implicit_args_error"] = c.implicitArgsError;
+    j["form"] = std::string(callFormName(c.form));
+    if (!c.macro.empty())
+      j["macro"] = c.macro;
+    if (c.isLaunch) {
+      j["host_names"] = c.hostNames;
+      j["grid"] = c.grid;
+      j["block"] = c.block;
+      j["smem"] = c.smem;
+      if (!c.geometryError.empty())
+        j["geometry_error"] = c.geometryError;
+    }
+    out["calls"].push_back(j);
+  }
+  static const char *spellings[] = {"literal", "macro", "variable",
+                                    "enumerator"};
+  for (const auto &o : facts.occurrences)
+    out["occurrences"].push_back(
+        {{"offset", o.offset},
+         {"file", facts.pathOf(filePart(o.offset))},
+         {"at", std::to_string(o.line) + ":" + std::to_string(o.col)},
+         {"text", o.text},
+         {"function", o.function},
+         {"kernel", o.kernel},
+         {"role", std::string(siteRoleName(o.role))},
+         {"use_role", o.useRole ? std::string(siteRoleName(*o.useRole)) : ""},
+         {"value", o.value},
+         {"spelling", spellings[static_cast<int>(o.spelling)]},
+         {"constant", o.constant},
+         {"family", o.family.str()},
+         {"dim", o.dim},
+         {"top", o.top},
+         {"bound_param", o.boundParam},
+         {"cast", o.castType},
+         {"value_type", o.valueType}});
+  for (const auto &a : facts.sharedArrays)
+    out["shared_arrays"].push_back({{"function", a.function},
+                                    {"name", a.name},
+                                    {"element_size", a.elementSize},
+                                    {"extents", a.extents}});
+  for (const auto &[k, v] : facts.launchBounds)
+    out["launch_bounds"][k] = v;
+  out["notes"] = facts.notes;
+  return out;
+}
+
+std::string Family::str() const {
+  switch (kind) {
+  case Kind::None:
+    return "";
+  case Kind::Block:
+    return "block";
+  case Kind::Unlinked:
+    return "unlinked";
+  case Kind::ItemsPerThread:
+    return "ipt";
+  case Kind::VectorBytes:
+    return "vecbytes";
+  case Kind::Unroll:
+    return "unroll@" + std::to_string(at);
+  case Kind::Items:
+    return "items@" + std::to_string(at);
+  case Kind::MinBlocks:
+    return "minblocks@" + std::to_string(at);
+  case Kind::VectorType:
+    return "vectype:" + typeName;
+  case Kind::TemplateArg:
+    return "targ@" + std::to_string(at);
+  case Kind::GridSize:
+    return "grid@" + std::to_string(at);
+  }
+  return "";
+}
+
+std::ostream &operator<<(std::ostream &os, const Family &family) {
+  return os << family.str();
+}
+
+std::string marker(unsigned offset) {
+  return "@" + std::to_string(offset) + "@";
+}
+
+std::optional<std::string> resolveMarkers(
+    const std::string &text,
+    const std::function<std::optional<std::string>(unsigned)> &resolve) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '@') {
+      out += text[i++];
+      continue;
+    }
+    size_t end = text.find('@', i + 1);
+    if (end == std::string::npos)
+      return std::nullopt;
+    unsigned offset =
+        static_cast<unsigned>(std::stoul(text.substr(i + 1, end - i - 1)));
+    auto r = resolve(offset);
+    if (!r)
+      return std::nullopt;
+    out += *r;
+    i = end + 1;
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<std::string>>
+kernelsReaching(const SourceFacts &facts) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const FunctionFacts *k : facts.kernels()) {
+    std::vector<std::string> work{k->id};
+    std::set<std::string> seen{k->id};
+    while (!work.empty()) {
+      std::string id = work.back();
+      work.pop_back();
+      out[id].push_back(k->id);
+      if (const FunctionFacts *f = facts.function(id))
+        for (const auto &c : f->callees)
+          if (seen.insert(c).second)
+            work.push_back(c);
+    }
+  }
+  return out;
+}
+
+void attributeHelperOccurrences(SourceFacts &facts) {
+  auto reaching = kernelsReaching(facts);
+  std::vector<Occurrence> out;
+  for (auto &o : facts.occurrences) {
+    if (!o.kernel.empty()) {
+      out.push_back(o);
+      continue;
+    }
+    auto it = reaching.find(o.function);
+    if (it == reaching.end())
+      continue; // a helper no kernel in this file calls
+    for (const auto &k : it->second) {
+      Occurrence copy = o;
+      copy.kernel = k;
+      out.push_back(std::move(copy));
+    }
+  }
+  facts.occurrences = std::move(out);
+  std::stable_sort(facts.occurrences.begin(), facts.occurrences.end(),
+                   [](const Occurrence &a, const Occurrence &b) {
+                     return std::tie(a.offset, a.kernel, a.role) <
+                            std::tie(b.offset, b.kernel, b.role);
+                   });
+  // Remove exact duplicates (the same helper site reached twice); a macro
+  // body's literal is one site per function expanding it.
+  std::vector<Occurrence> unique;
+  for (auto &o : facts.occurrences) {
+    bool seen = false;
+    for (auto u = unique.rbegin();
+         u != unique.rend() && !seen && u->offset == o.offset &&
+         u->kernel == o.kernel && u->role == o.role;
+         ++u)
+      seen = u->function == o.function;
+    if (!seen)
+      unique.push_back(std::move(o));
+  }
+  facts.occurrences = std::move(unique);
+}
+
+} // namespace ktune::refactor

@@ -1,0 +1,205 @@
+//===- Candidates.cpp - Grouping sites into candidates --------------------===//
+//
+// A candidate is one constant of one kernel with every site that must change
+// with it. buildCandidates groups each kernel's occurrences (Grouping.cpp),
+// describes each group (CandidateRules.cpp), gives it a stable id, and adds
+// the constraints the code implies (ImpliedConstraints.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GroupInternal.h"
+
+#include "ktune/Support/EnumNames.h"
+
+#include <algorithm>
+
+namespace ktune::refactor {
+
+/// The kind in a candidate id ("c_bs_...").
+static constexpr EnumName<ParamKind> Abbreviations[] = {
+    {ParamKind::BlockSize, "bs"},       {ParamKind::TileSize, "ts"},
+    {ParamKind::Unroll, "ur"},          {ParamKind::VectorWidth, "vw"},
+    {ParamKind::ItemsPerThread, "ipt"}, {ParamKind::WarpsPerBlock, "wpb"},
+    {ParamKind::GridSize, "gs"},        {ParamKind::Other, "ot"},
+};
+
+static uint64_t fnv1a(const std::string &s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+static std::string hex(uint64_t v, unsigned digits) {
+  static const char *d = "0123456789abcdef";
+  std::string out(digits, '0');
+  for (unsigned i = 0; i < digits; ++i)
+    out[digits - 1 - i] = d[(v >> (4 * i)) & 0xf];
+  return out;
+}
+
+/// Sites in source order, each once, with their final replacement; the
+/// kernel template parameter the group sets, by name.
+static void finishGroup(const SourceFacts &facts, CandidateGroup &g) {
+  const FunctionFacts *k = facts.function(g.kernel);
+  if (g.boundParam >= 0 &&
+      g.boundParam < static_cast<int>(k->templateParams.size()))
+    g.boundName = k->templateParams[g.boundParam].name;
+  std::ranges::sort(g.sites, {}, &Occurrence::offset);
+  auto dups = std::ranges::unique(g.sites, {}, &Occurrence::offset);
+  g.sites.erase(dups.begin(), dups.end());
+  g.type = groupType(g);
+  for (auto &s : g.sites)
+    finishReplacement(s, g.type);
+}
+
+/// The candidate a finished group becomes, under `id`.
+static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
+                             ParamKind kind, const std::string &id,
+                             const std::set<unsigned> &sharedSites) {
+  const FunctionFacts *kernel = facts.function(g.kernel);
+  Candidate c;
+  c.id = id;
+  c.kind = kind;
+  c.kernel = facts.kernelPlanName(*kernel);
+  c.value = g.named ? g.value : g.sites.front().baseValue;
+  if (!g.named)
+    for (const auto &s : g.sites)
+      if (s.replacement == "{P}") {
+        c.value = s.value;
+        break;
+      }
+  c.spelling = g.named ? g.constantName : std::to_string(c.value);
+  c.confidence = confidenceOf(g);
+  c.why = whyOf(g, kind, &facts);
+  c.type = g.type;
+  c.launchParam = g.launchParam;
+  if (g.launchParam) {
+    std::string hosts;
+    for (const auto &h : g.hosts)
+      hosts += (hosts.empty() ? "" : ", ") + h;
+    c.why += "; chosen on the host in " + hosts +
+             ": a launch parameter (the launcher becomes a template, the "
+             "kernel is unchanged)";
+  }
+  std::set<unsigned> placed;
+  for (const auto &o : g.sites) {
+    // A macro body's literal: one site for the functions expanding it.
+    if (!placed.insert(o.offset).second)
+      continue;
+    SourceSite site;
+    site.file = facts.pathOf(filePart(o.offset));
+    site.line = o.line;
+    site.col = o.col;
+    site.offset = localPart(o.offset);
+    site.length = o.length;
+    site.text = o.text;
+    site.role = o.role;
+    site.replacement = o.replacement;
+    site.shared = sharedSites.count(o.offset) > 0;
+    c.sites.push_back(std::move(site));
+  }
+  return c;
+}
+
+CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
+  CandidateSet set;
+  set.file = facts.file;
+  std::vector<CandidateGroup> groups;
+  for (const FunctionFacts *kernel : facts.kernels()) {
+    // A kernel that cannot become a template keeps its code: only what its
+    // launches spell on the host, and its code does not, can be lifted.
+    for (auto &g : groupKernel(facts, *kernel))
+      if (kernel->cannotTemplate.empty() || g.launchParam)
+        groups.push_back(std::move(g));
+  }
+  // One launch of overloads (vLLM's enable_if pairs, the overload chosen
+  // per expansion of a launch macro) gives each the same host sites: the
+  // first overload's parameter is the launch's. A launch macro's body
+  // shared by different kernels (one edit for every expansion) stays a site
+  // of each: the plan lifts them together, under one name.
+  std::map<unsigned, std::string> launchSites; // offset -> kernel's name
+  std::erase_if(groups, [&](const CandidateGroup &g) {
+    if (!g.launchParam)
+      return false;
+    const std::string &name = facts.function(g.kernel)->qualifiedName;
+    bool shared = std::any_of(g.sites.begin(), g.sites.end(), [&](auto &s) {
+      auto it = launchSites.find(s.offset);
+      return it != launchSites.end() &&
+             (s.macroBody.empty() || it->second == name);
+    });
+    for (const auto &s : g.sites)
+      launchSites.emplace(s.offset, name);
+    return shared;
+  });
+  for (auto &g : groups)
+    finishGroup(facts, g);
+  std::sort(groups.begin(), groups.end(),
+            [&](const CandidateGroup &a, const CandidateGroup &b) {
+              return std::make_pair(facts.function(a.kernel)->offset,
+                                    a.firstOffset()) <
+                     std::make_pair(facts.function(b.kernel)->offset,
+                                    b.firstOffset());
+            });
+
+  // Macro-body sites that candidates of several kernels hold.
+  std::map<unsigned, std::set<std::string>> kernelsAt;
+  for (const auto &g : groups)
+    for (const auto &o : g.sites)
+      if (!o.macroBody.empty())
+        kernelsAt[o.offset].insert(g.kernel);
+  std::set<unsigned> sharedSites;
+  for (const auto &[offset, kernels] : kernelsAt)
+    if (kernels.size() > 1)
+      sharedSites.insert(offset);
+
+  // Stable ids: kind + kernel + first site.
+  std::set<std::string> used;
+  std::map<const CandidateGroup *, std::string> ids;
+  std::map<std::string, int64_t> values;
+  std::map<std::pair<std::string, std::string>, std::string> idOfConstant;
+  std::map<std::string, int> seedCount;
+  for (auto &g : groups) {
+    const FunctionFacts *kernel = facts.function(g.kernel);
+    ParamKind kind = inferKind(g);
+    const Occurrence &first = g.sites.front();
+    // No line numbers: an edit elsewhere in the file keeps the ids (and the
+    // plans that use them) valid; equal seeds are told apart by their order.
+    std::string seed = std::string(kindName(kind)) + "|" +
+                       kernel->qualifiedName + "|" + first.text + "|" +
+                       std::string(siteRoleName(first.role));
+    seed += "|" + std::to_string(seedCount[seed]++);
+    uint64_t h = fnv1a(seed);
+    std::string id;
+    for (unsigned digits = 4; digits <= 16; digits += 2) {
+      id = "c_" + std::string(nameOf(Abbreviations, kind, "ot")) + "_" +
+           hex(h, digits);
+      if (!used.count(id))
+        break;
+    }
+    used.insert(id);
+    ids[&g] = id;
+
+    Candidate c = candidateOf(facts, g, kind, id, sharedSites);
+    for (const auto &o : g.sites)
+      index.byOccurrence[{o.offset, g.kernel}] = id;
+    index.kernelOf[id] = g.kernel;
+    if (g.named)
+      idOfConstant[{g.kernel, g.sites.front().constant}] = id;
+    index.boundParam[id] = g.boundParam;
+    values[id] = c.value;
+    set.candidates.push_back(std::move(c));
+  }
+
+  addImpliedConstraints({facts, groups, ids, idOfConstant, values, index}, set);
+  return set;
+}
+
+CandidateSet buildCandidates(const SourceFacts &facts) {
+  CandidateIndex index;
+  return buildCandidates(facts, index);
+}
+
+} // namespace ktune::refactor

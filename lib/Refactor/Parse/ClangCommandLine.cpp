@@ -1,0 +1,228 @@
+//===- ClangCommandLine.cpp - The command line Clang parses a side with ---===//
+//
+// Where the CUDA toolkit, ktune's share directory (compatibility headers)
+// and Clang's resource directory are, and the Clang command line of one
+// compilation side built from the project's compile command.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ktune/Refactor/CompileCommand.h"
+#include "ktune/Refactor/CudaParser.h"
+
+#include "ParseInternal.h"
+
+#include "clang/Basic/Version.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
+
+#ifndef KTUNE_CLANG_RESOURCE_DIR
+#define KTUNE_CLANG_RESOURCE_DIR ""
+#endif
+#ifndef KTUNE_SOURCE_SHARE_DIR
+#define KTUNE_SOURCE_SHARE_DIR ""
+#endif
+#ifndef KTUNE_DEFAULT_CUDA_PATH
+#define KTUNE_DEFAULT_CUDA_PATH ""
+#endif
+
+namespace ktune::refactor {
+
+std::string_view sideName(CudaSide side) {
+  return side == CudaSide::Host ? "host" : "device";
+}
+
+static bool isDirectory(const std::string &p) {
+  return !p.empty() && llvm::sys::fs::is_directory(p);
+}
+
+static bool isToolkit(const std::string &p) {
+  return isDirectory(p) && llvm::sys::fs::exists(p + "/include/cuda_runtime.h");
+}
+
+std::optional<std::string> findCudaToolkit(const std::string &explicitPath) {
+  if (!explicitPath.empty())
+    return isToolkit(explicitPath) ? std::optional(explicitPath) : std::nullopt;
+  for (const char *var : {"CUDA_PATH", "CUDA_HOME"})
+    if (const char *v = std::getenv(var); v && isToolkit(v))
+      return std::string(v);
+  for (std::string p :
+       {std::string(KTUNE_DEFAULT_CUDA_PATH), std::string("/usr/local/cuda")})
+    if (isToolkit(p))
+      return p;
+  if (auto nvcc = llvm::sys::findProgramByName("nvcc")) {
+    llvm::SmallString<256> real;
+    if (!llvm::sys::fs::real_path(*nvcc, real)) {
+      std::string root =
+          llvm::sys::path::parent_path(llvm::sys::path::parent_path(real))
+              .str();
+      if (isToolkit(root))
+        return root;
+    }
+  }
+  return std::nullopt;
+}
+
+static int anchorForExecutablePath;
+
+std::string findShareDir() {
+  if (const char *v = std::getenv("KTUNE_SHARE_DIR"); v && isDirectory(v))
+    return v;
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      "ktune-refactor", static_cast<void *>(&anchorForExecutablePath));
+  if (!exe.empty()) {
+    llvm::SmallString<256> p(llvm::sys::path::parent_path(exe));
+    llvm::sys::path::append(p, "..", "share", "ktune");
+    llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+    if (isDirectory(std::string(p) + "/cuda-compat"))
+      return std::string(p);
+    // A build directory inside the source tree: <src>/build/bin/tool.
+    p = llvm::sys::path::parent_path(exe);
+    llvm::sys::path::append(p, "..", "..", "share", "ktune");
+    llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+    if (isDirectory(std::string(p) + "/cuda-compat"))
+      return std::string(p);
+  }
+  return KTUNE_SOURCE_SHARE_DIR;
+}
+
+std::string defaultCacheDir() {
+  if (const char *v = std::getenv("KTUNE_CACHE_DIR"); v && *v)
+    return std::string(v) + "/preamble";
+  if (const char *v = std::getenv("XDG_CACHE_HOME"); v && *v)
+    return std::string(v) + "/ktune/preamble";
+  if (const char *v = std::getenv("HOME"); v && *v)
+    return std::string(v) + "/.cache/ktune/preamble";
+  return {};
+}
+
+static std::string resourceDir(const ParserOptions &options) {
+  if (!options.resourceDir.empty())
+    return options.resourceDir;
+  // A binary carried to a machine without LLVM (KTUNE_STATIC_CLANG) finds
+  // clang's builtin headers where this says.
+  if (const char *v = std::getenv("KTUNE_CLANG_RESOURCE_DIR"); v && *v)
+    return v;
+  // Headers packaged beside the tool (scripts/package-gpu.sh) come before
+  // the build machine's Clang: they are the ones the binary was made with.
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      "ktune-refactor", static_cast<void *>(&anchorForExecutablePath));
+  llvm::SmallString<256> p(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(p, "..", "lib", "clang",
+                          std::to_string(CLANG_VERSION_MAJOR));
+  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+  if (isDirectory(std::string(p) + "/include") ||
+      !isDirectory(KTUNE_CLANG_RESOURCE_DIR))
+    return std::string(p);
+  return KTUNE_CLANG_RESOURCE_DIR;
+}
+
+/// Arguments given after `--` go to Clang as they are, except those that
+/// would change what kind of job runs.
+static std::vector<std::string>
+filterUserArgs(const std::vector<std::string> &args) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    if (a == "-o" || a == "-x") {
+      ++i;
+      continue;
+    }
+    if (a == "-c" || a == "-S" || a == "-E" || a == "-fsyntax-only" ||
+        a == "--cuda-host-only" || a == "--cuda-device-only" ||
+        (a.rfind("-o", 0) == 0 && a.size() > 2))
+      continue;
+    out.push_back(a);
+  }
+  return out;
+}
+
+static bool hasPrefixArg(const std::vector<std::string> &args,
+                         std::string_view prefix) {
+  for (const auto &a : args)
+    if (a.rfind(prefix, 0) == 0)
+      return true;
+  return false;
+}
+
+llvm::Expected<std::vector<std::string>>
+clangCommandLine(const CompileCommand &command, const ParserOptions &options,
+                 CudaSide side) {
+  TranslatedFlags flags =
+      command.fromDatabase
+          ? translateCompileFlags(command.args, command.directory)
+          : translateCompileFlags(filterUserArgs(command.args),
+                                  command.directory, /*keepUnknown=*/true);
+  const std::vector<std::string> &user = flags.args;
+  std::string share =
+      options.shareDir.empty() ? findShareDir() : options.shareDir;
+  if (!isDirectory(share + "/cuda-compat"))
+    return llvm::createStringError(
+        "cannot find ktune's share/ktune/cuda-compat directory (looked in '" +
+        share + "'); set KTUNE_SHARE_DIR");
+
+  std::vector<std::string> cl{"clang-tool", "-x", "cuda"};
+  if (!hasPrefixArg(user, "-std="))
+    cl.push_back("-std=c++17");
+  cl.push_back("-fsyntax-only");
+  cl.push_back("-Wno-unknown-cuda-version");
+  // A header given as the input file (its #pragma once is no mistake).
+  cl.push_back("-Wno-pragma-once-outside-header");
+  cl.push_back("-resource-dir");
+  cl.push_back(resourceDir(options));
+
+  bool userChoseToolkit =
+      hasPrefixArg(user, "--cuda-path") || hasPrefixArg(user, "-nocudainc");
+  if (!userChoseToolkit) {
+    std::optional<std::string> cuda;
+    if (!options.noCudaToolkit) {
+      cuda = findCudaToolkit(options.cudaPath);
+      if (!cuda && !options.cudaPath.empty())
+        return llvm::createStringError("no CUDA toolkit at --cuda-path '" +
+                                       options.cudaPath + "'");
+    }
+    if (cuda) {
+      cl.push_back("--cuda-path=" + *cuda);
+      cl.push_back("-isystem");
+      cl.push_back(share + "/cuda-compat");
+      if (isDirectory(*cuda + "/include/cccl")) {
+        cl.push_back("-isystem");
+        cl.push_back(*cuda + "/include/cccl");
+      }
+    } else {
+      cl.push_back("-nocudainc");
+      cl.push_back("-nocudalib");
+      cl.push_back("-include");
+      cl.push_back(share + "/cuda-shim/ktune_cuda_shim.h");
+    }
+    // What nvcc's implicit includes declare and Clang's CUDA headers do
+    // not; headers nvcc's host compiler finds on its own path (omp.h) are
+    // looked for last.
+    cl.push_back("-include");
+    cl.push_back(share + "/cuda-compat/ktune_clang_cuda_intrinsics.h");
+    cl.push_back("-include");
+    cl.push_back(share + "/cuda-compat/ktune_nvcc_implicit.h");
+    cl.push_back("-idirafter");
+    cl.push_back(share + "/cuda-compat/host-fallback");
+  }
+  if (side == CudaSide::Host) {
+    cl.push_back("--cuda-host-only");
+  } else {
+    cl.push_back("--cuda-device-only");
+    // nvcc preprocesses the device side with the host compiler's -fopenmp
+    // too; Clang's device side ignores it: the macro, as the host side has
+    // it.
+    if (flags.openmp)
+      cl.push_back("-D_OPENMP=202011");
+    cl.push_back("--cuda-gpu-arch=" +
+                 chooseGpuArch(flags.gpuArchs, options.gpuArch)
+                     .value_or(options.gpuArch));
+  }
+  cl.insert(cl.end(), user.begin(), user.end());
+  cl.push_back(command.file);
+  return cl;
+}
+
+} // namespace ktune::refactor

@@ -1,0 +1,202 @@
+//===- HeaderFilter.cpp - Headers that may change -------------------------===//
+//
+// Which project headers detection may follow kernels into and rewrite
+// (--header-filter, else the project's include directories), and which
+// function bodies a parse keeps (BodySkipper).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ktune/Refactor/HeaderFilter.h"
+
+#include "ParseInternal.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclTemplate.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+
+#include <algorithm>
+
+namespace ktune::refactor {
+
+HeaderFilter HeaderFilter::under(std::vector<std::string> roots) {
+  HeaderFilter f;
+  f.Roots = std::move(roots);
+  f.Default = true;
+  return f;
+}
+
+llvm::Expected<HeaderFilter>
+HeaderFilter::matching(const std::string &regex, std::vector<std::string> roots,
+                       const std::string &exclude) {
+  auto compile = [](const std::string &pattern, const char *option)
+      -> llvm::Expected<std::shared_ptr<const llvm::Regex>> {
+    auto compiled = std::make_shared<llvm::Regex>(pattern);
+    std::string error;
+    if (!compiled->isValid(error))
+      return llvm::createStringError(std::string("invalid ") + option + " '" +
+                                     pattern + "': " + error);
+    return compiled;
+  };
+  HeaderFilter f;
+  f.Roots = std::move(roots);
+  f.Pattern = regex;
+  auto compiled = compile(regex, "--header-filter");
+  if (!compiled)
+    return compiled.takeError();
+  f.Regex = std::move(*compiled);
+  if (!exclude.empty()) {
+    auto excluded = compile(exclude, "--exclude-header-filter");
+    if (!excluded)
+      return excluded.takeError();
+    f.ExcludePattern = exclude;
+    f.Exclude = std::move(*excluded);
+  }
+  return f;
+}
+
+bool isUnder(llvm::StringRef path, llvm::StringRef dir) {
+  dir = dir.rtrim('/');
+  return path.size() > dir.size() && path.starts_with(dir) &&
+         path[dir.size()] == '/';
+}
+
+bool HeaderFilter::allows(llvm::StringRef name,
+                          llvm::StringRef absolute) const {
+  if (Regex)
+    return Regex->match(name) && !(Exclude && Exclude->match(name));
+  if (!Default)
+    return false;
+  return std::any_of(Roots.begin(), Roots.end(), [&](const std::string &r) {
+    return isUnder(absolute, r);
+  });
+}
+
+std::string HeaderFilter::key() const {
+  // Which bodies are kept also depends on BodySkipper's rule: kernels only.
+  return "kernel bodies;" + filterKey();
+}
+
+std::string HeaderFilter::filterKey() const {
+  if (Regex)
+    return "regex:" + Pattern + (Exclude ? "\nexclude:" + ExcludePattern : "");
+  if (!Default)
+    return "none";
+  std::string k = "roots";
+  for (const auto &r : Roots)
+    k += ":" + r;
+  return k;
+}
+
+std::string absolutePathIn(const std::string &directory,
+                           const std::string &path) {
+  llvm::SmallString<256> p(path);
+  if (!llvm::sys::path::is_absolute(p)) {
+    llvm::SmallString<256> base(directory);
+    if (base.empty())
+      llvm::sys::fs::current_path(base);
+    else if (!llvm::sys::path::is_absolute(base))
+      llvm::sys::fs::make_absolute(base);
+    llvm::sys::path::append(base, path);
+    p = base;
+  }
+  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+  return std::string(p);
+}
+
+std::vector<std::string> includeRoots(const std::vector<std::string> &args,
+                                      const std::string &mainFile,
+                                      const std::string &directory) {
+  std::vector<std::string> roots;
+  auto add = [&](const std::string &dir) {
+    if (dir.empty())
+      return;
+    std::string abs = absolutePathIn(directory, dir);
+    while (abs.size() > 1 && abs.back() == '/')
+      abs.pop_back();
+    if (std::find(roots.begin(), roots.end(), abs) == roots.end())
+      roots.push_back(abs);
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef a = args[i];
+    bool hasNext = i + 1 < args.size();
+    for (llvm::StringRef flag : {"-I", "-iquote", "--include-directory"}) {
+      if (!a.starts_with(flag))
+        continue;
+      llvm::StringRef rest = a.drop_front(flag.size());
+      if (rest.empty() && hasNext) {
+        add(args[++i]);
+      } else if (rest.starts_with("=")) {
+        add(rest.drop_front().str());
+      } else if (flag == "-I" && !rest.empty()) {
+        add(rest.str());
+      } else {
+        continue;
+      }
+      break;
+    }
+  }
+  add(llvm::sys::path::parent_path(absolutePathIn(directory, mainFile)).str());
+  return roots;
+}
+
+/// Whether the body that follows the declaration of host function `d` (not
+/// parsed yet) spells a kernel launch: `<<<` or a cudaLaunch* call. Read
+/// from the text, braces balanced, comments and literals not told apart:
+/// a body kept by mistake is only parsed.
+static bool launchesInBody(const clang::SourceManager &sm,
+                           const clang::Decl *d) {
+  clang::SourceLocation end = sm.getExpansionLoc(d->getEndLoc());
+  if (end.isInvalid())
+    return false;
+  auto [fid, offset] = sm.getDecomposedLoc(end);
+  bool invalid = false;
+  llvm::StringRef text = sm.getBufferData(fid, &invalid);
+  if (invalid || offset >= text.size())
+    return false;
+  size_t open = text.find('{', offset);
+  if (open == llvm::StringRef::npos)
+    return false;
+  int depth = 0;
+  size_t close = open;
+  for (; close < text.size(); ++close) {
+    if (text[close] == '{')
+      ++depth;
+    else if (text[close] == '}' && --depth == 0)
+      break;
+  }
+  llvm::StringRef body = text.slice(open, close);
+  return body.contains("<<<") || body.contains("cudaLaunchKernel") ||
+         body.contains("cudaLaunchCooperativeKernel");
+}
+
+bool BodySkipper::skip(const clang::SourceManager &sm, const clang::Decl *d) {
+  clang::SourceLocation loc = sm.getExpansionLoc(d->getLocation());
+  if (sm.isInMainFile(loc))
+    return false;
+  if (!Headers)
+    return true;
+  if (const auto *t = llvm::dyn_cast<clang::FunctionTemplateDecl>(d))
+    d = t->getTemplatedDecl();
+  // Constructors of plain classes too: their member initialisers tell what
+  // a launch-parameter struct's fields hold.
+  const auto *ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(d);
+  bool plainCtor = ctor && !ctor->getParent()->isDependentContext();
+  if (!d->hasAttr<clang::CUDAGlobalAttr>() && !plainCtor &&
+      (d->hasAttr<clang::CUDADeviceAttr>() || !launchesInBody(sm, d)))
+    return true;
+  clang::FileID fid = sm.getFileID(loc);
+  auto [it, inserted] = Skip.try_emplace(fid, true);
+  if (!inserted)
+    return it->second;
+  clang::OptionalFileEntryRef entry = sm.getFileEntryRefForID(fid);
+  if (entry && !sm.isInSystemHeader(loc)) {
+    std::string name = entry->getName().str();
+    it->second = !Headers->allows(name, absolutePathIn("", name));
+  }
+  return it->second;
+}
+
+} // namespace ktune::refactor

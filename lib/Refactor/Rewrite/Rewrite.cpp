@@ -1,0 +1,233 @@
+//===- Rewrite.cpp - From a plan to edits and manifest entries ------------===//
+//
+// Rewriter::run takes the steps in order: resolve the plan (RewritePlan.cpp),
+// name the parameters hosts receive, decide which functions receive which
+// parameters (FunctionParams.cpp), then make the edits (template parameter
+// lists and forwarders, sites, calls, static_asserts) and merge them into
+// Replacements, which reject overlaps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RewriteInternal.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace ktune::refactor {
+
+llvm::Error toLLVMError(const ktune::Error &error) {
+  return llvm::createStringError(error.str());
+}
+
+void Rewriter::forwarderEdit(const FunctionFacts &f,
+                             const std::vector<FnParam> &list,
+                             const std::string &path) {
+  if (f.forwarderSignature.empty() || f.rangeEnd == 0)
+    return;
+  std::string args, values;
+  for (const auto &a : f.args)
+    args += (args.empty() ? "" : ", ") + a.name;
+  for (const FnParam &q : list)
+    values += (values.empty() ? "" : ", ") + std::to_string(q.defaultValue);
+  std::string indent =
+      f.declarations.empty() ? "" : f.declarations.back().indent;
+  Edit e;
+  e.offset = f.rangeEnd;
+  e.path = path;
+  e.order = 2;
+  e.text = "\n\n" + indent +
+           "// The original entry point: the default configuration.\n" +
+           indent + (f.cLinkage ? "extern \"C\" " : "") + f.forwarderSignature +
+           " {\n" + indent + "  return " +
+           (f.templateName.empty() ? f.name : f.templateName) + "<" + values +
+           ">(" + args + ");\n" + indent + "}";
+  Edits.push_back(e);
+}
+
+std::optional<ktune::Error> Rewriter::templateListEdits() {
+  for (const auto &[fn, list] : FnParams) {
+    const FunctionFacts *f = Facts.function(fn);
+    if (HostsLeftAlone.count(fn))
+      continue;
+    std::string path = FnParamPath[fn + "\n" + list.front().name];
+    bool first = true;
+    for (const auto &d : f->declarations) {
+      if (d.emptyTemplateList)
+        return error(path, location(Facts, filePart(f->offset), f->line) +
+                               ": " + f->qualifiedName +
+                               " is an explicit specialisation");
+      std::string params;
+      for (const FnParam &q : list) {
+        params += (params.empty() ? "" : ", ") + q.type + " " + q.name;
+        if (first)
+          params += " = " + std::to_string(q.defaultValue);
+      }
+      Edit e;
+      e.offset = d.insertOffset;
+      e.path = path;
+      if (d.hasTemplateList)
+        e.text = ", " + params;
+      else
+        e.text = "template <" + params + ">\n" + d.indent;
+      if (!f->templateName.empty() && d.isDefinition) {
+        // main: the template takes another name (and main's implicit
+        // `return 0`); main itself forwards to it.
+        Edits.push_back(Edit{f->offset, static_cast<unsigned>(f->name.size()),
+                             f->templateName, path, 0});
+        if (!f->endsWithReturn && f->rangeEnd > 0)
+          Edits.push_back(Edit{f->rangeEnd - 1, 0, "return 0; ", path, 0});
+      }
+      if (f->cLinkage) {
+        // Templates cannot have C linkage (nor be declared in extern "C").
+        e.text = "extern \"C++\" {\n" + d.indent + e.text;
+        Edits.push_back(Edit{f->rangeEnd, 0, "\n" + d.indent + "}", path, 1});
+      }
+      Edits.push_back(e);
+      first = false;
+    }
+    forwarderEdit(*f, list, path);
+  }
+  return std::nullopt;
+}
+
+void Rewriter::siteEdits() {
+  for (auto &w : Work)
+    for (auto &p : w.params)
+      for (const PlacedSite &s : p.sites) {
+        // A site in a macro's body is held by every function expanding it:
+        // one edit, so one name in all and none left alone.
+        std::set<std::string> fns =
+            occurrenceFunctions(s.position, w.kernel->id);
+        std::set<std::string> names;
+        bool alone = false;
+        for (const std::string &fn : fns) {
+          alone |= HostsLeftAlone.count(fn) > 0;
+          names.insert(nameIn(fn, w, p));
+        }
+        if (alone && fns.size() == 1)
+          continue; // that function keeps the default (a note says why)
+        if (alone || names.size() != 1) {
+          Notes.push_back(
+              location(Facts, filePart(s.position), s.site->line, s.site->col) +
+              ": " + s.site->text +
+              " is spelled in a macro's body that functions "
+              "share, and not all of them can take " +
+              p.name + " under one name: it is kept");
+          continue;
+        }
+        Edits.push_back(Edit{s.position, s.site->length,
+                             substitute(*s.site, *names.begin()), p.path, 0});
+      }
+}
+
+std::optional<ktune::Error> Rewriter::callEdits() {
+  for (const auto &call : Facts.calls) {
+    auto callerIt = FnParams.find(call.caller);
+    auto calleeIt = FnParams.find(call.callee);
+    std::vector<std::string> pass;
+    const FunctionFacts *callee = Facts.function(call.callee);
+    if (call.namesKernel()) {
+      if (callerIt == FnParams.end() || HostsLeftAlone.count(call.caller))
+        continue;
+      // The kernel's new parameters, named as the host names them.
+      for (const auto &w : Work)
+        if (w.kernel->id == call.callee)
+          for (const auto &p : w.params)
+            if (p.boundParam < 0 && !p.launchParam)
+              pass.push_back(nameIn(call.caller, w, p));
+    } else {
+      if (calleeIt == FnParams.end() || callerIt == FnParams.end())
+        continue;
+      for (const FnParam &q : calleeIt->second) {
+        bool callerHas =
+            std::any_of(callerIt->second.begin(), callerIt->second.end(),
+                        [&](const FnParam &c) { return c.name == q.name; });
+        if (callerHas)
+          pass.push_back(q.name);
+      }
+      if (pass.size() != calleeIt->second.size())
+        pass.clear(); // the caller is another kernel: defaults apply
+    }
+    if (pass.empty())
+      continue;
+    std::string path = FnParamPath[call.callee + "\n" + pass.front()];
+    if (path.empty())
+      path = FnParamPath[call.caller + "\n" + pass.front()];
+    if (!call.implicitArgsError.empty())
+      return error(
+          path, location(Facts, filePart(call.offset), call.line, call.col) +
+                    ": cannot pass template arguments to " +
+                    (callee ? callee->qualifiedName : std::string("callee")) +
+                    ": " + call.implicitArgsError);
+    std::vector<std::string> all = call.implicitArgs;
+    all.insert(all.end(), pass.begin(), pass.end());
+    std::string list;
+    for (const auto &a : all)
+      list += (list.empty() ? "" : ", ") + a;
+    Edit e;
+    e.offset = call.insertOffset;
+    e.path = path;
+    if (call.hasExplicitArgs)
+      e.text = (call.explicitArgCount ? ", " : "") + list;
+    else
+      e.text = "<" + list + ">";
+    Edits.push_back(e);
+  }
+  return std::nullopt;
+}
+
+llvm::Expected<RewriteResult> Rewriter::run() {
+  if (auto e = prepareKernels())
+    return toLLVMError(*e);
+  nameHostParameters();
+  if (auto e = checkSharedMacroSites())
+    return toLLVMError(*e);
+  if (auto e = assignFunctionParams())
+    return toLLVMError(*e);
+  if (auto e = templateListEdits())
+    return toLLVMError(*e);
+  siteEdits();
+  if (auto e = callEdits())
+    return toLLVMError(*e);
+  if (auto e = constraintEdits())
+    return toLLVMError(*e);
+  instantiationEdits();
+  if (Options.guardHostCode)
+    hostGuardEdits();
+  RewriteResult result;
+  auto replacements = mergedReplacements();
+  if (!replacements)
+    return replacements.takeError();
+  for (auto &[file, edits] : *replacements)
+    if (file == 0)
+      result.replacements = std::move(edits);
+    else
+      result.headerEdits.emplace(file, std::move(edits));
+  for (auto &w : Work) {
+    auto launchName = [&](const ParamWork &p, const std::string &host) {
+      auto hosts = launchersOf(p);
+      if (std::find(hosts.begin(), hosts.end(), host) == hosts.end())
+        return std::string();
+      return nameIn(host, w, p);
+    };
+    result.kernels.push_back(
+        manifestFor(Facts, *w.kernel, *w.plan, w.params, launchName));
+    result.kernels.back().explicitInstantiation = w.explicitInstantiation;
+  }
+  for (const auto &[fn, list] : FnParams)
+    if (const FunctionFacts *f = Facts.function(fn);
+        f && f->role == FunctionRole::Host && !HostsLeftAlone.count(fn))
+      result.launchers.push_back(launcherFor(Facts, *f, list));
+  result.notes = Notes;
+  return result;
+}
+
+llvm::Expected<RewriteResult>
+planRewrite(const SourceFacts &facts, const CandidateSet &candidates,
+            const CandidateIndex &index, const Plan &plan,
+            llvm::StringRef source, const RewriteOptions &options) {
+  Rewriter r(facts, candidates, index, plan, source, options);
+  return r.run();
+}
+
+} // namespace ktune::refactor

@@ -186,6 +186,7 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
         return e;
     }
   }
+  leaveUnspellableLaunches(w);
   // Host functions launching the kernel (or naming it for a launch) get all
   // its parameters; launch parameters only where their sites are.
   for (const auto &call : Facts.calls) {
@@ -219,6 +220,8 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
             " cannot become a template (" + h->cannotTemplate + ")");
       continue;
     }
+    if (passes && LaunchesLeftAlone.count({h->id, k.id}))
+      continue;
     for (auto &p : w.params) {
       if (p.launchParam && !p.functions.count(h->id))
         continue;
@@ -242,7 +245,7 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
          p.launchParam ? std::set<std::string>() : p.functions) {
       const FunctionFacts *f = Facts.function(fn);
       if (f && f->role == FunctionRole::Host && !FnParams.count(fn) &&
-          f->cannotTemplate.empty())
+          f->cannotTemplate.empty() && !LaunchesLeftAlone.count({fn, k.id}))
         if (auto e = addFnParam(fn, p, p.name))
           return e;
     }
@@ -379,7 +382,9 @@ void Rewriter::siteEdits() {
         std::set<std::string> names;
         bool alone = false;
         for (const std::string &fn : fns) {
-          alone |= HostsLeftAlone.count(fn) > 0;
+          alone |= HostsLeftAlone.count(fn) > 0 ||
+                   (!p.launchParam &&
+                    LaunchesLeftAlone.count({fn, w.kernel->id}) > 0);
           names.insert(nameIn(fn, w, p));
         }
         if (alone && fns.size() == 1)
@@ -405,7 +410,8 @@ std::optional<ktune::Error> Rewriter::callEdits() {
     std::vector<std::string> pass;
     const FunctionFacts *callee = Facts.function(call.callee);
     if (call.namesKernel()) {
-      if (callerIt == FnParams.end() || HostsLeftAlone.count(call.caller))
+      if (callerIt == FnParams.end() || HostsLeftAlone.count(call.caller) ||
+          LaunchesLeftAlone.count({call.caller, call.callee}))
         continue;
       // The kernel's new parameters, named as the host names them.
       for (const auto &w : Work)

@@ -10,6 +10,7 @@
 #include "ktune/Planner/Prompt.h"
 #include "ktune/Refactor/CompileCommand.h"
 #include "ktune/Refactor/ToolSupport.h"
+#include "ktune/Refactor/Verify.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Tidy/Export.h"
 
@@ -103,6 +104,11 @@ static cl::opt<bool> BuildPreambleOnly(
     "build-preamble-cache-only",
     cl::desc("Only build the preamble cache (what the background build runs)"),
     cl::Hidden, cl::cat(Category));
+static cl::opt<bool> Verify(
+    "verify",
+    cl::desc("Compile the original and the output with nvcc and write "
+             "nothing unless the output's defaults give the same PTX"),
+    cl::cat(Category));
 static cl::opt<bool> Stats("timings", cl::desc("Print parse times to stderr"),
                            cl::cat(Category));
 static cl::opt<bool> DumpFacts(
@@ -265,6 +271,13 @@ int main(int argc, const char **argv) {
   std::for_each(out->notes.begin(), out->notes.end(), note);
   if (auto s = checkSingleFile(*out, *paths); !s)
     return fail(s.error().str());
+  if (Verify) {
+    auto checked = selfCheck(*analysis, *out, output, options);
+    if (!checked)
+      return fail("self-check failed, nothing written: " +
+                  llvm::toString(checked.takeError()));
+    note("self-check: " + *checked);
+  }
   if (auto s = writeTemplateFiles(*out, output, paths->manifestPath); !s)
     return fail(s.error().str());
   llvm::errs() << "ktune-refactor: " << wroteSummary(*out, *paths) << "\n";

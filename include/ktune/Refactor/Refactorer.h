@@ -20,6 +20,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct Analysis {
   CandidateIndex index;
   ParseStats stats;
   CompileCommand command; // what it was parsed with
+  /// Every macro either side's parse knew at its end (headers, system
+  /// headers, the command line): no new parameter may take such a name.
+  std::set<std::string> macros;
 
   /// The text of every file candidates' sites name (the main file and the
   /// headers read), by the path sites give.

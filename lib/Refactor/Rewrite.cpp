@@ -398,8 +398,11 @@ void Rewriter::siteEdits() {
               p.name + " under one name: it is kept");
           continue;
         }
-        Edits.push_back(Edit{s.position, s.site->length,
-                             substitute(*s.site, *names.begin()), p.path, 0});
+        std::string text = substitute(*s.site, *names.begin());
+        if (s.site->role == SiteRole::TemplateDefault && text == p.kernelName &&
+            p.boundParam >= 0)
+          continue; // `int COLS = COLS`: the parameter's own default stays
+        Edits.push_back(Edit{s.position, s.site->length, text, p.path, 0});
       }
 }
 

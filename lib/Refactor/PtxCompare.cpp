@@ -62,8 +62,7 @@ static std::string withoutReturnType(const std::string &d) {
       ++depth;
     else if (c == '>' || c == ')')
       --depth;
-    else if (c == ' ' && depth == 0 &&
-             d.find('(', i) != std::string::npos) {
+    else if (c == ' ' && depth == 0 && d.find('(', i) != std::string::npos) {
       llvm::StringRef head(d.data(), i);
       if (!head.ends_with("operator") && !head.ends_with(","))
         return d.substr(i + 1);
@@ -75,8 +74,8 @@ static std::string withoutReturnType(const std::string &d) {
 /// nvcc names anonymous namespaces after the file (_GLOBAL__N__<id>).
 static std::string withoutAnonymous(std::string name) {
   static const std::regex global(R"(_GLOBAL__N__\w+?::)");
-  for (size_t at; (at = name.find("(anonymous namespace)::")) !=
-                  std::string::npos;)
+  for (size_t at;
+       (at = name.find("(anonymous namespace)::")) != std::string::npos;)
     name.erase(at, 23);
   return std::regex_replace(name, global, "");
 }
@@ -159,8 +158,8 @@ std::string defaultInstantiations(const std::vector<ManifestKernel> &kernels,
       if (name.base != k.qualifiedName)
         continue;
       found = true;
-      std::vector<std::string> values = name.args.value_or(
-          std::vector<std::string>());
+      std::vector<std::string> values =
+          name.args.value_or(std::vector<std::string>());
       // Nothing added to the kernel, or an argument that cannot be written
       // back (a function pointer): the template instantiates it itself.
       if (k.templateParams.size() <= values.size() ||
@@ -187,8 +186,8 @@ std::string defaultInstantiations(const std::vector<ManifestKernel> &kernels,
 }
 
 static std::vector<std::string> normalisedLines(const std::string &body) {
-  static const std::regex comment("//.*"), visibility(R"(^\.(visible|weak)\s+)"),
-      label(R"(\$L__BB\d+_)");
+  static const std::regex comment("//.*"),
+      visibility(R"(^\.(visible|weak)\s+)"), label(R"(\$L__BB\d+_)");
   std::vector<std::string> out;
   for (llvm::StringRef rest = body; !rest.empty();) {
     auto [line, tail] = rest.split('\n');
@@ -222,9 +221,9 @@ std::vector<PtxMismatch> comparePtx(const std::string &originalPtx,
     SplitName name = splitTemplateArgs(k);
     for (auto args = name.args; args && !args->empty();) {
       args->pop_back();
-      std::string shorter =
-          name.base + (args->empty() ? "" : "<" + joined(*args) + ">") +
-          name.rest;
+      std::string shorter = name.base +
+                            (args->empty() ? "" : "<" + joined(*args) + ">") +
+                            name.rest;
       if (auto it = byKey.find(shorter); it != byKey.end()) {
         rename.emplace_back(mangled, it->second);
         break;
@@ -251,8 +250,9 @@ std::vector<PtxMismatch> comparePtx(const std::string &originalPtx,
   };
   std::vector<PtxMismatch> out;
   for (const auto &[mangled, body] : original) {
-    auto partner = std::find_if(rename.begin(), rename.end(),
-                                [&](const auto &r) { return r.second == mangled; });
+    auto partner =
+        std::find_if(rename.begin(), rename.end(),
+                     [&](const auto &r) { return r.second == mangled; });
     std::string name = llvm::demangle(mangled);
     if (partner == rename.end()) {
       out.push_back({name, ""});

@@ -1,4 +1,4 @@
-//===- PtxCompare.h - Is a template's default PTX the original's? -*- C++ -*-===//
+//===- PtxCompare.h - A template's default PTX ---------------*- C++ -*-===//
 //
 // The text half of the self-check (Verify.cpp compiles): the functions of a
 // PTX module, the explicit instantiations that make a template compile its

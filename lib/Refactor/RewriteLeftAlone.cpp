@@ -21,14 +21,13 @@ void Rewriter::leaveUnspellableLaunches(const KernelWork &w) {
   for (const auto &call : Facts.calls) {
     const FunctionFacts *h = Facts.function(call.caller);
     if (!passes || !call.namesKernel() || call.callee != w.kernel->id ||
-        call.implicitArgsError.empty() || !h ||
-        h->role != FunctionRole::Host ||
+        call.implicitArgsError.empty() || !h || h->role != FunctionRole::Host ||
         !LaunchesLeftAlone.insert({h->id, w.kernel->id}).second)
       continue;
-    Notes.push_back(location(Facts, filePart(call.offset), call.line) +
-                    ": the launch of " + w.kernel->qualifiedName + " in " +
-                    h->qualifiedName + " keeps the default configuration: " +
-                    call.implicitArgsError);
+    Notes.push_back(
+        location(Facts, filePart(call.offset), call.line) + ": the launch of " +
+        w.kernel->qualifiedName + " in " + h->qualifiedName +
+        " keeps the default configuration: " + call.implicitArgsError);
   }
 }
 

@@ -82,8 +82,8 @@ llvm::Expected<std::string> compilePtx(const VerifyOptions &options,
                                        const std::vector<std::string> &includes,
                                        const std::string &ptxPath,
                                        const std::string &what) {
-  std::vector<std::string> argv = {options.nvcc, "-arch=" + options.gpuArch,
-                                   "-ptx", "-w", "-o", ptxPath};
+  std::vector<std::string> argv = {
+      options.nvcc, "-arch=" + options.gpuArch, "-ptx", "-w", "-o", ptxPath};
   bool hasStd = false;
   for (const std::string &f : options.flags)
     hasStd |= llvm::StringRef(f).starts_with("-std");
@@ -101,10 +101,9 @@ llvm::Expected<std::string> compilePtx(const VerifyOptions &options,
     std::string said = llvm::StringRef(run->err + run->out).trim().str();
     if (said.size() > 4000)
       said = said.substr(0, 4000) + "\n...";
-    return llvm::createStringError(
-        what + " does not compile with nvcc" +
-        (run->timedOut ? " (timed out)" : "") + (said.empty() ? "" : ":\n") +
-        said);
+    return llvm::createStringError(what + " does not compile with nvcc" +
+                                   (run->timedOut ? " (timed out)" : "") +
+                                   (said.empty() ? "" : ":\n") + said);
   }
   auto ptx = readFile(ptxPath);
   if (!ptx)
@@ -118,7 +117,8 @@ std::string tampered(std::string text) {
   if (!spec)
     return text;
   auto [from, to] = llvm::StringRef(spec).split("=>");
-  if (size_t at = text.find(from.str()); !from.empty() && at != std::string::npos)
+  if (size_t at = text.find(from.str());
+      !from.empty() && at != std::string::npos)
     text.replace(at, from.size(), to.str());
   return text;
 }
@@ -182,10 +182,10 @@ llvm::Expected<std::string> verifyTemplate(const Analysis &analysis,
   if (!mismatches.empty()) {
     std::string message;
     for (const PtxMismatch &m : mismatches)
-      message += (message.empty() ? "" : "\n") + m.function +
-                 (m.diff.empty() ? ": missing from the template's PTX"
-                                 : ": PTX differs at the defaults (" + m.diff +
-                                       ")");
+      message +=
+          (message.empty() ? "" : "\n") + m.function +
+          (m.diff.empty() ? ": missing from the template's PTX"
+                          : ": PTX differs at the defaults (" + m.diff + ")");
     return llvm::createStringError(message);
   }
   std::string summary = std::to_string(originalNames.size()) +

@@ -1,4 +1,4 @@
-//===- ktune/Refactor/Verify.h - Self-check of a template --------*- C++ -*-===//
+//===- ktune/Refactor/Verify.h - Self-check of a template ---*- C++ -*-===//
 //
 // `ktune-refactor --verify`: before anything is written, the original and
 // the template (with its rewritten headers, in a temporary directory) are
@@ -44,9 +44,10 @@ struct VerifyOptions {
 /// headers go to include/ beside it). For tests, $KTUNE_VERIFY_TAMPER
 /// (`FROM=>TO`) replaces the first FROM of the template's text with TO
 /// before it is compiled: a self-check that must fail.
-llvm::Expected<std::string> verifyTemplate(const Analysis &analysis, const TemplateOutput &out,
-                           const std::string &templatePath,
-                           const VerifyOptions &options);
+llvm::Expected<std::string> verifyTemplate(const Analysis &analysis,
+                                           const TemplateOutput &out,
+                                           const std::string &templatePath,
+                                           const VerifyOptions &options);
 
 /// verifyTemplate with the nvcc findNvcc finds for `parsing`'s toolkit,
 /// its GPU architecture and the analysis' compile command: what

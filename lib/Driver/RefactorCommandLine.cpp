@@ -1,6 +1,7 @@
 //===- RefactorCommandLine.cpp - Stage 1 option groups --------------------===//
 
 #include "ktune/Driver/RefactorCommandLine.h"
+#include "ktune/Refactor/Verify.h"
 
 #include "ktune/Support/FileUtil.h"
 
@@ -26,7 +27,12 @@ OutputCommandLine::OutputCommandLine(cl::OptionCategory &category)
       ManifestPath("manifest",
                    cl::desc("Write the manifest here (default: the output "
                             "with its extension replaced by .json)"),
-                   cl::value_desc("file"), cl::cat(category)) {}
+                   cl::value_desc("file"), cl::cat(category)),
+      Verify("verify",
+             cl::desc("Compile the original and the output with nvcc and "
+                      "write nothing unless the output's defaults give the "
+                      "same PTX"),
+             cl::cat(category)) {}
 
 Expected<refactor::OutputPaths>
 OutputCommandLine::paths(const std::string &input) const {
@@ -134,6 +140,14 @@ writeRefactorOutputs(const refactor::Analysis &analysis,
     note(n);
   if (auto s = refactor::checkSingleFile(*made, paths); !s)
     return toLlvm(s.error());
+  if (outputs.verifyWith) {
+    auto checked = refactor::selfCheck(analysis, *made, paths.templatePath,
+                                       *outputs.verifyWith);
+    if (!checked)
+      return llvm::createStringError("self-check failed, nothing written: " +
+                                     llvm::toString(checked.takeError()));
+    note("self-check: " + *checked);
+  }
   if (auto s = refactor::writeTemplateFiles(*made, paths.templatePath,
                                             paths.manifestPath);
       !s)

@@ -12,6 +12,7 @@
 #include "ktune/Refactor/ToolSupport.h"
 
 #include "Rewrite/RewriteInternal.h"
+#include "Rewrite/ParamNames.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Sha256.h"
 
@@ -70,7 +71,9 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
   std::mutex mutex;
   auto onAST = [&](clang::ASTContext &ctx, CudaSide side) {
     SourceFacts f = collectFacts(ctx, command.file, options.headers.get());
+    std::set<std::string> names = macroNames(ctx);
     std::lock_guard<std::mutex> lock(mutex);
+    a.macros.merge(names);
     sides[side == CudaSide::Host ? 0 : 1] = std::move(f);
   };
   if (auto err = parseBothSides(command, options, onAST, &a.stats))
@@ -157,10 +160,12 @@ compileInfo(const CompileCommand &command) {
 }
 
 llvm::Expected<TemplateOutput>
-makeTemplate(const Analysis &analysis, const Plan &plan,
+makeTemplate(const Analysis &analysis, const Plan &givenPlan,
              const std::string &templatePath, const std::string &manifestPath,
              const std::string &planOrigin, const RewriteOptions &options) {
   SourceTexts sources = analysis.sources();
+  std::vector<std::string> renames;
+  Plan plan = withoutMacroNames(givenPlan, analysis.macros, sources, renames);
   std::vector<ktune::Error> errors =
       validatePlan(plan, analysis.candidates, sources);
   if (!errors.empty()) {
@@ -184,7 +189,9 @@ makeTemplate(const Analysis &analysis, const Plan &plan,
 
   TemplateOutput out;
   out.text = std::move(tree->mainText);
-  out.notes = rewrite->notes;
+  out.notes = std::move(renames);
+  out.notes.insert(out.notes.end(), rewrite->notes.begin(),
+                   rewrite->notes.end());
   Manifest &m = out.manifest;
   m.source = relativeTo(templatePath, manifestPath);
   m.original = relativeTo(analysis.file, manifestPath);

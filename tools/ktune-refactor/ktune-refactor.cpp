@@ -47,11 +47,10 @@ sent back once with the reasons, then the heuristic plan is used. Exchanges
 are saved in <output>.planner/. The API key comes from KTUNE_API_KEY or
 OPENAI_API_KEY only.
 
-Documentation: docs/refactor.md, docs/llm-planners.md; JSON schemas:
-docs/schemas.md.
+Documentation: docs/refactor.md, docs/llm-planners.md, docs/schemas.md.
 )");
 
-// -o, --out-dir, --manifest.
+// -o, --out-dir, --manifest, --verify.
 static driver::OutputCommandLine Outputs(Category);
 static cl::opt<bool> Candidates(
     "candidates",
@@ -189,9 +188,10 @@ int main(int argc, const char **argv) {
       fail(e.str());
     return 1;
   }
+  const ParserOptions *verify = Outputs.Verify ? &options : nullptr;
   auto wrote = driver::writeRefactorOutputs(
       *analysis, *chosen,
-      {PlanFile, EmitPlan, Reports.options("0.1.0"), *paths}, note);
+      {PlanFile, EmitPlan, Reports.options("0.1.0"), *paths, verify}, note);
   if (!wrote)
     return fail(wrote.takeError());
   if (!wrote->empty())

@@ -30,6 +30,7 @@ public:
 
 private:
   llvm::cl::opt<std::string> Output, OutDir, ManifestPath;
+  llvm::cl::opt<bool> Verify;
 };
 
 /// --planner, --model and --planner-timeout: who writes the plan.
@@ -76,6 +77,9 @@ struct RefactorOutputs {
   std::string emitPlan; // the plan, for editing; empty: not written
   std::optional<tidy::ReportOptions> reports;
   refactor::OutputPaths paths; // templatePath empty: no template
+  /// --verify: compile original and template with nvcc, and write nothing
+  /// unless the default configuration's PTX is the original's.
+  const refactor::ParserOptions *verifyWith = nullptr;
 };
 
 /// Writes the plan (emitPlan), the reports, then the template, its

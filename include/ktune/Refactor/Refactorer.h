@@ -20,6 +20,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ namespace ktune::refactor {
 struct Analysis : Detection {
   ParseStats stats;
   CompileCommand command; // what it was parsed with
+  /// Every macro either side's parse knew at its end (headers, system
+  /// headers, the command line): no new parameter may take such a name.
+  std::set<std::string> macros;
 };
 
 /// The headers analysis follows kernels into (see HeaderFilter.h): those

@@ -67,6 +67,12 @@ std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
       return "it is a constructor, destructor or conversion (they take no "
              "explicit template arguments)";
   }
+  // `void NS::render(...) {...}` defines what a declaration inside NS
+  // declared: a template of that name would not match it, and its
+  // forwarder would no longer find a declaration.
+  if (def->getQualifier() && !llvm::isa<CXXMethodDecl>(def))
+    return "it is defined out of its namespace with a qualified name, and "
+           "its declaration stays a non-template";
   if (def->isOverloadedOperator())
     return "it is an operator (operators take no explicit template "
            "arguments)";

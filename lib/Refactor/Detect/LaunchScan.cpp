@@ -53,6 +53,10 @@ bool selectsBehaviour(const NamedDecl *param, const FunctionDecl *kernel) {
 
 void collectDims(DetectContext &c, const Expr *e, const FunctionDecl *fn,
                  std::vector<const Expr *> &dims, bool &ok) {
+  if (!e) {
+    ok = false;
+    return;
+  }
   e = e->IgnoreImplicit();
   if (const auto *m = llvm::dyn_cast<MaterializeTemporaryExpr>(e))
     e = m->getSubExpr()->IgnoreImplicit();
@@ -75,6 +79,17 @@ void collectDims(DetectContext &c, const Expr *e, const FunctionDecl *fn,
   if (const auto *list = llvm::dyn_cast<InitListExpr>(e)) {
     for (const Expr *a : list->inits())
       dims.push_back(a);
+    return;
+  }
+  // In a template, `dim3 grid((d + 31) / 32)` with `d` of a dependent type
+  // is initialised by a parenthesised list that has no type yet.
+  if (const auto *list = llvm::dyn_cast<ParenListExpr>(e)) {
+    for (const Expr *a : const_cast<ParenListExpr *>(list)->exprs())
+      dims.push_back(a);
+    return;
+  }
+  if (e->getType().isNull()) {
+    ok = false;
     return;
   }
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e)) {

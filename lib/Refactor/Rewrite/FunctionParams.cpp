@@ -182,6 +182,7 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
         return e;
     }
   }
+  leaveUnspellableLaunches(w);
   // Host functions launching the kernel (or naming it for a launch) get all
   // its parameters; launch parameters only where their sites are.
   for (const auto &call : Facts.calls) {
@@ -215,6 +216,8 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
             " cannot become a template (" + h->cannotTemplate + ")");
       continue;
     }
+    if (passes && LaunchesLeftAlone.count({h->id, k.id}))
+      continue;
     for (auto &p : w.params) {
       if (p.launchParam && !p.functions.count(h->id))
         continue;
@@ -238,7 +241,7 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
          p.launchParam ? std::set<std::string>() : p.functions) {
       const FunctionFacts *f = Facts.function(fn);
       if (f && f->role == FunctionRole::Host && !FnParams.count(fn) &&
-          f->cannotTemplate.empty())
+          f->cannotTemplate.empty() && !LaunchesLeftAlone.count({fn, k.id}))
         if (auto e = addFnParam(fn, p, p.name))
           return e;
     }

@@ -101,7 +101,9 @@ void Rewriter::siteEdits() {
         std::set<std::string> names;
         bool alone = false;
         for (const std::string &fn : fns) {
-          alone |= HostsLeftAlone.count(fn) > 0;
+          alone |= HostsLeftAlone.count(fn) > 0 ||
+                   (!p.launchParam &&
+                    LaunchesLeftAlone.count({fn, w.kernel->id}) > 0);
           names.insert(nameIn(fn, w, p));
         }
         if (alone && fns.size() == 1)
@@ -115,8 +117,11 @@ void Rewriter::siteEdits() {
               p.name + " under one name: it is kept");
           continue;
         }
-        Edits.push_back(Edit{s.position, s.site->length,
-                             substitute(*s.site, *names.begin()), p.path, 0});
+        std::string text = substitute(*s.site, *names.begin());
+        if (s.site->role == SiteRole::TemplateDefault && text == p.kernelName &&
+            p.boundParam >= 0)
+          continue; // `int COLS = COLS`: the parameter's own default stays
+        Edits.push_back(Edit{s.position, s.site->length, text, p.path, 0});
       }
 }
 
@@ -127,7 +132,8 @@ std::optional<ktune::Error> Rewriter::callEdits() {
     std::vector<std::string> pass;
     const FunctionFacts *callee = Facts.function(call.callee);
     if (call.namesKernel()) {
-      if (callerIt == FnParams.end() || HostsLeftAlone.count(call.caller))
+      if (callerIt == FnParams.end() || HostsLeftAlone.count(call.caller) ||
+          LaunchesLeftAlone.count({call.caller, call.callee}))
         continue;
       // The kernel's new parameters, named as the host names them.
       for (const auto &w : Work)

@@ -202,6 +202,7 @@ private:
                                          const ParamWork &p,
                                          const std::string &name);
   std::optional<ktune::Error> assignKernelParams(const KernelWork &w);
+  void leaveUnspellableLaunches(const KernelWork &w);
   std::optional<ktune::Error> assignLaunchParam(const KernelWork &w,
                                                 const ParamWork &p);
   void forwarderEdit(const FunctionFacts &f, const std::vector<FnParam> &list,
@@ -235,6 +236,10 @@ private:
   std::vector<Edit> Edits;
   std::vector<std::string> Notes;
   std::set<std::string> HostsLeftAlone;
+  /// (host, kernel) where a launch cannot be given the kernel's new template
+  /// arguments (one it leaves implicit cannot be spelled): the host keeps
+  /// that kernel's default configuration, its other launches are lifted.
+  std::set<std::pair<std::string, std::string>> LaunchesLeftAlone;
   std::map<std::tuple<std::string, std::string, std::string>, std::string>
       HostNames;
 };

@@ -1,0 +1,277 @@
+//===- PtxCompare.cpp - Is a template's default PTX the original's? -------===//
+
+#include "PtxCompare.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Demangle/Demangle.h"
+
+#include <algorithm>
+#include <optional>
+#include <regex>
+
+namespace ktune::refactor {
+
+std::map<std::string, std::string> ptxFunctions(const std::string &ptx) {
+  static const std::regex header(
+      R"(^(?:\.(?:visible|weak|extern)\s+)?\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*))");
+  std::map<std::string, std::string> out;
+  for (size_t line = 0; line < ptx.size();) {
+    size_t next = ptx.find('\n', line);
+    next = next == std::string::npos ? ptx.size() : next + 1;
+    if (ptx[line] != '.') {
+      line = next;
+      continue;
+    }
+    // A header may continue on the next lines (a return value's list).
+    std::string window = ptx.substr(line, 4096);
+    std::smatch m;
+    if (!std::regex_search(window, m, header,
+                           std::regex_constants::match_continuous)) {
+      line = next;
+      continue;
+    }
+    size_t end = line + m.length(0);
+    size_t brace = ptx.find('{', end), semicolon = ptx.find(';', end);
+    bool declaration = brace == std::string::npos;
+    if (!declaration && semicolon < brace) {
+      llvm::StringRef between(ptx.data() + end, semicolon - end);
+      declaration = between.count('(') == between.count(')');
+    }
+    if (declaration) {
+      line = next;
+      continue;
+    }
+    size_t i = brace;
+    for (int depth = 0; i < ptx.size(); ++i) {
+      depth += ptx[i] == '{' ? 1 : ptx[i] == '}' ? -1 : 0;
+      if (depth == 0)
+        break;
+    }
+    out[m[1].str()] = ptx.substr(line, i + 1 - line);
+    line = std::max(next, std::min(i + 1, ptx.size()));
+  }
+  return out;
+}
+
+/// Template functions demangle with their return type first.
+static std::string withoutReturnType(const std::string &d) {
+  int depth = 0;
+  for (size_t i = 0; i < d.size(); ++i) {
+    char c = d[i];
+    if (c == '<' || c == '(')
+      ++depth;
+    else if (c == '>' || c == ')')
+      --depth;
+    else if (c == ' ' && depth == 0 && d.find('(', i) != std::string::npos) {
+      llvm::StringRef head(d.data(), i);
+      if (!head.ends_with("operator") && !head.ends_with(","))
+        return d.substr(i + 1);
+    }
+  }
+  return d;
+}
+
+/// nvcc names anonymous namespaces after the file (_GLOBAL__N__<id>).
+static std::string withoutAnonymous(std::string name) {
+  static const std::regex global(R"(_GLOBAL__N__\w+?::)");
+  for (size_t at;
+       (at = name.find("(anonymous namespace)::")) != std::string::npos;)
+    name.erase(at, 23);
+  return std::regex_replace(name, global, "");
+}
+
+static std::string key(const std::string &mangled) {
+  return withoutAnonymous(withoutReturnType(llvm::demangle(mangled)));
+}
+
+static size_t topLevel(const std::string &text, char wanted) {
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '<' || c == '[')
+      ++depth;
+    else if (c == '>' || c == ']')
+      --depth;
+    else if (c == wanted && depth == 0)
+      return i;
+  }
+  return std::string::npos;
+}
+
+/// "ns::k<float, 8>(float*, int)" as "ns::k", {"float", "8"} and the rest.
+struct SplitName {
+  std::string base;
+  std::optional<std::vector<std::string>> args;
+  std::string rest;
+};
+
+static SplitName splitTemplateArgs(const std::string &text) {
+  size_t paren = topLevel(text, '(');
+  std::string head = paren == std::string::npos ? text : text.substr(0, paren);
+  std::string rest = paren == std::string::npos ? "" : text.substr(paren);
+  if (head.empty() || head.back() != '>')
+    return {head, std::nullopt, rest};
+  int depth = 0;
+  for (size_t i = head.size(); i-- > 0;) {
+    if (head[i] == '>')
+      ++depth;
+    else if (head[i] == '<' && --depth == 0) {
+      std::vector<std::string> args;
+      std::string current;
+      int d = 0;
+      for (char c : head.substr(i + 1, head.size() - i - 2)) {
+        d += (c == '<' || c == '(' || c == '[')   ? 1
+             : (c == '>' || c == ')' || c == ']') ? -1
+                                                  : 0;
+        if (c == ',' && d == 0) {
+          args.push_back(llvm::StringRef(current).trim().str());
+          current.clear();
+        } else {
+          current += c;
+        }
+      }
+      if (!llvm::StringRef(current).trim().empty())
+        args.push_back(llvm::StringRef(current).trim().str());
+      return {head.substr(0, i), args, rest};
+    }
+  }
+  return {head, std::nullopt, rest};
+}
+
+static std::string joined(const std::vector<std::string> &parts) {
+  std::string out;
+  for (const auto &p : parts)
+    out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+std::string defaultInstantiations(const std::vector<ManifestKernel> &kernels,
+                                  const std::vector<std::string> &original,
+                                  std::vector<std::string> &missing) {
+  std::string lines = "\n// The default configuration of each kernel the "
+                      "original instantiates.\n";
+  int count = 0;
+  for (const ManifestKernel &k : kernels) {
+    bool found = false;
+    for (const std::string &mangled : original) {
+      SplitName name = splitTemplateArgs(key(mangled));
+      if (name.base != k.qualifiedName)
+        continue;
+      found = true;
+      std::vector<std::string> values =
+          name.args.value_or(std::vector<std::string>());
+      // Nothing added to the kernel, or an argument that cannot be written
+      // back (a function pointer): the template instantiates it itself.
+      if (k.templateParams.size() <= values.size() ||
+          std::any_of(values.begin(), values.end(), [](const std::string &a) {
+            return a.find('(') != std::string::npos;
+          }))
+        continue;
+      bool complete = true;
+      for (size_t i = values.size(); i < k.templateParams.size(); ++i) {
+        const TemplateParam &p = k.templateParams[i];
+        complete = complete && p.defaultValue.has_value();
+        if (p.defaultValue)
+          values.push_back(std::to_string(*p.defaultValue));
+      }
+      if (complete)
+        lines += "static auto *const ktune_instance_" +
+                 std::to_string(count++) + " __attribute__((unused)) = &" +
+                 k.qualifiedName + "<" + joined(values) + ">;\n";
+    }
+    if (!found)
+      missing.push_back(k.qualifiedName);
+  }
+  return lines;
+}
+
+static std::vector<std::string> normalisedLines(const std::string &body) {
+  static const std::regex comment("//.*"),
+      visibility(R"(^\.(visible|weak)\s+)"), label(R"(\$L__BB\d+_)");
+  std::vector<std::string> out;
+  for (llvm::StringRef rest = body; !rest.empty();) {
+    auto [line, tail] = rest.split('\n');
+    rest = tail;
+    std::string l = std::regex_replace(line.str(), comment, "");
+    l = llvm::StringRef(l).rtrim().str();
+    l = std::regex_replace(l, visibility, "");
+    // Block labels are numbered by the function's place in the module.
+    l = std::regex_replace(l, label, "$$L__BB_");
+    if (!llvm::StringRef(l).trim().empty())
+      out.push_back(l);
+  }
+  return out;
+}
+
+std::vector<PtxMismatch> comparePtx(const std::string &originalPtx,
+                                    const std::string &templatePtx) {
+  auto original = ptxFunctions(originalPtx);
+  auto tpl = ptxFunctions(templatePtx);
+  std::map<std::string, std::string> byKey;
+  for (const auto &[mangled, body] : original)
+    byKey.emplace(key(mangled), mangled);
+  // Each template function mapped to the original one it must equal.
+  std::vector<std::pair<std::string, std::string>> rename;
+  for (const auto &[mangled, body] : tpl) {
+    std::string k = key(mangled);
+    if (auto it = byKey.find(k); it != byKey.end()) {
+      rename.emplace_back(mangled, it->second);
+      continue;
+    }
+    SplitName name = splitTemplateArgs(k);
+    for (auto args = name.args; args && !args->empty();) {
+      args->pop_back();
+      std::string shorter = name.base +
+                            (args->empty() ? "" : "<" + joined(*args) + ">") +
+                            name.rest;
+      if (auto it = byKey.find(shorter); it != byKey.end()) {
+        rename.emplace_back(mangled, it->second);
+        break;
+      }
+    }
+  }
+  // Encodings (without _Z) renamed so local statics (_ZZ<encoding>E4tile)
+  // follow their function.
+  std::vector<std::pair<std::string, std::string>> longestFirst = rename;
+  std::stable_sort(longestFirst.begin(), longestFirst.end(),
+                   [](const auto &a, const auto &b) {
+                     return a.first.size() > b.first.size();
+                   });
+  auto renamed = [&](std::string text) {
+    for (const auto &[from, to] : longestFirst) {
+      if (from == to || from.size() < 2 || to.size() < 2)
+        continue;
+      std::string f = from.substr(2), t = to.substr(2);
+      for (size_t at = 0; (at = text.find(f, at)) != std::string::npos;
+           at += t.size())
+        text.replace(at, f.size(), t);
+    }
+    return text;
+  };
+  std::vector<PtxMismatch> out;
+  for (const auto &[mangled, body] : original) {
+    auto partner =
+        std::find_if(rename.begin(), rename.end(),
+                     [&](const auto &r) { return r.second == mangled; });
+    std::string name = llvm::demangle(mangled);
+    if (partner == rename.end()) {
+      out.push_back({name, ""});
+      continue;
+    }
+    auto a = normalisedLines(body);
+    auto b = normalisedLines(renamed(tpl.at(partner->first)));
+    if (a == b)
+      continue;
+    size_t i = 0;
+    while (i < a.size() && i < b.size() && a[i] == b[i])
+      ++i;
+    std::string diff = "line " + std::to_string(i + 1) + ": original '" +
+                       (i < a.size() ? a[i] : std::string("<end>")) +
+                       "', template '" +
+                       (i < b.size() ? b[i] : std::string("<end>")) + "'";
+    out.push_back({name, diff});
+  }
+  return out;
+}
+
+} // namespace ktune::refactor

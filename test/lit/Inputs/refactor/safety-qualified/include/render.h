@@ -1,0 +1,4 @@
+#pragma once
+namespace NS {
+void render(float *out, int n);
+}

@@ -214,9 +214,10 @@ bool haveNvcc() { return findNvcc() != "nvcc"; }
 
 TEST_F(CompileOnly, AutoTakesNvrtcWhereItCompilesTheDefault) {
   CudaTuneOptions o = siluOptions(Cache);
-  // The project's flags: what NVRTC takes reaches it, the rest is listed.
-  o.manifest.compile = CompileCommandInfo{
-      ".", {"-O3", "--expt-relaxed-constexpr", "-DKTUNE_TEST=1"}, "nvcc"};
+  // The project's flags: what NVRTC takes reaches it, what only concerns
+  // the host is listed.
+  o.manifest.compile =
+      CompileCommandInfo{".", {"-O3", "-DKTUNE_TEST=1"}, "nvcc"};
   auto e = make(o);
   ASSERT_TRUE(e);
   CompilerReport c = e->compiler();
@@ -224,9 +225,26 @@ TEST_F(CompileOnly, AutoTakesNvrtcWhereItCompilesTheDefault) {
   EXPECT_EQ(c.reason, "NVRTC compiles the default configuration");
   EXPECT_NE(std::find(c.options.begin(), c.options.end(), "-DKTUNE_TEST=1"),
             c.options.end());
-  EXPECT_EQ(c.dropped,
-            std::vector<std::string>({"-O3", "--expt-relaxed-constexpr"}));
+  EXPECT_EQ(c.dropped, std::vector<std::string>({"-O3"}));
+  EXPECT_TRUE(c.command.starts_with("nvrtc ")) << c.command;
+  EXPECT_NE(c.command.find("-DKTUNE_TEST=1"), std::string::npos) << c.command;
   EXPECT_EQ(c.calls, 1u); // the default, compiled to choose
+}
+
+TEST_F(CompileOnly, AFlagNvrtcCannotHonourMovesTheBuildToNvcc) {
+  if (!haveNvcc())
+    GTEST_SKIP() << "no nvcc";
+  CudaTuneOptions o = siluOptions(Cache);
+  o.manifest.compile = CompileCommandInfo{
+      ".", {"-O3", "--expt-relaxed-constexpr", "-DKTUNE_TEST=1"}, "nvcc"};
+  auto e = make(o);
+  ASSERT_TRUE(e);
+  CompilerReport c = e->compiler();
+  EXPECT_EQ(c.backend, "nvcc");
+  EXPECT_EQ(c.reason,
+            "NVRTC cannot honour --expt-relaxed-constexpr: nvcc builds with it");
+  EXPECT_NE(c.command.find("--expt-relaxed-constexpr"), std::string::npos)
+      << c.command;
 }
 
 TEST_F(CompileOnly, AutoTakesNvccWhereNvrtcCannotCompileTheDefault) {
@@ -236,10 +254,10 @@ TEST_F(CompileOnly, AutoTakesNvccWhereNvrtcCannotCompileTheDefault) {
   ASSERT_TRUE(e);
   CompilerReport c = e->compiler();
   EXPECT_EQ(c.backend, "nvcc");
-  EXPECT_TRUE(
-      c.reason.starts_with("NVRTC cannot compile the default configuration: "))
-      << c.reason;
-  EXPECT_NE(c.reason.find("host_headers.tpl.cu:"), std::string::npos);
+  // The project's --expt-relaxed-constexpr, which NVRTC cannot honour,
+  // decides before NVRTC is tried.
+  EXPECT_EQ(c.reason,
+            "NVRTC cannot honour --expt-relaxed-constexpr: nvcc builds with it");
   EXPECT_NE(
       std::find(c.options.begin(), c.options.end(), "--expt-relaxed-constexpr"),
       c.options.end());
@@ -256,7 +274,17 @@ TEST_F(CompileOnly, AForcedCompilerThatCannotCompileTheDefaultIsAnError) {
   CudaTuneOptions o = hostHeadersOptions(Cache);
   o.compiler = CompilerChoice::Nvrtc;
   o.compilerChoiceFrom = "--compiler";
+  // A project flag NVRTC cannot honour: refused, never dropped.
   auto e = createCompileOnlyEvaluator(o);
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message.find(
+                "NVRTC cannot honour --expt-relaxed-constexpr (--compiler asks "
+                "for NVRTC)"),
+            std::string::npos)
+      << e.error().str();
+  // Without it, NVRTC's own first message at its file:line.
+  o.manifest.compile.reset();
+  e = createCompileOnlyEvaluator(o);
   ASSERT_FALSE(e);
   EXPECT_TRUE(e.error().where.starts_with(o.templatePath + ":"))
       << e.error().str();
@@ -268,7 +296,6 @@ TEST_F(CompileOnly, AForcedCompilerThatCannotCompileTheDefaultIsAnError) {
     return;
   // nvcc without the project's --expt-relaxed-constexpr: its message.
   o.compiler = CompilerChoice::Nvcc;
-  o.manifest.compile.reset();
   e = createCompileOnlyEvaluator(o);
   ASSERT_FALSE(e);
   EXPECT_EQ(e.error().where, o.templatePath + ":18") << e.error().str();

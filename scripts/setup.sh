@@ -15,6 +15,8 @@ packages=(
   libzstd-dev
   # ktune-tune across hosts (mpirun) and its loopback test
   libopenmpi-dev openmpi-bin
+  # bench/e2e's CPU paths (test/lit/e2e/bench-cpu.test)
+  python3-torch
 )
 
 missing=()

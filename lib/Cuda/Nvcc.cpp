@@ -81,6 +81,9 @@ std::vector<std::string> projectNvccFlags(const CompileCommandInfo &c) {
   for (size_t i = 0; i < a.size(); ++i) {
     const std::string &x = a[i];
     bool hasValue = i + 1 < a.size();
+    // Clang's databases put `--` before the input: only files follow.
+    if (x == "--")
+      break;
     // Flags with a separate value that ktune replaces or that make no sense
     // for its builds.
     if (x == "-o" || x == "-MF" || x == "-MT" || x == "-MQ" ||

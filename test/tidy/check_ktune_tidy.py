@@ -17,8 +17,6 @@ CHECKS is a clang-tidy glob such as `ktune-block-size` or `ktune-*`.
 --header-filter R is passed on to clang-tidy (its fixes may then edit the
 headers it lets through: give the test a copy of them).
 --check-suffix S uses CHECK-MESSAGES-S / CHECK-FIXES-S instead.
---check-file F reads the CHECK lines from F instead of the input (an input
-shared between tests, kept free of CHECK lines).
 Exit status 0 when everything matched.
 """
 
@@ -83,8 +81,6 @@ def main():
     p.add_argument("--arch", default="sm_90")
     p.add_argument("--config", default="", help="clang-tidy -config text (CheckOptions)")
     p.add_argument("--check-suffix", default="")
-    p.add_argument("--check-file", default=None,
-                   help="the file with the CHECK lines (default: the input)")
     p.add_argument("--header-filter", default=None)
     p.add_argument("--no-compile", action="store_true",
                    help="do not compile the fixed file")
@@ -94,11 +90,8 @@ def main():
     msg_prefix, fix_prefix = "CHECK-MESSAGES" + suffix, "CHECK-FIXES" + suffix
     with open(args.input) as f:
         original = f.read()
-    check_file = args.check_file or args.input
-    with open(check_file) as f:
-        checks = f.read()
-    has_messages = re.search(rf"^\s*// {msg_prefix}:", checks, re.M) is not None
-    has_fixes = re.search(rf"^\s*// {fix_prefix}:", checks, re.M) is not None
+    has_messages = re.search(rf"^\s*// {msg_prefix}:", original, re.M) is not None
+    has_fixes = re.search(rf"^\s*// {fix_prefix}:", original, re.M) is not None
     # Blank every CHECK line so fixes and messages do not see them; keeps
     # line numbers.
     cleaned = re.sub(r"// *CHECK-[A-Z0-9\-]*:[^\r\n]*", "//", original)
@@ -122,7 +115,7 @@ def main():
     diag_lines = "\n".join(l for l in output.splitlines()
                            if re.match(r"^\S.*:\d+:\d+: (warning|error|note):", l))
     if has_messages:
-        filecheck(args.filecheck, check_file, msg_prefix, diag_lines + "\n",
+        filecheck(args.filecheck, args.input, msg_prefix, diag_lines + "\n",
                   ["--implicit-check-not={{warning|error}}:"])
     elif re.search(r": (warning|error):", diag_lines):
         fail(f"expected no warnings, got:\n{diag_lines}")
@@ -130,7 +123,7 @@ def main():
     with open(temp) as f:
         fixed = f.read()
     if has_fixes:
-        filecheck(args.filecheck, check_file, fix_prefix, fixed)
+        filecheck(args.filecheck, args.input, fix_prefix, fixed)
     elif fixed != cleaned:
         fail("expected no fixes, but the file changed")
 

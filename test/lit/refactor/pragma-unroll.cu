@@ -1,19 +1,42 @@
 // #pragma unroll N becomes #pragma unroll NAME; a pragma without a count,
-// or with count 1, is left alone (the input is shared with
-// tidy/unroll-factor.cu).
+// or with count 1, is left alone.
 // REQUIRES: clang
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: ktune-refactor %inputs/kernels/unroll-pragmas.cu --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
+// RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
 // RUN: FileCheck %s --check-prefix=CAND < %t/cands.txt
-// RUN: ktune-refactor %inputs/kernels/unroll-pragmas.cu -o %t/out.cu 2> %t/stderr.txt
+// RUN: ktune-refactor %s -o %t/out.cu 2> %t/stderr.txt
 // RUN: grep -v -e '^// ' -e '^#line ' %t/out.cu | FileCheck %s --check-prefix=TPL
 // RUN: %python %inputs/refactor/summarize.py < %t/out.json | FileCheck %s --check-prefix=MANIFEST
 
+constexpr int kUnrollInner = 8;
+
+__global__ void unrolled(float *x) {
+  float acc = 0.0f;
+#pragma unroll 4
+  for (int i = 0; i < 64; ++i)
+    acc += x[i];
+  // No count: left alone.
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+    acc *= x[i];
+  // Through a constant (nvcc does not expand macros in this pragma).
+#pragma unroll kUnrollInner
+  for (int i = 0; i < 32; ++i)
+    acc -= x[i];
+  // unroll 1 (no unrolling) is a count too small to be a knob.
+#pragma unroll 1
+  for (int i = 0; i < 16; ++i)
+    acc += 1.0f;
+  x[0] = acc;
+}
+
+void launch_unrolled(float *x) { unrolled<<<1, 1>>>(x); }
+
 // CAND:      CAND unroll unrolled value=4 spelling=4 high
-// CAND-NEXT:   SITE 9:16 unroll_pragma '4' -> {P}
+// CAND-NEXT:   SITE 15:16 unroll_pragma '4' -> {P}
 // CAND-NEXT:   IMPLIES {unroll#0} >= 1
 // CAND-NEXT: CAND unroll unrolled value=8 spelling=kUnrollInner high
-// CAND-NEXT:   SITE 17:16 unroll_pragma 'kUnrollInner' -> {P}
+// CAND-NEXT:   SITE 23:16 unroll_pragma 'kUnrollInner' -> {P}
 // CAND-NEXT:   IMPLIES {unroll#1} >= 1
 // CAND-NOT:  CAND
 

@@ -59,6 +59,10 @@ TEST(Nvcc, ProjectFlagsDropClangOnlyAndBuildFlags) {
                  "-DNDEBUG"};
   std::vector<std::string> want = {"-use_fast_math", "-DNDEBUG"};
   EXPECT_EQ(projectNvccFlags(c), want);
+  // A database's command as Clang gives it: `--` before the input file.
+  c.arguments = {"-DSCALE=2.f", "-use_fast_math", "--", "/proj/k.cu"};
+  want = {"-DSCALE=2.f", "-use_fast_math"};
+  EXPECT_EQ(projectNvccFlags(c), want);
 }
 
 TEST(Nvcc, NvrtcTakesTheProjectFlagsItUnderstands) {

@@ -2,8 +2,6 @@
 
 #include "StrategySupport.h"
 
-#include "ktune/Support/Try.h"
-
 namespace ktune {
 
 namespace {
@@ -44,9 +42,7 @@ public:
 } // namespace
 
 Expected<std::unique_ptr<Strategy>> makeRandomSearch(const nlohmann::json &o) {
-  OptionReader reader(o, "random");
-  KTUNE_TRY(reader.finish());
-  return std::make_unique<RandomSearch>();
+  return makeWithoutOptions<RandomSearch>(o, "random");
 }
 
 } // namespace ktune

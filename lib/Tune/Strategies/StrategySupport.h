@@ -103,6 +103,16 @@ private:
   std::vector<std::string> Known;
 };
 
+/// The factory of a strategy that takes no options: any option is an error.
+template <class S>
+Expected<std::unique_ptr<Strategy>>
+makeWithoutOptions(const nlohmann::json &options, const std::string &name) {
+  OptionReader reader(options, name);
+  if (auto s = reader.finish(); !s)
+    return std::unexpected(s.error());
+  return std::make_unique<S>();
+}
+
 /// Neighbours used by the local strategies: all single-parameter changes to
 /// any value (Hamming distance 1). When a point has none (every such change
 /// breaks a constraint), two-parameter changes are listed instead, so a

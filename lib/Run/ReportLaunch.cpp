@@ -31,8 +31,10 @@ std::string factsCells(const std::optional<LaunchFacts> &f) {
   else
     s += dash() + dash();
   s += f->blocks ? cell(std::to_string(*f->blocks)) : dash();
-  s += f->waves ? cell(formatDouble("%.2f", *f->waves)) : dash();
-  s += f->tailFill ? cell(formatDouble("%.0f", 100 * *f->tailFill) + "%")
+  s += f->waves ? cell(formatDouble("%.3g", *f->waves)) : dash();
+  s += f->tailFill ? cell(*f->tailFill < 0.01
+                              ? std::string("&lt;1%")
+                              : formatDouble("%.0f", 100 * *f->tailFill) + "%")
                    : dash();
   s += f->blocks ? cell(std::to_string(f->smsBusy) + " / " +
                         std::to_string(f->smCount))

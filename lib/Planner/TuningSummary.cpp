@@ -82,6 +82,33 @@ public:
       field(e, "param", JsonKind::String, true);
       field(e, "spread_pct", JsonKind::Number);
     });
+    eachObject(k, "diagnoses", [&](const JsonReader &d) {
+      if (field(d, "kind", JsonKind::String, true) &&
+          *d["kind"].string() != "small_grid" &&
+          *d["kind"].string() != "register_limited")
+        fail(d.pathOf("kind"),
+             "expected \"small_grid\" or \"register_limited\"");
+      field(d, "message", JsonKind::String, true);
+      if (field(d, "shapes", JsonKind::Array))
+        for (const JsonReader &s : d["shapes"].elements())
+          if (object(s))
+            integerMap(s);
+      for (const char *key : {"sms_busy", "sm_count", "threads_per_block",
+                              "registers", "blocks_per_sm", "min_blocks",
+                              "cap_registers"})
+        field(d, key, JsonKind::Integer);
+    });
+  }
+
+  /// One configuration's occupancy and grid fill.
+  void launchFacts(const JsonReader &f) {
+    for (const char *key : {"threads_per_block", "registers", "smem_bytes",
+                            "blocks_per_sm", "grid_blocks", "sm_count",
+                            "sms_busy"})
+      field(f, key, JsonKind::Integer);
+    field(f, "limiter", JsonKind::String);
+    for (const char *key : {"warp_occupancy", "waves", "tail_fill"})
+      field(f, key, JsonKind::Number);
   }
 
   void shape(const JsonReader &s) {
@@ -95,6 +122,13 @@ public:
         integerMap(b["config"]);
       field(b, "time_us", JsonKind::Number, true);
       field(b, "roofline_pct", JsonKind::Number);
+    }
+    if (field(s, "launch", JsonKind::Object)) {
+      JsonReader l = s["launch"];
+      for (const char *key : {"default", "best"})
+        if (field(l, key, JsonKind::Object))
+          launchFacts(l[key]);
+      field(l, "latency_trivial", JsonKind::Bool);
     }
   }
 };

@@ -189,7 +189,11 @@ Expected<KernelAnalysis> analyzeKernel(const KernelRoundInput &in,
         latest[e->key.config] = e;
       if (sa.bestResources.registers < 0 && e->key.config == sr.bestConfig)
         sa.bestResources = e->result.resources;
+      if (sa.defaultResources.registers < 0 &&
+          e->key.config == sr.defaultConfig)
+        sa.defaultResources = e->result.resources;
     }
+    sa.latencyTrivial = sa.defaultUs && *sa.defaultUs < options.latencyFloorUs;
     std::vector<double> times, relIqr;
     for (const auto &[config, e] : latest) {
       times.push_back(e->result.time->medianUs);
@@ -331,6 +335,7 @@ Expected<KernelAnalysis> analyzeKernel(const KernelRoundInput &in,
                        return a.maxSpreadPct > b.maxSpreadPct;
                      });
   }
+  analyzeLaunches(in, options, out);
   return out;
 }
 
@@ -345,6 +350,12 @@ json shapeAnalysisToJson(const ShapeAnalysis &s) {
            {"iqr_us", s.bestIqrUs},
            {"resources",
             resourcesToJson(s.bestResources, {.zeroSmemDynamic = true})}}},
+         {"launch",
+          {{"default", s.defaultLaunch ? launchFactsToJson(*s.defaultLaunch)
+                                       : json(nullptr)},
+           {"best", s.bestLaunch ? launchFactsToJson(*s.bestLaunch)
+                                 : json(nullptr)},
+           {"latency_trivial", s.latencyTrivial}}},
          {"speedup", s.speedup},
          {"choice",
           {{"margin", optionalNumber(s.margin)},
@@ -428,6 +439,13 @@ json kernelAnalysisToJson(const KernelAnalysis &a) {
                          {"shapes_measured", i.shapesMeasured},
                          {"insensitive", i.insensitive}});
   j["influence"] = influence;
+  json diagnoses = json::array();
+  for (const auto &d : a.diagnoses)
+    diagnoses.push_back(diagnosisToJson(d));
+  j["device_limits"] = a.limitsName.empty()
+                           ? json(nullptr)
+                           : json{{"name", a.limitsName}, {"sm_count", a.smCount}};
+  j["diagnoses"] = diagnoses;
   if (a.general)
     j["general"] = {{"config", configJson(a.general->config)},
                     {"geomean_speedup", a.general->geomeanSpeedup}};

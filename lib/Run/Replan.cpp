@@ -25,6 +25,7 @@ constexpr EnumName<ReplanAction> ActionNames[] = {
     {ReplanAction::Widen, "widen"},     {ReplanAction::Drop, "drop"},
     {ReplanAction::Lift, "lift"},       {ReplanAction::Keep, "keep"},
     {ReplanAction::Planner, "planner"}, {ReplanAction::Note, "note"},
+    {ReplanAction::Propose, "propose"},
 };
 } // namespace
 
@@ -199,6 +200,20 @@ json tuningSummary(const ReplanContext &ctx) {
         sj["best"] = best;
         sj["speedup"] = s.speedup;
       }
+      // Occupancy and grid fill, without the unknowns.
+      json launch = json::object();
+      for (auto [key, facts] : {std::pair{"default", &s.defaultLaunch},
+                                std::pair{"best", &s.bestLaunch}})
+        if (*facts) {
+          json f = launchFactsToJson(**facts);
+          for (auto it = f.begin(); it != f.end();)
+            it = it->is_null() ? f.erase(it) : std::next(it);
+          launch[key] = f;
+        }
+      if (!launch.empty()) {
+        launch["latency_trivial"] = s.latencyTrivial;
+        sj["launch"] = launch;
+      }
       shapes.push_back(sj);
     }
     k["shapes"] = shapes;
@@ -226,6 +241,10 @@ json tuningSummary(const ReplanContext &ctx) {
     if (a.rooflinePct)
       k["roofline_pct"] = *a.rooflinePct;
     k["far_from_roofline"] = a.farFromRoofline;
+    json diagnoses = json::array();
+    for (const auto &d : a.diagnoses)
+      diagnoses.push_back(diagnosisToJson(d));
+    k["diagnoses"] = diagnoses;
     // Candidates the plan leaves fixed: what a planner could lift next.
     std::set<std::string> lifted;
     for (const auto &pk : ctx.plan->kernels)
@@ -294,10 +313,19 @@ json replanDecisionToJson(const ReplanDecision &decision) {
       j["param"] = r.param;
     reasons.push_back(j);
   }
+  json proposals = json::array();
+  for (const auto &p : decision.proposals)
+    proposals.push_back({{"kernel", p.kernel},
+                         {"kinds", p.kinds},
+                         {"diagnosis", p.diagnosis},
+                         {"change", p.change},
+                         {"available", p.available},
+                         {"availability", p.availability}});
   json j{{"ktune", "replan/1"},
          {"replanner", decision.replanner},
          {"changed", decision.changed},
          {"reasons", reasons},
+         {"proposals", proposals},
          {"plan", planToJson(decision.plan)}};
   if (!decision.outcome.empty())
     j["outcome"] = decision.outcome;

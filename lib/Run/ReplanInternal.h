@@ -73,6 +73,13 @@ public:
                  PlanKernel &kernel, ReplanDecision &decision,
                  const std::vector<std::string> &droppedNow);
 
+  /// What the parameters cannot do, from the analysis' diagnoses: a
+  /// structural kind for a grid that leaves most SMs idle, a register cap
+  /// where registers limit occupancy (proposals, not plan changes, until
+  /// the refactorer introduces them).
+  void proposeFromDiagnoses(const KernelAnalysis &a, const PlanKernel &kernel,
+                            ReplanDecision &decision);
+
 private:
   RuleOptions Options;
 };

@@ -112,6 +112,10 @@ public:
         if (b.kernel == k.kernel)
           before = &b;
       describeChanges(before, k, decision.reasons);
+      // The planner saw the diagnoses; what they propose is recorded as
+      // the rules would.
+      if (const KernelAnalysis *a = analysisFor(*ctx.analyses, k.kernel))
+        Rules.proposeFromDiagnoses(*a, k, decision);
     }
     decision.changed = planToJson(decision.plan)["kernels"] !=
                        planToJson(*ctx.plan)["kernels"];

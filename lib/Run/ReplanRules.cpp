@@ -4,7 +4,9 @@
 // value sits on its edge (within the hardware's limits for its kind), drop
 // a parameter that made no difference beyond the noise, keep the rest with
 // a reason; then, far from the roofline, lift candidates the plan left
-// fixed. Rules: docs/run.md#re-planning.
+// fixed; last, propose what the analysis diagnosed and the parameters
+// cannot do (a structural kind, a register cap). Rules:
+// docs/run.md#re-planning.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,6 +73,49 @@ void RuleReplanner::replanKernel(const ReplanContext &ctx,
       toDrop.push_back(p.name);
   dropInsensitive(a, kernel, toDrop, decision);
   liftIfFar(ctx, a, kernel, decision, toDrop);
+  proposeFromDiagnoses(a, kernel, decision);
+}
+
+void RuleReplanner::proposeFromDiagnoses(const KernelAnalysis &a,
+                                         const PlanKernel &kernel,
+                                         ReplanDecision &decision) {
+  for (const Diagnosis &d : a.diagnoses) {
+    Proposal p;
+    p.kernel = kernel.kernel;
+    p.diagnosis = d.message;
+    if (d.kind == DiagnosisKind::SmallGrid) {
+      // Only more blocks can fill the GPU: split each row over several
+      // blocks where the row's loops are block-stride with no
+      // communication between threads; rows with block reductions can
+      // take a warp per row in smaller blocks instead.
+      p.kinds = {"row_split", "rows_per_block"};
+      p.change = "more blocks: each row split over several blocks "
+                 "(row_split) where the row's loops are block-stride and its "
+                 "threads do not communicate, else a warp per row "
+                 "(rows_per_block) for rows with block reductions";
+      p.availability = "not available in this build: the refactorer does "
+                       "not introduce structural parameters yet";
+    } else {
+      p.kinds = {"register_cap"};
+      p.change = "__launch_bounds__(" + std::to_string(d.threadsPerBlock) +
+                 ", " + std::to_string(d.minBlocks) + ") on the kernel: at "
+                 "most " + std::to_string(d.capRegisters) +
+                 " registers per thread, in the source the user builds";
+      p.availability =
+          "not available in this build: the refactorer does not write "
+          "__launch_bounds__ yet; a spec's max_registers [0, " +
+          std::to_string(d.capRegisters) +
+          "] measures the cap (--compile-only, ktune-tune), but a dispatch "
+          "header cannot apply it";
+    }
+    std::string kinds;
+    for (const auto &k : p.kinds)
+      kinds += (kinds.empty() ? "" : " or ") + k;
+    addReason(decision, kernel, "", ReplanAction::Propose,
+              p.diagnosis + ": propose " + kinds + " (" + p.change + "); " +
+                  p.availability);
+    decision.proposals.push_back(std::move(p));
+  }
 }
 
 bool RuleReplanner::decideParam(const ReplanContext &ctx,

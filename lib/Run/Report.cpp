@@ -68,6 +68,7 @@ Expected<std::string> renderReport(const RunRecord &record,
   values["convergence"] = convergence(record);
   values["heatmaps"] = heatmaps(record);
   values["configurations"] = configurations(record);
+  values["launches"] = launches(record);
   values["rounds"] = roundsSection(record);
   values["notes"] = notes(record);
   values["generated"] = esc(utcTimestamp());

@@ -2,7 +2,8 @@
 //
 // renderReport (Report.cpp) fills templates/report.html.in with sections
 // drawn here: the overview, tables and rounds (ReportSections.cpp), the
-// convergence plots and heat maps (ReportPlots.cpp), from the formatting
+// convergence plots and heat maps (ReportPlots.cpp), occupancy and grid
+// fill with the diagnoses (ReportLaunch.cpp), from the formatting
 // helpers of ReportFormat.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -39,6 +40,7 @@ const RoundRecord *bestRound(const RunRecord &r);
 std::string overview(const RunRecord &r);       // ReportSections.cpp
 std::string summary(const RunRecord &r);        // ReportSections.cpp
 std::string configurations(const RunRecord &r); // ReportSections.cpp
+std::string launches(const RunRecord &r);       // ReportLaunch.cpp
 std::string roundsSection(const RunRecord &r);  // ReportSections.cpp
 std::string notes(const RunRecord &r);          // ReportSections.cpp
 std::string convergence(const RunRecord &r);    // ReportPlots.cpp

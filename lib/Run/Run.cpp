@@ -101,9 +101,13 @@ Expected<RunOutcome> Runner::run() {
     Record.rounds.push_back(std::move(rec));
     RoundRecord &done = Record.rounds.back();
     outcome.rounds = round;
-    for (const auto &k : done.kernels)
+    for (const auto &k : done.kernels) {
       if (!k.analysis.compileOnly)
         log("round " + std::to_string(round) + ": " + analysisLine(k.analysis));
+      for (const auto &d : k.analysis.diagnoses)
+        log("round " + std::to_string(round) + ": " + k.kernel +
+            ": diagnosis: " + d.message);
+    }
 
     if (O.stopRequested && O.stopRequested->load()) {
       outcome.interrupted = true;

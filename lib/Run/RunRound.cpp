@@ -305,6 +305,11 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
   in.space = &*space;
   in.spec = &*resolved;
   in.roofline = Record.roofline;
+  // Occupancy and grid fill: the architecture's static limits (the device
+  // the results name may differ from the architecture given).
+  in.manifestKernel = mk;
+  auto limits = staticDeviceLimits(kr.results.arch);
+  in.device = limits ? *limits : Device;
   auto analysis = analyzeKernel(in, O.analysis);
   if (!analysis)
     return std::unexpected(withContext(analysis.error(), spec.path));

@@ -6,13 +6,19 @@
 // the parameter's domain (interior, or at the low or high edge), the achieved
 // memory bandwidth against the roofline, the spread between configurations
 // (best, median, worst), the timing noise, and per parameter how much the
-// best time changes across its values. Guide: docs/run.md#analysis.
+// best time changes across its values; per shape how the default and the
+// best configuration use the GPU (occupancy and its limiter, how much of
+// the GPU the grid fills), and the diagnoses the re-plan rules act on.
+// Guide: docs/run.md#analysis.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_RUN_ANALYSIS_H
 #define KTUNE_RUN_ANALYSIS_H
 
 #include "ktune/Plan/Manifest.h"
+#include "ktune/Target/DeviceLimits.h"
+#include "ktune/Target/Occupancy.h"
+#include "ktune/Target/Pruning.h"
 #include "ktune/Tune/Journal.h"
 #include "ktune/Tune/Results.h"
 #include "ktune/Tune/Spec.h"
@@ -69,6 +75,43 @@ struct ParamInfluence {
   bool measured() const { return bestUsByValue.size() >= 2; }
 };
 
+/// How one configuration uses the GPU at one shape: the blocks resident per
+/// SM and the resource that limits them (from the configuration's
+/// resources and the device limits), and how much of the GPU its grid fills
+/// (from the launch geometry at the shape).
+struct LaunchFacts {
+  int64_t threadsPerBlock = 0;
+  int registers = -1; // per thread; -1 unknown
+  int64_t smem = 0;   // static + dynamic shared memory per block, bytes
+  /// Absent when the registers are unknown.
+  std::optional<Occupancy> occupancy;
+  /// The grid's block count; absent when the launch geometry is unknown (a
+  /// launcher computes it).
+  std::optional<int64_t> blocks;
+  int smCount = 0;
+  /// SMs given at least one block: min(blocks, SMs).
+  int smsBusy = 0;
+  /// blocks / (SMs x resident blocks), and how full the last wave is (a
+  /// fraction); with both the grid and the occupancy.
+  std::optional<double> waves, tailFill;
+
+  double smsBusyFraction() const {
+    return smCount > 0 ? double(smsBusy) / smCount : 0;
+  }
+};
+
+/// The facts of a configuration using `resources`, launched as `launch`
+/// (nullopt: geometry unknown) on `device`; nullopt without a thread count.
+std::optional<LaunchFacts> launchFacts(const DeviceLimits &device,
+                                       const Resources &resources,
+                                       const std::optional<LaunchDims> &launch);
+
+/// The most registers per thread with which `kernel`'s blocks reach
+/// `minBlocks` resident per SM (its other resources unchanged); 0 when no
+/// count from 16 up does.
+int registerCapFor(const DeviceLimits &device, KernelFootprint kernel,
+                   int minBlocks);
+
 struct ShapeAnalysis {
   Shape shape;
   Configuration defaultConfig, bestConfig;
@@ -79,7 +122,13 @@ struct ShapeAnalysis {
   /// the noise threshold it had to beat (TuneResults' ShapeResult).
   std::optional<double> margin, noiseThreshold;
   bool keptWithinNoise = false;
-  Resources bestResources;
+  Resources defaultResources, bestResources;
+  /// How the default and the best configuration use the GPU (absent when
+  /// their threads per block or the device are unknown).
+  std::optional<LaunchFacts> defaultLaunch, bestLaunch;
+  /// The default runs in less than AnalysisOptions::latencyFloorUs: launch
+  /// latency dominates, and the grid diagnosis leaves the shape alone.
+  bool latencyTrivial = false;
   /// Spread of the measured (ok) configurations' search times.
   std::optional<double> fastestUs, medianUs, slowestUs;
   /// Timing noise: the median relative IQR (IQR / median) of the ok
@@ -125,6 +174,27 @@ struct InfluenceSummary {
   bool insensitive = false; // measured somewhere, never above the threshold
 };
 
+/// What the launch facts say about a kernel, for the re-plan rules, the
+/// report and planners.
+enum class DiagnosisKind {
+  SmallGrid,       // "small_grid": the best grid leaves most SMs idle
+  RegisterLimited, // "register_limited": registers cap the resident blocks
+};
+std::string_view diagnosisKindName(DiagnosisKind kind);
+
+struct Diagnosis {
+  DiagnosisKind kind = DiagnosisKind::SmallGrid;
+  std::string message; // one sentence with the figures
+  std::vector<Shape> shapes; // where it holds
+  /// SmallGrid: the fewest SMs busy over those shapes, of smCount.
+  int smsBusy = 0, smCount = 0;
+  /// RegisterLimited: the best configuration's block and registers, its
+  /// resident blocks per SM, and the cap (registers per thread) that makes
+  /// minBlocks resident: `__launch_bounds__(threadsPerBlock, minBlocks)`.
+  int64_t threadsPerBlock = 0;
+  int registers = 0, blocksPerSM = 0, minBlocks = 0, capRegisters = 0;
+};
+
 struct KernelAnalysis {
   std::string kernel;
   bool compileOnly = false;
@@ -150,6 +220,11 @@ struct KernelAnalysis {
   StatusCounts statusCounts; // all shapes
   uint64_t evaluated = 0;
   std::vector<std::string> notes;
+  /// The device limits the launch facts were computed with (empty name:
+  /// none were), and what they say.
+  std::string limitsName;
+  int smCount = 0;
+  std::vector<Diagnosis> diagnoses;
 };
 
 struct AnalysisOptions {
@@ -160,6 +235,11 @@ struct AnalysisOptions {
   double minIdealUs = 5.0;
   /// A kernel is far from its roofline below this % (on a relevant shape).
   double farBelowPct = 80.0;
+  /// A shape whose default runs faster than this (µs) is latency-trivial.
+  double latencyFloorUs = 2.0;
+  /// The grid is small when its blocks reach fewer than this fraction of
+  /// the SMs.
+  double minSmsBusy = 0.5;
 };
 
 struct KernelRoundInput {
@@ -170,6 +250,10 @@ struct KernelRoundInput {
   const SpaceDefinition *space = nullptr;
   const Spec *spec = nullptr; // resolved
   Roofline roofline;
+  /// The kernel as tuned (its launch geometry, with the spec's) and the
+  /// device limits: without both there are no launch facts.
+  const ManifestKernel *manifestKernel = nullptr;
+  std::optional<DeviceLimits> device;
 };
 
 /// Reads one kernel's round. Errors only for a spec `bytes` expression that
@@ -177,6 +261,13 @@ struct KernelRoundInput {
 Expected<KernelAnalysis> analyzeKernel(const KernelRoundInput &input,
                                        const AnalysisOptions &options = {});
 
+/// Adds the launch facts of every shape's default and best configuration
+/// and the kernel's diagnoses (analyzeKernel calls it last).
+void analyzeLaunches(const KernelRoundInput &input,
+                     const AnalysisOptions &options, KernelAnalysis &analysis);
+
+nlohmann::json launchFactsToJson(const LaunchFacts &facts);
+nlohmann::json diagnosisToJson(const Diagnosis &diagnosis);
 nlohmann::json shapeAnalysisToJson(const ShapeAnalysis &shape);
 nlohmann::json kernelAnalysisToJson(const KernelAnalysis &analysis);
 

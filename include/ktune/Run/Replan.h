@@ -8,7 +8,10 @@
 //    edge, within the hardware's limits for the parameter's kind; drop (fix
 //    to its default) a parameter that made no difference beyond the timing
 //    noise; lift candidates the plan left fixed when the kernel is far from
-//    its roofline;
+//    its roofline; propose what the parameters cannot do (a structural
+//    kind for a grid that leaves most SMs idle, a register cap where
+//    registers limit occupancy), with "not available in this build" until
+//    the refactorer introduces it;
 //  - a planner (command: or openai:), asked through planWithValidation with
 //    the previous plan and a "tuning-summary/1"; when it gives no valid
 //    plan, the rules decide.
@@ -47,6 +50,7 @@ enum class ReplanAction {
   Keep,    // "keep": unchanged, with the reason why
   Planner, // "planner": what the planner did (or that it gave no plan)
   Note,    // "note": anything else worth saying
+  Propose, // "propose": a change beyond the plan's parameters (Proposal)
 };
 /// "widen", "drop", ...: the spelling in replan JSON and in the report.
 std::string_view replanActionName(ReplanAction action);
@@ -61,6 +65,19 @@ struct ReplanReason {
   std::string message;
 };
 
+/// A change the rules would make beyond the plan's parameters, from a
+/// diagnosis of the analysis: a structural kind the refactorer introduces
+/// ("row_split", "rows_per_block") or a register cap that reaches the user
+/// through the source ("register_cap": `__launch_bounds__`).
+struct Proposal {
+  std::string kernel;
+  std::vector<std::string> kinds; // alternatives, the likelier first
+  std::string diagnosis;          // the analysis' message
+  std::string change;             // what would change, with the figures
+  bool available = false;         // this build can make the change
+  std::string availability;       // why not, and what can be done today
+};
+
 struct ReplanDecision {
   Plan plan;             // valid for the candidates and sources
   bool changed = false;  // differs from the previous plan
@@ -68,6 +85,8 @@ struct ReplanDecision {
   /// Planner only: "applied", "corrected", "fallback" (then the rules).
   std::string outcome;
   std::vector<ReplanReason> reasons;
+  /// Each also has a "propose" reason.
+  std::vector<Proposal> proposals;
 };
 
 /// Everything a re-plan may look at.

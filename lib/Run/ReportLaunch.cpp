@@ -1,0 +1,114 @@
+//===- ReportLaunch.cpp - How the kernels use the GPU, in report.html -----===//
+#include "ReportInternal.h"
+
+namespace ktune::run::report {
+
+namespace {
+
+std::string cell(const std::string &v) {
+  return "<td class=\"num\">" + v + "</td>";
+}
+
+std::string dash() { return cell("&ndash;"); }
+
+/// One configuration's facts: threads, registers, resident blocks and what
+/// limits them, occupancy, grid blocks, waves, the last wave's fill, SMs
+/// busy.
+std::string factsCells(const std::optional<LaunchFacts> &f) {
+  if (!f) {
+    std::string s;
+    for (int i = 0; i < 8; ++i)
+      s += dash();
+    return s;
+  }
+  std::string s = cell(std::to_string(f->threadsPerBlock));
+  s += f->registers >= 0 ? cell(std::to_string(f->registers)) : dash();
+  if (f->occupancy)
+    s += cell(std::to_string(f->occupancy->blocksPerSM) +
+              " <span class=\"muted\">(" + esc(f->occupancy->limiter) +
+              ")</span>") +
+         cell(formatDouble("%.0f", 100 * f->occupancy->warpOccupancy) + "%");
+  else
+    s += dash() + dash();
+  s += f->blocks ? cell(std::to_string(*f->blocks)) : dash();
+  s += f->waves ? cell(formatDouble("%.3g", *f->waves)) : dash();
+  s += f->tailFill ? cell(*f->tailFill < 0.01
+                              ? std::string("&lt;1%")
+                              : formatDouble("%.0f", 100 * *f->tailFill) + "%")
+                   : dash();
+  s += f->blocks ? cell(std::to_string(f->smsBusy) + " / " +
+                        std::to_string(f->smCount))
+                 : dash();
+  return s;
+}
+
+std::string rooflineCell(const std::optional<double> &pct) {
+  return pct ? cell(formatDouble("%.1f", *pct) + "%") : dash();
+}
+
+} // namespace
+
+std::string launches(const RunRecord &r) {
+  const RoundRecord *best = bestRound(r);
+  if (!best)
+    return "";
+  std::string s;
+  for (const auto &k : best->kernels) {
+    const KernelAnalysis &a = k.analysis;
+    bool any = false;
+    for (const auto &sh : a.shapes)
+      any |= sh.defaultLaunch || sh.bestLaunch;
+    if (!any)
+      continue;
+    s += "<h3><code>" + esc(k.kernel) + "</code></h3>\n";
+    s += "<table><tr><th>shape</th><th>configuration</th>"
+         "<th class=\"num\">threads/block</th><th class=\"num\">registers"
+         "</th><th class=\"num\">blocks/SM (limiter)</th><th class=\"num\">"
+         "occupancy</th><th class=\"num\">grid blocks</th><th class=\"num\">"
+         "waves</th><th class=\"num\">last wave</th><th class=\"num\">SMs "
+         "busy</th><th class=\"num\">roofline</th></tr>\n";
+    for (const auto &sh : a.shapes) {
+      bool same = sh.bestConfig == sh.defaultConfig;
+      std::string label = esc(shapeLabel(sh.shape)) +
+                          (sh.latencyTrivial
+                               ? " <span class=\"muted\">(latency)</span>"
+                               : "");
+      s += "<tr><td class=\"mono\"" + std::string(same ? "" : " rowspan=\"2\"") +
+           ">" + label + "</td><td>" + (same ? "default = tuned" : "default") +
+           "</td>" + factsCells(sh.defaultLaunch) +
+           rooflineCell(same ? sh.rooflinePct : sh.defaultRooflinePct) +
+           "</tr>\n";
+      if (!same)
+        s += "<tr><td>tuned</td>" + factsCells(sh.bestLaunch) +
+             rooflineCell(sh.rooflinePct) + "</tr>\n";
+    }
+    s += "</table>\n";
+    if (!a.diagnoses.empty()) {
+      s += "<ul class=\"reasons\">";
+      for (const auto &d : a.diagnoses)
+        s += "<li>" + badge("diagnosis") + " " + esc(d.message) + "</li>";
+      s += "</ul>\n";
+    }
+  }
+  if (s.empty())
+    return "";
+  const RoundRecord &round = *best;
+  std::string limits;
+  for (const auto &k : round.kernels)
+    if (!k.analysis.limitsName.empty())
+      limits = k.analysis.limitsName + ", " +
+               std::to_string(k.analysis.smCount) + " SMs";
+  return "<h2 id=\"launches\">How the kernels use the GPU</h2>\n" + s +
+         "<p class=\"muted\">Blocks per SM from the occupancy calculation "
+         "(registers, shared memory, threads and block slots against the "
+         "limits of " +
+         esc(limits) +
+         "; the limiter in brackets); occupancy = resident warps / warp "
+         "slots; grid blocks from the launch geometry at the shape; waves = "
+         "grid blocks / (SMs &times; blocks per SM); last wave = how full "
+         "the last wave is; SMs busy = SMs given at least one block. "
+         "(latency): the default is so fast that launch latency dominates; "
+         "the grid diagnosis leaves the shape alone.</p>\n";
+}
+
+} // namespace ktune::run::report

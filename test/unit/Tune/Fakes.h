@@ -59,7 +59,7 @@ public:
       EvalResult r;
       auto t = RetimeF ? RetimeF(shape, c) : F(shape, c);
       if (t)
-        r.time = Timing{*t, *t * 0.01, 500, false, true};
+        r.time = Timing{*t, *t * RetimeSpread, 500, false, true};
       else
         r.status = EvalStatus::RuntimeError;
       out.push_back(r);
@@ -69,6 +69,7 @@ public:
 
   TimeFn F;
   TimeFn RetimeF; // when set, re-timing answers differently from search
+  double RetimeSpread = 0.01; // a re-timing's IQR over its median
   /// The compile error's reason per configuration (default: one for all).
   std::function<std::string(const Configuration &)> FailureReason;
   CompilerReport Compiler; // what compiler() reports

@@ -193,6 +193,70 @@ TEST(Tuner, WinnerComesFromTheInterleavedRetiming) {
   EXPECT_EQ(s.evaluations, 23u);
 }
 
+/// Re-timing: the default at 10 µs, BLOCK=128 VEC=8 at `best`, the others
+/// slower than the default.
+ShapeResult settledWith(double best, double spread, TuneOptions o) {
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval(timeOf);
+  eval.RetimeSpread = spread;
+  eval.RetimeF = [best](const Shape &, const Configuration &c) {
+    if (c.at("BLOCK") == 128 && c.at("VEC") == 8)
+      return std::optional<double>(best);
+    if (c.at("BLOCK") == 256 && c.at("VEC") == 4)
+      return std::optional<double>(10.0);
+    return std::optional<double>(20.0);
+  };
+  Tuner tuner(space(), {{{"n", 10}}}, eval, *journal, std::move(o));
+  auto r = tuner.run();
+  EXPECT_TRUE(r) << r.error().str();
+  return r ? r->shapes[0] : ShapeResult{};
+}
+
+const Configuration DefaultConfig{{"BLOCK", 256}, {"VEC", 4}};
+const Configuration FastConfig{{"BLOCK", 128}, {"VEC", 8}};
+
+TEST(Tuner, ANearTieKeepsTheDefault) {
+  // 0.5 % faster: inside the 1 % minimum effect, so the next run could
+  // pick either; the default stays and the margin is recorded.
+  ShapeResult s = settledWith(9.95, 0.001, options(1000));
+  ASSERT_TRUE(s.retimed);
+  EXPECT_EQ(s.bestConfig, DefaultConfig);
+  EXPECT_TRUE(s.keptWithinNoise);
+  EXPECT_NEAR(s.margin, 10.0 / 9.95 - 1, 1e-9);
+  EXPECT_DOUBLE_EQ(s.noiseThreshold, 0.01);
+  EXPECT_DOUBLE_EQ(s.speedup, 1.0);
+}
+
+TEST(Tuner, ALeadBeyondTheNoiseLeavesTheDefault) {
+  ShapeResult s = settledWith(9.0, 0.001, options(1000));
+  ASSERT_TRUE(s.retimed);
+  EXPECT_EQ(s.bestConfig, FastConfig);
+  EXPECT_FALSE(s.keptWithinNoise);
+  EXPECT_NEAR(s.margin, 10.0 / 9.0 - 1, 1e-9);
+  EXPECT_NEAR(s.speedup, 10.0 / 9.0, 1e-9);
+}
+
+TEST(Tuner, ANoisyRetimingRaisesTheThreshold) {
+  // A 5 % lead, but each time spreads 8 %: not a lead one can trust.
+  ShapeResult noisy = settledWith(10.0 / 1.05, 0.08, options(1000));
+  EXPECT_EQ(noisy.bestConfig, DefaultConfig);
+  EXPECT_TRUE(noisy.keptWithinNoise);
+  EXPECT_DOUBLE_EQ(noisy.noiseThreshold, 0.08);
+  // The same lead with a tight spread is taken.
+  ShapeResult steady = settledWith(10.0 / 1.05, 0.001, options(1000));
+  EXPECT_EQ(steady.bestConfig, FastConfig);
+}
+
+TEST(Tuner, TheMinimumEffectIsAnOption) {
+  TuneOptions o = options(1000);
+  o.minEffect = 0.2;
+  ShapeResult s = settledWith(9.0, 0.001, o); // an 11 % lead
+  EXPECT_EQ(s.bestConfig, DefaultConfig);
+  EXPECT_TRUE(s.keptWithinNoise);
+  EXPECT_DOUBLE_EQ(s.noiseThreshold, 0.2);
+}
+
 TEST(Tuner, RerunAfterCompletionEvaluatesNothing) {
   TempDir dir;
   std::string path = dir.file("j.jsonl");

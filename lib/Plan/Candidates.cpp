@@ -22,6 +22,7 @@ constexpr EnumName<ParamKind> KindNames[] = {
     {ParamKind::ItemsPerThread, "items_per_thread"},
     {ParamKind::WarpsPerBlock, "warps_per_block"},
     {ParamKind::GridSize, "grid_size"},
+    {ParamKind::RowSplit, "row_split"},
     {ParamKind::Other, "other"},
 };
 
@@ -188,6 +189,18 @@ Expected<CandidateSet> candidatesFromJson(const json &json) {
       return candidate.failAt("id", "duplicate candidate id \"" + c.id + "\"");
     set.candidates.push_back(std::move(c));
   }
+  if (j.hasValue("refusals")) {
+    KTUNE_TRY_ASSIGN(JsonReader refusals, j.required("refusals"));
+    if (!refusals.isArray())
+      return refusals.fail("expected an array of refusals");
+    for (const JsonReader &r : refusals.elements()) {
+      Refusal refusal;
+      KTUNE_TRY_ASSIGN(refusal.kernel, r.requiredString("kernel"));
+      KTUNE_TRY_ASSIGN(refusal.kind, kindFromJson(r));
+      KTUNE_TRY_ASSIGN(refusal.why, r.requiredString("why"));
+      set.refusals.push_back(std::move(refusal));
+    }
+  }
   return set;
 }
 
@@ -213,9 +226,14 @@ json candidatesToJson(const CandidateSet &set) {
       jc["launch_param"] = true;
     list.push_back(std::move(jc));
   }
-  return {{"ktune", CandidatesVersion},
-          {"file", set.file},
-          {"candidates", std::move(list)}};
+  json out = {{"ktune", CandidatesVersion},
+              {"file", set.file},
+              {"candidates", std::move(list)}};
+  for (const auto &r : set.refusals)
+    out["refusals"].push_back({{"kernel", r.kernel},
+                               {"kind", std::string(kindName(r.kind))},
+                               {"why", r.why}});
+  return out;
 }
 
 } // namespace ktune

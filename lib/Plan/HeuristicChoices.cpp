@@ -69,6 +69,8 @@ std::string baseName(const Candidate &c) {
     return "WARPS_PER_BLOCK";
   case ParamKind::GridSize:
     return "GRID_SIZE";
+  case ParamKind::RowSplit:
+    return "ROW_SPLIT";
   case ParamKind::Other: {
     std::string derived = upperSnake(c.spelling);
     return expr::isValidIdentifier(derived) ? derived : "PARAM";
@@ -122,6 +124,8 @@ ChosenDomain domainFor(const Candidate &c, bool multiDimBlock) {
     return {Domain::ofValues(withDefault(powersOfTwo(1, 32), d)), {}};
   case ParamKind::GridSize:
     return {Domain::ofValues(withDefault(powersOfTwo(16, 8192), d)), {}};
+  case ParamKind::RowSplit:
+    return {Domain::ofValues(powersOfTwo(1, 32)), {}};
   case ParamKind::TileSize:
     return {Domain::ofValues(withDefault(powersOfTwo(8, 64), d)), {}};
   case ParamKind::Unroll:

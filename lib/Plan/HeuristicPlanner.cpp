@@ -205,7 +205,7 @@ private:
   }
 
   bool liftable(const Candidate &c, bool anyConfidence = false) {
-    if (Blocked.count(&c))
+    if (Blocked.count(&c) || isStructural(c.kind))
       return false;
     if (!anyConfidence &&
         confidenceRank(c.confidence) > confidenceRank(Options.minConfidence))

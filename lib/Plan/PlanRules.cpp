@@ -17,6 +17,8 @@ KindRange kindRange(ParamKind kind) {
     return {1, 32, false, "a block has 1 to 32 warps"};
   case ParamKind::GridSize:
     return {1, IntMax, false, "a grid has at least 1 block"};
+  case ParamKind::RowSplit:
+    return {1, 64, true, "a row splits over a power of two of 1 to 64 blocks"};
   case ParamKind::VectorWidth:
     return {1, 16, true, "a vector width is a power of two from 1 to 16"};
   case ParamKind::Unroll:

@@ -23,6 +23,7 @@ constexpr RoleSpelling Roles[] = {
     {SiteRole::Definition, "definition", "", "its definition"},
     {SiteRole::IndexArith, "index_arith", "index arithmetic with blockIdx",
      "index arithmetic"},
+    {SiteRole::KernelBody, "kernel_body", "the kernel's body", "kernel body"},
     {SiteRole::LaunchBlock, "launch_block", "launch block dim",
      "launch block dimension"},
     {SiteRole::LaunchBounds, "launch_bounds", "__launch_bounds__ max threads",

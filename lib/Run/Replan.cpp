@@ -87,6 +87,8 @@ std::optional<KindLimits> kindLimits(ParamKind kind,
     return KindLimits{1, 64, false};
   case ParamKind::GridSize:
     return KindLimits{1, 2147483647, false};
+  case ParamKind::RowSplit:
+    return KindLimits{1, 64, true};
   case ParamKind::Other:
     break;
   }
@@ -321,12 +323,9 @@ json replanDecisionToJson(const ReplanDecision &decision) {
                          {"change", p.change},
                          {"available", p.available},
                          {"availability", p.availability}});
-  json j{{"ktune", "replan/1"},
-         {"replanner", decision.replanner},
-         {"changed", decision.changed},
-         {"reasons", reasons},
-         {"proposals", proposals},
-         {"plan", planToJson(decision.plan)}};
+  json j{{"ktune", "replan/1"},         {"replanner", decision.replanner},
+         {"changed", decision.changed}, {"reasons", reasons},
+         {"proposals", proposals},      {"plan", planToJson(decision.plan)}};
   if (!decision.outcome.empty())
     j["outcome"] = decision.outcome;
   return j;

@@ -79,6 +79,11 @@ public:
   /// the refactorer introduces them).
   void proposeFromDiagnoses(const KernelAnalysis &a, const PlanKernel &kernel,
                             ReplanDecision &decision);
+  /// A small grid's proposal made: row_split lifted where the kernel has
+  /// the candidate (the refactorer found its row can be split), else the
+  /// refusal's reason recorded.
+  void liftRowSplit(const ReplanContext &ctx, PlanKernel &kernel,
+                    ReplanDecision &decision);
 
 private:
   RuleOptions Options;

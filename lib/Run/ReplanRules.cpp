@@ -37,6 +37,15 @@ const InfluenceSummary *influenceOf(const KernelAnalysis &a,
   return inf;
 }
 
+/// A proposal's "propose" reason.
+std::string proposalText(const Proposal &p) {
+  std::string kinds;
+  for (const auto &k : p.kinds)
+    kinds += (kinds.empty() ? "" : " or ") + k;
+  return p.diagnosis + ": propose " + kinds + " (" + p.change + "); " +
+         p.availability;
+}
+
 } // namespace
 
 Expected<ReplanDecision> RuleReplanner::replan(const ReplanContext &ctx) {
@@ -74,6 +83,83 @@ void RuleReplanner::replanKernel(const ReplanContext &ctx,
   dropInsensitive(a, kernel, toDrop, decision);
   liftIfFar(ctx, a, kernel, decision, toDrop);
   proposeFromDiagnoses(a, kernel, decision);
+  liftRowSplit(ctx, kernel, decision);
+}
+
+void RuleReplanner::liftRowSplit(const ReplanContext &ctx, PlanKernel &kernel,
+                                 ReplanDecision &decision) {
+  auto proposal =
+      std::find_if(decision.proposals.begin(), decision.proposals.end(),
+                   [&](const Proposal &p) {
+                     return p.kernel == kernel.kernel &&
+                            std::find(p.kinds.begin(), p.kinds.end(),
+                                      "row_split") != p.kinds.end();
+                   });
+  if (proposal == decision.proposals.end() || !ctx.candidates)
+    return;
+  // Its "propose" reason says what became of it.
+  std::string before = proposalText(*proposal);
+  struct Restate {
+    ReplanDecision &d;
+    const std::string &before;
+    const Proposal &p;
+    ~Restate() {
+      for (auto &r : d.reasons)
+        if (r.action == ReplanAction::Propose && r.message == before)
+          r.message = proposalText(p);
+    }
+  } restate{decision, before, *proposal};
+  bool planned = std::any_of(
+      kernel.params.begin(), kernel.params.end(),
+      [](const PlanParam &p) { return p.kind == ParamKind::RowSplit; });
+  if (planned) {
+    proposal->availability =
+        "row_split is already tuned: " + proposal->availability;
+    return;
+  }
+  const Candidate *split = nullptr;
+  for (const auto &c : ctx.candidates->candidates)
+    if (c.kind == ParamKind::RowSplit && sameKernel(c.kernel, kernel.kernel) &&
+        !ctx.retiredCandidates.count(c.id))
+      split = &c;
+  if (!split) {
+    for (const auto &r : ctx.candidates->refusals)
+      if (r.kind == ParamKind::RowSplit && sameKernel(r.kernel, kernel.kernel))
+        proposal->availability = "row_split refused: " + r.why +
+                                 "; rows_per_block is not available in this "
+                                 "build yet";
+    return;
+  }
+  PlanParam param;
+  param.name = "ROW_SPLIT";
+  for (int n = 2; std::any_of(kernel.params.begin(), kernel.params.end(),
+                              [&](auto &p) { return p.name == param.name; });
+       ++n)
+    param.name = "ROW_SPLIT_" + std::to_string(n);
+  param.kind = ParamKind::RowSplit;
+  param.candidates = {split->id};
+  param.defaultValue = 1;
+  param.domain = Domain::ofValues({1, 2, 4, 8, 16, 32});
+  PlanKernel attempt = kernel;
+  attempt.params.push_back(param);
+  Plan trial = decision.plan;
+  for (auto &k : trial.kernels)
+    if (k.kernel == kernel.kernel)
+      k = attempt;
+  auto errors = validatePlan(trial, *ctx.candidates, *ctx.sources);
+  if (!errors.empty()) {
+    proposal->availability =
+        "row_split cannot be lifted: " + errors.front().str();
+    return;
+  }
+  kernel = attempt; // an element of decision.plan.kernels
+  proposal->available = true;
+  proposal->availability = "applied: " + param.name + " (candidate " +
+                           split->id + ") in the next round";
+  addReason(decision, kernel, param.name, ReplanAction::Lift,
+            proposal->diagnosis + ": lifting " + split->id +
+                " (row_split) as " + param.name + " with domain " +
+                param.domain.describe() + ": each row over that many blocks");
 }
 
 void RuleReplanner::proposeFromDiagnoses(const KernelAnalysis &a,
@@ -98,8 +184,10 @@ void RuleReplanner::proposeFromDiagnoses(const KernelAnalysis &a,
     } else {
       p.kinds = {"register_cap"};
       p.change = "__launch_bounds__(" + std::to_string(d.threadsPerBlock) +
-                 ", " + std::to_string(d.minBlocks) + ") on the kernel: at "
-                 "most " + std::to_string(d.capRegisters) +
+                 ", " + std::to_string(d.minBlocks) +
+                 ") on the kernel: at "
+                 "most " +
+                 std::to_string(d.capRegisters) +
                  " registers per thread, in the source the user builds";
       p.availability =
           "not available in this build: the refactorer does not write "
@@ -108,12 +196,7 @@ void RuleReplanner::proposeFromDiagnoses(const KernelAnalysis &a,
           "] measures the cap (--compile-only, ktune-tune), but a dispatch "
           "header cannot apply it";
     }
-    std::string kinds;
-    for (const auto &k : p.kinds)
-      kinds += (kinds.empty() ? "" : " or ") + k;
-    addReason(decision, kernel, "", ReplanAction::Propose,
-              p.diagnosis + ": propose " + kinds + " (" + p.change + "); " +
-                  p.availability);
+    addReason(decision, kernel, "", ReplanAction::Propose, proposalText(p));
     decision.proposals.push_back(std::move(p));
   }
 }

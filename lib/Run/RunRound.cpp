@@ -54,6 +54,20 @@ void fixSpecNames(json &spec,
       spec["domains"].erase(name);
 }
 
+/// A spec's own launch geometry, where the round's kernel takes a row_split:
+/// its blocks per row go side by side in x.
+void splitSpecGrid(json &spec, const ManifestKernel &mk) {
+  if (!spec.contains("launch") || !spec["launch"].is_object() ||
+      !spec["launch"].contains("grid") || !spec["launch"]["grid"].is_array() ||
+      spec["launch"]["grid"].empty() || !spec["launch"]["grid"][0].is_string())
+    return;
+  for (const auto &tp : mk.templateParams)
+    if (tp.tunable && tp.kind == "row_split") {
+      json &x = spec["launch"]["grid"][0];
+      x = "(" + x.get<std::string>() + ") * " + tp.name;
+    }
+}
+
 /// The flags the source was parsed with, as the project's compile command:
 /// a compilation database's are nvcc's unless they name Clang's CUDA flags;
 /// flags given after -- are the project's too.
@@ -173,6 +187,7 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
       if (!mk->findParam(name))
         fixedNames[name] = value;
     fixSpecNames(specText, fixedNames);
+    splitSpecGrid(specText, *mk);
   }
   std::string specPath = (fs::path(dir) / (Kernels[i] + ".spec.json")).string();
   KTUNE_TRY(writeFileAtomically(specPath, specText.dump(2) + "\n"));

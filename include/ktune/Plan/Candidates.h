@@ -34,13 +34,19 @@ enum class ParamKind {
   ItemsPerThread,
   WarpsPerBlock,
   GridSize,
+  /// Structural: blocks per row, a parameter the refactorer introduces
+  /// where a kernel's row can be split (no constant of the code holds it).
+  RowSplit,
   Other,
 };
 
 /// "block_size", "tile_size", "unroll", "vector_width", "items_per_thread",
-/// "warps_per_block", "grid_size", "other".
+/// "warps_per_block", "grid_size", "row_split", "other".
 std::string_view kindName(ParamKind kind);
 std::optional<ParamKind> parseKind(std::string_view name);
+/// A kind the refactorer introduces (row_split): the default plan never
+/// lifts it, the tuning loop proposes it.
+inline bool isStructural(ParamKind kind) { return kind == ParamKind::RowSplit; }
 
 /// The field "kind" of `j`, a name parseKind knows.
 Expected<ParamKind> kindFromJson(const JsonReader &j);
@@ -64,6 +70,7 @@ enum class SiteRole {
   CubItemsPerThread,     // cub_items_per_thread: cub::BlockLoad<.., N, I>'s I
   Definition,            // definition: where a named constant's value is
   IndexArith,            // index_arith: blockIdx.x * N
+  KernelBody,            // kernel_body: a structural parameter's kernel
   LaunchBlock,           // launch_block: <<<g, N>>>
   LaunchBounds,          // launch_bounds: __launch_bounds__(N)
   LaunchBoundsMinBlocks, // launch_bounds_min_blocks: __launch_bounds__(.., N)
@@ -131,9 +138,17 @@ struct Candidate {
   bool launchParam = false;
 };
 
+/// A structural parameter a kernel cannot take, and why.
+struct Refusal {
+  std::string kernel;
+  ParamKind kind = ParamKind::RowSplit;
+  std::string why; // "file:line:col: ..." first
+};
+
 struct CandidateSet {
   std::string file; // the main file analysed
   std::vector<Candidate> candidates;
+  std::vector<Refusal> refusals;
 
   const Candidate *find(const std::string &id) const;
 };

@@ -97,6 +97,31 @@ struct DeclarationFacts {
   bool isDefinition = false;
 };
 
+/// A use of threadIdx, blockIdx, blockDim or gridDim ("blockDim.x").
+struct BuiltinUse {
+  unsigned offset = 0; // a position
+  unsigned length = 0;
+  std::string text;
+};
+
+/// Whether a kernel's row can be split over several blocks: its row comes
+/// from blockIdx.x, its work over the row is block-stride loops, and its
+/// threads never communicate. A split by S runs blocks of S times the
+/// threads as S blocks each (blockIdx.x / S is the row).
+struct RowSplitFacts {
+  bool analysed = false;
+  /// Why it cannot be split (empty: it can), "file:line: ..." first.
+  std::string refusal;
+  /// Positions of the body's '{' and '}'.
+  unsigned bodyOpen = 0, bodyClose = 0;
+  unsigned bodyLine = 0, bodyCol = 0; // of the '{'
+  /// The .x uses a split rewrites, in source order.
+  std::vector<BuiltinUse> uses;
+  /// Functions called without a body here (assumed not to communicate;
+  /// tuning checks every configuration against the default).
+  std::vector<std::string> opaqueCallees;
+};
+
 struct FunctionFacts {
   std::string id; // "fn@<offset of the name>"
   FunctionRole role = FunctionRole::Host;
@@ -143,6 +168,9 @@ struct FunctionFacts {
   bool gridStride = false;
   /// Device helpers called directly (function ids).
   std::vector<std::string> callees;
+  /// Kernels: whether each row (blockIdx.x) can be split over several
+  /// blocks (a row_split parameter, RowSplit.cpp).
+  RowSplitFacts rowSplit;
 };
 
 /// A static __shared__ array: bytes = elementSize * product(extents).
@@ -194,6 +222,10 @@ struct CallFacts {
   std::vector<std::string> grid, block;
   std::string smem = "0";
   std::string geometryError;
+  /// <<<>>> launches: the grid argument's range (a position and length;
+  /// length 0: not one file range) and whether it is a dim3.
+  unsigned gridArgOffset = 0, gridArgLength = 0;
+  bool gridIsDim3 = false;
   /// Explicit template arguments at the call, as written.
   std::vector<std::string> explicitArgs;
   CallForm form = CallForm::DeviceCall;

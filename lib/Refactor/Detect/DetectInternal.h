@@ -16,6 +16,7 @@
 //                        declarations, why one cannot become a template
 //   DeviceScanner.cpp    the roles constants play inside device code
 //   DeviceLoops.cpp      loop bounds that size register arrays or tiles
+//   RowSplit.cpp         whether a kernel's row can be split over blocks
 //   LaunchForms.cpp      every spelling of a launch, read as a LaunchView
 //   LaunchHelpers.cpp    functions that launch the kernel they are given
 //   Dispatches.cpp       runtime values a dispatch turned into constants
@@ -201,6 +202,12 @@ bool selectsBehaviour(const clang::NamedDecl *param,
 bool mentionsBuiltin(const clang::Expr *e, llvm::StringRef name);
 
 struct LaunchView;
+
+// --- structural parameters (RowSplit.cpp) ------------------------------------
+/// Whether kernel `def`'s row can be split over several blocks, into
+/// facts.rowSplit (once per kernel and side).
+void analyseRowSplit(DetectContext &c, const clang::FunctionDecl *def,
+                     FunctionFacts &facts);
 
 // --- host code (HostCode.cpp) ------------------------------------------------
 /// The main file's host-only functions, into the facts' hostOnlyRanges (on the

@@ -348,8 +348,10 @@ void scanDeviceFunction(DetectContext &c, const FunctionDecl *def) {
   for (const ParmVarDecl *p : def->parameters())
     scanner.TraverseDecl(const_cast<ParmVarDecl *>(p));
   scanner.finish();
-  if (kernel)
+  if (kernel) {
     facts.gridStride = isGridStride(c, def, scanner.Loops);
+    analyseRowSplit(c, def, facts);
+  }
   for (const FunctionDecl *h : scanner.Helpers)
     scanDeviceFunction(c, h);
 }

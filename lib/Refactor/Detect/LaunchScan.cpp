@@ -471,6 +471,14 @@ void scanLaunch(DetectContext &c, const LaunchView &launch,
   base.hostNames = &hostNames;
   base.launch = cf.offset;
   cf.geometryError = launch.problem;
+  if (launch.form == CallForm::Chevron && launch.grid &&
+      !launch.grid->getBeginLoc().isMacroID())
+    if (auto r = fileRange(c, launch.grid->getSourceRange())) {
+      const Expr *written = launch.grid->IgnoreUnlessSpelledInSource();
+      cf.gridArgOffset = r->first;
+      cf.gridArgLength = r->second;
+      cf.gridIsDim3 = written->getType()->getAsCXXRecordDecl() != nullptr;
+    }
   launchGeometry(c, launch, host, base, cf);
   launchSmem(c, launch, base, cf);
   cf.hostNames.assign(hostNames.begin(), hostNames.end());

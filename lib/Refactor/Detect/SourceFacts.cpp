@@ -84,7 +84,34 @@ std::string SourceFacts::kernelPlanName(const FunctionFacts &kernel) const {
   return kernel.qualifiedName;
 }
 
+/// Both sides must allow a split; its uses are those of both sides (a body
+/// may differ under __CUDA_ARCH__).
+static void mergeRowSplit(RowSplitFacts &into, const RowSplitFacts &other) {
+  if (!other.analysed)
+    return;
+  if (!into.analysed || !other.refusal.empty()) {
+    if (into.refusal.empty())
+      into = other;
+    return;
+  }
+  if (!into.refusal.empty())
+    return;
+  for (const BuiltinUse &u : other.uses)
+    if (std::none_of(into.uses.begin(), into.uses.end(),
+                     [&](const BuiltinUse &v) { return v.offset == u.offset; }))
+      into.uses.push_back(u);
+  std::sort(into.uses.begin(), into.uses.end(),
+            [](const BuiltinUse &a, const BuiltinUse &b) {
+              return a.offset < b.offset;
+            });
+  for (const auto &name : other.opaqueCallees)
+    if (std::find(into.opaqueCallees.begin(), into.opaqueCallees.end(), name) ==
+        into.opaqueCallees.end())
+      into.opaqueCallees.push_back(name);
+}
+
 static void mergeFunction(FunctionFacts &into, const FunctionFacts &other) {
+  mergeRowSplit(into.rowSplit, other.rowSplit);
   into.usesWarpLevelOps |= other.usesWarpLevelOps;
   into.gridStride |= other.gridStride;
   for (const auto &c : other.callees)
@@ -307,6 +334,11 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
               {"callees", f.callees}};
     if (!f.cannotTemplate.empty())
       j["cannot_template"] = f.cannotTemplate;
+    if (f.rowSplit.analysed)
+      j["row_split"] = f.rowSplit.refusal.empty()
+                           ? json{{"uses", f.rowSplit.uses.size()},
+                                  {"opaque_callees", f.rowSplit.opaqueCallees}}
+                           : json{{"refusal", f.rowSplit.refusal}};
     out["functions"].push_back(j);
   }
   for (const auto &c : facts.calls) {

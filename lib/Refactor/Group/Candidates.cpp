@@ -20,7 +20,8 @@ static constexpr EnumName<ParamKind> Abbreviations[] = {
     {ParamKind::BlockSize, "bs"},       {ParamKind::TileSize, "ts"},
     {ParamKind::Unroll, "ur"},          {ParamKind::VectorWidth, "vw"},
     {ParamKind::ItemsPerThread, "ipt"}, {ParamKind::WarpsPerBlock, "wpb"},
-    {ParamKind::GridSize, "gs"},        {ParamKind::Other, "ot"},
+    {ParamKind::GridSize, "gs"},        {ParamKind::RowSplit, "rs"},
+    {ParamKind::Other, "ot"},
 };
 
 static uint64_t fnv1a(const std::string &s) {
@@ -102,6 +103,65 @@ static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
     c.sites.push_back(std::move(site));
   }
   return c;
+}
+
+/// row_split where a kernel's row can be split (RowSplit.cpp), else the
+/// reason it cannot. Its one site is the kernel's body, which the rewrite
+/// keeps for the default and copies, split, for the other values.
+static void addStructuralCandidates(const SourceFacts &facts,
+                                    std::set<std::string> &used,
+                                    CandidateIndex &index, CandidateSet &set) {
+  for (const FunctionFacts *kernel : facts.kernels()) {
+    const RowSplitFacts &rs = kernel->rowSplit;
+    if (!rs.analysed)
+      continue;
+    std::string name = facts.kernelPlanName(*kernel);
+    std::string refusal = rs.refusal;
+    if (refusal.empty() && !kernel->cannotTemplate.empty())
+      refusal = kernel->qualifiedName +
+                " cannot become a template: " + kernel->cannotTemplate;
+    if (!refusal.empty()) {
+      set.refusals.push_back({name, ParamKind::RowSplit, refusal});
+      continue;
+    }
+    uint64_t h = fnv1a("row_split|" + kernel->qualifiedName + "|" +
+                       std::to_string(kernel->line));
+    std::string id;
+    for (unsigned digits = 4; digits <= 16; digits += 2) {
+      id = "c_rs_" + hex(h, digits);
+      if (!used.count(id))
+        break;
+    }
+    used.insert(id);
+    Candidate c;
+    c.id = id;
+    c.kind = ParamKind::RowSplit;
+    c.kernel = name;
+    c.value = 1;
+    c.spelling = "1";
+    c.confidence = Confidence::Low;
+    c.why = "blocks per row: the row comes from blockIdx.x, the work over it "
+            "is block-stride loops and the threads never communicate, so S "
+            "blocks can share a row (blockIdx.x / S is the row); the original "
+            "body is kept for 1";
+    if (!rs.opaqueCallees.empty()) {
+      std::string names;
+      for (const auto &n : rs.opaqueCallees)
+        names += (names.empty() ? "" : ", ") + n;
+      c.why +=
+          "; called without a body here, assumed not to communicate: " + names;
+    }
+    SourceSite site;
+    site.file = facts.pathOf(filePart(rs.bodyOpen));
+    site.offset = localPart(rs.bodyOpen);
+    site.line = rs.bodyLine;
+    site.col = rs.bodyCol;
+    site.role = SiteRole::KernelBody;
+    c.sites.push_back(std::move(site));
+    index.kernelOf[id] = kernel->id;
+    index.boundParam[id] = -1;
+    set.candidates.push_back(std::move(c));
+  }
 }
 
 CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
@@ -194,6 +254,7 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
   }
 
   addImpliedConstraints({facts, groups, ids, idOfConstant, values, index}, set);
+  addStructuralCandidates(facts, used, index, set);
   return set;
 }
 

@@ -94,6 +94,8 @@ void Rewriter::siteEdits() {
   for (auto &w : Work)
     for (auto &p : w.params)
       for (const PlacedSite &s : p.sites) {
+        if (s.site->role == SiteRole::KernelBody)
+          continue; // structuralEdits
         // A site in a macro's body is held by every function expanding it:
         // one edit, so one name in all and none left alone.
         std::set<std::string> fns =
@@ -198,6 +200,8 @@ llvm::Expected<RewriteResult> Rewriter::run() {
   if (auto e = constraintEdits())
     return toLLVMError(*e);
   instantiationEdits();
+  if (auto e = structuralEdits())
+    return toLLVMError(*e);
   if (Options.guardHostCode)
     hostGuardEdits();
   RewriteResult result;

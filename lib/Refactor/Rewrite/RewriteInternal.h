@@ -10,6 +10,8 @@
 //   RewriteManifest.cpp the manifest entry of a rewritten kernel
 //   RewriteText.cpp     reading the source text (identifiers, macros) and
 //                       spelling a site's replacement
+//   RewriteStructural.cpp  structural parameters: row_split's body copy and
+//                       grids
 //   RewriteEdits.cpp    edits that are no site: static_asserts, explicit
 //                       instantiations, host-code guards; merging edits
 //                       into Replacements
@@ -171,6 +173,10 @@ public:
   std::optional<ktune::Error> callEdits();
   std::optional<ktune::Error> constraintEdits();
   void instantiationEdits();
+  /// Structural parameters (RewriteStructural.cpp): a row_split kernel's
+  /// body kept for the default and copied, split, for the other values;
+  /// its launches' grids multiplied. After every other edit in the body.
+  std::optional<ktune::Error> structuralEdits();
   void hostGuardEdits();
   /// The edits of every file, by file index.
   llvm::Expected<FileEdits> mergedReplacements();
@@ -203,6 +209,8 @@ private:
                                          const std::string &name);
   std::optional<ktune::Error> assignKernelParams(const KernelWork &w);
   void leaveUnspellableLaunches(const KernelWork &w);
+  std::optional<ktune::Error> rowSplitEdits(const KernelWork &w,
+                                            const ParamWork &p);
   std::optional<ktune::Error> assignLaunchParam(const KernelWork &w,
                                                 const ParamWork &p);
   void forwarderEdit(const FunctionFacts &f, const std::vector<FnParam> &list,

@@ -188,6 +188,10 @@ ManifestKernel manifestFor(const SourceFacts &facts,
     if (!ok || !smem)
       continue;
     g.smem = *smem;
+    // A row split launches its blocks per row side by side in x.
+    for (const ParamWork &p : params)
+      if (p.plan->kind == ParamKind::RowSplit && !g.grid.empty())
+        g.grid[0] = "(" + g.grid[0] + ") * " + p.kernelName;
     g.from = location(facts, filePart(call.offset), call.line);
     g.cooperative = call.cooperative;
     mk.launch = std::move(g);

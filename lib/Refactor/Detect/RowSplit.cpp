@@ -1,0 +1,275 @@
+//===- RowSplit.cpp - Can a kernel's row be split over several blocks? ----===//
+//
+// A row_split of S launches S blocks per row and makes them one block of S
+// times the threads: in the split body blockIdx.x reads blockIdx.x / S,
+// threadIdx.x reads threadIdx.x + blockDim.x * (blockIdx.x % S), blockDim.x
+// reads blockDim.x * S and gridDim.x reads gridDim.x / S. That is exact
+// when the threads of a block never meet: no barrier, shared memory, warp
+// exchange, vote or atomic, no inline asm that reads thread ids or
+// synchronises, no y or z index (one-dimensional blocks and grids), and no
+// called function reading the indices (the rewrite cannot reach into it).
+// The work over the row must be block-stride loops
+// (`for (i = threadIdx.x; i < n; i += blockDim.x)`): a kernel whose result
+// depends on its block size would change with any block size too, and the
+// tuner checks every configuration against the default.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DetectInternal.h"
+
+#include "clang/AST/ExprObjC.h"
+#include "clang/AST/StmtCXX.h"
+
+namespace ktune::refactor {
+
+using namespace clang;
+
+namespace {
+
+const char *const Builtins[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+
+/// `blockIdx.x` and its kind: the builtin's name and the component.
+std::optional<std::pair<std::string, std::string>>
+builtinMember(const MSPropertyRefExpr *e) {
+  // The base hides in an opaque value (a pseudo-object's syntactic form).
+  const Expr *b = e->getBaseExpr()->IgnoreParenImpCasts();
+  if (const auto *o = llvm::dyn_cast<OpaqueValueExpr>(b))
+    b = o->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *base = llvm::dyn_cast<DeclRefExpr>(b);
+  if (!base)
+    return std::nullopt;
+  std::string name = base->getDecl()->getName().str();
+  if (std::find(std::begin(Builtins), std::end(Builtins), name) ==
+      std::end(Builtins))
+    return std::nullopt;
+  return std::pair{name, e->getPropertyDecl()->getName().str()};
+}
+
+bool communicates(llvm::StringRef n) {
+  return n.starts_with("__syncthreads") || n == "__syncwarp" ||
+         n.starts_with("__shfl") || n.starts_with("__ballot") ||
+         n.starts_with("__any") || n.starts_with("__all") ||
+         n == "__activemask" || n.starts_with("__match") ||
+         n.starts_with("__reduce_") || n.starts_with("__barrier") ||
+         n.starts_with("atomic") || n.starts_with("__atomic");
+}
+
+/// What inline asm must not do for a split: read thread or block ids,
+/// synchronise, exchange or vote, or update memory atomically.
+std::optional<std::string> asmProblem(llvm::StringRef text) {
+  for (const char *word :
+       {"%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "bar.",
+        "barrier", "shfl", "vote", "atom", "red.", "match.", "redux"})
+    if (text.contains(word))
+      return std::string(word);
+  return std::nullopt;
+}
+
+class RowSplitScan : public RecursiveASTVisitor<RowSplitScan> {
+public:
+  RowSplitScan(DetectContext &c, const FunctionDecl *kernel, bool inKernel)
+      : C(c), Kernel(kernel), InKernel(inKernel) {}
+
+  bool shouldVisitTemplateInstantiations() const { return false; }
+
+  bool VisitMSPropertyRefExpr(MSPropertyRefExpr *e) {
+    auto member = builtinMember(e);
+    if (!member)
+      return true;
+    const auto &[name, component] = *member;
+    if (!InKernel) {
+      refuse(e->getBeginLoc(), "calls " + Callee + ", which reads " + name +
+                                   ": the split cannot reach into it");
+      return true;
+    }
+    if (component != "x") {
+      refuse(e->getBeginLoc(), "reads " + name + "." + component +
+                                   ": the split is for one-dimensional "
+                                   "blocks and grids");
+      return true;
+    }
+    if (e->getBeginLoc().isMacroID() || e->getEndLoc().isMacroID()) {
+      refuse(e->getBeginLoc(),
+             name + ".x is spelled in a macro: it cannot be rewritten here");
+      return true;
+    }
+    auto range = fileRange(C, e->getSourceRange());
+    if (!range) {
+      refuse(e->getBeginLoc(), name + ".x is not in a file ktune rewrites");
+      return true;
+    }
+    if (Seen.insert(range->first).second)
+      Uses.push_back({range->first, range->second, name + ".x"});
+    Names.insert(name);
+    return true;
+  }
+
+  bool VisitVarDecl(VarDecl *v) {
+    if (v->hasAttr<CUDASharedAttr>())
+      refuse(v->getLocation(), "uses shared memory (" + v->getNameAsString() +
+                                   "): its threads communicate");
+    return true;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    if (const auto *v = llvm::dyn_cast<VarDecl>(ref->getDecl()))
+      if (v->hasAttr<CUDASharedAttr>())
+        refuse(ref->getLocation(), "uses shared memory (" +
+                                       v->getNameAsString() +
+                                       "): its threads communicate");
+    if (ref->getDecl()->getName() == "warpSize")
+      refuse(ref->getLocation(), "reads warpSize: warp-level code");
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr *call) {
+    std::string name = calleeName(call);
+    const FunctionDecl *callee = call->getDirectCallee();
+    std::string qualified =
+        callee ? callee->getQualifiedNameAsString() : std::string();
+    if (communicates(name))
+      refuse(call->getBeginLoc(),
+             "calls " + name + ": its threads communicate");
+    else if (qualified.find("cooperative_groups") != std::string::npos)
+      refuse(call->getBeginLoc(),
+             "uses cooperative groups (" + qualified + ")");
+    else if (callee &&
+             !llvm::StringRef(qualified).starts_with("__cuda_builtin_"))
+      Callees.push_back(callee); // not the getters of blockIdx.x and kin
+    return true;
+  }
+
+  bool VisitGCCAsmStmt(GCCAsmStmt *s) {
+    if (auto word = asmProblem(s->getAsmString()->getString()))
+      refuse(s->getAsmLoc(), "has inline asm using '" + *word +
+                                 "': it reads thread ids or synchronises");
+    return true;
+  }
+
+  bool VisitForStmt(ForStmt *f) {
+    if (InKernel && isBlockStride(f))
+      ++BlockStrideLoops;
+    return true;
+  }
+
+  void refuse(SourceLocation at, const std::string &why) {
+    if (Refusal.empty())
+      Refusal = noteAt(C, at, why);
+  }
+
+  DetectContext &C;
+  const FunctionDecl *Kernel;
+  bool InKernel;
+  std::string Callee; // the helper being scanned, for messages
+  std::string Refusal;
+  std::vector<BuiltinUse> Uses;
+  std::set<unsigned> Seen;
+  std::set<std::string> Names;
+  std::vector<const FunctionDecl *> Callees;
+  unsigned BlockStrideLoops = 0;
+
+private:
+  /// `e` reads `builtin`.x, directly or through a local initialised so.
+  static bool reads(const Expr *e, llvm::StringRef builtin) {
+    if (!e)
+      return false;
+    if (mentionsBuiltin(e, builtin))
+      return true;
+    if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()))
+      if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl()))
+        return var->getInit() && mentionsBuiltin(var->getInit(), builtin);
+    return false;
+  }
+
+  /// for (i = threadIdx.x ...; ...; i += blockDim.x ...)
+  static bool isBlockStride(const ForStmt *f) {
+    const Expr *start = nullptr;
+    if (const auto *ds = llvm::dyn_cast_or_null<DeclStmt>(f->getInit())) {
+      if (ds->isSingleDecl())
+        if (const auto *v = llvm::dyn_cast<VarDecl>(ds->getSingleDecl()))
+          start = v->getInit();
+    } else if (const auto *b =
+                   llvm::dyn_cast_or_null<BinaryOperator>(f->getInit())) {
+      if (b->getOpcode() == BO_Assign)
+        start = b->getRHS();
+    }
+    const auto *inc =
+        llvm::dyn_cast_or_null<CompoundAssignOperator>(f->getInc());
+    return start && reads(start, "threadIdx") && inc &&
+           inc->getOpcode() == BO_AddAssign && reads(inc->getRHS(), "blockDim");
+  }
+};
+
+/// Device functions the kernel calls, scanned for what they may not do;
+/// those without a body here are listed (assumed not to communicate).
+void scanCallees(DetectContext &c, RowSplitScan &kernelScan,
+                 RowSplitFacts &out) {
+  std::set<const FunctionDecl *> seen;
+  std::vector<const FunctionDecl *> work = kernelScan.Callees;
+  while (!work.empty() && kernelScan.Refusal.empty()) {
+    const FunctionDecl *f = work.back();
+    work.pop_back();
+    if (const FunctionDecl *p = f->getTemplateInstantiationPattern())
+      f = p;
+    if (!seen.insert(f->getCanonicalDecl()).second)
+      continue;
+    const FunctionDecl *def = nullptr;
+    if (!f->hasBody(def) || !def->getBody() || def->hasSkippedBody()) {
+      std::string name = f->getQualifiedNameAsString();
+      if (std::find(out.opaqueCallees.begin(), out.opaqueCallees.end(), name) ==
+          out.opaqueCallees.end())
+        out.opaqueCallees.push_back(name);
+      continue;
+    }
+    RowSplitScan scan(c, kernelScan.Kernel, /*inKernel=*/false);
+    scan.Callee = f->getQualifiedNameAsString();
+    scan.TraverseStmt(def->getBody());
+    if (!scan.Refusal.empty())
+      kernelScan.Refusal = scan.Refusal;
+    work.insert(work.end(), scan.Callees.begin(), scan.Callees.end());
+  }
+}
+
+} // namespace
+
+void analyseRowSplit(DetectContext &c, const FunctionDecl *def,
+                     FunctionFacts &facts) {
+  RowSplitFacts &out = facts.rowSplit;
+  if (out.analysed)
+    return;
+  out.analysed = true;
+  const auto *body = llvm::dyn_cast_or_null<CompoundStmt>(def->getBody());
+  if (!body)
+    return void(out.refusal = noteAt(c, def->getLocation(),
+                                     "the kernel's body is not here"));
+  RowSplitScan scan(c, def, /*inKernel=*/true);
+  scan.TraverseStmt(const_cast<CompoundStmt *>(body));
+  if (scan.Refusal.empty())
+    scanCallees(c, scan, out);
+  auto open = offsetOf(c, body->getLBracLoc());
+  auto close = offsetOf(c, body->getRBracLoc());
+  if (scan.Refusal.empty() &&
+      (!open || !close || body->getLBracLoc().isMacroID() ||
+       body->getRBracLoc().isMacroID()))
+    scan.refuse(def->getLocation(), "the kernel's body is spelled in a macro");
+  if (scan.Refusal.empty() && !scan.Names.count("blockIdx"))
+    scan.refuse(def->getLocation(),
+                "its row does not come from blockIdx.x (it never reads it)");
+  if (scan.Refusal.empty() && scan.BlockStrideLoops == 0)
+    scan.refuse(def->getLocation(),
+                "has no block-stride loop (for (i = threadIdx.x; ...; "
+                "i += blockDim.x)): nothing to share among a row's blocks");
+  out.refusal = scan.Refusal;
+  if (!out.refusal.empty())
+    return;
+  out.bodyOpen = *open;
+  out.bodyClose = *close;
+  std::tie(out.bodyLine, out.bodyCol) = lineCol(c, *open);
+  out.uses = std::move(scan.Uses);
+  std::sort(out.uses.begin(), out.uses.end(),
+            [](const BuiltinUse &a, const BuiltinUse &b) {
+              return a.offset < b.offset;
+            });
+}
+
+} // namespace ktune::refactor

@@ -1,0 +1,65 @@
+// refused.cu - row kernels whose row cannot be split over blocks, one
+// reason each; every one is launched one block per row.
+__device__ float total;
+
+__global__ void block_sum(float *out, const float *in, int cols) {
+  __shared__ float partial[256];
+  float acc = 0;
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    acc += in[blockIdx.x * cols + i];
+  partial[threadIdx.x] = acc;
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = partial[0];
+}
+
+__global__ void synced(float *out, const float *in, int cols) {
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    out[blockIdx.x * cols + i] = in[blockIdx.x * cols + i];
+  __syncthreads();
+}
+
+__global__ void warp_sum(float *out, const float *in, int cols) {
+  float acc = 0;
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    acc += in[blockIdx.x * cols + i];
+  acc += __shfl_xor_sync(0xffffffff, acc, 16);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+__global__ void atomic_sum(float *out, const float *in, int cols) {
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    atomicAdd(&out[blockIdx.x], in[blockIdx.x * cols + i]);
+}
+
+__global__ void row_from_y(float *out, const float *in, int cols) {
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    out[blockIdx.y * cols + i] = in[blockIdx.y * cols + i];
+}
+
+__global__ void no_row(float *out, const float *in, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    out[i] = in[i];
+}
+
+__global__ void fixed_stride(float *out, const float *in, int cols) {
+  for (int i = threadIdx.x; i < cols; i += 256)
+    out[blockIdx.x * cols + i] = in[blockIdx.x * cols + i];
+}
+
+__device__ int lane_of() { return threadIdx.x % 32; }
+
+__global__ void helper_reads_ids(float *out, const float *in, int cols) {
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    out[blockIdx.x * cols + i] = in[blockIdx.x * cols + i] + lane_of();
+}
+
+void launch_all(float *out, const float *in, int rows, int cols) {
+  block_sum<<<rows, 256>>>(out, in, cols);
+  synced<<<rows, 256>>>(out, in, cols);
+  warp_sum<<<rows, 256>>>(out, in, cols);
+  atomic_sum<<<rows, 256>>>(out, in, cols);
+  row_from_y<<<dim3(1, rows), 256>>>(out, in, cols);
+  no_row<<<1, 256>>>(out, in, cols);
+  fixed_stride<<<rows, 256>>>(out, in, cols);
+  helper_reads_ids<<<rows, 256>>>(out, in, cols);
+}

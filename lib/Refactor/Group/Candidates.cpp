@@ -120,6 +120,19 @@ static void addStructuralCandidates(const SourceFacts &facts,
     if (refusal.empty() && !kernel->cannotTemplate.empty())
       refusal = kernel->qualifiedName +
                 " cannot become a template: " + kernel->cannotTemplate;
+    // Every launch must take the grid edit: a <<<>>> with its grid spelled
+    // in a file ktune rewrites, outside a macro's body.
+    for (const auto &call : facts.calls)
+      if (refusal.empty() && call.isLaunch && call.callee == kernel->id &&
+          (call.form != CallForm::Chevron || call.gridArgLength == 0 ||
+           !call.macro.empty()))
+        refusal = facts.pathOf(filePart(call.offset)) + ":" +
+                  std::to_string(call.line) + ": its launch " +
+                  (call.form != CallForm::Chevron
+                       ? "is not <<<>>> (" +
+                             std::string(callFormName(call.form)) + ")"
+                       : std::string("is spelled in a macro")) +
+                  ": the grid cannot be multiplied there";
     if (!refusal.empty()) {
       set.refusals.push_back({name, ParamKind::RowSplit, refusal});
       continue;

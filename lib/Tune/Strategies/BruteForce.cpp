@@ -2,8 +2,6 @@
 
 #include "StrategySupport.h"
 
-#include "ktune/Support/Try.h"
-
 namespace ktune {
 
 namespace {
@@ -48,9 +46,7 @@ public:
 } // namespace
 
 Expected<std::unique_ptr<Strategy>> makeBruteForce(const nlohmann::json &o) {
-  OptionReader reader(o, "brute_force");
-  KTUNE_TRY(reader.finish());
-  return std::make_unique<BruteForce>();
+  return makeWithoutOptions<BruteForce>(o, "brute_force");
 }
 
 } // namespace ktune

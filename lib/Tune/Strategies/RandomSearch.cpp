@@ -2,30 +2,21 @@
 
 #include "StrategySupport.h"
 
-#include "ktune/Support/Try.h"
-
 namespace ktune {
 
 namespace {
 
-class RandomSearch : public Strategy {
+class RandomSearch : public SamplingStrategy<NoOptions> {
 public:
-  std::string name() const override { return "random"; }
-  void run(const SearchSpace &space, Objective &objective,
-           std::mt19937_64 &rng) override {
-    UnseenSampler sampler(space);
+  RandomSearch() : SamplingStrategy("random", {}) {}
+  void search(const SearchSpace &space, Objective &objective,
+              std::mt19937_64 &rng, UnseenSampler &sampler) override {
     if (objective.parallelism() > 1) {
       // One round: as many distinct unseen points as there are devices.
       while (size_t q = objective.batchSize()) {
         PointSet drawn;
         std::vector<Point> batch;
-        while (batch.size() < q) {
-          auto p = sampler.next(objective, rng, &drawn);
-          if (!p)
-            break;
-          drawn.insert(*p);
-          batch.push_back(std::move(*p));
-        }
+        fillUnseen(batch, q, drawn, sampler, objective, rng);
         if (batch.empty())
           return;
         objective.evaluateBatch(batch);
@@ -44,9 +35,7 @@ public:
 } // namespace
 
 Expected<std::unique_ptr<Strategy>> makeRandomSearch(const nlohmann::json &o) {
-  OptionReader reader(o, "random");
-  KTUNE_TRY(reader.finish());
-  return std::make_unique<RandomSearch>();
+  return makeWithoutOptions<RandomSearch>(o, "random");
 }
 
 } // namespace ktune

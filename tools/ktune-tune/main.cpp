@@ -187,8 +187,7 @@ int main(int argc, char **argv) {
   if (!report)
     return fail(report.error());
   if (cmd.printCompileCommand)
-    std::printf("%s
-", report->compileCommand.c_str());
+    std::printf("%s\n", report->compileCommand.c_str());
   else if (cmd.fromResults.empty())
     std::fputs(formatResultsTable(report->results).c_str(), stdout);
 

@@ -142,15 +142,23 @@ static Expected<std::vector<KernelArg>> readArgs(const JsonReader &as) {
   return out;
 }
 
-static Expected<ManifestLauncher> readLauncher(const JsonReader &j) {
-  ManifestLauncher l;
+/// What a kernel and a launcher begin with: the name, the qualified name
+/// (the name when not given) and the template parameters.
+template <class Entry>
+static Status readNameAndParams(const JsonReader &j, Entry &e) {
   if (!j.isObject())
     return j.fail("expected an object");
-  KTUNE_TRY_ASSIGN(l.name, j.requiredString("name"));
-  KTUNE_TRY_ASSIGN(l.qualifiedName, j.optionalString("qualified_name", l.name));
+  KTUNE_TRY_ASSIGN(e.name, j.requiredString("name"));
+  KTUNE_TRY_ASSIGN(e.qualifiedName, j.optionalString("qualified_name", e.name));
   if (j.has("template_params")) {
-    KTUNE_TRY_ASSIGN(l.templateParams, readParams(j["template_params"], false));
+    KTUNE_TRY_ASSIGN(e.templateParams, readParams(j["template_params"], false));
   }
+  return {};
+}
+
+static Expected<ManifestLauncher> readLauncher(const JsonReader &j) {
+  ManifestLauncher l;
+  KTUNE_TRY(readNameAndParams(j, l));
   if (j.has("args")) {
     KTUNE_TRY_ASSIGN(l.args, readArgs(j["args"]));
   }
@@ -165,13 +173,7 @@ static Expected<ManifestLauncher> readLauncher(const JsonReader &j) {
 
 static Expected<ManifestKernel> readKernel(const JsonReader &j) {
   ManifestKernel k;
-  if (!j.isObject())
-    return j.fail("expected an object");
-  KTUNE_TRY_ASSIGN(k.name, j.requiredString("name"));
-  KTUNE_TRY_ASSIGN(k.qualifiedName, j.optionalString("qualified_name", k.name));
-  if (j.has("template_params")) {
-    KTUNE_TRY_ASSIGN(k.templateParams, readParams(j["template_params"], false));
-  }
+  KTUNE_TRY(readNameAndParams(j, k));
   if (j.has("launch_params")) {
     KTUNE_TRY_ASSIGN(k.launchParams, readParams(j["launch_params"], true));
     for (const auto &p : k.launchParams)

@@ -208,15 +208,7 @@ struct Generator {
                        "launch");
     v["launch_from"] = launch.from.empty() ? "" : " (from " + launch.from + ")";
 
-    // detail::launch: tunable parameters as template parameters.
-    std::string decls;
-    for (const auto *p : K.tunableParams())
-      decls += (decls.empty() ? "" : ", ") + p->type + " " + p->name;
-    if (decls.empty())
-      return makeError("kernel '" + K.name + "' has no tunable parameter");
-    v["param_decls"] = decls;
-    v["signature"] = signature(false);
-    v["signature_with_default_stream"] = signature(true);
+    KTUNE_TRY(signatureValues(v, "kernel"));
 
     // Non-tunable values the launch geometry may name.
     std::set<std::string> used;
@@ -262,10 +254,7 @@ struct Generator {
         "// One instantiation of the kernel with its launch geometry" +
         v["launch_from"] + ".";
 
-    std::string kernelArgs;
-    for (const auto &p : K.templateParams)
-      kernelArgs += (kernelArgs.empty() ? "" : ", ") +
-                    (p.tunable ? p.name : Sp.templateArgs.at(p.name));
+    std::string kernelArgs = templateArgList();
     std::string callArgs;
     for (const auto &a : K.args)
       callArgs += (callArgs.empty() ? "" : ", ") + a.name;
@@ -284,6 +273,31 @@ struct Generator {
     return commonValues(v);
   }
 
+  /// detail::launch takes the tunable parameters as template parameters;
+  /// `what` (kernel, launcher) names K in the error when it has none.
+  Status signatureValues(std::map<std::string, std::string> &v,
+                         const std::string &what) {
+    std::string decls;
+    for (const auto *p : K.tunableParams())
+      decls += (decls.empty() ? "" : ", ") + p->type + " " + p->name;
+    if (decls.empty())
+      return makeError(what + " '" + K.name + "' has no tunable parameter");
+    v["param_decls"] = decls;
+    v["signature"] = signature(false);
+    v["signature_with_default_stream"] = signature(true);
+    return {};
+  }
+
+  /// K's template arguments: the tunable parameters by name, the others
+  /// as the spec gives them.
+  std::string templateArgList() const {
+    std::string args;
+    for (const auto &p : K.templateParams)
+      args += (args.empty() ? "" : ", ") +
+              (p.tunable ? p.name : Sp.templateArgs.at(p.name));
+    return args;
+  }
+
   /// Launcher mode: detail::launch calls the templated launcher with the
   /// tuned values; ktune_tuned::<launcher> has the original's signature.
   Expected<std::map<std::string, std::string>>
@@ -294,18 +308,8 @@ struct Generator {
         In.launcherReturns.empty() ? "void" : In.launcherReturns,
         Sp.templateArgs);
     v["return_type"] = ret;
-    std::string decls;
-    for (const auto *p : K.tunableParams())
-      decls += (decls.empty() ? "" : ", ") + p->type + " " + p->name;
-    if (decls.empty())
-      return makeError("launcher '" + K.name + "' has no tunable parameter");
-    v["param_decls"] = decls;
-    v["signature"] = signature(false);
-    v["signature_with_default_stream"] = signature(true);
-    std::string templateArgs;
-    for (const auto &p : K.templateParams)
-      templateArgs += (templateArgs.empty() ? "" : ", ") +
-                      (p.tunable ? p.name : Sp.templateArgs.at(p.name));
+    KTUNE_TRY(signatureValues(v, "launcher"));
+    std::string templateArgs = templateArgList();
     v["launch_comment"] =
         "// One instantiation of the launcher " + K.qualifiedName + ".";
     v["launch_body"] = "  return " + K.qualifiedName + "<" + templateArgs +

@@ -37,29 +37,18 @@ std::string stemOf(const std::string &path) {
 
 namespace {
 
-/// Slows an evaluator down, so a test can kill a run in the middle.
-class DelayedEvaluator : public Evaluator {
+/// A shared evaluator slowed down, so a test can kill a run in the middle.
+class DelayedEvaluator : public SharedEvaluator {
 public:
-  DelayedEvaluator(std::unique_ptr<Evaluator> inner, unsigned delayMs)
-      : Inner(std::move(inner)), DelayMs(delayMs) {}
-  std::string device() const override { return Inner->device(); }
-  std::string arch() const override { return Inner->arch(); }
-  void prepare(const std::vector<Configuration> &upcoming) override {
-    Inner->prepare(upcoming);
-  }
+  DelayedEvaluator(std::shared_ptr<Evaluator> inner, unsigned delayMs)
+      : SharedEvaluator(std::move(inner)), DelayMs(delayMs) {}
   EvalResult evaluate(const Shape &shape,
                       const Configuration &config) override {
     std::this_thread::sleep_for(std::chrono::milliseconds(DelayMs));
-    return Inner->evaluate(shape, config);
-  }
-  std::vector<EvalResult>
-  retime(const Shape &shape,
-         const std::vector<Configuration> &configs) override {
-    return Inner->retime(shape, configs);
+    return SharedEvaluator::evaluate(shape, config);
   }
 
 private:
-  std::unique_ptr<Evaluator> Inner;
   unsigned DelayMs;
 };
 
@@ -150,11 +139,9 @@ Expected<Prepared> prepareSimulation(const TuneCommand &cmd, bool workersOnly) {
   unsigned workers =
       std::max(1u, cmd.simulateDevices) * std::max(1u, cmd.workersPerGpu);
   auto oneDevice = [&]() -> std::unique_ptr<Evaluator> {
-    std::unique_ptr<Evaluator> eval = std::make_unique<SharedEvaluator>(shared);
     if (cmd.simulateDelayMs)
-      eval = std::make_unique<DelayedEvaluator>(std::move(eval),
-                                                cmd.simulateDelayMs);
-    return eval;
+      return std::make_unique<DelayedEvaluator>(shared, cmd.simulateDelayMs);
+    return std::make_unique<SharedEvaluator>(shared);
   };
   if (workers == 1 && !cmd.joinOthers && !workersOnly) {
     p.evaluator = oneDevice();

@@ -227,13 +227,7 @@ Status readDims(const JsonReader &dims, Spec &s) {
         return value.fail("too many values (" + std::to_string(value.size()) +
                           "; at most " + std::to_string(limits::MaxShapes) +
                           ")");
-      std::set<int64_t> seen;
-      for (const JsonReader &e : value.elements()) {
-        KTUNE_TRY_ASSIGN(int64_t v, e.integral());
-        if (!seen.insert(v).second)
-          return e.fail("duplicate value " + std::to_string(v));
-        values.push_back(v);
-      }
+      KTUNE_TRY_ASSIGN(values, value.distinctIntegrals());
     } else {
       auto v = value.integral();
       if (!v)

@@ -449,4 +449,12 @@ Plan heuristicPlan(const CandidateSet &candidates,
   return Planner(candidates, options).run();
 }
 
+Plan defaultPlan(const CandidateSet &candidates, const SourceTexts &sources,
+                 Confidence minConfidence) {
+  HeuristicOptions options;
+  options.minConfidence = minConfidence;
+  options.sources = &sources;
+  return heuristicPlan(candidates, options);
+}
+
 } // namespace ktune

@@ -69,12 +69,6 @@ struct Detection {
   SourceTexts sources() const;
 };
 
-/// The built-in plan for a detection (what `ktune-refactor -o` applies):
-/// ktune::heuristicPlan at `minConfidence`, with the sources so that names
-/// never collide with identifiers in them.
-Plan defaultPlan(const Detection &detection,
-                 Confidence minConfidence = Confidence::High);
-
 /// Facts and candidates for one AST: collectFacts + attribution + grouping.
 CandidateSet detectCandidates(clang::ASTContext &ctx,
                               const std::string &fileAsGiven,

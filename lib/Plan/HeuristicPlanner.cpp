@@ -11,9 +11,9 @@
 
 #include "HeuristicChoices.h"
 #include "PlanRules.h"
-#include "SourceScan.h"
 
 #include "ktune/Expr/Expr.h"
+#include "ktune/Plan/SourceScan.h"
 
 #include <algorithm>
 #include <cctype>

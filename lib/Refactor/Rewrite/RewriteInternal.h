@@ -23,6 +23,7 @@
 #define KTUNE_LIB_REFACTOR_REWRITE_REWRITEINTERNAL_H
 
 #include "ktune/Expr/Expr.h"
+#include "ktune/Plan/SourceScan.h"
 #include "ktune/Refactor/Rewrite.h"
 #include "ktune/Refactor/SourceFacts.h"
 
@@ -94,10 +95,10 @@ struct Edit {
 
 // --- source text (RewriteText.cpp) -------------------------------------------
 
-/// Identifiers of the source, outside comments and literals, with offsets.
+/// Identifiers of the source (source_scan::identifierTokens), with offsets.
 std::vector<std::pair<unsigned, std::string>> identifiers(llvm::StringRef src);
 /// Names of the macros the source #defines.
-std::set<std::string> definedMacros(llvm::StringRef src);
+using source_scan::definedMacros;
 /// "file:line" or "file:line:col" in file `fileIndex` of `facts`.
 std::string location(const SourceFacts &facts, unsigned fileIndex,
                      unsigned line, unsigned col = 0);

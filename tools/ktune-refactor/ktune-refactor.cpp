@@ -188,7 +188,7 @@ int main(int argc, const char **argv) {
       fail(e.str());
     return 1;
   }
-  const ParserOptions *verify = Outputs.Verify ? &options : nullptr;
+  const ParserOptions *verify = Outputs.verify() ? &options : nullptr;
   auto wrote = driver::writeRefactorOutputs(
       *analysis, *chosen,
       {PlanFile, EmitPlan, Reports.options("0.1.0"), *paths, verify}, note);

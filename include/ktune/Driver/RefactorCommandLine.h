@@ -21,12 +21,14 @@
 
 namespace ktune::driver {
 
-/// -o, --out-dir and --manifest: where the template and its manifest go.
+/// -o, --out-dir and --manifest: where the template and its manifest go;
+/// --verify: whether it is checked against the original first.
 class OutputCommandLine {
 public:
   explicit OutputCommandLine(llvm::cl::OptionCategory &category);
   /// refactor::outputPaths for `input`.
   Expected<refactor::OutputPaths> paths(const std::string &input) const;
+  bool verify() const { return Verify; }
 
 private:
   llvm::cl::opt<std::string> Output, OutDir, ManifestPath;

@@ -44,7 +44,7 @@ CandidateSet buildCandidates(const SourceFacts &facts);
 /// Which candidate each occurrence ended up in: (position, kernel id) ->
 /// candidate id. Rewriting uses it to find the functions a site lies in.
 struct CandidateIndex {
-  std::map<std::pair<unsigned, std::string>, std::string> byOccurrence;
+  std::map<std::pair<Position, std::string>, std::string> byOccurrence;
   /// Candidate id -> kernel function id.
   std::map<std::string, std::string> kernelOf;
   /// Candidate id -> existing kernel template parameter it sets (-1: none).

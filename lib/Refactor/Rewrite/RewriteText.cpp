@@ -23,7 +23,7 @@ std::string location(const SourceFacts &facts, unsigned fileIndex,
          (col ? ":" + std::to_string(col) : "");
 }
 
-unsigned lineOf(llvm::StringRef text, unsigned position) {
+unsigned lineOf(llvm::StringRef text, Position position) {
   unsigned local = std::min<unsigned>(localPart(position), text.size());
   return 1 + static_cast<unsigned>(llvm::count(text.substr(0, local), '\n'));
 }

@@ -73,7 +73,7 @@ std::string showSizeof(const std::string &text) {
 
 std::optional<std::string> launchExpression(
     const std::string &text,
-    const std::function<std::optional<std::string>(unsigned)> &resolve,
+    const std::function<std::optional<std::string>(Position)> &resolve,
     const std::set<std::string> &known) {
   auto resolved = resolveMarkers(text, resolve);
   if (!resolved)
@@ -145,10 +145,10 @@ ManifestKernel manifestFor(const SourceFacts &facts,
     std::set<std::string> known = kernelNames;
     for (const auto &h : call.hostNames)
       known.insert(h);
-    auto resolve = [&](unsigned offset) -> std::optional<std::string> {
+    auto resolve = [&](Position position) -> std::optional<std::string> {
       for (const ParamWork &p : params)
         for (const PlacedSite &s : p.sites)
-          if (s.position == offset) {
+          if (s.position == position) {
             std::string name =
                 p.launchParam ? launchName(p, call.caller) : p.kernelName;
             if (name.empty())
@@ -159,7 +159,7 @@ ManifestKernel manifestFor(const SourceFacts &facts,
             if (copy.replacement.rfind("static_cast<", 0) == 0)
               copy.replacement = "{P}";
             for (const auto &o : facts.occurrences)
-              if (o.offset == offset && o.kernel == kernel.id &&
+              if (o.offset == position && o.kernel == kernel.id &&
                   (!o.valueForm.empty() || o.baseValue != o.value)) {
                 if (o.valueForm.empty())
                   return std::nullopt; // not one an expression can say
@@ -169,7 +169,7 @@ ManifestKernel manifestFor(const SourceFacts &facts,
             return substitute(copy, name);
           }
       for (const auto &o : facts.occurrences)
-        if (o.offset == offset && o.kernel == kernel.id)
+        if (o.offset == position && o.kernel == kernel.id)
           return std::to_string(o.value);
       return std::nullopt;
     };

@@ -81,7 +81,7 @@ static Expected<TemplateParam> readParam(const JsonReader &j) {
     p.tunable = true; // a launch parameter exists to be tuned
   if (!p.tunable)
     return p;
-  KTUNE_TRY_ASSIGN(p.kind, j.requiredString("kind"));
+  KTUNE_TRY_ASSIGN(p.kind, kindFromJson(j));
   KTUNE_TRY_ASSIGN(int64_t def, j.requiredInteger("default"));
   p.defaultValue = def;
   KTUNE_TRY_ASSIGN(Domain domain, domainFromJson(j));
@@ -258,7 +258,7 @@ Expected<Manifest> manifestFromJson(const json &json) {
 static json paramToJson(const TemplateParam &p) {
   json jp = {{"name", p.name}, {"type", p.type}, {"tunable", p.tunable}};
   if (p.tunable) {
-    jp["kind"] = p.kind;
+    jp["kind"] = std::string(kindName(p.kind));
     if (p.defaultValue)
       jp["default"] = *p.defaultValue;
     if (p.domain)

@@ -11,6 +11,7 @@
 #define KTUNE_PLAN_MANIFEST_H
 
 #include "ktune/Plan/Domain.h"
+#include "ktune/Plan/ParamKind.h"
 #include "ktune/Support/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -32,7 +33,7 @@ struct TemplateParam {
   /// "typename", or the C++ type of a non-type parameter ("int", "bool", ...).
   std::string type;
   bool tunable = false;
-  std::string kind;                    // tunable: block_size, unroll, ...
+  ParamKind kind = ParamKind::Other;   // tunable: block_size, unroll, ...
   std::optional<int64_t> defaultValue; // tunable: the original constant
   std::optional<Domain> domain;        // tunable
   /// Launch parameters only: the templated launcher (`launchers[j].name`)

@@ -89,7 +89,14 @@ struct Generator {
   Expected<std::string>
   cpp(const std::string &text,
       const std::map<std::string, expr::Expr> &extra = {}) {
-    auto e = expr::Expr::parse(text);
+    return cpp(expr::Expr::parse(text), text, extra);
+  }
+  Expected<std::string> cpp(const LaunchExpr &e) {
+    return cpp(e.parsed(), e.text(), {});
+  }
+  Expected<std::string> cpp(const Expected<expr::Expr> &e,
+                            const std::string &text,
+                            const std::map<std::string, expr::Expr> &extra) {
     if (!e)
       return makeError("cannot parse '" + text + "': " + e.error().str());
     std::map<std::string, expr::Expr> subst = extra;
@@ -213,13 +220,11 @@ struct Generator {
     // Non-tunable values the launch geometry may name.
     std::set<std::string> used;
     for (const auto *list : {&launch.grid, &launch.block})
-      for (const auto &t : *list)
-        if (auto e = expr::Expr::parse(t))
-          for (const auto &n : e->names())
-            used.insert(n);
-    if (auto e = expr::Expr::parse(launch.smem))
-      for (const auto &n : e->names())
-        used.insert(n);
+      for (const auto &e : *list)
+        for (const auto &n : e.names())
+          used.insert(n);
+    for (const auto &n : launch.smem.names())
+      used.insert(n);
     std::string fixed;
     for (const auto &p : K.templateParams)
       if (!p.tunable && p.type != "typename" && p.type != "class" &&
@@ -228,7 +233,7 @@ struct Generator {
                  Sp.templateArgs.at(p.name) + ";\n";
     v["fixed_params"] = fixed;
 
-    auto dimsOf = [&](const std::vector<std::string> &list,
+    auto dimsOf = [&](const std::vector<LaunchExpr> &list,
                       const std::string &what) -> Expected<std::string> {
       std::string s;
       for (size_t i = 0; i < list.size(); ++i) {

@@ -100,7 +100,7 @@ static TemplateParam tunableParam(const ParamWork &p, const std::string &name) {
   tp.name = name;
   tp.type = p.type;
   tp.tunable = true;
-  tp.kind = std::string(kindName(p.plan->kind));
+  tp.kind = p.plan->kind;
   tp.defaultValue = p.defaultValue;
   tp.domain = p.plan->domain;
   return tp;
@@ -237,8 +237,12 @@ ManifestLauncher launcherFor(const SourceFacts &facts, const FunctionFacts &f,
   ManifestLauncher l;
   l.name = f.name;
   l.qualifiedName = f.qualifiedName;
-  for (const auto &tp : f.templateParams)
-    l.templateParams.push_back({tp.name, tp.type});
+  for (const auto &tp : f.templateParams) {
+    TemplateParam fixed;
+    fixed.name = tp.name;
+    fixed.type = tp.type;
+    l.templateParams.push_back(std::move(fixed));
+  }
   for (const FnParam &fp : params) {
     TemplateParam tp = tunableParam(*fp.params.front(), fp.name);
     tp.type = fp.type;

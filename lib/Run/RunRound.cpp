@@ -294,7 +294,7 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
   in.roofline = Record.roofline;
   // Occupancy and grid fill: the architecture's static limits (the device
   // the results name may differ from the architecture given).
-  in.manifestKernel = mk;
+  in.manifestKernel = session.inputs->kernel();
   auto limits = staticDeviceLimits(kr.results.arch);
   in.device = limits ? *limits : Device;
   auto analysis = analyzeKernel(in, O.analysis);

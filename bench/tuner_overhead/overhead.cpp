@@ -49,7 +49,7 @@ TemplateParam tunable(const std::string &name, int64_t def,
   p.name = name;
   p.type = "int";
   p.tunable = true;
-  p.kind = "other";
+  p.kind = ParamKind::Other;
   p.defaultValue = def;
   p.domain = Domain::ofValues(std::move(values));
   return p;

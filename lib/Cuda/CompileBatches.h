@@ -5,8 +5,8 @@
 // once, by its cache key; a cache hit is answered at once; the rest, grouped
 // by register cap, are split into enough batches to keep every pool thread
 // busy (none over the compiler's maxBatch). `Impl` is either compiler's
-// implementation: Mutex, Results, Cache, CacheHits, Pool, Settings.maxBatch,
-// key(), Pending {Inst, Key, Promise} and compileBatch().
+// implementation: a BatchCompilerState with Settings.maxBatch, key() and
+// compileBatch().
 //
 //===----------------------------------------------------------------------===//
 #ifndef KTUNE_LIB_CUDA_COMPILEBATCHES_H
@@ -14,15 +14,61 @@
 
 #include "ktune/Cuda/CompileCache.h"
 #include "ktune/Cuda/KernelCompiler.h"
+#include "ktune/Support/ThreadPool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <future>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace ktune {
+
+/// The answer a cache entry gives (an error for a failed compile).
+Expected<CompiledKernel> compiledKernelFrom(const CacheEntry &entry,
+                                            bool fromCache, bool isPtx = false);
+
+/// What either compiler's implementation holds besides its settings: the
+/// cache, the pool, every instantiation's answer and the counters.
+struct BatchCompilerState {
+  std::optional<CompileCache> Cache;
+  std::string TempDir; // removed in the destructor when we made it
+  /// The owner resets it first: queued batches use the owner's settings.
+  std::unique_ptr<ThreadPool> Pool;
+
+  std::mutex Mutex;
+  std::map<std::string, std::shared_future<Expected<CompiledKernel>>> Results;
+  std::atomic<uint64_t> Programs{0}, Instantiations{0}, CacheHits{0},
+      Failures{0};
+  std::atomic<int64_t> CompileMicros{0};
+
+  struct Pending {
+    Instantiation Inst;
+    std::string Key;
+    std::shared_ptr<std::promise<Expected<CompiledKernel>>> Promise;
+  };
+
+  ~BatchCompilerState();
+
+  /// Opens the cache in `cacheDir` (when empty, in a new temporary directory
+  /// `ktune-<tempPrefix>-XXXXXX`, which `cacheDir` is set to) and starts a
+  /// pool of `jobs` threads.
+  Status open(std::string &cacheDir, const std::string &tempPrefix, int jobs);
+
+  CompileStats stats() const;
+
+  /// Caches `entry` (compiles are deterministic) and answers with it.
+  void storeAndFinish(Pending &p, CacheEntry entry, bool isPtx = false);
+  void finish(Pending &p, Expected<CompiledKernel> result) {
+    p.Promise->set_value(std::move(result));
+  }
+  /// Answers every instantiation of `batch` with the error `why`.
+  void failAll(std::vector<Pending> &batch, const std::string &why);
+};
 
 /// Starts compiling what `insts` needs and nobody asked for yet;
 /// `fromCache(entry)` turns a cache hit into the answer.

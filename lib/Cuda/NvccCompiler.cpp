@@ -41,18 +41,10 @@ std::string nvccBatchSource(const std::string &templatePath,
   return s;
 }
 
-struct NvccCompiler::Impl {
+struct NvccCompiler::Impl : BatchCompilerState {
   std::string Source, SourceSha;
   NvccSettings Settings;
   std::string Version;
-  std::optional<CompileCache> Cache;
-  std::string TempDir; // removed in the destructor when we made it
-  std::unique_ptr<ThreadPool> Pool;
-
-  std::mutex Mutex;
-  std::map<std::string, std::shared_future<Expected<CompiledKernel>>> Results;
-  std::atomic<uint64_t> Calls{0}, Instantiations{0}, CacheHits{0}, Failures{0};
-  std::atomic<int64_t> CompileMicros{0};
 
   NvccCommand command(int maxRegisters) const {
     NvccCommand c = Settings.command;
@@ -71,46 +63,6 @@ struct NvccCompiler::Impl {
     return compileCacheKey(CompileKey{SourceSha, inst.nameExpression,
                                       Settings.command.arch,
                                       options(inst.maxRegisters), Version});
-  }
-
-  struct Pending {
-    Instantiation Inst;
-    std::string Key;
-    std::shared_ptr<std::promise<Expected<CompiledKernel>>> Promise;
-  };
-
-  static Expected<CompiledKernel> fromEntry(const CacheEntry &e,
-                                            bool fromCache) {
-    if (!e.ok)
-      return std::unexpected(Error{e.error, ""});
-    CompiledKernel k;
-    k.nameExpression = e.nameExpression;
-    k.loweredName = e.loweredName;
-    k.imagePath = e.imagePath;
-    k.resources = e.resources;
-    k.log = e.log;
-    k.compileMs = fromCache ? 0.0 : e.compileMs;
-    k.fromCache = fromCache;
-    return k;
-  }
-
-  void finish(Pending &p, CacheEntry entry, bool cache) {
-    if (cache)
-      if (auto s = Cache->store(p.Key, entry); !s) {
-        p.Promise->set_value(
-            std::unexpected(Error{"compile cache: " + s.error().str(), ""}));
-        return;
-      }
-    if (!entry.ok)
-      ++Failures;
-    p.Promise->set_value(fromEntry(entry, false));
-  }
-
-  void failAll(std::vector<Pending> &batch, const std::string &why) {
-    for (auto &p : batch) {
-      ++Failures;
-      p.Promise->set_value(std::unexpected(Error{why, ""}));
-    }
   }
 
   void compileBatch(std::vector<Pending> batch);
@@ -147,7 +99,7 @@ void NvccCompiler::Impl::compileBatch(std::vector<Pending> batch) {
     failAll(batch, run.error().str());
     return;
   }
-  ++Calls;
+  ++Programs;
   CompileMicros += static_cast<int64_t>(run->seconds * 1e6);
   double ms = run->seconds * 1000.0;
   if (!run->ok) {
@@ -177,7 +129,7 @@ void NvccCompiler::Impl::compileBatch(std::vector<Pending> batch) {
     e.error = "compile error: " + errors;
     e.log = run->log.substr(0, 64 * 1024);
     e.compileMs = ms;
-    finish(batch.front(), std::move(e), true); // deterministic: cache it
+    storeAndFinish(batch.front(), std::move(e));
     return;
   }
   readObject(batch, object.string(), run->log, ms);
@@ -242,18 +194,14 @@ void NvccCompiler::Impl::readObject(std::vector<Pending> &batch,
     e.log = e.resources.log;
     e.resources.log.clear();
     e.compileMs = ms / static_cast<double>(batch.size());
-    finish(p, std::move(e), true);
+    storeAndFinish(p, std::move(e));
   }
 }
 
 NvccCompiler::NvccCompiler() : I(std::make_unique<Impl>()) {}
 
 NvccCompiler::~NvccCompiler() {
-  I->Pool.reset(); // finish queued calls before the cache goes
-  if (!I->TempDir.empty()) {
-    std::error_code ec;
-    fs::remove_all(I->TempDir, ec);
-  }
+  I->Pool.reset(); // finish queued calls before the settings go
 }
 
 Expected<std::unique_ptr<NvccCompiler>>
@@ -279,24 +227,15 @@ NvccCompiler::create(std::string source, NvccSettings settings) {
     return makeError("cannot run nvcc (" + settings.command.nvcc +
                      "): the nvcc backend needs the CUDA toolkit's compiler "
                      "(set CUDA_HOME)");
-  if (settings.cacheDir.empty()) {
-    std::string tmpl =
-        (fs::temp_directory_path() / "ktune-nvcc-XXXXXX").string();
-    if (!mkdtemp(tmpl.data()))
-      return makeError("cannot create a temporary compile cache directory");
-    I.TempDir = tmpl;
-    settings.cacheDir = tmpl;
-  }
-  KTUNE_TRY_ASSIGN(auto cache, CompileCache::open(settings.cacheDir));
+  KTUNE_TRY(I.open(settings.cacheDir, "nvcc", settings.jobs));
+  std::string work = I.Cache->dir() + "/nvcc";
   std::error_code ec;
-  fs::create_directories(fs::path(cache.dir()) / "nvcc", ec);
+  fs::create_directories(work, ec);
   if (ec)
-    return makeError("cannot create " + cache.dir() + "/nvcc: " + ec.message());
-  I.Cache = std::move(cache);
+    return makeError("cannot create " + work + ": " + ec.message());
   I.Source = std::move(source);
   I.SourceSha = sha256Hex(I.Source);
   I.Settings = std::move(settings);
-  I.Pool = std::make_unique<ThreadPool>(I.Settings.jobs);
   return c;
 }
 
@@ -313,8 +252,9 @@ std::vector<std::string> NvccCompiler::recordedOptions() const {
 }
 
 void NvccCompiler::prefetch(const std::vector<Instantiation> &insts) {
-  prefetchInBatches(
-      *I, insts, [](const CacheEntry &e) { return Impl::fromEntry(e, true); });
+  prefetchInBatches(*I, insts, [](const CacheEntry &e) {
+    return compiledKernelFrom(e, true);
+  });
 }
 
 Expected<CompiledKernel> NvccCompiler::get(const Instantiation &inst) {
@@ -322,14 +262,6 @@ Expected<CompiledKernel> NvccCompiler::get(const Instantiation &inst) {
       *I, inst, [this](const std::vector<Instantiation> &i) { prefetch(i); });
 }
 
-CompileStats NvccCompiler::stats() const {
-  CompileStats s;
-  s.programs = I->Calls;
-  s.instantiations = I->Instantiations;
-  s.cacheHits = I->CacheHits;
-  s.failures = I->Failures;
-  s.compileSeconds = static_cast<double>(I->CompileMicros.load()) / 1e6;
-  return s;
-}
+CompileStats NvccCompiler::stats() const { return I->stats(); }
 
 } // namespace ktune

@@ -109,22 +109,12 @@ static std::string firstErrors(const std::string &log) {
   return out;
 }
 
-struct NvrtcCompiler::Impl {
+struct NvrtcCompiler::Impl : BatchCompilerState {
   std::string Source, SourceName, SourceSha;
   NvrtcSettings Settings;
   std::string Version;
   std::vector<std::string> IncludeDirs;
   bool IsPtx = false;
-  std::optional<CompileCache> Cache;
-  std::string TempDir; // removed in the destructor when we made it
-  std::unique_ptr<ThreadPool> Pool;
-
-  std::mutex Mutex;
-  std::map<std::string, std::shared_future<Expected<CompiledKernel>>> Results;
-
-  std::atomic<uint64_t> Programs{0}, Instantiations{0}, CacheHits{0},
-      Failures{0};
-  std::atomic<int64_t> CompileMicros{0};
 
   std::vector<std::string> options(int maxRegisters) const {
     std::vector<std::string> o = {"-std=c++17", "-arch=" + Settings.arch};
@@ -145,45 +135,6 @@ struct NvrtcCompiler::Impl {
     return compileCacheKey(CompileKey{SourceSha, inst.nameExpression,
                                       Settings.arch, options(inst.maxRegisters),
                                       Version});
-  }
-
-  struct Pending {
-    Instantiation Inst;
-    std::string Key;
-    std::shared_ptr<std::promise<Expected<CompiledKernel>>> Promise;
-  };
-
-  void finish(Pending &p, Expected<CompiledKernel> result) {
-    p.Promise->set_value(std::move(result));
-  }
-
-  static Expected<CompiledKernel> fromEntry(const CacheEntry &e, bool isPtx,
-                                            bool fromCache) {
-    if (!e.ok) {
-      Error err{e.error, ""};
-      return std::unexpected(err);
-    }
-    CompiledKernel k;
-    k.nameExpression = e.nameExpression;
-    k.loweredName = e.loweredName;
-    k.imagePath = e.imagePath;
-    k.isPtx = isPtx;
-    k.resources = e.resources;
-    k.log = e.log;
-    k.compileMs = fromCache ? 0.0 : e.compileMs;
-    k.fromCache = fromCache;
-    return k;
-  }
-
-  void storeAndFinish(Pending &p, CacheEntry entry) {
-    if (auto s = Cache->store(p.Key, entry); !s) {
-      finish(p,
-             std::unexpected(Error{"compile cache: " + s.error().str(), ""}));
-      return;
-    }
-    if (!entry.ok)
-      ++Failures;
-    finish(p, fromEntry(entry, IsPtx, false));
   }
 
   /// Compiles `batch` (same maxRegisters) as one program; on failure splits
@@ -277,7 +228,7 @@ struct NvrtcCompiler::Impl {
         e.log = log.substr(0, 64 * 1024);
         e.compileMs = ms;
         if (compiled == NVRTC_ERROR_COMPILATION)
-          storeAndFinish(p, std::move(e)); // deterministic: cache it
+          storeAndFinish(p, std::move(e), IsPtx); // deterministic
         else {
           ++Failures;
           finish(p, std::unexpected(Error{e.error, ""}));
@@ -355,7 +306,7 @@ struct NvrtcCompiler::Impl {
                                   : log.substr(0, 64 * 1024);
       e.resources.log.clear();
       e.compileMs = ms / static_cast<double>(batch.size());
-      storeAndFinish(p, std::move(e));
+      storeAndFinish(p, std::move(e), IsPtx);
     }
   }
 };
@@ -363,11 +314,7 @@ struct NvrtcCompiler::Impl {
 NvrtcCompiler::NvrtcCompiler() : I(std::make_unique<Impl>()) {}
 
 NvrtcCompiler::~NvrtcCompiler() {
-  I->Pool.reset(); // finish queued compiles before the cache goes
-  if (!I->TempDir.empty()) {
-    std::error_code ec;
-    fs::remove_all(I->TempDir, ec);
-  }
+  I->Pool.reset(); // finish queued compiles before the settings go
 }
 
 Expected<std::unique_ptr<NvrtcCompiler>>
@@ -396,18 +343,8 @@ NvrtcCompiler::create(std::string source, std::string sourceName,
   I.IncludeDirs = cudaIncludeDirs();
   if (settings.maxBatch < 1)
     settings.maxBatch = 1;
-  if (settings.cacheDir.empty()) {
-    std::string tmpl =
-        (fs::temp_directory_path() / "ktune-compile-XXXXXX").string();
-    if (!mkdtemp(tmpl.data()))
-      return makeError("cannot create a temporary compile cache directory");
-    I.TempDir = tmpl;
-    settings.cacheDir = tmpl;
-  }
-  KTUNE_TRY_ASSIGN(auto cache, CompileCache::open(settings.cacheDir));
-  I.Cache = std::move(cache);
+  KTUNE_TRY(I.open(settings.cacheDir, "compile", settings.jobs));
   I.Settings = std::move(settings);
-  I.Pool = std::make_unique<ThreadPool>(I.Settings.jobs);
   return c;
 }
 
@@ -428,7 +365,7 @@ std::string NvrtcCompiler::cacheKey(const Instantiation &inst) const {
 void NvrtcCompiler::prefetch(const std::vector<Instantiation> &insts) {
   Impl *impl = I.get();
   prefetchInBatches(*I, insts, [impl](const CacheEntry &e) {
-    return Impl::fromEntry(e, impl->IsPtx, true);
+    return compiledKernelFrom(e, true, impl->IsPtx);
   });
 }
 
@@ -437,14 +374,6 @@ Expected<CompiledKernel> NvrtcCompiler::get(const Instantiation &inst) {
       *I, inst, [this](const std::vector<Instantiation> &i) { prefetch(i); });
 }
 
-CompileStats NvrtcCompiler::stats() const {
-  CompileStats s;
-  s.programs = I->Programs;
-  s.instantiations = I->Instantiations;
-  s.cacheHits = I->CacheHits;
-  s.failures = I->Failures;
-  s.compileSeconds = static_cast<double>(I->CompileMicros.load()) / 1e6;
-  return s;
-}
+CompileStats NvrtcCompiler::stats() const { return I->stats(); }
 
 } // namespace ktune

@@ -55,6 +55,11 @@ struct Node {
 
 using NodePtr = std::shared_ptr<const Node>;
 
+/// How tightly a binary operator binds, higher tighter: or 2, and 3,
+/// comparisons 5, + - 6, * / // % 7, ** 9 (on the printer's scale, where ?:
+/// is 1 and a unary operator 8). The parser's grammar follows it.
+int binaryPrecedence(Op op);
+
 /// "col 7: ", the prefix of every parse and evaluation error.
 inline std::string columnPrefix(int column) {
   return "col " + std::to_string(column) + ": ";

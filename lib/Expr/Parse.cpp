@@ -5,7 +5,9 @@
 
 #include "ktune/Support/Try.h"
 
+#include <optional>
 #include <set>
+#include <utility>
 
 namespace ktune::expr {
 
@@ -79,101 +81,74 @@ private:
       return tooDeepError(n.column);
     return std::make_shared<const Node>(std::move(n));
   }
-  static Expected<NodePtr> makeUnary(Op op, NodePtr operand, int column) {
+  /// A node of `kind` at `column`, the rest to fill in.
+  static Node node(Node::Kind kind, int column) {
     Node n;
-    n.kind = Node::Kind::Unary;
-    n.op = op;
+    n.kind = kind;
     n.column = column;
-    n.operands = {std::move(operand)};
+    return n;
+  }
+  /// A Unary or a Binary node.
+  static Expected<NodePtr> makeOperator(Node::Kind kind, Op op,
+                                        std::vector<NodePtr> operands,
+                                        int column) {
+    Node n = node(kind, column);
+    n.op = op;
+    n.operands = std::move(operands);
     return makeNode(std::move(n));
   }
-  static Expected<NodePtr> makeBinary(Op op, NodePtr lhs, NodePtr rhs,
-                                      int column) {
-    Node n;
-    n.kind = Node::Kind::Binary;
-    n.op = op;
-    n.column = column;
-    n.operands = {std::move(lhs), std::move(rhs)};
-    return makeNode(std::move(n));
+
+  using ParseFn = Expected<NodePtr> (Parser::*)();
+
+  /// What `parse` reads one Level deeper.
+  Expected<NodePtr> nested(int column, ParseFn parse) {
+    Level level(Nesting);
+    if (tooDeep())
+      return tooDeepError(column);
+    return (this->*parse)();
+  }
+
+  /// The unary `op` at `column` applied to what `parse` reads, nested.
+  Expected<NodePtr> unary(Op op, int column, ParseFn parse) {
+    KTUNE_TRY_ASSIGN(NodePtr operand, nested(column, parse));
+    return makeOperator(Node::Kind::Unary, op, {std::move(operand)}, column);
+  }
+
+  /// Takes an operator that one dialect has ('?:' the ktune dialect's, '**'
+  /// Python's): its column, or an error in the other dialect.
+  Expected<int> takeDialectOperator() {
+    const Token &t = take();
+    bool python = t.kind == Tok::StarStar;
+    if ((Lang == Dialect::Python) == python)
+      return t.column;
+    return makeError(columnPrefix(t.column) +
+                     (python ? "'**' is only part of the Python dialect"
+                             : "'?:' is not part of the Python dialect"));
   }
 
   Expected<NodePtr> parseTernary() {
     auto cond = parseOr();
-    if (!cond)
+    if (!cond || peek().kind != Tok::Question)
       return cond;
-    if (peek().kind != Tok::Question)
-      return cond;
-    int column = take().column;
-    if (Lang == Dialect::Python)
-      return makeError(columnPrefix(column) +
-                       "'?:' is not part of the Python dialect");
-    Level level(Nesting);
-    if (tooDeep())
-      return tooDeepError(column);
-    auto then = parseTernary();
-    if (!then)
-      return then;
+    KTUNE_TRY_ASSIGN(int column, takeDialectOperator());
+    KTUNE_TRY_ASSIGN(NodePtr then, nested(column, &Parser::parseTernary));
     if (!accept(Tok::Colon))
       return unexpected();
-    auto otherwise = parseTernary();
-    if (!otherwise)
-      return otherwise;
-    Node n;
-    n.kind = Node::Kind::Ternary;
-    n.column = column;
-    n.operands = {*cond, *then, *otherwise};
+    KTUNE_TRY_ASSIGN(NodePtr otherwise, nested(column, &Parser::parseTernary));
+    Node n = node(Node::Kind::Ternary, column);
+    n.operands = {*cond, then, otherwise};
     return makeNode(std::move(n));
   }
 
-  Expected<NodePtr> parseOr() {
-    auto lhs = parseAnd();
-    if (!lhs)
-      return lhs;
-    while (peek().kind == Tok::KwOr || peek().kind == Tok::OrOr) {
-      int column = take().column;
-      auto rhs = parseAnd();
-      if (!rhs)
-        return rhs;
-      lhs = makeBinary(Op::Or, *lhs, *rhs, column);
-      if (!lhs)
-        return lhs;
-    }
-    return lhs;
-  }
-
-  Expected<NodePtr> parseAnd() {
-    auto lhs = parseNot();
-    if (!lhs)
-      return lhs;
-    while (peek().kind == Tok::KwAnd || peek().kind == Tok::AndAnd) {
-      int column = take().column;
-      auto rhs = parseNot();
-      if (!rhs)
-        return rhs;
-      lhs = makeBinary(Op::And, *lhs, *rhs, column);
-      if (!lhs)
-        return lhs;
-    }
-    return lhs;
-  }
-
-  // Python's `not` binds looser than comparisons; C's `!` is unary (below).
-  Expected<NodePtr> parseNot() {
-    if (peek().kind == Tok::KwNot) {
-      int column = take().column;
-      Level level(Nesting);
-      if (tooDeep())
-        return tooDeepError(column);
-      auto operand = parseNot();
-      if (!operand)
-        return operand;
-      return makeUnary(Op::Not, *operand, column);
-    }
-    return parseComparison();
-  }
-
-  static std::optional<Op> comparisonOp(Tok kind) {
+  /// The binary operator (a comparison included) a token spells.
+  static std::optional<Op> binaryOp(Tok kind) {
     switch (kind) {
+    case Tok::KwOr:
+    case Tok::OrOr:
+      return Op::Or;
+    case Tok::KwAnd:
+    case Tok::AndAnd:
+      return Op::And;
     case Tok::Lt:
       return Op::Lt;
     case Tok::Le:
@@ -186,9 +161,61 @@ private:
       return Op::Eq;
     case Tok::Ne:
       return Op::Ne;
+    case Tok::Plus:
+      return Op::Add;
+    case Tok::Minus:
+      return Op::Sub;
+    case Tok::Star:
+      return Op::Mul;
+    case Tok::Slash:
+      return Op::Div;
+    case Tok::SlashSlash:
+      return Op::FloorDiv;
+    case Tok::Percent:
+      return Op::Mod;
     default:
       return std::nullopt;
     }
+  }
+
+  /// The binary operator of `precedence` that the next token spells.
+  std::optional<Op> operatorAt(int precedence) const {
+    auto op = binaryOp(peek().kind);
+    if (op && binaryPrecedence(*op) == precedence)
+      return op;
+    return std::nullopt;
+  }
+
+  /// Operands read by `operand`, joined left to right by the operators of
+  /// `precedence`.
+  Expected<NodePtr> parseLeftToRight(int precedence, ParseFn operand) {
+    auto lhs = (this->*operand)();
+    if (!lhs)
+      return lhs;
+    while (auto op = operatorAt(precedence)) {
+      int column = take().column;
+      auto rhs = (this->*operand)();
+      if (!rhs)
+        return rhs;
+      lhs = makeOperator(Node::Kind::Binary, *op, {*lhs, *rhs}, column);
+      if (!lhs)
+        return lhs;
+    }
+    return lhs;
+  }
+
+  Expected<NodePtr> parseOr() {
+    return parseLeftToRight(binaryPrecedence(Op::Or), &Parser::parseAnd);
+  }
+  Expected<NodePtr> parseAnd() {
+    return parseLeftToRight(binaryPrecedence(Op::And), &Parser::parseNot);
+  }
+
+  // Python's `not` binds looser than comparisons; C's `!` is unary (below).
+  Expected<NodePtr> parseNot() {
+    if (peek().kind == Tok::KwNot)
+      return unary(Op::Not, take().column, &Parser::parseNot);
+    return parseComparison();
   }
 
   // Chains read as in Python: a < b < c means a < b and b < c.
@@ -196,14 +223,13 @@ private:
     auto first = parseAdditive();
     if (!first)
       return first;
-    auto op = comparisonOp(peek().kind);
+    const int comparison = binaryPrecedence(Op::Lt);
+    auto op = operatorAt(comparison);
     if (!op)
       return first;
-    Node n;
-    n.kind = Node::Kind::Compare;
-    n.column = peek().column;
+    Node n = node(Node::Kind::Compare, peek().column);
     n.operands.push_back(*first);
-    while ((op = comparisonOp(peek().kind))) {
+    while ((op = operatorAt(comparison))) {
       take();
       auto next = parseAdditive();
       if (!next)
@@ -215,52 +241,11 @@ private:
   }
 
   Expected<NodePtr> parseAdditive() {
-    auto lhs = parseMultiplicative();
-    if (!lhs)
-      return lhs;
-    while (peek().kind == Tok::Plus || peek().kind == Tok::Minus) {
-      const Token &t = take();
-      Op op = t.kind == Tok::Plus ? Op::Add : Op::Sub;
-      auto rhs = parseMultiplicative();
-      if (!rhs)
-        return rhs;
-      lhs = makeBinary(op, *lhs, *rhs, t.column);
-      if (!lhs)
-        return lhs;
-    }
-    return lhs;
+    return parseLeftToRight(binaryPrecedence(Op::Add),
+                            &Parser::parseMultiplicative);
   }
-
   Expected<NodePtr> parseMultiplicative() {
-    auto lhs = parseUnary();
-    if (!lhs)
-      return lhs;
-    while (true) {
-      Op op;
-      switch (peek().kind) {
-      case Tok::Star:
-        op = Op::Mul;
-        break;
-      case Tok::Slash:
-        op = Op::Div;
-        break;
-      case Tok::SlashSlash:
-        op = Op::FloorDiv;
-        break;
-      case Tok::Percent:
-        op = Op::Mod;
-        break;
-      default:
-        return lhs;
-      }
-      int column = take().column;
-      auto rhs = parseUnary();
-      if (!rhs)
-        return rhs;
-      lhs = makeBinary(op, *lhs, *rhs, column);
-      if (!lhs)
-        return lhs;
-    }
+    return parseLeftToRight(binaryPrecedence(Op::Mul), &Parser::parseUnary);
   }
 
   Expected<NodePtr> parseUnary() {
@@ -270,77 +255,44 @@ private:
       Op op = t.kind == Tok::Minus  ? Op::Neg
               : t.kind == Tok::Plus ? Op::Plus
                                     : Op::Not;
-      Level level(Nesting);
-      if (tooDeep())
-        return tooDeepError(t.column);
-      auto operand = parseUnary();
-      if (!operand)
-        return operand;
-      return makeUnary(op, *operand, t.column);
+      return unary(op, t.column, &Parser::parseUnary);
     }
     return parsePower();
   }
 
   Expected<NodePtr> parsePower() {
     auto base = parsePrimary();
-    if (!base)
+    if (!base || peek().kind != Tok::StarStar)
       return base;
-    if (peek().kind != Tok::StarStar)
-      return base;
-    int column = take().column;
-    if (Lang != Dialect::Python)
-      return makeError(columnPrefix(column) +
-                       "'**' is only part of the Python dialect");
-    Level level(Nesting);
-    if (tooDeep())
-      return tooDeepError(column);
-    auto exponent = parseUnary();
-    if (!exponent)
-      return exponent;
-    return makeBinary(Op::Pow, *base, *exponent, column);
+    KTUNE_TRY_ASSIGN(int column, takeDialectOperator());
+    KTUNE_TRY_ASSIGN(NodePtr exponent, nested(column, &Parser::parseUnary));
+    return makeOperator(Node::Kind::Binary, Op::Pow, {*base, exponent}, column);
   }
 
   Expected<NodePtr> parsePrimary() {
     const Token &t = take();
     switch (t.kind) {
-    case Tok::Int: {
-      Node n;
-      n.kind = Node::Kind::Int;
-      n.column = t.column;
-      n.intValue = t.intValue;
+    case Tok::Int:
+    case Tok::KwTrue:
+    case Tok::KwFalse: {
+      Node n = node(Node::Kind::Int, t.column);
+      n.intValue = t.kind == Tok::Int ? t.intValue : t.kind == Tok::KwTrue;
       return makeNode(std::move(n));
     }
     case Tok::Float: {
-      Node n;
-      n.kind = Node::Kind::Float;
-      n.column = t.column;
+      Node n = node(Node::Kind::Float, t.column);
       n.floatValue = t.floatValue;
       return makeNode(std::move(n));
     }
-    case Tok::KwTrue:
-    case Tok::KwFalse: {
-      Node n;
-      n.kind = Node::Kind::Int;
-      n.column = t.column;
-      n.intValue = t.kind == Tok::KwTrue ? 1 : 0;
-      return makeNode(std::move(n));
-    }
     case Tok::LParen: {
-      Level level(Nesting);
-      if (tooDeep())
-        return tooDeepError(t.column);
-      auto inner = parseTernary();
-      if (!inner)
-        return inner;
+      KTUNE_TRY_ASSIGN(NodePtr inner, nested(t.column, &Parser::parseTernary));
       if (!accept(Tok::RParen))
         return unexpected();
       return inner;
     }
     case Tok::Name: {
       if (peek().kind != Tok::LParen) {
-        Node n;
-        n.kind = Node::Kind::Name;
-        n.column = t.column;
+        Node n = node(Node::Kind::Name, t.column);
         n.name = t.text;
         return makeNode(std::move(n));
       }
@@ -351,9 +303,7 @@ private:
       Level level(Nesting);
       if (tooDeep())
         return tooDeepError(t.column);
-      Node n;
-      n.kind = Node::Kind::Call;
-      n.column = t.column;
+      Node n = node(Node::Kind::Call, t.column);
       n.name = t.text;
       if (peek().kind != Tok::RParen) {
         while (true) {

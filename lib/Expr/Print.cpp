@@ -11,6 +11,29 @@
 
 namespace ktune::expr {
 
+int binaryPrecedence(Op op) {
+  switch (op) {
+  case Op::Or:
+    return 2;
+  case Op::And:
+    return 3;
+  case Op::Lt:
+  case Op::Le:
+  case Op::Gt:
+  case Op::Ge:
+  case Op::Eq:
+  case Op::Ne:
+    return 5;
+  case Op::Add:
+  case Op::Sub:
+    return 6;
+  case Op::Pow:
+    return 9;
+  default:
+    return 7;
+  }
+}
+
 namespace {
 
 bool isNegativeLiteral(const Node &n) {
@@ -27,19 +50,7 @@ int precedence(const Node &n) {
   case Node::Kind::Ternary:
     return 1;
   case Node::Kind::Binary:
-    switch (n.op) {
-    case Op::Or:
-      return 2;
-    case Op::And:
-      return 3;
-    case Op::Add:
-    case Op::Sub:
-      return 6;
-    case Op::Pow:
-      return 9;
-    default:
-      return 7;
-    }
+    return binaryPrecedence(n.op);
   case Node::Kind::Compare:
     return 5;
   case Node::Kind::Unary:
@@ -91,6 +102,12 @@ const char *opText(Op op) {
   return "?";
 }
 
+/// A float literal or a name: the same text in ktune and in C++.
+std::string floatOrName(const Node &n) {
+  return n.kind == Node::Kind::Float ? Value::ofFloat(n.floatValue).str()
+                                     : n.name;
+}
+
 std::string printOperand(const Node &child, int parentPrecedence,
                          bool rightSide) {
   std::string text = printKtune(child);
@@ -110,9 +127,8 @@ std::string printKtune(const Node &n) {
       return "(-9223372036854775807 - 1)";
     return std::to_string(n.intValue);
   case Node::Kind::Float:
-    return Value::ofFloat(n.floatValue).str();
   case Node::Kind::Name:
-    return n.name;
+    return floatOrName(n);
   case Node::Kind::Unary:
     return std::string(opText(n.op)) +
            printOperand(*n.operands[0], precedence(n), false);
@@ -213,9 +229,8 @@ public:
         return std::to_string(n.intValue) + "LL";
       return std::to_string(n.intValue);
     case Node::Kind::Float:
-      return Value::ofFloat(n.floatValue).str();
     case Node::Kind::Name:
-      return n.name;
+      return floatOrName(n);
     case Node::Kind::Unary:
       return std::string(opText(n.op)) + sub(0);
     case Node::Kind::Binary:

@@ -3,7 +3,6 @@
 #include "ktune/Support/Try.h"
 
 #include <algorithm>
-#include <set>
 
 namespace ktune {
 
@@ -139,14 +138,7 @@ Expected<Domain> domainFromJson(const JsonReader &holder) {
       return list.fail("domain has " + std::to_string(list.size()) +
                        " values; at most " + std::to_string(Domain::MaxSize) +
                        " are allowed");
-    std::vector<int64_t> values;
-    std::set<int64_t> seen;
-    for (const JsonReader &element : list.elements()) {
-      KTUNE_TRY_ASSIGN(int64_t v, element.integral());
-      if (!seen.insert(v).second)
-        return element.fail("duplicate value " + std::to_string(v));
-      values.push_back(v);
-    }
+    KTUNE_TRY_ASSIGN(auto values, list.distinctIntegrals());
     return Domain::ofValues(std::move(values));
   }
   JsonReader range = holder["range"];

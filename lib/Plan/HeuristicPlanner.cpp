@@ -11,9 +11,9 @@
 
 #include "HeuristicChoices.h"
 #include "PlanRules.h"
-#include "SourceScan.h"
 
 #include "ktune/Expr/Expr.h"
+#include "ktune/Plan/SourceScan.h"
 
 #include <algorithm>
 #include <cctype>
@@ -447,6 +447,14 @@ private:
 Plan heuristicPlan(const CandidateSet &candidates,
                    const HeuristicOptions &options) {
   return Planner(candidates, options).run();
+}
+
+Plan defaultPlan(const CandidateSet &candidates, const SourceTexts &sources,
+                 Confidence minConfidence) {
+  HeuristicOptions options;
+  options.minConfidence = minConfidence;
+  options.sources = &sources;
+  return heuristicPlan(candidates, options);
 }
 
 } // namespace ktune

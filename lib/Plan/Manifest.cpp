@@ -54,6 +54,21 @@ const ManifestKernel *Manifest::findKernel(const std::string &n) const {
   return nullptr;
 }
 
+LaunchExpr::LaunchExpr(std::string text)
+    : Text(std::move(text)), Parsed(expr::Expr::parse(Text)) {}
+
+std::vector<std::string> LaunchExpr::names() const {
+  return Parsed ? Parsed->names() : std::vector<std::string>{};
+}
+
+bool operator==(const std::vector<LaunchExpr> &exprs,
+                const std::vector<std::string> &texts) {
+  return std::equal(exprs.begin(), exprs.end(), texts.begin(), texts.end(),
+                    [](const LaunchExpr &e, const std::string &t) {
+                      return e.text() == t;
+                    });
+}
+
 /// An expression as a manifest writes it: a string, or an integer.
 static Expected<std::string> readExpr(const JsonReader &j) {
   if (j.isString())
@@ -81,7 +96,7 @@ static Expected<TemplateParam> readParam(const JsonReader &j) {
     p.tunable = true; // a launch parameter exists to be tuned
   if (!p.tunable)
     return p;
-  KTUNE_TRY_ASSIGN(p.kind, j.requiredString("kind"));
+  KTUNE_TRY_ASSIGN(p.kind, kindFromJson(j));
   KTUNE_TRY_ASSIGN(int64_t def, j.requiredInteger("default"));
   p.defaultValue = def;
   KTUNE_TRY_ASSIGN(Domain domain, domainFromJson(j));
@@ -92,12 +107,19 @@ static Expected<TemplateParam> readParam(const JsonReader &j) {
   return p;
 }
 
+/// Launch expressions, parsed here once for every later use; text that does
+/// not parse is reported where the geometry is checked against a spec.
+static Expected<std::vector<LaunchExpr>> readLaunchExprs(const JsonReader &j) {
+  KTUNE_TRY_ASSIGN(auto texts, readExprList(j));
+  return std::vector<LaunchExpr>(texts.begin(), texts.end());
+}
+
 static Expected<LaunchGeometry> readLaunch(const JsonReader &l) {
   LaunchGeometry g;
   if (!l.isObject() || !l.has("grid") || !l.has("block"))
     return l.fail("expected {\"grid\": [...], \"block\": [...]}");
-  KTUNE_TRY_ASSIGN(g.grid, readExprList(l["grid"]));
-  KTUNE_TRY_ASSIGN(g.block, readExprList(l["block"]));
+  KTUNE_TRY_ASSIGN(g.grid, readLaunchExprs(l["grid"]));
+  KTUNE_TRY_ASSIGN(g.block, readLaunchExprs(l["block"]));
   if (g.grid.empty() || g.grid.size() > 3)
     return l.failAt("grid", "grid needs 1 to 3 dimensions");
   if (g.block.empty() || g.block.size() > 3)
@@ -142,15 +164,23 @@ static Expected<std::vector<KernelArg>> readArgs(const JsonReader &as) {
   return out;
 }
 
-static Expected<ManifestLauncher> readLauncher(const JsonReader &j) {
-  ManifestLauncher l;
+/// What a kernel and a launcher begin with: the name, the qualified name
+/// (the name when not given) and the template parameters.
+template <class Entry>
+static Status readNameAndParams(const JsonReader &j, Entry &e) {
   if (!j.isObject())
     return j.fail("expected an object");
-  KTUNE_TRY_ASSIGN(l.name, j.requiredString("name"));
-  KTUNE_TRY_ASSIGN(l.qualifiedName, j.optionalString("qualified_name", l.name));
+  KTUNE_TRY_ASSIGN(e.name, j.requiredString("name"));
+  KTUNE_TRY_ASSIGN(e.qualifiedName, j.optionalString("qualified_name", e.name));
   if (j.has("template_params")) {
-    KTUNE_TRY_ASSIGN(l.templateParams, readParams(j["template_params"], false));
+    KTUNE_TRY_ASSIGN(e.templateParams, readParams(j["template_params"], false));
   }
+  return {};
+}
+
+static Expected<ManifestLauncher> readLauncher(const JsonReader &j) {
+  ManifestLauncher l;
+  KTUNE_TRY(readNameAndParams(j, l));
   if (j.has("args")) {
     KTUNE_TRY_ASSIGN(l.args, readArgs(j["args"]));
   }
@@ -165,13 +195,7 @@ static Expected<ManifestLauncher> readLauncher(const JsonReader &j) {
 
 static Expected<ManifestKernel> readKernel(const JsonReader &j) {
   ManifestKernel k;
-  if (!j.isObject())
-    return j.fail("expected an object");
-  KTUNE_TRY_ASSIGN(k.name, j.requiredString("name"));
-  KTUNE_TRY_ASSIGN(k.qualifiedName, j.optionalString("qualified_name", k.name));
-  if (j.has("template_params")) {
-    KTUNE_TRY_ASSIGN(k.templateParams, readParams(j["template_params"], false));
-  }
+  KTUNE_TRY(readNameAndParams(j, k));
   if (j.has("launch_params")) {
     KTUNE_TRY_ASSIGN(k.launchParams, readParams(j["launch_params"], true));
     for (const auto &p : k.launchParams)
@@ -258,7 +282,7 @@ Expected<Manifest> manifestFromJson(const json &json) {
 static json paramToJson(const TemplateParam &p) {
   json jp = {{"name", p.name}, {"type", p.type}, {"tunable", p.tunable}};
   if (p.tunable) {
-    jp["kind"] = p.kind;
+    jp["kind"] = std::string(kindName(p.kind));
     if (p.defaultValue)
       jp["default"] = *p.defaultValue;
     if (p.domain)
@@ -449,10 +473,16 @@ std::string resolveLaunchExpression(
 LaunchGeometry resolveLaunchGeometry(
     LaunchGeometry g,
     const std::function<std::optional<int64_t>(const std::string &)> &sizeOf) {
+  // Only an expression whose text changes is parsed again.
+  auto resolve = [&](LaunchExpr &e) {
+    std::string text = resolveLaunchExpression(e.text(), sizeOf);
+    if (text != e.text())
+      e = LaunchExpr(std::move(text));
+  };
   for (auto *list : {&g.grid, &g.block})
     for (auto &e : *list)
-      e = resolveLaunchExpression(e, sizeOf);
-  g.smem = resolveLaunchExpression(g.smem, sizeOf);
+      resolve(e);
+  resolve(g.smem);
   return g;
 }
 

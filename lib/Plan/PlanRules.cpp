@@ -1,6 +1,6 @@
 #include "PlanRules.h"
 
-#include "SourceScan.h"
+#include "ktune/Plan/SourceScan.h"
 
 #include <algorithm>
 #include <limits>

@@ -9,9 +9,9 @@
 
 #include "PlanEdits.h"
 #include "PlanRules.h"
-#include "SourceScan.h"
 
 #include "ktune/Expr/Expr.h"
+#include "ktune/Plan/SourceScan.h"
 #include "ktune/Support/JsonReader.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
-#include "SourceScan.h"
+//===- SourceScan.cpp - Identifiers in source text ------------------------===//
+#include "ktune/Plan/SourceScan.h"
 
 #include <cctype>
 
@@ -17,54 +18,35 @@ class Scanner {
 public:
   explicit Scanner(std::string_view text) : Text(text) {}
 
-  std::map<std::string, IdentifierUse> run() {
+  std::vector<IdentifierToken> run() {
     bool lineStart = true; // only whitespace seen on this line so far
     while (I < Text.size()) {
       char c = Text[I];
       if (c == '\n') {
-        advance();
+        ++I;
         lineStart = true;
         continue;
       }
       if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-        advance();
+        ++I;
         continue;
       }
       if (c == '\\' && I + 1 < Text.size() && Text[I + 1] == '\n') {
-        advance(2); // line continuation
+        I += 2; // line continuation
         continue;
       }
       if (startsWith("//")) {
-        while (I < Text.size() && Text[I] != '\n')
-          advance(Text[I] == '\\' && I + 1 < Text.size() ? 2 : 1);
+        skipRestOfLine();
         continue;
       }
       if (startsWith("/*")) {
-        advance(2);
-        while (I < Text.size() && !startsWith("*/"))
-          advance();
-        advance(2);
+        size_t end = Text.find("*/", I + 2);
+        I = end == std::string_view::npos ? Text.size() : end + 2;
         continue;
       }
       if (c == '#' && lineStart) {
         lineStart = false;
-        Position at = here();
-        advance();
-        skipHorizontalSpace();
-        std::string directive = readIdentifier();
-        if (directive == "include" || directive == "include_next") {
-          // Header names are not identifiers of the program.
-          skipRestOfLine();
-        } else if (directive == "define") {
-          skipHorizontalSpace();
-          Position namePos = here();
-          std::string name = readIdentifier();
-          if (!name.empty()) {
-            IdentifierUse &use = record(name, namePos);
-            use.macro = true;
-            use.definedAt = at;
-          }
-        }
+        directive();
         continue;
       }
       lineStart = false;
@@ -79,8 +61,8 @@ public:
         continue;
       }
       if (isIdentStart(c)) {
-        Position at = here();
-        std::string name = readIdentifier();
+        size_t at = I;
+        std::string_view name = readIdentifier();
         if (I < Text.size() && (Text[I] == '"' || Text[I] == '\'') &&
             isLiteralPrefix(name)) {
           if (name.back() == 'R' && Text[I] == '"')
@@ -89,10 +71,10 @@ public:
             skipQuoted(Text[I]);
           continue;
         }
-        record(name, at);
+        Found.push_back({at, name, std::nullopt});
         continue;
       }
-      advance();
+      ++I;
     }
     return std::move(Found);
   }
@@ -100,41 +82,47 @@ public:
 private:
   std::string_view Text;
   size_t I = 0;
-  unsigned Line = 1, Col = 1;
-  std::map<std::string, IdentifierUse> Found;
-
-  Position here() const { return {Line, Col}; }
-
-  void advance(size_t n = 1) {
-    for (; n > 0 && I < Text.size(); --n, ++I) {
-      if (Text[I] == '\n') {
-        ++Line;
-        Col = 1;
-      } else {
-        ++Col;
-      }
-    }
-  }
+  std::vector<IdentifierToken> Found;
 
   bool startsWith(std::string_view s) const {
     return Text.substr(I, s.size()) == s;
   }
 
+  void advance(size_t n) { I = std::min(Text.size(), I + n); }
+
+  /// At a '#' that starts a line: the directive's name is no identifier of
+  /// the program, nor is an #include's header name.
+  void directive() {
+    size_t hash = I;
+    ++I;
+    skipHorizontalSpace();
+    std::string_view name = readIdentifier();
+    if (name == "include" || name == "include_next") {
+      skipRestOfLine();
+    } else if (name == "define") {
+      skipHorizontalSpace();
+      size_t at = I;
+      std::string_view defined = readIdentifier();
+      if (!defined.empty())
+        Found.push_back({at, defined, hash});
+    }
+  }
+
   void skipHorizontalSpace() {
     while (I < Text.size() && (Text[I] == ' ' || Text[I] == '\t'))
-      advance();
+      ++I;
   }
 
   void skipRestOfLine() {
     while (I < Text.size() && Text[I] != '\n')
-      advance(Text[I] == '\\' && I + 1 < Text.size() ? 2 : 1);
+      advance(Text[I] == '\\' ? 2 : 1);
   }
 
-  std::string readIdentifier() {
+  std::string_view readIdentifier() {
     size_t start = I;
     while (I < Text.size() && isIdentChar(Text[I]))
-      advance();
-    return std::string(Text.substr(start, I - start));
+      ++I;
+    return Text.substr(start, I - start);
   }
 
   static bool isLiteralPrefix(std::string_view s) {
@@ -143,74 +131,95 @@ private:
   }
 
   void skipQuoted(char quote) {
-    advance();
-    while (I < Text.size() && Text[I] != quote && Text[I] != '\n') {
-      if (Text[I] == '\\')
-        advance();
-      advance();
-    }
-    advance();
+    ++I;
+    while (I < Text.size() && Text[I] != quote && Text[I] != '\n')
+      advance(Text[I] == '\\' ? 2 : 1);
+    advance(1);
   }
 
   void skipRawString() {
-    advance(); // the quote
+    ++I; // the quote
     size_t open = Text.find('(', I);
     if (open == std::string_view::npos) {
-      advance(Text.size() - I);
+      I = Text.size();
       return;
     }
     std::string close(1, ')');
     close.append(Text.data() + I, open - I);
     close.push_back('"');
     size_t end = Text.find(close, open);
-    size_t stop =
-        end == std::string_view::npos ? Text.size() : end + close.size();
-    advance(stop - I);
+    I = end == std::string_view::npos ? Text.size() : end + close.size();
   }
 
   void skipNumber() {
     // A pp-number: digits, letters, '.', digit separators and exponent signs.
     while (I < Text.size()) {
       char c = Text[I];
-      if ((c == '+' || c == '-') && I > 0 &&
+      bool exponentSign =
+          (c == '+' || c == '-') && I > 0 &&
           (Text[I - 1] == 'e' || Text[I - 1] == 'E' || Text[I - 1] == 'p' ||
-           Text[I - 1] == 'P')) {
-        advance();
-        continue;
-      }
-      if (isIdentChar(c) || c == '.' || c == '\'') {
-        advance();
-        continue;
-      }
-      break;
+           Text[I - 1] == 'P');
+      if (!exponentSign && !isIdentChar(c) && c != '.' && c != '\'')
+        break;
+      ++I;
     }
   }
+};
 
-  IdentifierUse &record(const std::string &name, Position at) {
-    auto [it, inserted] = Found.try_emplace(name);
-    if (inserted)
-      it->second.first = at;
-    return it->second;
+/// Line and column of increasing offsets, counted once over the text.
+class LineCounter {
+public:
+  explicit LineCounter(std::string_view text) : Text(text) {}
+
+  Position at(size_t offset) {
+    for (; I < offset && I < Text.size(); ++I) {
+      if (Text[I] == '\n') {
+        ++Now.line;
+        Now.col = 1;
+      } else {
+        ++Now.col;
+      }
+    }
+    return Now;
   }
+
+private:
+  std::string_view Text;
+  size_t I = 0;
+  Position Now{1, 1};
 };
 
 } // namespace
 
-std::map<std::string, IdentifierUse> scanIdentifiers(std::string_view text) {
+std::vector<IdentifierToken> identifierTokens(std::string_view text) {
   return Scanner(text).run();
 }
 
-Position positionOf(std::string_view text, size_t offset) {
-  Position p{1, 1};
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++p.line;
-      p.col = 1;
-    } else {
-      ++p.col;
+std::set<std::string> definedMacros(std::string_view text) {
+  std::set<std::string> out;
+  for (const IdentifierToken &token : identifierTokens(text))
+    if (token.definedAt)
+      out.emplace(token.name);
+  return out;
+}
+
+std::map<std::string, IdentifierUse> scanIdentifiers(std::string_view text) {
+  std::map<std::string, IdentifierUse> found;
+  LineCounter lines(text), directives(text);
+  for (const IdentifierToken &token : identifierTokens(text)) {
+    auto [it, inserted] = found.try_emplace(std::string(token.name));
+    if (inserted)
+      it->second.first = lines.at(token.offset);
+    if (token.definedAt) {
+      it->second.macro = true;
+      it->second.definedAt = directives.at(*token.definedAt);
     }
   }
-  return p;
+  return found;
+}
+
+Position positionOf(std::string_view text, size_t offset) {
+  return LineCounter(text).at(offset);
 }
 
 } // namespace ktune::source_scan

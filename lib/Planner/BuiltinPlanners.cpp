@@ -11,10 +11,8 @@ public:
   bool isTextPlanner() const override { return false; }
   PlannerReply propose(const PlannerRequest &request, const std::string &,
                        int) override {
-    HeuristicOptions options;
-    options.sources = &request.sources;
     PlannerReply reply;
-    reply.plan = heuristicPlan(request.candidates, options);
+    reply.plan = defaultPlan(request.candidates, request.sources);
     reply.plan->planner = "heuristic";
     reply.transport = {{"planner", "heuristic"}};
     return reply;

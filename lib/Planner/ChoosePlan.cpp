@@ -48,10 +48,8 @@ bool liftsIn(const Plan &plan, const std::string &kernel) {
 }
 
 ChosenPlan heuristic(const PlannerRequest &request, const PlanChoice &choice) {
-  HeuristicOptions options;
-  options.sources = &request.sources;
-  ChosenPlan chosen{heuristicPlan(request.candidates, options), "heuristic",
-                    std::nullopt};
+  ChosenPlan chosen{defaultPlan(request.candidates, request.sources),
+                    "heuristic", std::nullopt};
   if (choice.kernels.empty())
     return chosen;
   chosen.plan = restrictPlan(std::move(chosen.plan), choice.kernels);
@@ -61,9 +59,8 @@ ChosenPlan heuristic(const PlannerRequest &request, const PlanChoice &choice) {
     for (Confidence c : {Confidence::Medium, Confidence::Low}) {
       if (liftsIn(chosen.plan, k))
         break;
-      options.minConfidence = c;
-      Plan wider =
-          restrictPlan(heuristicPlan(request.candidates, options), {k});
+      Plan wider = restrictPlan(
+          defaultPlan(request.candidates, request.sources, c), {k});
       if (!liftsIn(wider, k))
         continue;
       std::erase_if(chosen.plan.kernels, [&](const PlanKernel &pk) {

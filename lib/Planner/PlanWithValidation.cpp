@@ -240,9 +240,7 @@ Expected<PlanningResult> planWithValidation(Planner &planner,
       log("  - " + e.str());
   };
   auto heuristic = [&]() -> Expected<Plan> {
-    HeuristicOptions h;
-    h.sources = &request.sources;
-    Plan plan = heuristicPlan(request.candidates, h);
+    Plan plan = defaultPlan(request.candidates, request.sources);
     if (auto errors = validatePlan(plan, request.candidates, request.sources);
         !errors.empty())
       return makeError("the heuristic plan does not validate (a bug in "

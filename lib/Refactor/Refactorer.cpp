@@ -101,14 +101,6 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
   return a;
 }
 
-Plan defaultPlan(const Detection &detection, Confidence minConfidence) {
-  SourceTexts sources = detection.sources();
-  HeuristicOptions options;
-  options.minConfidence = minConfidence;
-  options.sources = &sources;
-  return heuristicPlan(detection.candidates, options);
-}
-
 /// `path` relative to the directory of `fromFile`; absolute when the two
 /// share no directory but the root (`../../work/...` says nothing more).
 static std::string relativeTo(const std::string &path,

@@ -394,10 +394,7 @@ void RuleReplanner::liftIfFar(const ReplanContext &ctx, const KernelAnalysis &a,
     return;
   }
 
-  HeuristicOptions ho;
-  ho.minConfidence = Confidence::Low;
-  ho.sources = ctx.sources;
-  Plan wide = heuristicPlan(*ctx.candidates, ho);
+  Plan wide = defaultPlan(*ctx.candidates, *ctx.sources, Confidence::Low);
   const PlanKernel *wk = nullptr;
   for (const auto &k : wide.kernels)
     if (sameKernel(k.kernel, kernel.kernel))

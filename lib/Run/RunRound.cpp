@@ -189,8 +189,18 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
     fixSpecNames(specText, fixedNames);
     splitSpecGrid(specText, *mk);
   }
+  // The round's spec is written for the record; the session tunes with the
+  // one in memory, as it tunes with the template and manifest made.
   std::string specPath = (fs::path(dir) / (Kernels[i] + ".spec.json")).string();
-  KTUNE_TRY(writeFileAtomically(specPath, specText.dump(2) + "\n"));
+  std::string specFileText = specText.dump(2) + "\n";
+  KTUNE_TRY(writeFileAtomically(specPath, specFileText));
+  TuneInputs inputs;
+  inputs.templateSource = made.text;
+  inputs.manifest = made.manifest;
+  KTUNE_TRY_ASSIGN(inputs.spec,
+                   withContext(specFromJson(specText), specPath));
+  inputs.sha256 = tuneInputsSha256(
+      made.text, manifestToJson(made.manifest), specFileText);
 
   TuneCommand cmd;
   cmd.templatePath = templatePath;
@@ -230,7 +240,8 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
                        : " (strategy " + O.strategy + ", budget " +
                              (O.budget ? std::to_string(*O.budget) : "100") +
                              " per shape)"));
-  KTUNE_TRY_ASSIGN(auto session, runTuneSession(cmd, evaluatorFactory()));
+  KTUNE_TRY_ASSIGN(auto session,
+                   runTuneSession(cmd, std::move(inputs), evaluatorFactory()));
   if (!session.gpuActivity.empty()) {
     // Each worker's share, one line each (as ktune-tune prints them).
     std::istringstream activity(
@@ -271,32 +282,7 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
   kr.kernel = session.results.kernel;
   kr.results = session.results;
   kr.resultsPath = rec.dir + "/" + resultsName(Kernels[i]);
-  {
-    KTUNE_TRY_ASSIGN(auto journal, Journal::open(cmd.journalPath));
-    for (const auto &e : (journal)->entries())
-      if (journaledBy(e.key, kr.results))
-        kr.journal.push_back(e);
-  }
-  // Launcher mode: the launcher, seen as a kernel, is what was tuned.
-  Manifest manifest = made.manifest;
-  if (spec.spec.launcherMode)
-    if (auto added = addLauncherEntry(manifest, spec.spec.kernel); !added)
-      return std::unexpected(withContext(added.error(), manifestPath));
-  const ManifestKernel *mk = manifest.findKernel(cmd.kernel);
-  if (!mk)
-    return makeError("the template has no kernel '" + cmd.kernel + "'",
-                     manifestPath);
-  auto roundSpec = specFromJson(specText);
-  if (!roundSpec)
-    return std::unexpected(withContext(roundSpec.error(), specPath));
-  auto resolved = resolveSpec(std::move(*roundSpec), *mk);
-  if (!resolved)
-    return std::unexpected(withContext(resolved.error(), specPath));
-  if (!cmd.compileOnly)
-    withdrawRegisterCaps(*resolved); // as the session did
-  auto space = spaceFromManifest(*mk, *resolved);
-  if (!space)
-    return std::unexpected(withContext(space.error(), specPath));
+  kr.journal = std::move(session.journal);
 
   if (Record.device.empty()) {
     Record.device = kr.results.device;
@@ -317,12 +303,13 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
   KernelRoundInput in;
   in.results = &kr.results;
   in.journal = &kr.journal;
-  in.space = &*space;
-  in.spec = &*resolved;
+  // The space and the spec as the session tuned with them.
+  in.space = &*session.inputs->space;
+  in.spec = &session.inputs->spec;
   in.roofline = Record.roofline;
   // Occupancy and grid fill: the architecture's static limits (the device
   // the results name may differ from the architecture given).
-  in.manifestKernel = mk;
+  in.manifestKernel = session.inputs->kernel();
   auto limits = staticDeviceLimits(kr.results.arch);
   in.device = limits ? *limits : Device;
   auto analysis = analyzeKernel(in, O.analysis);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 namespace ktune {
 
@@ -248,6 +249,18 @@ Expected<std::vector<std::string>> JsonReader::strings() const {
     out.push_back(std::move(s));
   }
   return out;
+}
+
+Expected<std::vector<int64_t>> JsonReader::distinctIntegrals() const {
+  std::set<int64_t> seen;
+  return readArray(
+      [&](const JsonReader &e) -> Expected<int64_t> {
+        KTUNE_TRY_ASSIGN(int64_t v, e.integral());
+        if (!seen.insert(v).second)
+          return e.fail("duplicate value " + std::to_string(v));
+        return v;
+      },
+      "expected an array of integers");
 }
 
 Expected<std::vector<std::pair<std::string, int64_t>>>

@@ -1,6 +1,7 @@
 #include "ktune/Tidy/Findings.h"
 
 #include "ktune/Expr/Expr.h"
+#include "ktune/Plan/SourceScan.h"
 #include "ktune/Refactor/Rewrite.h"
 
 #include "llvm/Support/Error.h"
@@ -46,25 +47,8 @@ constexpr KindInfo Kinds[] = {
 /// Identifiers spelled in `source` (a name is free when it is not one).
 std::set<std::string> identifiersIn(std::string_view source) {
   std::set<std::string> names;
-  size_t i = 0;
-  while (i < source.size()) {
-    unsigned char c = source[i];
-    if (std::isalpha(c) || c == '_') {
-      size_t start = i;
-      while (i < source.size() &&
-             (std::isalnum(static_cast<unsigned char>(source[i])) ||
-              source[i] == '_'))
-        ++i;
-      names.emplace(source.substr(start, i - start));
-    } else if (std::isdigit(c)) {
-      while (i < source.size() &&
-             (std::isalnum(static_cast<unsigned char>(source[i])) ||
-              source[i] == '_' || source[i] == '.'))
-        ++i;
-    } else {
-      ++i;
-    }
-  }
+  for (const auto &token : source_scan::identifierTokens(source))
+    names.emplace(token.name);
   return names;
 }
 

@@ -65,7 +65,8 @@ UnitAnalysis::findings(ASTContext &ctx, Confidence minConfidence,
   auto it = Findings.find(key);
   if (it != Findings.end())
     return it->second;
-  Plan plan = refactor::defaultPlan(Detected, minConfidence);
+  Plan plan =
+      defaultPlan(Detected.candidates, Detected.sources(), minConfidence);
   std::vector<Finding> all = findingsForPlan(Detected, plan, style), kept;
   for (auto &f : all)
     if (reported(f))

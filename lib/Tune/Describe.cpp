@@ -57,11 +57,10 @@ ordered_json launchJson(const LaunchGeometry &launch) {
   ordered_json out = {
       {"grid", launch.grid}, {"block", launch.block}, {"smem", launch.smem}};
   std::vector<std::string> names;
-  auto collect = [&](const std::string &text) {
-    if (auto e = expr::Expr::parse(text))
-      for (const auto &n : e->names())
-        if (std::find(names.begin(), names.end(), n) == names.end())
-          names.push_back(n);
+  auto collect = [&](const LaunchExpr &e) {
+    for (const auto &n : e.names())
+      if (std::find(names.begin(), names.end(), n) == names.end())
+        names.push_back(n);
   };
   for (const auto &t : launch.grid)
     collect(t);

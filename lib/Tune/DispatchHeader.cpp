@@ -89,7 +89,14 @@ struct Generator {
   Expected<std::string>
   cpp(const std::string &text,
       const std::map<std::string, expr::Expr> &extra = {}) {
-    auto e = expr::Expr::parse(text);
+    return cpp(expr::Expr::parse(text), text, extra);
+  }
+  Expected<std::string> cpp(const LaunchExpr &e) {
+    return cpp(e.parsed(), e.text(), {});
+  }
+  Expected<std::string> cpp(const Expected<expr::Expr> &e,
+                            const std::string &text,
+                            const std::map<std::string, expr::Expr> &extra) {
     if (!e)
       return makeError("cannot parse '" + text + "': " + e.error().str());
     std::map<std::string, expr::Expr> subst = extra;
@@ -208,26 +215,16 @@ struct Generator {
                        "launch");
     v["launch_from"] = launch.from.empty() ? "" : " (from " + launch.from + ")";
 
-    // detail::launch: tunable parameters as template parameters.
-    std::string decls;
-    for (const auto *p : K.tunableParams())
-      decls += (decls.empty() ? "" : ", ") + p->type + " " + p->name;
-    if (decls.empty())
-      return makeError("kernel '" + K.name + "' has no tunable parameter");
-    v["param_decls"] = decls;
-    v["signature"] = signature(false);
-    v["signature_with_default_stream"] = signature(true);
+    KTUNE_TRY(signatureValues(v, "kernel"));
 
     // Non-tunable values the launch geometry may name.
     std::set<std::string> used;
     for (const auto *list : {&launch.grid, &launch.block})
-      for (const auto &t : *list)
-        if (auto e = expr::Expr::parse(t))
-          for (const auto &n : e->names())
-            used.insert(n);
-    if (auto e = expr::Expr::parse(launch.smem))
-      for (const auto &n : e->names())
-        used.insert(n);
+      for (const auto &e : *list)
+        for (const auto &n : e.names())
+          used.insert(n);
+    for (const auto &n : launch.smem.names())
+      used.insert(n);
     std::string fixed;
     for (const auto &p : K.templateParams)
       if (!p.tunable && p.type != "typename" && p.type != "class" &&
@@ -236,7 +233,7 @@ struct Generator {
                  Sp.templateArgs.at(p.name) + ";\n";
     v["fixed_params"] = fixed;
 
-    auto dimsOf = [&](const std::vector<std::string> &list,
+    auto dimsOf = [&](const std::vector<LaunchExpr> &list,
                       const std::string &what) -> Expected<std::string> {
       std::string s;
       for (size_t i = 0; i < list.size(); ++i) {
@@ -262,10 +259,7 @@ struct Generator {
         "// One instantiation of the kernel with its launch geometry" +
         v["launch_from"] + ".";
 
-    std::string kernelArgs;
-    for (const auto &p : K.templateParams)
-      kernelArgs += (kernelArgs.empty() ? "" : ", ") +
-                    (p.tunable ? p.name : Sp.templateArgs.at(p.name));
+    std::string kernelArgs = templateArgList();
     std::string callArgs;
     for (const auto &a : K.args)
       callArgs += (callArgs.empty() ? "" : ", ") + a.name;
@@ -284,6 +278,31 @@ struct Generator {
     return commonValues(v);
   }
 
+  /// detail::launch takes the tunable parameters as template parameters;
+  /// `what` (kernel, launcher) names K in the error when it has none.
+  Status signatureValues(std::map<std::string, std::string> &v,
+                         const std::string &what) {
+    std::string decls;
+    for (const auto *p : K.tunableParams())
+      decls += (decls.empty() ? "" : ", ") + p->type + " " + p->name;
+    if (decls.empty())
+      return makeError(what + " '" + K.name + "' has no tunable parameter");
+    v["param_decls"] = decls;
+    v["signature"] = signature(false);
+    v["signature_with_default_stream"] = signature(true);
+    return {};
+  }
+
+  /// K's template arguments: the tunable parameters by name, the others
+  /// as the spec gives them.
+  std::string templateArgList() const {
+    std::string args;
+    for (const auto &p : K.templateParams)
+      args += (args.empty() ? "" : ", ") +
+              (p.tunable ? p.name : Sp.templateArgs.at(p.name));
+    return args;
+  }
+
   /// Launcher mode: detail::launch calls the templated launcher with the
   /// tuned values; ktune_tuned::<launcher> has the original's signature.
   Expected<std::map<std::string, std::string>>
@@ -294,18 +313,8 @@ struct Generator {
         In.launcherReturns.empty() ? "void" : In.launcherReturns,
         Sp.templateArgs);
     v["return_type"] = ret;
-    std::string decls;
-    for (const auto *p : K.tunableParams())
-      decls += (decls.empty() ? "" : ", ") + p->type + " " + p->name;
-    if (decls.empty())
-      return makeError("launcher '" + K.name + "' has no tunable parameter");
-    v["param_decls"] = decls;
-    v["signature"] = signature(false);
-    v["signature_with_default_stream"] = signature(true);
-    std::string templateArgs;
-    for (const auto &p : K.templateParams)
-      templateArgs += (templateArgs.empty() ? "" : ", ") +
-                      (p.tunable ? p.name : Sp.templateArgs.at(p.name));
+    KTUNE_TRY(signatureValues(v, "launcher"));
+    std::string templateArgs = templateArgList();
     v["launch_comment"] =
         "// One instantiation of the launcher " + K.qualifiedName + ".";
     v["launch_body"] = "  return " + K.qualifiedName + "<" + templateArgs +

@@ -24,6 +24,11 @@ static Expected<Expr> parseAt(const std::string &text,
   return *e;
 }
 
+/// A launch expression as it was parsed when read.
+static Expected<Expr> parsedAt(const LaunchExpr &e, const std::string &where) {
+  return withContext(e.parsed(), where);
+}
+
 static std::optional<Value> templateArgValue(const std::string &text) {
   if (text == "true")
     return Value::ofInt(1);
@@ -177,9 +182,9 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
     LaunchGeometry g = effectiveLaunch(spec, kernel);
     bool parses = !g.grid.empty() && !g.block.empty();
     for (const auto *list : {&g.grid, &g.block})
-      for (const auto &t : *list)
-        parses = parses && Expr::parse(t).has_value();
-    if (parses && Expr::parse(g.smem.empty() ? "0" : g.smem))
+      for (const auto &e : *list)
+        parses = parses && e.parsed().has_value();
+    if (parses && (g.smem.empty() || g.smem.parsed()))
       geometry = g;
   }
   if (!geometry && !spec.launcherMode)
@@ -187,23 +192,23 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
                          kernel.name + "', so the spec must give one",
                      "launch");
   if (geometry) {
-    auto parseDims = [&](const std::vector<std::string> &texts,
-                         const std::string &where,
-                         std::vector<Expr> &out) -> Status {
-      if (texts.empty() || texts.size() > 3)
+    auto parsedDims = [&](const std::vector<LaunchExpr> &dims,
+                          const std::string &where,
+                          std::vector<Expr> &out) -> Status {
+      if (dims.empty() || dims.size() > 3)
         return makeError("expected 1 to 3 expressions", where);
-      for (size_t i = 0; i < texts.size(); ++i) {
-        KTUNE_TRY_ASSIGN(
-            auto e, parseAt(texts[i], where + "[" + std::to_string(i) + "]"));
+      for (size_t i = 0; i < dims.size(); ++i) {
+        KTUNE_TRY_ASSIGN(auto e, parsedAt(dims[i], where + "[" +
+                                                       std::to_string(i) + "]"));
         out.push_back(e);
       }
       return {};
     };
-    KTUNE_TRY(parseDims(geometry->grid, "launch.grid", b.Grid));
-    KTUNE_TRY(parseDims(geometry->block, "launch.block", b.Block));
-    KTUNE_TRY_ASSIGN(
-        b.Smem,
-        parseAt(geometry->smem.empty() ? "0" : geometry->smem, "launch.smem"));
+    KTUNE_TRY(parsedDims(geometry->grid, "launch.grid", b.Grid));
+    KTUNE_TRY(parsedDims(geometry->block, "launch.block", b.Block));
+    if (!geometry->smem.empty()) {
+      KTUNE_TRY_ASSIGN(b.Smem, parsedAt(geometry->smem, "launch.smem"));
+    }
   }
 
   std::vector<std::string> constraints = kernel.constraints;

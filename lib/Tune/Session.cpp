@@ -67,12 +67,13 @@ Status writeHeader(const TuneCommand &cmd, const Prepared &p,
                    findDataFile("templates/dispatch_header.h.in"));
   KTUNE_TRY_ASSIGN(auto text, readFile(templateFile));
   DispatchHeaderInput in;
-  in.kernel = p.manifestKernel;
-  in.spec = &*p.spec;
+  in.kernel = p.inputs->kernel();
+  in.spec = &p.inputs->spec;
   in.results = &results;
   in.constraints = p.space.constraints;
-  if (p.spec->launcherMode)
-    if (const ManifestLauncher *l = p.manifest->findLauncher(p.spec->kernel))
+  if (in.spec->launcherMode)
+    if (const ManifestLauncher *l =
+            p.inputs->manifest.findLauncher(in.spec->kernel))
       in.launcherReturns = l->returns;
   // Include the template relative to the header's directory.
   fs::path headerDir = fs::absolute(path).parent_path();
@@ -87,14 +88,15 @@ Status writeHeader(const TuneCommand &cmd, const Prepared &p,
                              description.dump(2) + "\n");
 }
 
-} // namespace
-
-Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
-                                       const EvaluatorFactory &makeEvaluator) {
+/// A session over a recording (no inputs), or over a template's inputs
+/// (read by the caller when it did not pass them).
+Expected<SessionReport> runSession(const TuneCommand &cmd,
+                                   std::optional<TuneInputs> inputs,
+                                   const EvaluatorFactory &makeEvaluator) {
   if (cmd.printCompileCommand && !cmd.compileOnly) {
     TuneCommand compileOnly = cmd; // compiling needs no GPU
     compileOnly.compileOnly = true;
-    return runTuneSession(compileOnly, makeEvaluator);
+    return runSession(compileOnly, std::move(inputs), makeEvaluator);
   }
   bool simulate = !cmd.simulatePath.empty();
   if (simulate && !cmd.templatePath.empty())
@@ -112,12 +114,14 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
                      "--compile-only");
 
   SessionReport report;
-  std::string source;
   bool fromResults = !cmd.fromResults.empty();
-  KTUNE_TRY_ASSIGN(Prepared p, simulate
-                                   ? prepareSimulation(cmd)
-                                   : prepareTemplate(cmd, makeEvaluator,
-                                                     !fromResults, source));
+  if (!simulate && !inputs) {
+    KTUNE_TRY_ASSIGN(inputs, readTuneInputs(cmd));
+  }
+  KTUNE_TRY_ASSIGN(Prepared p,
+                   simulate ? prepareSimulation(cmd)
+                            : prepareTemplate(cmd, std::move(*inputs),
+                                              makeEvaluator, !fromResults));
 
   if (cmd.printCompileCommand) {
     if (simulate)
@@ -148,6 +152,7 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
     KTUNE_TRY(writeHeader(cmd, p, results, report.headerPath));
     report.results = std::move(results);
     report.resultsPath.clear();
+    report.inputs = std::move(p.inputs);
     return report;
   }
 
@@ -218,14 +223,13 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
   KTUNE_TRY(writeFileAtomically(report.resultsPath,
                                 resultsToJson(results).dump(2) + "\n"));
 
+  for (const auto &e : journal->entries())
+    if (journaledBy(e.key, results))
+      report.journal.push_back(e);
   if (!cmd.t4Path.empty()) {
-    std::vector<JournalEntry> ours;
-    for (const auto &e : journal->entries())
-      if (journaledBy(e.key, results))
-        ours.push_back(e);
     report.t4Path = cmd.t4Path;
-    KTUNE_TRY(
-        writeFileAtomically(cmd.t4Path, journalToT4(ours).dump(1) + "\n"));
+    KTUNE_TRY(writeFileAtomically(
+        cmd.t4Path, journalToT4(report.journal).dump(1) + "\n"));
   }
 
   if (!simulate && !cmd.compileOnly) {
@@ -234,7 +238,27 @@ Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
     report.headerPath.clear();
   }
   report.results = std::move(results);
+  if (p.inputs) {
+    report.inputs = std::move(p.inputs);
+    report.inputs->space = std::move(p.space);
+  }
   return report;
+}
+
+} // namespace
+
+Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
+                                       const EvaluatorFactory &makeEvaluator) {
+  return runSession(cmd, std::nullopt, makeEvaluator);
+}
+
+Expected<SessionReport> runTuneSession(const TuneCommand &cmd,
+                                       TuneInputs inputs,
+                                       const EvaluatorFactory &makeEvaluator) {
+  if (!cmd.simulatePath.empty())
+    return makeError("a replayed recording has no template inputs",
+                     "--simulate");
+  return runSession(cmd, std::move(inputs), makeEvaluator);
 }
 
 Expected<RankWorkers>
@@ -242,11 +266,14 @@ prepareRankWorkers(const TuneCommand &cmd,
                    const EvaluatorFactory &makeEvaluator) {
   if (cmd.simulatePath.empty() == cmd.templatePath.empty())
     return makeError("give either a template or --simulate");
-  std::string source;
+  std::optional<TuneInputs> inputs;
+  if (cmd.simulatePath.empty()) {
+    KTUNE_TRY_ASSIGN(inputs, readTuneInputs(cmd));
+  }
   KTUNE_TRY_ASSIGN(Prepared p,
-                   cmd.simulatePath.empty()
-                       ? prepareTemplate(cmd, makeEvaluator, true, source, true)
-                       : prepareSimulation(cmd, true));
+                   inputs ? prepareTemplate(cmd, std::move(*inputs),
+                                            makeEvaluator, true, true)
+                          : prepareSimulation(cmd, true));
   return RankWorkers{std::move(p.host), std::move(p.workers)};
 }
 

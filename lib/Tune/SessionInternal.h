@@ -28,10 +28,8 @@ struct Prepared {
   std::vector<std::unique_ptr<Evaluator>> workers;
   HostWorkers host;
   std::string kernel, templatePath, templateSha256;
-  // Template mode only.
-  std::optional<Manifest> manifest;
-  std::optional<Spec> spec;
-  const ManifestKernel *manifestKernel = nullptr;
+  // Template mode only: the inputs, resolved (their space is `space`).
+  std::optional<TuneInputs> inputs;
   std::vector<std::string> notes; // for the results
 };
 
@@ -45,10 +43,9 @@ Expected<Prepared> prepareSimulation(const TuneCommand &cmd,
 
 /// A template with its manifest and spec: the kernel, the resolved spec, the
 /// space and, when `needEvaluator`, the evaluator (one per GPU and worker).
-/// `source` receives the template's text.
-Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
+Expected<Prepared> prepareTemplate(const TuneCommand &cmd, TuneInputs inputs,
                                    const EvaluatorFactory &makeEvaluator,
-                                   bool needEvaluator, std::string &source,
+                                   bool needEvaluator,
                                    bool workersOnly = false);
 
 } // namespace ktune

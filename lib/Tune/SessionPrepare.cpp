@@ -37,31 +37,29 @@ std::string stemOf(const std::string &path) {
 
 namespace {
 
-/// Slows an evaluator down, so a test can kill a run in the middle.
-class DelayedEvaluator : public Evaluator {
+/// A shared evaluator slowed down, so a test can kill a run in the middle.
+class DelayedEvaluator : public SharedEvaluator {
 public:
-  DelayedEvaluator(std::unique_ptr<Evaluator> inner, unsigned delayMs)
-      : Inner(std::move(inner)), DelayMs(delayMs) {}
-  std::string device() const override { return Inner->device(); }
-  std::string arch() const override { return Inner->arch(); }
-  void prepare(const std::vector<Configuration> &upcoming) override {
-    Inner->prepare(upcoming);
-  }
+  DelayedEvaluator(std::shared_ptr<Evaluator> inner, unsigned delayMs)
+      : SharedEvaluator(std::move(inner)), DelayMs(delayMs) {}
   EvalResult evaluate(const Shape &shape,
                       const Configuration &config) override {
     std::this_thread::sleep_for(std::chrono::milliseconds(DelayMs));
-    return Inner->evaluate(shape, config);
-  }
-  std::vector<EvalResult>
-  retime(const Shape &shape,
-         const std::vector<Configuration> &configs) override {
-    return Inner->retime(shape, configs);
+    return SharedEvaluator::evaluate(shape, config);
   }
 
 private:
-  std::unique_ptr<Evaluator> Inner;
   unsigned DelayMs;
 };
+
+/// The manifest the command names, by default the template's name with
+/// .json.
+std::string manifestPathOf(const TuneCommand &cmd) {
+  if (!cmd.manifestPath.empty())
+    return cmd.manifestPath;
+  fs::path t(cmd.templatePath);
+  return (t.parent_path() / (t.stem().string() + ".json")).string();
+}
 
 /// The T1 hook: a Kernel Tuner T1 input file as the space.
 Expected<SpaceDefinition> spaceFromT1(const std::string &path) {
@@ -150,11 +148,9 @@ Expected<Prepared> prepareSimulation(const TuneCommand &cmd, bool workersOnly) {
   unsigned workers =
       std::max(1u, cmd.simulateDevices) * std::max(1u, cmd.workersPerGpu);
   auto oneDevice = [&]() -> std::unique_ptr<Evaluator> {
-    std::unique_ptr<Evaluator> eval = std::make_unique<SharedEvaluator>(shared);
     if (cmd.simulateDelayMs)
-      eval = std::make_unique<DelayedEvaluator>(std::move(eval),
-                                                cmd.simulateDelayMs);
-    return eval;
+      return std::make_unique<DelayedEvaluator>(shared, cmd.simulateDelayMs);
+    return std::make_unique<SharedEvaluator>(shared);
   };
   if (workers == 1 && !cmd.joinOthers && !workersOnly) {
     p.evaluator = oneDevice();
@@ -172,96 +168,119 @@ Expected<Prepared> prepareSimulation(const TuneCommand &cmd, bool workersOnly) {
   return p;
 }
 
-Expected<Prepared> prepareTemplate(const TuneCommand &cmd,
-                                   const EvaluatorFactory &makeEvaluator,
-                                   bool needEvaluator, std::string &source,
-                                   bool workersOnly) {
-  Prepared p;
-  p.templatePath = cmd.templatePath;
-  KTUNE_TRY_ASSIGN(source, readFile(cmd.templatePath));
-  p.templateSha256 = sha256Hex(source);
+std::string tuneInputsSha256(const std::string &templateSource,
+                             const json &manifest,
+                             const std::string &specText) {
+  return sha256Hex(sha256Hex(templateSource) + manifest.dump() + specText);
+}
 
-  std::string manifestPath = cmd.manifestPath;
-  if (manifestPath.empty()) {
-    fs::path t(cmd.templatePath);
-    manifestPath = (t.parent_path() / (t.stem().string() + ".json")).string();
-  }
+Expected<TuneInputs> readTuneInputs(const TuneCommand &cmd) {
+  TuneInputs in;
+  KTUNE_TRY_ASSIGN(in.templateSource, readFile(cmd.templatePath));
+  std::string manifestPath = manifestPathOf(cmd);
   auto mj = readJsonFile(manifestPath);
   if (!mj)
     return makeError(mj.error().message + " (the manifest; give --manifest "
                                           "if it is elsewhere)",
                      mj.error().where);
-  KTUNE_TRY_ASSIGN(p.manifest,
+  KTUNE_TRY_ASSIGN(in.manifest,
                    withContext(manifestFromJson(*mj), manifestPath));
 
   if (cmd.specPath.empty())
     return makeError("a spec is needed (--spec spec.json): the shapes, "
                      "buffers and tolerances to tune with");
-  KTUNE_TRY_ASSIGN(Spec spec, readJsonFileAs(cmd.specPath, specFromJson));
-  KTUNE_TRY_ASSIGN(auto specText, readFile(cmd.specPath));
-  p.host.inputsSha256 = sha256Hex(p.templateSha256 + mj->dump() + specText);
+  KTUNE_TRY_ASSIGN(auto specText, readMaybeGzipFile(cmd.specPath));
+  KTUNE_TRY_ASSIGN(auto specJson, parseJson(specText, cmd.specPath));
+  KTUNE_TRY_ASSIGN(in.spec, withContext(specFromJson(specJson), cmd.specPath));
+  in.sha256 = tuneInputsSha256(in.templateSource, *mj, specText);
 
-  std::string kernelName = cmd.kernel.empty() ? spec.kernel : cmd.kernel;
-  if (spec.launcherMode) {
+  if (!cmd.spacePath.empty()) {
+    KTUNE_TRY_ASSIGN(in.space, spaceFromT1(cmd.spacePath));
+    KTUNE_TRY_ASSIGN(auto spaceText, readFile(cmd.spacePath));
+    in.sha256 = sha256Hex(in.sha256 + spaceText);
+  }
+  return in;
+}
+
+namespace {
+
+/// Resolves `in` against the kernel the command (or the spec) names, as
+/// TuneInputs describes.
+Status resolveInputs(const TuneCommand &cmd, TuneInputs &in) {
+  std::string kernelName = cmd.kernel.empty() ? in.spec.kernel : cmd.kernel;
+  if (in.spec.launcherMode) {
     // The launcher is the entry point: tuned as a kernel would be, found
     // first by its name.
-    if (auto added = addLauncherEntry(*p.manifest, spec.kernel); !added)
+    if (auto added = addLauncherEntry(in.manifest, in.spec.kernel); !added)
       return std::unexpected(withContext(added.error(), cmd.specPath));
   }
-  p.manifestKernel = p.manifest->findKernel(kernelName);
-  if (!p.manifestKernel) {
+  const ManifestKernel *kernel = in.manifest.findKernel(kernelName);
+  if (!kernel) {
     std::string known;
-    for (const auto &k : p.manifest->kernels)
+    for (const auto &k : in.manifest.kernels)
       known += (known.empty() ? "" : ", ") + k.name;
     return makeError("no kernel '" + kernelName +
                          "' in the manifest (it has: " + known + ")",
                      cmd.kernel.empty() ? cmd.specPath + ": kernel"
                                         : std::string("--kernel"));
   }
-  auto resolved = resolveSpec(std::move(spec), *p.manifestKernel);
+  in.kernelIndex = static_cast<size_t>(kernel - in.manifest.kernels.data());
+  auto resolved = resolveSpec(std::move(in.spec), *kernel);
   if (!resolved)
     return std::unexpected(withContext(resolved.error(), cmd.specPath));
-  p.spec = std::move(*resolved);
+  in.spec = std::move(*resolved);
   if (!cmd.compileOnly)
-    if (auto note = withdrawRegisterCaps(*p.spec))
-      p.notes.push_back(*note);
-  p.kernel = p.manifestKernel->name;
-
-  if (!cmd.spacePath.empty()) {
-    KTUNE_TRY_ASSIGN(p.space, spaceFromT1(cmd.spacePath));
-    KTUNE_TRY_ASSIGN(auto spaceText, readFile(cmd.spacePath));
-    p.host.inputsSha256 = sha256Hex(p.host.inputsSha256 + spaceText);
-  } else {
-    auto def = spaceFromManifest(*p.manifestKernel, *p.spec);
+    if (auto note = withdrawRegisterCaps(in.spec))
+      in.notes.push_back(*note);
+  if (!in.space) {
+    auto def = spaceFromManifest(*kernel, in.spec);
     if (!def)
       return std::unexpected(withContext(def.error(), cmd.specPath));
-    p.space = std::move(*def);
+    in.space = std::move(*def);
   }
-  p.shapes = p.spec->allShapes();
+  return {};
+}
+
+} // namespace
+
+Expected<Prepared> prepareTemplate(const TuneCommand &cmd, TuneInputs inputs,
+                                   const EvaluatorFactory &makeEvaluator,
+                                   bool needEvaluator, bool workersOnly) {
+  Prepared p;
+  p.templatePath = cmd.templatePath;
+  p.templateSha256 = sha256Hex(inputs.templateSource);
+  p.host.inputsSha256 = inputs.sha256;
+  KTUNE_TRY(resolveInputs(cmd, inputs));
+  p.inputs = std::move(inputs);
+  const TuneInputs &in = *p.inputs;
+  p.notes = in.notes;
+  p.kernel = in.kernel()->name;
+  p.space = *in.space;
+  p.shapes = in.spec.allShapes();
 
   if (needEvaluator) {
     EvaluatorRequest req;
     req.compileOnly = cmd.compileOnly;
     req.templatePath = cmd.templatePath;
-    req.templateSource = source;
-    req.manifest = &*p.manifest;
+    req.templateSource = in.templateSource;
+    req.manifest = &in.manifest;
     req.kernel = p.kernel;
-    req.spec = &*p.spec;
+    req.spec = &in.spec;
     req.cacheDir = cmd.cacheDir.empty() ? defaultCacheDir() : cmd.cacheDir;
     req.jobs = cmd.jobs;
     req.arch = cmd.arch;
-    req.compiler = cmd.compiler.value_or(p.spec->compiler);
+    req.compiler = cmd.compiler.value_or(in.spec.compiler);
     req.compilerChoiceFrom = cmd.compiler ? "--compiler"
-                             : p.spec->compiler != CompilerChoice::Auto
+                             : in.spec.compiler != CompilerChoice::Auto
                                  ? "the spec"
                                  : "";
     req.projectCommand = cmd.projectCommand;
     if (!req.projectCommand && !cmd.buildPath.empty()) {
       // The command that compiles the file the template was made from.
-      fs::path dir = fs::path(manifestPath).parent_path();
-      std::string original = p.manifest->original.empty()
+      fs::path dir = fs::path(manifestPathOf(cmd)).parent_path();
+      std::string original = in.manifest.original.empty()
                                  ? cmd.templatePath
-                                 : (dir / p.manifest->original).string();
+                                 : (dir / in.manifest.original).string();
       KTUNE_TRY_ASSIGN(
           req.projectCommand,
           withContext(compileCommandFromDatabase(cmd.buildPath, original),

@@ -62,24 +62,40 @@ std::vector<Shape> Spec::allShapes() const {
 namespace {
 
 /// An expression given as a string, or as a JSON number for convenience.
-Expected<std::string> readExprText(const JsonReader &j) {
-  std::string text;
-  if (j.isString()) {
-    text = *j.string();
-  } else if (j.isInteger()) {
+Expected<std::string> exprText(const JsonReader &j) {
+  if (j.isString())
+    return *j.string();
+  if (j.isInteger()) {
     KTUNE_TRY_ASSIGN(int64_t v, j.integer());
-    text = std::to_string(v);
-  } else if (j.isNumber()) {
-    text = expr::Value::ofFloat(*j.number()).str();
-  } else {
-    return j.fail("expected an expression (string or number), got " +
-                  j.brief());
+    return std::to_string(v);
   }
+  if (j.isNumber())
+    return expr::Value::ofFloat(*j.number()).str();
+  return j.fail("expected an expression (string or number), got " +
+                j.brief());
+}
+
+std::unexpected<Error> parseError(const JsonReader &j, const std::string &text,
+                                  const Error &error) {
+  return j.fail("cannot parse expression '" + text + "': " + error.str());
+}
+
+/// An expression's text, which must parse.
+Expected<std::string> readExprText(const JsonReader &j) {
+  KTUNE_TRY_ASSIGN(std::string text, exprText(j));
   auto parsed = expr::Expr::parse(text);
   if (!parsed)
-    return j.fail("cannot parse expression '" + text +
-                  "': " + parsed.error().str());
+    return parseError(j, text, parsed.error());
   return text;
+}
+
+/// A launch expression, kept parsed.
+Expected<LaunchExpr> readLaunchExpr(const JsonReader &j) {
+  KTUNE_TRY_ASSIGN(std::string text, exprText(j));
+  LaunchExpr e(std::move(text));
+  if (!e.parsed())
+    return parseError(j, e.text(), e.parsed().error());
+  return e;
 }
 
 Expected<std::vector<std::string>> readExprList(const JsonReader &j) {
@@ -108,13 +124,15 @@ Expected<LaunchGeometry> readLaunch(const JsonReader &j) {
   LaunchGeometry g;
   for (const char *key : {"grid", "block"}) {
     KTUNE_TRY_ASSIGN(JsonReader field, j.required(key));
-    KTUNE_TRY_ASSIGN(auto list, readExprList(field));
+    KTUNE_TRY_ASSIGN(auto list, field.readArray(
+                                    readLaunchExpr,
+                                    "expected an array of expressions"));
     if (list.empty() || list.size() > 3)
       return field.fail("needs 1 to 3 dimensions");
     (std::string(key) == "grid" ? g.grid : g.block) = std::move(list);
   }
   if (j.has("smem")) {
-    KTUNE_TRY_ASSIGN(g.smem, readExprText(j["smem"]));
+    KTUNE_TRY_ASSIGN(g.smem, readLaunchExpr(j["smem"]));
   }
   KTUNE_TRY_ASSIGN(g.from, j.optionalString("from"));
   return g;
@@ -227,13 +245,7 @@ Status readDims(const JsonReader &dims, Spec &s) {
         return value.fail("too many values (" + std::to_string(value.size()) +
                           "; at most " + std::to_string(limits::MaxShapes) +
                           ")");
-      std::set<int64_t> seen;
-      for (const JsonReader &e : value.elements()) {
-        KTUNE_TRY_ASSIGN(int64_t v, e.integral());
-        if (!seen.insert(v).second)
-          return e.fail("duplicate value " + std::to_string(v));
-        values.push_back(v);
-      }
+      KTUNE_TRY_ASSIGN(values, value.distinctIntegrals());
     } else {
       auto v = value.integral();
       if (!v)

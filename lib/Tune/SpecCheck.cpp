@@ -73,15 +73,27 @@ struct ShapeCheck {
   bool withDefaults; // launch geometry also sees the tunables' defaults
 };
 
+Expected<ShapeCheck> checkOf(const Expected<expr::Expr> &e,
+                             const std::string &text, const std::string &where,
+                             std::optional<int64_t> atLeast,
+                             const std::string &what, bool withDefaults) {
+  if (!e)
+    return makeError("cannot parse '" + text + "': " + e.error().str(), where);
+  return ShapeCheck{*e, text, where, what, atLeast, withDefaults};
+}
+
 Expected<ShapeCheck> parseCheck(const std::string &text,
                                 const std::string &where,
                                 std::optional<int64_t> atLeast,
-                                const std::string &what,
-                                bool withDefaults = false) {
-  auto e = expr::Expr::parse(text);
-  if (!e)
-    return makeError("cannot parse '" + text + "': " + e.error().str(), where);
-  return ShapeCheck{std::move(*e), text, where, what, atLeast, withDefaults};
+                                const std::string &what) {
+  return checkOf(expr::Expr::parse(text), text, where, atLeast, what, false);
+}
+
+/// Launch geometry, parsed when it was read; it also sees the tunables'
+/// defaults.
+Expected<ShapeCheck> launchCheck(const LaunchExpr &e, const std::string &where,
+                                 int64_t atLeast, const std::string &what) {
+  return checkOf(e.parsed(), e.text(), where, atLeast, what, true);
 }
 
 Status checkAtShape(const ShapeCheck &c,
@@ -273,16 +285,16 @@ Status validateSpec(const Spec &spec, const ManifestKernel &kernel) {
     }
   }
   for (size_t i = 0; checkLaunch && i < launch.grid.size(); ++i)
-    KTUNE_TRY(add(parseCheck(launch.grid[i],
-                             launchWhere(jsonPathIndex("grid", i)), 1,
-                             "grid extent", true)));
+    KTUNE_TRY(add(launchCheck(launch.grid[i],
+                              launchWhere(jsonPathIndex("grid", i)), 1,
+                              "grid extent")));
   for (size_t i = 0; checkLaunch && i < launch.block.size(); ++i)
-    KTUNE_TRY(add(parseCheck(launch.block[i],
-                             launchWhere(jsonPathIndex("block", i)), 1,
-                             "block extent", true)));
+    KTUNE_TRY(add(launchCheck(launch.block[i],
+                              launchWhere(jsonPathIndex("block", i)), 1,
+                              "block extent")));
   if (checkLaunch)
-    KTUNE_TRY(add(parseCheck(launch.smem, launchWhere("smem"), 0,
-                             "shared memory size", true)));
+    KTUNE_TRY(add(launchCheck(launch.smem, launchWhere("smem"), 0,
+                              "shared memory size")));
   if (!spec.bytes.empty())
     KTUNE_TRY(add(parseCheck(spec.bytes, "bytes", 0, "byte count")));
 

@@ -8,6 +8,7 @@
 #ifndef KTUNE_PLAN_CANDIDATES_H
 #define KTUNE_PLAN_CANDIDATES_H
 
+#include "ktune/Plan/ParamKind.h"
 #include "ktune/Support/EnumNames.h"
 #include "ktune/Support/Error.h"
 
@@ -25,31 +26,6 @@ namespace ktune {
 class JsonReader;
 
 inline constexpr const char *CandidatesVersion = "candidates/1";
-
-enum class ParamKind {
-  BlockSize,
-  TileSize,
-  Unroll,
-  VectorWidth,
-  ItemsPerThread,
-  WarpsPerBlock,
-  GridSize,
-  /// Structural: blocks per row, a parameter the refactorer introduces
-  /// where a kernel's row can be split (no constant of the code holds it).
-  RowSplit,
-  Other,
-};
-
-/// "block_size", "tile_size", "unroll", "vector_width", "items_per_thread",
-/// "warps_per_block", "grid_size", "row_split", "other".
-std::string_view kindName(ParamKind kind);
-std::optional<ParamKind> parseKind(std::string_view name);
-/// A kind the refactorer introduces (row_split): the default plan never
-/// lifts it, the tuning loop proposes it.
-inline bool isStructural(ParamKind kind) { return kind == ParamKind::RowSplit; }
-
-/// The field "kind" of `j`, a name parseKind knows.
-Expected<ParamKind> kindFromJson(const JsonReader &j);
 
 enum class Confidence { High, Medium, Low };
 /// "high", "medium", "low" (also the clang-tidy option's values).

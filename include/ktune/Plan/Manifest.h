@@ -10,7 +10,9 @@
 #ifndef KTUNE_PLAN_MANIFEST_H
 #define KTUNE_PLAN_MANIFEST_H
 
+#include "ktune/Expr/Expr.h"
 #include "ktune/Plan/Domain.h"
+#include "ktune/Plan/ParamKind.h"
 #include "ktune/Support/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -32,7 +34,7 @@ struct TemplateParam {
   /// "typename", or the C++ type of a non-type parameter ("int", "bool", ...).
   std::string type;
   bool tunable = false;
-  std::string kind;                    // tunable: block_size, unroll, ...
+  ParamKind kind = ParamKind::Other;   // tunable: block_size, unroll, ...
   std::optional<int64_t> defaultValue; // tunable: the original constant
   std::optional<Domain> domain;        // tunable
   /// Launch parameters only: the templated launcher (`launchers[j].name`)
@@ -54,12 +56,52 @@ struct KernelArg {
   }
 };
 
+/// One launch expression: its text as a manifest or spec writes it, parsed
+/// once when it is made. Text that does not parse keeps the reason, for the
+/// check that reports it with the expression's place (validateSpec,
+/// KernelBinding); `sizeof(T)` parses only once resolveLaunchGeometry has
+/// replaced it by a size.
+class LaunchExpr {
+public:
+  LaunchExpr(std::string text);
+  LaunchExpr(const char *text) : LaunchExpr(std::string(text)) {}
+
+  const std::string &text() const { return Text; }
+  bool empty() const { return Text.empty(); }
+  /// The expression, or why the text does not parse.
+  const Expected<expr::Expr> &parsed() const { return Parsed; }
+  /// The names it uses, each once; none when it does not parse.
+  std::vector<std::string> names() const;
+
+  friend bool operator==(const LaunchExpr &a, const LaunchExpr &b) {
+    return a.Text == b.Text;
+  }
+  friend bool operator==(const LaunchExpr &a, const std::string &text) {
+    return a.Text == text;
+  }
+  friend bool operator==(const LaunchExpr &a, const char *text) {
+    return a.Text == text;
+  }
+  /// Written to JSON as its text.
+  template <class Json> friend void to_json(Json &j, const LaunchExpr &e) {
+    j = e.Text;
+  }
+
+private:
+  std::string Text;
+  Expected<expr::Expr> Parsed;
+};
+
+/// The same texts, in order.
+bool operator==(const std::vector<LaunchExpr> &exprs,
+                const std::vector<std::string> &texts);
+
 /// Launch geometry as expressions over template parameters and kernel
 /// argument names (ktune expression language).
 struct LaunchGeometry {
-  std::vector<std::string> grid;  // 1-3 dimensions
-  std::vector<std::string> block; // 1-3 dimensions
-  std::string smem = "0";         // dynamic shared memory bytes
+  std::vector<LaunchExpr> grid;  // 1-3 dimensions
+  std::vector<LaunchExpr> block; // 1-3 dimensions
+  LaunchExpr smem = "0";         // dynamic shared memory bytes
   std::string from;               // "file:line" of the launch it was read from
   bool cooperative = false;       // cudaLaunchCooperativeKernel
 };

@@ -83,6 +83,12 @@ struct HeuristicOptions {
 Plan heuristicPlan(const CandidateSet &candidates,
                    const HeuristicOptions &options = {});
 
+/// The built-in plan every tool uses (ktune-refactor, the clang-tidy checks,
+/// the heuristic planner and the text planners' fallback): heuristicPlan at
+/// `minConfidence`, its names clear of every identifier in `sources`.
+Plan defaultPlan(const CandidateSet &candidates, const SourceTexts &sources,
+                 Confidence minConfidence = Confidence::High);
+
 } // namespace ktune
 
 #endif

@@ -44,7 +44,7 @@ CandidateSet buildCandidates(const SourceFacts &facts);
 /// Which candidate each occurrence ended up in: (position, kernel id) ->
 /// candidate id. Rewriting uses it to find the functions a site lies in.
 struct CandidateIndex {
-  std::map<std::pair<unsigned, std::string>, std::string> byOccurrence;
+  std::map<std::pair<Position, std::string>, std::string> byOccurrence;
   /// Candidate id -> kernel function id.
   std::map<std::string, std::string> kernelOf;
   /// Candidate id -> existing kernel template parameter it sets (-1: none).
@@ -68,12 +68,6 @@ struct Detection {
   /// headers read), by the path sites give.
   SourceTexts sources() const;
 };
-
-/// The built-in plan for a detection (what `ktune-refactor -o` applies):
-/// ktune::heuristicPlan at `minConfidence`, with the sources so that names
-/// never collide with identifiers in them.
-Plan defaultPlan(const Detection &detection,
-                 Confidence minConfidence = Confidence::High);
 
 /// Facts and candidates for one AST: collectFacts + attribution + grouping.
 CandidateSet detectCandidates(clang::ASTContext &ctx,

@@ -7,12 +7,13 @@
 // plays. Facts from both sides are merged by position; grouping them into
 // candidates and rewriting them need no AST.
 //
-// A position is a byte offset in one of the files detection read: the main
-// file and the project headers it may rewrite (SourceFacts::files). It
-// packs the file's index (top 8 bits; 0 is the main file) and the offset in
-// that file (low 24 bits), so code that only compares positions needs no
-// change to work across files; makePosition, filePart and localPart are the
-// only ways to build or take one apart.
+// A Position is a byte in one of the files detection read: the main file
+// and the project headers it may rewrite (SourceFacts::files). It packs the
+// file's index (top 8 bits; 0 is the main file) and the offset in that file
+// (low 24 bits), so code that only compares positions needs no change to
+// work across files; makePosition, filePart and localPart are the only ways
+// to build or take one apart, marker and functionId the only ways to spell
+// one.
 //
 // Expressions read off the source (launch geometry, shared-memory extents,
 // __launch_bounds__) are kept in ktune's expression language with markers
@@ -49,16 +50,40 @@ inline constexpr unsigned LocalOffsetBits = 24;
 inline constexpr unsigned MaxFileBytes = 1u << LocalOffsetBits;
 inline constexpr unsigned MaxFiles = 1u << (32 - LocalOffsetBits);
 
-constexpr unsigned makePosition(unsigned fileIndex, unsigned localOffset) {
+/// A byte of a file detection read, as facts, sites, edits and the sink
+/// hold it. It orders, compares and is spelled as its packed value, which
+/// it converts to and from implicitly: a position in the main file is its
+/// offset there, and facts built by hand are written with offsets.
+class Position {
+public:
+  constexpr Position() = default;
+  constexpr Position(unsigned packed) : Packed(packed) {}
+  constexpr operator unsigned() const { return Packed; }
+  /// `bytes` further on, in the same file.
+  constexpr Position &operator+=(unsigned bytes) {
+    Packed += bytes;
+    return *this;
+  }
+
+private:
+  unsigned Packed = 0;
+};
+
+/// In JSON (--dump-facts), as its packed value.
+inline void to_json(nlohmann::json &j, Position position) {
+  j = unsigned(position);
+}
+
+constexpr Position makePosition(unsigned fileIndex, unsigned localOffset) {
   return fileIndex << LocalOffsetBits | localOffset;
 }
 /// The index in SourceFacts::files of the file a position is in.
-constexpr unsigned filePart(unsigned position) {
-  return position >> LocalOffsetBits;
+constexpr unsigned filePart(Position position) {
+  return unsigned(position) >> LocalOffsetBits;
 }
 /// The byte offset of a position in its file.
-constexpr unsigned localPart(unsigned position) {
-  return position & (MaxFileBytes - 1);
+constexpr unsigned localPart(Position position) {
+  return unsigned(position) & (MaxFileBytes - 1);
 }
 
 /// A file detection read facts from, and may rewrite: the main file (index
@@ -90,7 +115,7 @@ struct TemplateParamFacts {
 struct DeclarationFacts {
   /// Existing template: offset of the '>' closing the parameter list.
   /// Otherwise: offset of the first token of the declaration.
-  unsigned insertOffset = 0;
+  Position insertOffset;
   bool hasTemplateList = false;
   bool emptyTemplateList = false; // `template <>`: an explicit specialisation
   std::string indent;             // leading whitespace of the line
@@ -123,19 +148,19 @@ struct RowSplitFacts {
 };
 
 struct FunctionFacts {
-  std::string id; // "fn@<offset of the name>"
+  std::string id; // "fn@<position of the name>" (functionId)
   FunctionRole role = FunctionRole::Host;
   std::string name;          // unqualified
   std::string qualifiedName; // without anonymous namespaces
   unsigned line = 0;         // of the name
-  unsigned offset = 0;       // of the name
+  Position offset;           // of the name
   bool isTemplate = false;
   std::vector<TemplateParamFacts> templateParams;
   std::vector<DeclarationFacts> declarations; // source order
-  unsigned bodyBegin = 0;                     // just after the body's '{'
+  Position bodyBegin;                         // just after the body's '{'
   /// Text of the function's declarations: from the first declaration's
   /// start to the end of the definition's body.
-  unsigned rangeBegin = 0, rangeEnd = 0;
+  Position rangeBegin, rangeEnd;
   /// Why template parameters cannot be added (empty: they can).
   std::string cannotTemplate;
   std::vector<KernelArg> args;
@@ -177,7 +202,7 @@ struct FunctionFacts {
 struct SharedArrayFacts {
   std::string function;
   std::string name;
-  unsigned offset = 0;
+  Position offset;
   uint64_t elementSize = 0;         // 0: unknown (dependent type)
   std::vector<std::string> extents; // marker expressions; empty: unknown
 };
@@ -201,7 +226,7 @@ std::string_view callFormName(CallForm form);
 /// A call that may need template arguments when its callee gains template
 /// parameters: kernel launches, references and calls of device helpers.
 struct CallFacts {
-  unsigned offset = 0; // of the callee's name
+  Position offset; // of the callee's name
   unsigned line = 0, col = 0;
   std::string caller; // function id
   std::string callee; // function id
@@ -209,7 +234,7 @@ struct CallFacts {
   /// With an explicit template argument list: the offset of its '>'.
   /// Without one: the offset just after the callee's name.
   bool hasExplicitArgs = false;
-  unsigned insertOffset = 0;
+  Position insertOffset;
   unsigned explicitArgCount = 0;
   /// Arguments for the callee's existing template parameters that the call
   /// leaves implicit (deduced or defaulted), spelled so they are valid at
@@ -261,8 +286,8 @@ struct Family {
     GridSize,       // "grid@<offset>": a grid-stride kernel's grid x size
   };
   Kind kind = Kind::None;
-  /// Unroll, Items, MinBlocks, GridSize: the offset of the site; TemplateArg:
-  /// the index of the kernel template parameter.
+  /// Unroll, Items, MinBlocks, GridSize: the position of the site (packed);
+  /// TemplateArg: the index of the kernel template parameter.
   unsigned at = 0;
   std::string typeName; // VectorType
 
@@ -274,16 +299,16 @@ struct Family {
   static Family unlinked() { return {Kind::Unlinked}; }
   static Family itemsPerThread() { return {Kind::ItemsPerThread}; }
   static Family vectorBytes() { return {Kind::VectorBytes}; }
-  static Family unroll(unsigned offset) { return {Kind::Unroll, offset}; }
-  static Family items(unsigned offset) { return {Kind::Items, offset}; }
-  static Family minBlocks(unsigned offset) { return {Kind::MinBlocks, offset}; }
+  static Family unroll(Position at) { return {Kind::Unroll, at}; }
+  static Family items(Position at) { return {Kind::Items, at}; }
+  static Family minBlocks(Position at) { return {Kind::MinBlocks, at}; }
   static Family vectorType(std::string name) {
     return {Kind::VectorType, 0, std::move(name)};
   }
   static Family templateArg(unsigned index) {
     return {Kind::TemplateArg, index};
   }
-  static Family gridSize(unsigned offset) { return {Kind::GridSize, offset}; }
+  static Family gridSize(Position at) { return {Kind::GridSize, at}; }
 
   /// One group per family key rather than per value: unroll, items,
   /// min blocks, vector types and grid sizes.
@@ -301,7 +326,8 @@ std::ostream &operator<<(std::ostream &os, const Family &family);
 /// to one kernel (a helper's constants are attributed to every kernel that
 /// calls it).
 struct Occurrence {
-  unsigned offset = 0, length = 0;
+  Position offset;
+  unsigned length = 0;
   unsigned line = 0, col = 0;
   std::string text;     // source text of [offset, offset+length)
   std::string function; // id of the function the site is in
@@ -337,7 +363,7 @@ struct Occurrence {
   std::string valueForm;
   /// The launches whose geometry or template arguments spell the site
   /// (their CallFacts::offset).
-  std::vector<unsigned> launches;
+  std::vector<Position> launches;
   /// A literal spelled in the body of this function-like macro of the main
   /// file: one edit serves every expansion, so every function expanding
   /// the macro must take the parameter under one name.
@@ -361,7 +387,7 @@ struct SourceFacts {
   /// __global__, not constexpr, not members), [begin, end) positions from
   /// their first token to the closing brace or ';': what `ktune run` hides
   /// from NVRTC (RewriteOptions::guardHostCode). Read on the host side.
-  std::vector<std::pair<unsigned, unsigned>> hostOnlyRanges;
+  std::vector<std::pair<Position, Position>> hostOnlyRanges;
   /// __launch_bounds__ max-threads expressions per kernel id (markers).
   std::map<std::string, std::string> launchBounds;
   /// Things detection saw but could not use, as "line:col: message".
@@ -378,7 +404,7 @@ struct SourceFacts {
   /// The index of the file sites name `path`, if detection read it.
   std::optional<unsigned> fileIndexOf(const std::string &path) const;
   /// The position of a candidate's site (sites hold offsets in their file).
-  std::optional<unsigned> position(const SourceSite &site) const;
+  std::optional<Position> position(const SourceSite &site) const;
   /// The text of file `fileIndex`; `mainText` for the main file when the
   /// facts hold no texts (built by hand).
   llvm::StringRef textOf(unsigned fileIndex, llvm::StringRef mainText) const;
@@ -412,13 +438,18 @@ void remapFiles(SourceFacts &facts, const std::vector<unsigned> &newIndex);
 nlohmann::json factsToJson(const SourceFacts &facts);
 
 /// "@123@" for the constant spelled at position 123.
-std::string marker(unsigned offset);
+std::string marker(Position position);
+
+/// "fn@123" (FunctionFacts::id) for the function named at position 123.
+std::string functionId(Position name);
+/// The position a function id names; nullopt for an id of another form.
+std::optional<Position> functionIdPosition(const std::string &id);
 
 /// Replaces every "@N@" marker in `text` by `resolve(N)`; nullopt from
 /// `resolve` makes the whole result nullopt.
 std::optional<std::string> resolveMarkers(
     const std::string &text,
-    const std::function<std::optional<std::string>(unsigned)> &resolve);
+    const std::function<std::optional<std::string>(Position)> &resolve);
 
 /// The kernels that reach each helper through calls (helper id -> kernel ids),
 /// each kernel mapping to itself.

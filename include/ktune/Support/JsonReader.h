@@ -118,6 +118,9 @@ public:
   Expected<bool> boolean() const;
   /// An array of strings.
   Expected<std::vector<std::string>> strings() const;
+  /// An array of integral() values, none twice ("duplicate value 4" at the
+  /// second).
+  Expected<std::vector<int64_t>> distinctIntegrals() const;
   /// An object whose values are all integers (a shape, a configuration).
   Expected<std::vector<std::pair<std::string, int64_t>>> integerFields() const;
   /// One of `names` (a string): its index, else "expected one of: a, b, c".

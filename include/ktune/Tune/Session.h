@@ -12,6 +12,7 @@
 
 #include "ktune/Plan/Manifest.h"
 #include "ktune/Tune/Evaluator.h"
+#include "ktune/Tune/Journal.h"
 #include "ktune/Tune/MultiDevice.h"
 #include "ktune/Tune/Results.h"
 #include "ktune/Tune/Spec.h"
@@ -104,6 +105,30 @@ struct TuneCommand {
   const std::atomic<bool> *stopRequested = nullptr;
 };
 
+/// What a template session tunes, each read and parsed once: from the files
+/// a command names (readTuneInputs), or made in memory by the caller (a
+/// round of `ktune run`). The session resolves them and hands them back.
+struct TuneInputs {
+  std::string templateSource;
+  Manifest manifest;
+  Spec spec;
+  /// A T1 file's space (--space). Once resolved: the space tuned, by
+  /// default the kernel's with the spec's domains and constraints.
+  std::optional<SpaceDefinition> space;
+  /// Of everything that decides a measurement: template, manifest and spec
+  /// (and the T1 file).
+  std::string sha256;
+  /// Once resolved: manifest.kernels[*kernelIndex] is the kernel tuned (in
+  /// launcher mode the launcher's entry, added first), and `spec` is
+  /// resolved against it (register caps withdrawn unless compile-only).
+  std::optional<size_t> kernelIndex;
+  std::vector<std::string> notes; // from resolving, for the results
+
+  const ManifestKernel *kernel() const {
+    return kernelIndex ? &manifest.kernels[*kernelIndex] : nullptr;
+  }
+};
+
 /// What an evaluator is asked to be built for.
 struct EvaluatorRequest {
   bool compileOnly = false;
@@ -135,11 +160,29 @@ struct SessionReport {
   double wallSeconds = 0;
   bool interrupted = false;
   std::string compileCommand; // with printCompileCommand
+  /// A template tuned: the inputs, resolved, as the session tuned with them.
+  std::optional<TuneInputs> inputs;
+  /// The journal's entries of this tuning (journaledBy the results).
+  std::vector<JournalEntry> journal;
 };
 
 /// Runs one invocation. Errors name the file and JSON path they concern.
 Expected<SessionReport> runTuneSession(const TuneCommand &command,
                                        const EvaluatorFactory &makeEvaluator);
+/// The same with the template's inputs already read: the command's
+/// template, manifest and spec paths only name them (in errors, outputs and
+/// the compile's include paths).
+Expected<SessionReport> runTuneSession(const TuneCommand &command,
+                                       TuneInputs inputs,
+                                       const EvaluatorFactory &makeEvaluator);
+
+/// Reads the template, manifest, spec and T1 file (--space) `command`
+/// names; the manifest defaults to the template's name with .json.
+Expected<TuneInputs> readTuneInputs(const TuneCommand &command);
+/// sha256 of the texts that decide a measurement, as TuneInputs holds it.
+std::string tuneInputsSha256(const std::string &templateSource,
+                             const nlohmann::json &manifest,
+                             const std::string &specText);
 
 /// This host's workers for `command`, built as runTuneSession builds its
 /// own but tuning nothing: what a rank other than 0 evaluates with.

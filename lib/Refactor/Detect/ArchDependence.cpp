@@ -129,7 +129,7 @@ const ArchRange *archRangeAt(DetectContext &c, SourceLocation spelled) {
 }
 
 std::optional<ArchReason> archDependence(DetectContext &c, const Expr *e,
-                                         unsigned siteBegin, unsigned siteEnd,
+                                         Position siteBegin, Position siteEnd,
                                          int depth) {
   if (!e || depth > 8)
     return std::nullopt;
@@ -211,16 +211,15 @@ std::optional<ArchReason> archDependentDecl(DetectContext &c,
 void dropSideDivergentConstants(SourceFacts &host, SourceFacts &device) {
   // The same site on both sides with another value or another constant.
   // Each side numbers its files as it met them: sites are compared by path.
-  auto where = [](const SourceFacts &f, unsigned position) {
+  auto where = [](const SourceFacts &f, Position position) {
     unsigned file = filePart(position);
     std::string path = file < f.files.size() ? f.files[file].absolutePath
                                              : std::to_string(file);
     return path + ":" + std::to_string(localPart(position));
   };
   auto function = [&](const SourceFacts &f, const std::string &id) {
-    if (id.rfind("fn@", 0) != 0)
-      return id;
-    return where(f, static_cast<unsigned>(std::stoul(id.substr(3))));
+    auto name = functionIdPosition(id);
+    return name ? where(f, *name) : id;
   };
   auto site = [&](const SourceFacts &f, const Occurrence &o) {
     return std::make_tuple(where(f, o.offset), function(f, o.function),

@@ -52,7 +52,7 @@ void describeCallee(DetectContext &c, const CallExpr *call,
       collectExplicit(ule->template_arguments());
     }
   }
-  auto nameOff = offsetOf(c, nameLoc);
+  auto nameOff = positionOf(c, nameLoc);
   cf.offset = nameOff.value_or(0);
   auto [l, col] = lineCol(c, cf.offset);
   cf.line = l;
@@ -61,12 +61,12 @@ void describeCallee(DetectContext &c, const CallExpr *call,
   cf.explicitArgs = explicitArgs;
   if (rAngle.isValid()) {
     cf.hasExplicitArgs = true;
-    cf.insertOffset = offsetOf(c, rAngle).value_or(0);
+    cf.insertOffset = positionOf(c, rAngle).value_or(0);
   } else if (nameOff) {
     cf.insertOffset = *nameOff + Lexer::MeasureTokenLength(
                                      c.SM.getFileLoc(nameLoc), c.SM, c.LO);
   }
-  if (!nameOff || (rAngle.isValid() && !offsetOf(c, rAngle)))
+  if (!nameOff || (rAngle.isValid() && !positionOf(c, rAngle)))
     cf.implicitArgsError = "the call is not spelled in this file";
   const FunctionDecl *resolved = call ? call->getDirectCallee() : nullptr;
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(calleeExpr); !call && ref)

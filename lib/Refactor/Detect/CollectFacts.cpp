@@ -43,7 +43,7 @@ bool inRewritableFile(DetectContext &c, SourceLocation loc) {
          fileIndex(c, c.SM.getFileID(c.SM.getExpansionLoc(loc))).has_value();
 }
 
-std::optional<std::pair<unsigned, unsigned>> fileRange(DetectContext &c,
+std::optional<std::pair<Position, unsigned>> fileRange(DetectContext &c,
                                                        SourceRange range) {
   CharSourceRange r = Lexer::makeFileCharRange(
       CharSourceRange::getTokenRange(range), c.SM, c.LO);
@@ -59,7 +59,7 @@ std::optional<std::pair<unsigned, unsigned>> fileRange(DetectContext &c,
   return std::pair{makePosition(*index, begin), end - begin};
 }
 
-std::optional<unsigned> offsetOf(DetectContext &c, SourceLocation loc) {
+std::optional<Position> positionOf(DetectContext &c, SourceLocation loc) {
   if (loc.isInvalid())
     return std::nullopt;
   loc = c.SM.getFileLoc(loc);
@@ -70,23 +70,24 @@ std::optional<unsigned> offsetOf(DetectContext &c, SourceLocation loc) {
   return makePosition(*index, off);
 }
 
-std::pair<unsigned, unsigned> lineCol(DetectContext &c, unsigned offset) {
-  unsigned index = filePart(offset);
+std::pair<unsigned, unsigned> lineCol(DetectContext &c, Position position) {
+  unsigned index = filePart(position);
   if (index >= c.FileIds.size())
     return {0, 0};
-  SourceLocation loc = c.SM.getComposedLoc(c.FileIds[index], localPart(offset));
+  SourceLocation loc =
+      c.SM.getComposedLoc(c.FileIds[index], localPart(position));
   return {c.SM.getSpellingLineNumber(loc), c.SM.getSpellingColumnNumber(loc)};
 }
 
-llvm::StringRef fileText(DetectContext &c, unsigned offset) {
-  unsigned index = filePart(offset);
+llvm::StringRef fileText(DetectContext &c, Position position) {
+  unsigned index = filePart(position);
   return index < c.Sink.Facts.files.size()
              ? llvm::StringRef(c.Sink.Facts.files[index].text)
              : llvm::StringRef();
 }
 
-std::string text(DetectContext &c, unsigned offset, unsigned length) {
-  return fileText(c, offset).substr(localPart(offset), length).str();
+std::string text(DetectContext &c, Position position, unsigned length) {
+  return fileText(c, position).substr(localPart(position), length).str();
 }
 
 std::string textOf(DetectContext &c, SourceRange range) {
@@ -97,7 +98,7 @@ std::string textOf(DetectContext &c, SourceRange range) {
 
 std::string noteAt(DetectContext &c, SourceLocation loc,
                    const std::string &message) {
-  if (auto off = offsetOf(c, loc)) {
+  if (auto off = positionOf(c, loc)) {
     auto [line, col] = lineCol(c, *off);
     return c.Sink.Facts.pathOf(filePart(*off)) + ":" + std::to_string(line) +
            ":" + std::to_string(col) + ": " + message;
@@ -371,7 +372,7 @@ void dropUncoveredMacroSites(DetectContext &c) {
     h.host &= f != c.Sink.Facts.functions.end() &&
               f->second.role == FunctionRole::Host;
   }
-  std::map<unsigned, int64_t> dropped; // offset -> value
+  std::map<Position, int64_t> dropped; // site -> value
   auto drop = [&](const std::string &macro) {
     for (auto it = c.Sink.Occs.begin(); it != c.Sink.Occs.end();) {
       if (it->second.macroBody != macro) {
@@ -400,7 +401,7 @@ void dropUncoveredMacroSites(DetectContext &c) {
     }
     for (unsigned at : why.empty() ? expansionsOf(c.SM, c.LO, macro)
                                    : std::vector<unsigned>{}) {
-      unsigned position = makePosition(0, at);
+      Position position = makePosition(0, at);
       bool covered = std::any_of(
           h.functions.begin(), h.functions.end(), [&](const std::string &id) {
             const FunctionFacts &f = c.Sink.Facts.functions.at(id);
@@ -422,7 +423,7 @@ void dropUncoveredMacroSites(DetectContext &c) {
   }
   // Expressions read before name a dropped site by its value.
   auto byValue = [&](std::string &text) {
-    if (auto r = resolveMarkers(text, [&](unsigned at) {
+    if (auto r = resolveMarkers(text, [&](Position at) {
           auto it = dropped.find(at);
           return it == dropped.end() ? marker(at) : std::to_string(it->second);
         }))

@@ -89,14 +89,14 @@ std::string typeSpelling(const ASTContext &ctx, QualType t) {
   return t.getUnqualifiedType().getAsString(p);
 }
 
-std::optional<std::pair<unsigned, unsigned>>
+std::optional<std::pair<Position, unsigned>>
 macroBodyLiteral(DetectContext &c, const Expr *e, std::string &macro) {
   const auto *lit = llvm::dyn_cast<IntegerLiteral>(e);
   if (!lit || !lit->getLocation().isMacroID())
     return std::nullopt;
   std::string name = macroBodyOf(c, lit->getLocation());
   SourceLocation spelled = c.SM.getSpellingLoc(lit->getLocation());
-  auto at = offsetOf(c, spelled);
+  auto at = positionOf(c, spelled);
   // The main file's macros only: a header's serve other files too.
   if (name.empty() || !at || filePart(*at) != 0)
     return std::nullopt;

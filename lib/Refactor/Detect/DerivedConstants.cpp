@@ -100,7 +100,7 @@ void describeDerived(DetectContext &c, const VarDecl *var, Atom &a) {
     // Every appearance of the base inside the initialiser becomes {P}.
     std::string t = text(c, initRange->first, initRange->second);
     std::string out;
-    unsigned pos = initRange->first;
+    Position pos = initRange->first;
     for (auto &[e, b] : bases) {
       if (b.offset < pos)
         continue;

@@ -42,7 +42,7 @@ public:
 
   /// An occurrence in its role: recorded once already, the most specific
   /// role wins (roleRank) and the launches reading it add up (`launch`).
-  void occurrence(Occurrence o, std::optional<unsigned> launch);
+  void occurrence(Occurrence o, std::optional<Position> launch);
   /// An occurrence built whole (vector types): the first one of its key
   /// stays.
   void addOccurrence(Occurrence o);
@@ -52,7 +52,7 @@ public:
   void finish();
 
   SourceFacts &Facts;
-  std::map<std::tuple<unsigned, std::string, std::string>, Occurrence> Occs;
+  std::map<std::tuple<Position, std::string, std::string>, Occurrence> Occs;
 };
 
 /// Bytes [begin, end) of a file included or not depending on __CUDA_ARCH__:
@@ -91,20 +91,21 @@ struct DetectContext {
 };
 
 // --- locations as positions (CollectFacts.cpp) -------------------------------
-// Offsets are positions (SourceFacts.h): the main file's or a rewritable
-// header's.
+// Places are Positions (SourceFacts.h): in the main file or a rewritable
+// header.
 
 /// The expansion of `loc` is in the main file or a rewritable header.
 bool inRewritableFile(DetectContext &c, clang::SourceLocation loc);
 /// [position, length) of the tokens of `range` (one file).
-std::optional<std::pair<unsigned, unsigned>>
+std::optional<std::pair<Position, unsigned>>
 fileRange(DetectContext &c, clang::SourceRange range);
-std::optional<unsigned> offsetOf(DetectContext &c, clang::SourceLocation loc);
-std::pair<unsigned, unsigned> lineCol(DetectContext &c, unsigned offset);
-std::string text(DetectContext &c, unsigned offset, unsigned length);
+/// The position of `loc` (its file location), in a file detection reads.
+std::optional<Position> positionOf(DetectContext &c, clang::SourceLocation loc);
+std::pair<unsigned, unsigned> lineCol(DetectContext &c, Position position);
+std::string text(DetectContext &c, Position position, unsigned length);
 std::string textOf(DetectContext &c, clang::SourceRange range);
-/// The whole text of the file `offset` is in.
-llvm::StringRef fileText(DetectContext &c, unsigned offset);
+/// The whole text of the file `position` is in.
+llvm::StringRef fileText(DetectContext &c, Position position);
 /// "file:line:col: message" at `loc`.
 std::string noteAt(DetectContext &c, clang::SourceLocation loc,
                    const std::string &message);

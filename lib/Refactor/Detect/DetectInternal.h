@@ -78,7 +78,8 @@ int vectorLanes(llvm::StringRef name);
 /// One spelled constant.
 struct Atom {
   Spelling spelling = Spelling::Literal;
-  unsigned offset = 0, length = 0;
+  Position offset;
+  unsigned length = 0;
   std::string text;
   int64_t value = 0;
   std::string constant, constantName;
@@ -130,7 +131,7 @@ struct RoleCtx {
   /// `dim3(32, num_warps)`).
   int64_t skipLiteral = 0;
   /// The launch being read (its CallFacts::offset).
-  std::optional<unsigned> launch;
+  std::optional<Position> launch;
 };
 
 std::vector<ArchRange> archConditionalRanges(llvm::StringRef buffer,
@@ -239,7 +240,7 @@ std::optional<Atom> classify(DetectContext &c, const clang::Expr *e,
 /// A literal token spelled in the body of a function-like macro the main
 /// file defines (`dim3 block(std::min(d, 1024));` in a launch macro): its
 /// spelling's range, and the macro in `macro`.
-std::optional<std::pair<unsigned, unsigned>>
+std::optional<std::pair<Position, unsigned>>
 macroBodyLiteral(DetectContext &c, const clang::Expr *e, std::string &macro);
 /// Literals of a macro's body are sites only where every expansion of
 /// the macro in the main file lies in a function holding them (each
@@ -279,7 +280,7 @@ void describeDerivedMacro(DetectContext &c, const clang::Expr *e,
 bool isArchDependent(DetectContext &c, const Atom &a, const clang::Expr *e,
                      const clang::ValueDecl *d);
 std::optional<ArchReason> archDependence(DetectContext &c, const clang::Expr *e,
-                                         unsigned siteBegin, unsigned siteEnd,
+                                         Position siteBegin, Position siteEnd,
                                          int depth);
 std::optional<ArchReason>
 archDependentDecl(DetectContext &c, const clang::ValueDecl *d, int depth);
@@ -464,7 +465,7 @@ public:
   std::vector<const clang::ForStmt *> Loops;
   std::map<const clang::VarDecl *, std::vector<int64_t>> RegisterArrays;
   std::vector<const clang::FunctionDecl *> Helpers;
-  std::set<unsigned> VectorTypeSites;
+  std::set<Position> VectorTypeSites;
 
 private:
   void sharedArray(clang::VarDecl *var);

@@ -56,7 +56,7 @@ void DeviceScanner::sharedArray(VarDecl *var) {
   SharedArrayFacts arr;
   arr.function = Facts.id;
   arr.name = var->getNameAsString();
-  arr.offset = offsetOf(C, var->getLocation()).value_or(0);
+  arr.offset = positionOf(C, var->getLocation()).value_or(0);
   QualType elem = var->getType();
   bool known = true;
   TypeLoc tl = var->getTypeSourceInfo()->getTypeLoc();
@@ -85,7 +85,8 @@ void DeviceScanner::registerArrays(VarDecl *var) {
   TypeLoc tl = var->getTypeSourceInfo()->getTypeLoc();
   while (auto at = tl.getAsAdjusted<ArrayTypeLoc>()) {
     const Expr *size = at.getSizeExpr();
-    Family family = Family::items(offsetOf(C, var->getLocation()).value_or(0));
+    Family family =
+        Family::items(positionOf(C, var->getLocation()).value_or(0));
     if (auto atom = classify(C, size, Fn);
         atom && atom->spelling == Spelling::Literal) {
       RegisterArrays[var].push_back(atom->value);
@@ -144,8 +145,8 @@ bool DeviceScanner::VisitAttributedStmt(AttributedStmt *s) {
         !hint->getValue())
       continue;
     auto atom = classify(C, hint->getValue(), Fn);
-    walk(C, hint->getValue(),
-         ctx(SiteRole::UnrollPragma, Family::unroll(atom ? atom->offset : 0)));
+    Position at = atom ? atom->offset : Position();
+    walk(C, hint->getValue(), ctx(SiteRole::UnrollPragma, Family::unroll(at)));
   }
   return true;
 }
@@ -307,7 +308,7 @@ static void scanLaunchBounds(DetectContext &c, const FunctionDecl *def,
     auto atom = classify(c, minBlocks, def);
     walk(c, minBlocks,
          scanner.ctx(SiteRole::LaunchBoundsMinBlocks,
-                     Family::minBlocks(atom ? atom->offset : 0)));
+                     Family::minBlocks(atom ? atom->offset : Position())));
   }
 }
 

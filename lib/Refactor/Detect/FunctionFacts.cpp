@@ -31,8 +31,8 @@ const FunctionDecl *definitionOf(DetectContext &c, const FunctionDecl *fd) {
 }
 
 std::string idOf(DetectContext &c, const FunctionDecl *def) {
-  auto off = offsetOf(c, def->getLocation());
-  return off ? "fn@" + std::to_string(*off) : std::string();
+  auto off = positionOf(c, def->getLocation());
+  return off ? functionId(*off) : std::string();
 }
 
 bool isKernel(DetectContext &c, const FunctionDecl *fd) {
@@ -161,13 +161,13 @@ void readDeclarations(DetectContext &c, const FunctionDecl *def,
     if ((f.cLinkage || !f.templateName.empty()) && !df.isDefinition)
       continue;
     const FunctionTemplateDecl *dt = d->getDescribedFunctionTemplate();
-    std::optional<unsigned> off;
+    std::optional<Position> off;
     if (dt) {
       df.hasTemplateList = true;
       df.emptyTemplateList = dt->getTemplateParameters()->size() == 0;
-      off = offsetOf(c, dt->getTemplateParameters()->getRAngleLoc());
+      off = positionOf(c, dt->getTemplateParameters()->getRAngleLoc());
     } else {
-      off = offsetOf(c, c.SM.getExpansionLoc(d->getOuterLocStart()));
+      off = positionOf(c, c.SM.getExpansionLoc(d->getOuterLocStart()));
     }
     if (!off) {
       if (f.cannotTemplate.empty())
@@ -252,8 +252,8 @@ void readArgs(DetectContext &c, const FunctionDecl *def, FunctionFacts &f) {
     a.name = p->getNameAsString();
     std::string spelled;
     if (!a.name.empty()) {
-      auto begin = offsetOf(c, p->getBeginLoc());
-      auto name = offsetOf(c, p->getLocation());
+      auto begin = positionOf(c, p->getBeginLoc());
+      auto name = positionOf(c, p->getLocation());
       if (begin && name && *name > *begin && !p->getBeginLoc().isMacroID() &&
           !p->getLocation().isMacroID())
         spelled = llvm::StringRef(text(c, *begin, *name - *begin)).trim().str();
@@ -289,7 +289,7 @@ FunctionFacts &functionFacts(DetectContext &c, const FunctionDecl *def,
     def->printQualifiedName(os, p);
     f.qualifiedName = os.str();
   }
-  f.offset = *offsetOf(c, def->getLocation());
+  f.offset = *positionOf(c, def->getLocation());
   f.line = lineCol(c, f.offset).first;
   const FunctionTemplateDecl *tmpl = def->getDescribedFunctionTemplate();
   f.isTemplate = tmpl != nullptr;
@@ -311,9 +311,9 @@ FunctionFacts &functionFacts(DetectContext &c, const FunctionDecl *def,
   if (const auto *body = llvm::dyn_cast_or_null<CompoundStmt>(def->getBody())) {
     f.endsWithReturn =
         !body->body_empty() && llvm::isa<ReturnStmt>(body->body_back());
-    if (auto off = offsetOf(c, body->getLBracLoc()))
+    if (auto off = positionOf(c, body->getLBracLoc()))
       f.bodyBegin = *off + 1;
-    if (auto off = offsetOf(c, body->getRBracLoc()))
+    if (auto off = positionOf(c, body->getRBracLoc()))
       f.rangeEnd = *off + 1;
   }
   readForwarder(c, def, f);
@@ -334,7 +334,8 @@ FunctionFacts &functionFacts(DetectContext &c, const FunctionDecl *def,
     if (d.isDefinition && !d.hasTemplateList)
       f.rangeBegin = std::min(f.rangeBegin, d.insertOffset);
   if (tmpl)
-    if (auto off = offsetOf(c, tmpl->getTemplateParameters()->getTemplateLoc()))
+    if (auto off =
+            positionOf(c, tmpl->getTemplateParameters()->getTemplateLoc()))
       f.rangeBegin = std::min(f.rangeBegin, *off);
   readArgs(c, def, f);
   return c.Sink.Facts.functions.emplace(id, std::move(f)).first->second;

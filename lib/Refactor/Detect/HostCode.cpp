@@ -42,23 +42,23 @@ public:
   }
 
 private:
-  std::optional<unsigned> offsetInMain(SourceLocation loc) {
+  std::optional<Position> positionInMain(SourceLocation loc) {
     if (loc.isInvalid())
       return std::nullopt;
     loc = C.SM.getExpansionLoc(loc);
     if (!C.SM.isInMainFile(loc))
       return std::nullopt;
-    return C.SM.getFileOffset(loc);
+    return makePosition(0, C.SM.getFileOffset(loc));
   }
 
   /// From the declaration's first token (`template` included) to its
   /// closing brace, or to the ';' of a declaration.
   void add(const Decl *outer, const FunctionDecl *f) {
-    auto begin = offsetInMain(outer->getBeginLoc());
-    auto end = offsetInMain(f->getEndLoc());
+    auto begin = positionInMain(outer->getBeginLoc());
+    auto end = positionInMain(f->getEndLoc());
     if (!begin || !end || *end < *begin)
       return;
-    unsigned stop = *end + 1;
+    Position stop = *end + 1;
     if (!f->doesThisDeclarationHaveABody()) {
       llvm::StringRef buffer = fileText(C, 0);
       size_t semi = buffer.find(';', *end);

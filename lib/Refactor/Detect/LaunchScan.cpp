@@ -188,7 +188,7 @@ namespace {
 /// cannot be lifted (every expansion shares the spelling): each gets a note.
 void noteMacroConstants(DetectContext &c, const Expr *e,
                         const FunctionDecl *host, const std::string &kernel,
-                        std::set<unsigned> &seen, int depth = 0) {
+                        std::set<Position> &seen, int depth = 0) {
   if (!e || depth > 8)
     return;
   const Expr *s = e->IgnoreParenImpCasts();
@@ -198,7 +198,7 @@ void noteMacroConstants(DetectContext &c, const Expr *e,
     if (macroBodyLiteral(c, lit, liftable))
       return; // a site, unless an expansion elsewhere says otherwise
     int64_t v = lit->getValue().getSExtValue();
-    auto at = offsetOf(c, lit->getLocation());
+    auto at = positionOf(c, lit->getLocation());
     if (!macro.empty() && v >= 2 && at && seen.insert(*at).second)
       c.Sink.note(noteAt(
           c, c.SM.getSpellingLoc(lit->getLocation()),
@@ -256,7 +256,7 @@ LaunchArguments kernelArguments(DetectContext &c, const LaunchView &launch,
 void templateArgumentSites(DetectContext &c, const LaunchView &launch,
                            const FunctionDecl *kernel, const FunctionDecl *host,
                            const std::string &hostId,
-                           const std::string &kernelId, unsigned launchAt,
+                           const std::string &kernelId, Position launchAt,
                            LaunchArguments &args) {
   std::vector<TemplateArgumentLoc> explicitArgs;
   const Expr *calleeExpr = launch.named.ref;
@@ -361,7 +361,7 @@ void launchGeometry(DetectContext &c, const LaunchView &launch,
           llvm::dyn_cast<IntegerLiteral>(dims[d]->IgnoreParenImpCasts());
       if (which == 0 && d == 0 && literal && !launch.cooperative &&
           kernel != c.Sink.Facts.functions.end() && kernel->second.gridStride)
-        if (auto at = offsetOf(c, literal->getLocation()))
+        if (auto at = positionOf(c, literal->getLocation()))
           r.family = Family::gridSize(*at);
       auto t = walk(c, dims[d], r);
       if (!t) {
@@ -450,7 +450,7 @@ void scanLaunch(DetectContext &c, const LaunchView &launch,
   scanDeviceFunction(c, kernel);
   FunctionFacts &kernelFacts = functionFacts(c, kernel, FunctionRole::Kernel);
   cf.macro = macroBodyOf(c, launch.named.ref->getBeginLoc());
-  std::set<unsigned> noted;
+  std::set<Position> noted;
   for (const Expr *e : {launch.grid, launch.block, launch.smem})
     noteMacroConstants(c, e, host, kernelFacts.qualifiedName, noted);
 

@@ -34,10 +34,10 @@ void FactSink::addOccurrence(Occurrence o) {
   Occs.emplace(key, std::move(o));
 }
 
-void FactSink::occurrence(Occurrence o, std::optional<unsigned> launch) {
+void FactSink::occurrence(Occurrence o, std::optional<Position> launch) {
   auto key = std::make_tuple(o.offset, o.function, o.kernel);
   auto it = Occs.find(key);
-  std::vector<unsigned> launches;
+  std::vector<Position> launches;
   if (it != Occs.end())
     launches = it->second.launches;
   if (launch &&

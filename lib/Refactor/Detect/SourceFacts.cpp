@@ -63,7 +63,7 @@ SourceFacts::fileIndexOf(const std::string &path) const {
   return std::nullopt;
 }
 
-std::optional<unsigned> SourceFacts::position(const SourceSite &site) const {
+std::optional<Position> SourceFacts::position(const SourceSite &site) const {
   auto index = fileIndexOf(site.file);
   if (!index)
     return std::nullopt;
@@ -127,23 +127,19 @@ static void mergeFunction(FunctionFacts &into, const FunctionFacts &other) {
 }
 
 void remapFiles(SourceFacts &facts, const std::vector<unsigned> &newIndex) {
-  auto pos = [&](unsigned &p) {
+  auto moved = [&](Position p) -> Position {
     if (filePart(p) < newIndex.size())
-      p = makePosition(newIndex[filePart(p)], localPart(p));
+      return makePosition(newIndex[filePart(p)], localPart(p));
+    return p;
   };
+  auto pos = [&](Position &p) { p = moved(p); };
   auto id = [&](std::string &fnId) {
-    if (fnId.rfind("fn@", 0) != 0)
-      return;
-    unsigned p = static_cast<unsigned>(std::stoul(fnId.substr(3)));
-    pos(p);
-    fnId = "fn@" + std::to_string(p);
+    if (auto p = functionIdPosition(fnId))
+      fnId = functionId(moved(*p));
   };
   auto markers = [&](std::string &text) {
-    auto r =
-        resolveMarkers(text, [&](unsigned p) -> std::optional<std::string> {
-          pos(p);
-          return marker(p);
-        });
+    auto r = resolveMarkers(
+        text, [&](Position p) { return std::optional(marker(moved(p))); });
     if (r)
       text = *r;
   };
@@ -181,7 +177,7 @@ void remapFiles(SourceFacts &facts, const std::vector<unsigned> &newIndex) {
         o.family.kind == Family::Kind::Items ||
         o.family.kind == Family::Kind::MinBlocks ||
         o.family.kind == Family::Kind::GridSize)
-      pos(o.family.at);
+      o.family.at = moved(o.family.at);
   }
   for (auto &a : facts.sharedArrays) {
     pos(a.offset);
@@ -262,7 +258,7 @@ void mergeFacts(SourceFacts &into, const SourceFacts &otherSide) {
   auto callKey = [](const CallFacts &c) {
     return std::make_tuple(c.offset, c.caller, c.callee);
   };
-  std::set<std::tuple<unsigned, std::string, std::string>> calls;
+  std::set<std::tuple<Position, std::string, std::string>> calls;
   for (const auto &c : into.calls)
     calls.insert(callKey(c));
   for (const auto &c : other.calls)
@@ -272,7 +268,7 @@ void mergeFacts(SourceFacts &into, const SourceFacts &otherSide) {
   auto occKey = [](const Occurrence &o) {
     return std::make_tuple(o.offset, o.kernel, o.function, o.role);
   };
-  std::map<std::tuple<unsigned, std::string, std::string, SiteRole>, size_t>
+  std::map<std::tuple<Position, std::string, std::string, SiteRole>, size_t>
       occs;
   for (size_t i = 0; i < into.occurrences.size(); ++i)
     occs.emplace(occKey(into.occurrences[i]), i);
@@ -283,12 +279,12 @@ void mergeFacts(SourceFacts &into, const SourceFacts &otherSide) {
       continue;
     }
     auto &mine = into.occurrences[it->second].launches;
-    for (unsigned l : o.launches)
+    for (Position l : o.launches)
       if (std::find(mine.begin(), mine.end(), l) == mine.end())
         mine.push_back(l);
   }
 
-  std::set<unsigned> arrays;
+  std::set<Position> arrays;
   for (const auto &a : into.sharedArrays)
     arrays.insert(a.offset);
   for (const auto &a : other.sharedArrays)
@@ -428,13 +424,23 @@ std::ostream &operator<<(std::ostream &os, const Family &family) {
   return os << family.str();
 }
 
-std::string marker(unsigned offset) {
-  return "@" + std::to_string(offset) + "@";
+std::string marker(Position position) {
+  return "@" + std::to_string(position) + "@";
+}
+
+std::string functionId(Position name) {
+  return "fn@" + std::to_string(name);
+}
+
+std::optional<Position> functionIdPosition(const std::string &id) {
+  if (id.rfind("fn@", 0) != 0)
+    return std::nullopt;
+  return static_cast<unsigned>(std::stoul(id.substr(3)));
 }
 
 std::optional<std::string> resolveMarkers(
     const std::string &text,
-    const std::function<std::optional<std::string>(unsigned)> &resolve) {
+    const std::function<std::optional<std::string>(Position)> &resolve) {
   std::string out;
   size_t i = 0;
   while (i < text.size()) {
@@ -445,9 +451,9 @@ std::optional<std::string> resolveMarkers(
     size_t end = text.find('@', i + 1);
     if (end == std::string::npos)
       return std::nullopt;
-    unsigned offset =
+    Position position =
         static_cast<unsigned>(std::stoul(text.substr(i + 1, end - i - 1)));
-    auto r = resolve(offset);
+    auto r = resolve(position);
     if (!r)
       return std::nullopt;
     out += *r;

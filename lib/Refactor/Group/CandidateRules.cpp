@@ -23,8 +23,8 @@ bool CandidateGroup::hasRole(std::initializer_list<SiteRole> roles) const {
   return false;
 }
 
-unsigned CandidateGroup::firstOffset() const {
-  unsigned m = ~0u;
+Position CandidateGroup::firstOffset() const {
+  Position m = ~0u;
   for (const auto &s : sites)
     m = std::min(m, s.offset);
   return m;

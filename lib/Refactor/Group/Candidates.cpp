@@ -59,7 +59,7 @@ static void finishGroup(const SourceFacts &facts, CandidateGroup &g) {
 /// The candidate a finished group becomes, under `id`.
 static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
                              ParamKind kind, const std::string &id,
-                             const std::set<unsigned> &sharedSites) {
+                             const std::set<Position> &sharedSites) {
   const FunctionFacts *kernel = facts.function(g.kernel);
   Candidate c;
   c.id = id;
@@ -85,7 +85,7 @@ static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
              ": a launch parameter (the launcher becomes a template, the "
              "kernel is unchanged)";
   }
-  std::set<unsigned> placed;
+  std::set<Position> placed;
   for (const auto &o : g.sites) {
     // A macro body's literal: one site for the functions expanding it.
     if (!placed.insert(o.offset).second)
@@ -193,7 +193,7 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
   // first overload's parameter is the launch's. A launch macro's body
   // shared by different kernels (one edit for every expansion) stays a site
   // of each: the plan lifts them together, under one name.
-  std::map<unsigned, std::string> launchSites; // offset -> kernel's name
+  std::map<Position, std::string> launchSites; // site -> kernel's name
   std::erase_if(groups, [&](const CandidateGroup &g) {
     if (!g.launchParam)
       return false;
@@ -218,12 +218,12 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
             });
 
   // Macro-body sites that candidates of several kernels hold.
-  std::map<unsigned, std::set<std::string>> kernelsAt;
+  std::map<Position, std::set<std::string>> kernelsAt;
   for (const auto &g : groups)
     for (const auto &o : g.sites)
       if (!o.macroBody.empty())
         kernelsAt[o.offset].insert(g.kernel);
-  std::set<unsigned> sharedSites;
+  std::set<Position> sharedSites;
   for (const auto &[offset, kernels] : kernelsAt)
     if (kernels.size() > 1)
       sharedSites.insert(offset);

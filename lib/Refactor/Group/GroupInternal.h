@@ -51,7 +51,7 @@ struct CandidateGroup {
 
   /// A site plays one of `roles` (a definition: through its use).
   bool hasRole(std::initializer_list<SiteRole> roles) const;
-  unsigned firstOffset() const;
+  Position firstOffset() const;
 };
 
 // --- what a group is (CandidateRules.cpp) ------------------------------------

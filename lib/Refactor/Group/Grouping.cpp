@@ -80,20 +80,20 @@ launchTiedTemplateArgs(const SourceFacts &facts, const FunctionFacts &kernel,
         dispatch.count(o.boundParam) && literal(o) && o.launches.size() == 1)
       args[{o.boundParam, o.value}].push_back(o);
   std::vector<CandidateGroup> out;
-  std::set<unsigned> taken; // block sites, by offset
+  std::set<Position> taken; // block sites
   for (const auto &[key, targs] : args) {
-    std::set<unsigned> passing;
+    std::set<Position> passing;
     for (const auto &t : targs)
       passing.insert(t.launches.front());
     CandidateGroup g;
-    std::set<unsigned> launches;
+    std::set<Position> launches;
     for (const auto &o : occs) {
       if (o.role != SiteRole::LaunchBlock || o.dim != 0 || !literal(o) ||
           o.value != key.second || taken.count(o.offset))
         continue;
       // Every launch it sizes passes the same value.
       if (!std::all_of(o.launches.begin(), o.launches.end(),
-                       [&](unsigned l) { return passing.count(l) > 0; }))
+                       [&](Position l) { return passing.count(l) > 0; }))
         continue;
       g.sites.push_back(o);
       launches.insert(o.launches.begin(), o.launches.end());

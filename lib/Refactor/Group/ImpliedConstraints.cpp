@@ -104,18 +104,18 @@ public:
 
   /// A marker of kernel `kernelId` as "({id})" (or "({id} - 1)", ...) when
   /// its site is in a candidate, else as its value.
-  std::optional<std::string> resolve(unsigned offset,
+  std::optional<std::string> resolve(Position position,
                                      const std::string &kernelId) const {
-    auto it = In.index.byOccurrence.find({offset, kernelId});
+    auto it = In.index.byOccurrence.find({position, kernelId});
     for (const auto &o : In.facts.occurrences) {
-      if (o.offset != offset || o.kernel != kernelId)
+      if (o.offset != position || o.kernel != kernelId)
         continue;
       if (it == In.index.byOccurrence.end())
         return std::to_string(o.value);
       const Candidate *c = Set.find(it->second);
       std::string repl = "{P}";
       for (const auto &s : c->sites)
-        if (In.facts.position(s) == offset)
+        if (In.facts.position(s) == position)
           repl = s.replacement;
       if (repl.rfind("static_cast<", 0) == 0) {
         repl = repl.substr(repl.find(">(") + 2);
@@ -135,10 +135,11 @@ public:
     return std::nullopt;
   }
 
-  std::function<std::optional<std::string>(unsigned)>
+  std::function<std::optional<std::string>(Position)>
   resolverFor(const std::string &kernelId) const {
-    return
-        [this, kernelId](unsigned offset) { return resolve(offset, kernelId); };
+    return [this, kernelId](Position position) {
+      return resolve(position, kernelId);
+    };
   }
 
   /// Warp-level code in the kernel or a helper it reaches.

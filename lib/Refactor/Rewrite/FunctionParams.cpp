@@ -45,7 +45,7 @@ std::optional<ktune::Error> Rewriter::checkSharedMacroSites() {
     const ParamWork *param;
     std::set<std::string> names;
   };
-  std::map<unsigned, std::map<std::string, Lift>> lifts;
+  std::map<Position, std::map<std::string, Lift>> lifts;
   for (const auto &w : Work)
     for (const auto &p : w.params)
       for (const PlacedSite &s : p.sites) {

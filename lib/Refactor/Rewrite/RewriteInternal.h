@@ -25,6 +25,7 @@
 #define KTUNE_LIB_REFACTOR_REWRITE_REWRITEINTERNAL_H
 
 #include "ktune/Expr/Expr.h"
+#include "ktune/Plan/SourceScan.h"
 #include "ktune/Refactor/Rewrite.h"
 #include "ktune/Refactor/SourceFacts.h"
 
@@ -44,7 +45,7 @@ namespace ktune::refactor {
 /// A candidate's site and its position (SourceFacts.h).
 struct PlacedSite {
   const SourceSite *site = nullptr;
-  unsigned position = 0;
+  Position position;
 };
 
 /// A plan parameter as the rewrite sees it.
@@ -88,7 +89,8 @@ struct KernelWork {
 
 /// One edit and the plan field it came from.
 struct Edit {
-  unsigned offset = 0, length = 0; // offset: a position
+  Position offset;
+  unsigned length = 0;
   std::string text;
   std::string path;
   int order = 0; // insertions at one offset: lower first
@@ -96,15 +98,16 @@ struct Edit {
 
 // --- source text (RewriteText.cpp) -------------------------------------------
 
-/// Identifiers of the source, outside comments and literals, with offsets.
+/// Identifiers of the source (source_scan::identifierTokens), with offsets
+/// in it.
 std::vector<std::pair<unsigned, std::string>> identifiers(llvm::StringRef src);
 /// Names of the macros the source #defines.
-std::set<std::string> definedMacros(llvm::StringRef src);
+using source_scan::definedMacros;
 /// "file:line" or "file:line:col" in file `fileIndex` of `facts`.
 std::string location(const SourceFacts &facts, unsigned fileIndex,
                      unsigned line, unsigned col = 0);
 /// The 1-based line of `position` in `text` (its file's text).
-unsigned lineOf(llvm::StringRef text, unsigned position);
+unsigned lineOf(llvm::StringRef text, Position position);
 /// Replacement text of a site for parameter `name`: its "{P}" pattern, in
 /// parentheses where a compound form would not be delimited.
 std::string substitute(const SourceSite &site, const std::string &name);
@@ -136,7 +139,7 @@ ManifestKernel manifestFor(const SourceFacts &facts,
 /// in `known`); its canonical text, or nullopt.
 std::optional<std::string> launchExpression(
     const std::string &text,
-    const std::function<std::optional<std::string>(unsigned)> &resolve,
+    const std::function<std::optional<std::string>(Position)> &resolve,
     const std::set<std::string> &known);
 
 /// The manifest entry of a host function that received template
@@ -199,8 +202,8 @@ private:
                                                 ParamWork &p);
   std::optional<ktune::Error> checkListedSites(const PlanParam &pp,
                                                const ParamWork &p);
-  std::string occurrenceFunction(unsigned offset, const std::string &kernel);
-  std::set<std::string> occurrenceFunctions(unsigned offset,
+  std::string occurrenceFunction(Position position, const std::string &kernel);
+  std::set<std::string> occurrenceFunctions(Position position,
                                             const std::string &kernel);
   std::optional<ktune::Error> checkName(const ParamWork &p,
                                         const FunctionFacts &f);
@@ -224,7 +227,7 @@ private:
   std::string nameIn(const std::string &fn, const KernelWork &w,
                      const ParamWork &p) const;
   /// The text of the file `position` is in.
-  llvm::StringRef textAt(unsigned position) const {
+  llvm::StringRef textAt(Position position) const {
     return Facts.textOf(filePart(position), Source);
   }
 
@@ -235,7 +238,7 @@ private:
   llvm::StringRef Source; // the main file's
   RewriteOptions Options;
   std::set<std::string> Macros;
-  std::vector<std::pair<unsigned, std::string>> Idents;
+  std::vector<std::pair<Position, std::string>> Idents;
 
   std::vector<KernelWork> Work;
   /// Template parameters each function receives, in order.

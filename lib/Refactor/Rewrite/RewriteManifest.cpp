@@ -73,7 +73,7 @@ std::string showSizeof(const std::string &text) {
 
 std::optional<std::string> launchExpression(
     const std::string &text,
-    const std::function<std::optional<std::string>(unsigned)> &resolve,
+    const std::function<std::optional<std::string>(Position)> &resolve,
     const std::set<std::string> &known) {
   auto resolved = resolveMarkers(text, resolve);
   if (!resolved)
@@ -100,7 +100,7 @@ static TemplateParam tunableParam(const ParamWork &p, const std::string &name) {
   tp.name = name;
   tp.type = p.type;
   tp.tunable = true;
-  tp.kind = std::string(kindName(p.plan->kind));
+  tp.kind = p.plan->kind;
   tp.defaultValue = p.defaultValue;
   tp.domain = p.plan->domain;
   return tp;
@@ -145,10 +145,10 @@ ManifestKernel manifestFor(const SourceFacts &facts,
     std::set<std::string> known = kernelNames;
     for (const auto &h : call.hostNames)
       known.insert(h);
-    auto resolve = [&](unsigned offset) -> std::optional<std::string> {
+    auto resolve = [&](Position position) -> std::optional<std::string> {
       for (const ParamWork &p : params)
         for (const PlacedSite &s : p.sites)
-          if (s.position == offset) {
+          if (s.position == position) {
             std::string name =
                 p.launchParam ? launchName(p, call.caller) : p.kernelName;
             if (name.empty())
@@ -159,7 +159,7 @@ ManifestKernel manifestFor(const SourceFacts &facts,
             if (copy.replacement.rfind("static_cast<", 0) == 0)
               copy.replacement = "{P}";
             for (const auto &o : facts.occurrences)
-              if (o.offset == offset && o.kernel == kernel.id &&
+              if (o.offset == position && o.kernel == kernel.id &&
                   (!o.valueForm.empty() || o.baseValue != o.value)) {
                 if (o.valueForm.empty())
                   return std::nullopt; // not one an expression can say
@@ -169,7 +169,7 @@ ManifestKernel manifestFor(const SourceFacts &facts,
             return substitute(copy, name);
           }
       for (const auto &o : facts.occurrences)
-        if (o.offset == offset && o.kernel == kernel.id)
+        if (o.offset == position && o.kernel == kernel.id)
           return std::to_string(o.value);
       return std::nullopt;
     };
@@ -241,8 +241,12 @@ ManifestLauncher launcherFor(const SourceFacts &facts, const FunctionFacts &f,
   ManifestLauncher l;
   l.name = f.name;
   l.qualifiedName = f.qualifiedName;
-  for (const auto &tp : f.templateParams)
-    l.templateParams.push_back({tp.name, tp.type});
+  for (const auto &tp : f.templateParams) {
+    TemplateParam fixed;
+    fixed.name = tp.name;
+    fixed.type = tp.type;
+    l.templateParams.push_back(std::move(fixed));
+  }
   for (const FnParam &fp : params) {
     TemplateParam tp = tunableParam(*fp.params.front(), fp.name);
     tp.type = fp.type;

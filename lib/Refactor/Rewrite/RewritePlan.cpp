@@ -28,19 +28,19 @@ Rewriter::Rewriter(const SourceFacts &facts, const CandidateSet &candidates,
   }
 }
 
-std::string Rewriter::occurrenceFunction(unsigned offset,
+std::string Rewriter::occurrenceFunction(Position position,
                                          const std::string &kernel) {
   for (const auto &o : Facts.occurrences)
-    if (o.offset == offset && o.kernel == kernel)
+    if (o.offset == position && o.kernel == kernel)
       return o.function;
   return {};
 }
 
-std::set<std::string> Rewriter::occurrenceFunctions(unsigned offset,
+std::set<std::string> Rewriter::occurrenceFunctions(Position position,
                                                     const std::string &kernel) {
   std::set<std::string> out;
   for (const auto &o : Facts.occurrences)
-    if (o.offset == offset && o.kernel == kernel)
+    if (o.offset == position && o.kernel == kernel)
       out.insert(o.function);
   return out;
 }
@@ -249,18 +249,18 @@ std::optional<ktune::Error> Rewriter::checkName(const ParamWork &p,
                                                 const FunctionFacts &f) {
   // The new name must not already mean something inside the function,
   // except where it is what we write (sites spelled with the same name).
-  std::set<unsigned> siteOffsets;
+  std::set<Position> sitePositions;
   for (const PlacedSite &s : p.sites)
-    siteOffsets.insert(s.position);
-  for (const auto &[off, id] : Idents) {
-    if (off < f.rangeBegin || off >= f.rangeEnd || id != p.name)
+    sitePositions.insert(s.position);
+  for (const auto &[at, id] : Idents) {
+    if (at < f.rangeBegin || at >= f.rangeEnd || id != p.name)
       continue;
-    if (siteOffsets.count(off))
+    if (sitePositions.count(at))
       continue;
     return error(p.path + ".name",
                  "'" + p.name + "' already names something in " +
                      f.qualifiedName + " (" +
-                     location(Facts, filePart(off), lineOf(textAt(off), off)) +
+                     location(Facts, filePart(at), lineOf(textAt(at), at)) +
                      "); choose another name");
   }
   return std::nullopt;

@@ -27,13 +27,11 @@ struct AnnealingOptions {
   double cooling = 0.95; // per evaluation
 };
 
-class Annealing : public SamplingStrategy<AnnealingOptions> {
+class Annealing : public WalkingStrategy<AnnealingOptions> {
 public:
-  using SamplingStrategy::SamplingStrategy;
-  void search(const SearchSpace &space, Objective &objective,
-              std::mt19937_64 &rng, UnseenSampler &sampler) override {
-    if (objective.parallelism() > 1)
-      return runChains(space, objective, rng, sampler);
+  using WalkingStrategy::WalkingStrategy;
+  void walk(const SearchSpace &space, Objective &objective,
+            std::mt19937_64 &rng, UnseenSampler &sampler) override {
     auto start = [&]() -> std::optional<Point> {
       if (auto d = space.defaultPoint();
           d && space.isValid(*d) && !objective.seen(*d))
@@ -99,8 +97,8 @@ private:
   /// unseen neighbour (distinct across chains) and the batch is measured
   /// together. The first chain starts at the default, the others at random
   /// points; a chain that cools down reheats from the best point of all.
-  void runChains(const SearchSpace &space, Objective &objective,
-                 std::mt19937_64 &rng, UnseenSampler &sampler) {
+  void walkInChains(const SearchSpace &space, Objective &objective,
+                    std::mt19937_64 &rng, UnseenSampler &sampler) override {
     struct Chain {
       std::optional<Point> current;
       std::optional<double> time;

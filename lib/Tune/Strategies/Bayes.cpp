@@ -228,13 +228,8 @@ void Bayes::search(const SearchSpace &space, Objective &objective,
       // Nothing to model yet: keep sampling.
       if (batched) {
         PointSet drawn;
-        for (size_t q = objective.batchSize(); pending.size() < q;) {
-          auto p = sampler.next(objective, rng, &drawn);
-          if (!p)
-            break;
-          drawn.insert(*p);
-          pending.push_back(std::move(*p));
-        }
+        fillUnseen(pending, objective.batchSize(), drawn, sampler, objective,
+                   rng);
         if (pending.empty())
           return;
         flush();
@@ -308,13 +303,9 @@ void Bayes::search(const SearchSpace &space, Objective &objective,
           for (auto &q : hammingNeighbours(space, observed[order[k]]))
             if (fresh(q) && chosen.insert(q).second)
               candidates.push_back(std::move(q));
-        for (int64_t c = 0; c < O.candidates; ++c) {
-          auto p = sampler.next(objective, rng, &chosen);
-          if (!p)
-            break;
-          chosen.insert(*p);
-          candidates.push_back(std::move(*p));
-        }
+        fillUnseen(candidates,
+                   candidates.size() + static_cast<size_t>(O.candidates),
+                   chosen, sampler, objective, rng);
         if (candidates.empty())
           return std::nullopt; // every valid point was evaluated
         encoded = encoder.encodeAll(candidates);
@@ -382,14 +373,13 @@ void Bayes::search(const SearchSpace &space, Objective &objective,
     // in one spot.
     size_t q = objective.batchSize();
     PointSet picked;
-    std::vector<Point> batch;
     Eigen::MatrixXd Xl = X;
     Eigen::VectorXd yl = y;
     for (size_t j = 0; j < q; ++j) {
       auto next = choose(picked);
       if (!next)
         break;
-      batch.push_back(next->first);
+      pending.push_back(next->first);
       picked.insert(next->first);
       if (j + 1 == q)
         break;
@@ -402,13 +392,9 @@ void Bayes::search(const SearchSpace &space, Objective &objective,
       yl(yl.size() - 1) = lie;
       gp.update(Xl, yl);
     }
-    if (batch.empty())
+    if (pending.empty())
       return;
-    auto times = objective.evaluateBatch(batch);
-    for (size_t k = 0; k < batch.size(); ++k) {
-      observed.push_back(batch[k]);
-      outcomes.push_back(times[k]);
-    }
+    flush();
   }
 }
 

@@ -66,13 +66,7 @@ public:
           drawn.insert(*first);
           first.reset();
         }
-        while (batch.size() < q) {
-          auto p = sampler.next(objective, rng, &drawn);
-          if (!p)
-            break;
-          drawn.insert(*p);
-          batch.push_back(std::move(*p));
-        }
+        fillUnseen(batch, q, drawn, sampler, objective, rng);
         if (batch.empty())
           break;
         auto times = objective.evaluateBatch(batch);
@@ -177,13 +171,7 @@ public:
       while (size_t q = objective.batchSize()) {
         PointSet claimed;
         std::vector<Point> children;
-        while (children.size() < q) {
-          auto child = breed(&claimed);
-          if (!child)
-            break;
-          claimed.insert(*child);
-          children.push_back(std::move(*child));
-        }
+        fillDistinct(children, q, claimed, [&] { return breed(&claimed); });
         if (children.empty())
           return;
         auto times = objective.evaluateBatch(children);

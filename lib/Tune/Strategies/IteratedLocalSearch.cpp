@@ -25,13 +25,11 @@ struct IlsOptions {
   bool adjacentFirst = false;
 };
 
-class IteratedLocalSearch : public SamplingStrategy<IlsOptions> {
+class IteratedLocalSearch : public WalkingStrategy<IlsOptions> {
 public:
-  using SamplingStrategy::SamplingStrategy;
-  void search(const SearchSpace &space, Objective &objective,
-              std::mt19937_64 &rng, UnseenSampler &sampler) override {
-    if (objective.parallelism() > 1)
-      return runChains(space, objective, rng, sampler);
+  using WalkingStrategy::WalkingStrategy;
+  void walk(const SearchSpace &space, Objective &objective,
+            std::mt19937_64 &rng, UnseenSampler &sampler) override {
     std::optional<Point> start;
     if (auto d = space.defaultPoint(); d && space.isValid(*d))
       start = d;
@@ -246,8 +244,8 @@ private:
   /// Parallel chains, one per device: each round every chain proposes its
   /// next unseen neighbour (first improvement), distinct across chains. The
   /// first chain climbs from the default, the others from random points.
-  void runChains(const SearchSpace &space, Objective &objective,
-                 std::mt19937_64 &rng, UnseenSampler &sampler) {
+  void walkInChains(const SearchSpace &space, Objective &objective,
+                    std::mt19937_64 &rng, UnseenSampler &sampler) override {
     std::vector<Chain> chains(objective.parallelism());
     {
       PointSet claimed;
@@ -279,7 +277,6 @@ private:
         observe(space, objective, rng, chains[owner[k]], batch[k], times[k]);
     }
   }
-
 };
 
 } // namespace

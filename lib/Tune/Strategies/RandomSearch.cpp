@@ -6,24 +6,17 @@ namespace ktune {
 
 namespace {
 
-class RandomSearch : public Strategy {
+class RandomSearch : public SamplingStrategy<NoOptions> {
 public:
-  std::string name() const override { return "random"; }
-  void run(const SearchSpace &space, Objective &objective,
-           std::mt19937_64 &rng) override {
-    UnseenSampler sampler(space);
+  RandomSearch() : SamplingStrategy("random", {}) {}
+  void search(const SearchSpace &space, Objective &objective,
+              std::mt19937_64 &rng, UnseenSampler &sampler) override {
     if (objective.parallelism() > 1) {
       // One round: as many distinct unseen points as there are devices.
       while (size_t q = objective.batchSize()) {
         PointSet drawn;
         std::vector<Point> batch;
-        while (batch.size() < q) {
-          auto p = sampler.next(objective, rng, &drawn);
-          if (!p)
-            break;
-          drawn.insert(*p);
-          batch.push_back(std::move(*p));
-        }
+        fillUnseen(batch, q, drawn, sampler, objective, rng);
         if (batch.empty())
           return;
         objective.evaluateBatch(batch);

@@ -2,6 +2,7 @@
 #ifndef KTUNE_LIB_TUNE_STRATEGIES_STRATEGYSUPPORT_H
 #define KTUNE_LIB_TUNE_STRATEGIES_STRATEGYSUPPORT_H
 
+#include "ktune/Support/Try.h"
 #include "ktune/Tune/Strategy.h"
 
 #include <nlohmann/json.hpp>
@@ -53,6 +54,29 @@ private:
   bool Exhausted = false;
 };
 
+/// Appends points from `next()` to `batch` until it holds `size`, each
+/// recorded in `claimed` (which `next` avoids, so the batch is distinct);
+/// stops early when `next` has none left.
+template <class Next>
+void fillDistinct(std::vector<Point> &batch, size_t size, PointSet &claimed,
+                  Next next) {
+  while (batch.size() < size) {
+    std::optional<Point> p = next();
+    if (!p)
+      break;
+    claimed.insert(*p);
+    batch.push_back(std::move(*p));
+  }
+}
+
+/// fillDistinct with unseen points drawn by `sampler`.
+inline void fillUnseen(std::vector<Point> &batch, size_t size, PointSet &drawn,
+                       UnseenSampler &sampler, const Objective &objective,
+                       std::mt19937_64 &rng) {
+  fillDistinct(batch, size, drawn,
+               [&] { return sampler.next(objective, rng, &drawn); });
+}
+
 /// Evaluates `p` unless it was seen; returns its (possibly cached) outcome.
 /// Strategies use this so that a point is never evaluated twice.
 std::optional<double> evaluateOnce(Objective &objective, const Point &p);
@@ -79,6 +103,29 @@ private:
 
 protected:
   const Options O;
+};
+
+/// The options of a strategy that takes none.
+struct NoOptions {};
+
+/// A local strategy: one walk on a single device; with several devices, a
+/// chain per device, the chains' proposals measured as one batch.
+template <class Options>
+class WalkingStrategy : public SamplingStrategy<Options> {
+public:
+  using SamplingStrategy<Options>::SamplingStrategy;
+  void search(const SearchSpace &space, Objective &objective,
+              std::mt19937_64 &rng, UnseenSampler &sampler) final {
+    if (objective.parallelism() > 1)
+      return walkInChains(space, objective, rng, sampler);
+    walk(space, objective, rng, sampler);
+  }
+
+protected:
+  virtual void walk(const SearchSpace &space, Objective &objective,
+                    std::mt19937_64 &rng, UnseenSampler &sampler) = 0;
+  virtual void walkInChains(const SearchSpace &space, Objective &objective,
+                            std::mt19937_64 &rng, UnseenSampler &sampler) = 0;
 };
 
 /// Reads strategy options: each known key with its default; unknown keys are

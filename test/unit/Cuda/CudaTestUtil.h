@@ -22,7 +22,7 @@ inline TemplateParam tunable(const std::string &name, int64_t def,
   p.name = name;
   p.type = "int";
   p.tunable = true;
-  p.kind = kind;
+  p.kind = parseKind(kind).value_or(ParamKind::Other);
   p.defaultValue = def;
   p.domain = Domain::ofValues(std::move(values));
   return p;

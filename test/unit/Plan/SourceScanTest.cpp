@@ -1,4 +1,4 @@
-#include "SourceScan.h"
+#include "ktune/Plan/SourceScan.h"
 
 #include <gtest/gtest.h>
 

@@ -40,7 +40,7 @@ ManifestKernel rowKernel(int64_t defaultBlock) {
   block.name = "BLOCK";
   block.type = "int";
   block.tunable = true;
-  block.kind = "block_size";
+  block.kind = ParamKind::BlockSize;
   block.defaultValue = defaultBlock;
   k.templateParams.push_back(block);
   k.launch = LaunchGeometry{{"rows"}, {"BLOCK"}, "0", "", false};

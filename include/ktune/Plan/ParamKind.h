@@ -1,0 +1,47 @@
+//===- ktune/Plan/ParamKind.h - What a tunable parameter is ----*- C++ -*-===//
+//
+// The kind of a tunable parameter (block size, unroll factor, ...), shared by
+// candidates, plans and the manifest; each spells it in JSON by the one
+// name table of ParamKind.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KTUNE_PLAN_PARAMKIND_H
+#define KTUNE_PLAN_PARAMKIND_H
+
+#include "ktune/Support/Error.h"
+
+#include <optional>
+#include <string_view>
+
+namespace ktune {
+
+class JsonReader;
+
+enum class ParamKind {
+  BlockSize,
+  TileSize,
+  Unroll,
+  VectorWidth,
+  ItemsPerThread,
+  WarpsPerBlock,
+  GridSize,
+  /// Structural: blocks per row, a parameter the refactorer introduces
+  /// where a kernel's row can be split (no constant of the code holds it).
+  RowSplit,
+  Other,
+};
+
+/// "block_size", "tile_size", "unroll", "vector_width", "items_per_thread",
+/// "warps_per_block", "grid_size", "row_split", "other".
+std::string_view kindName(ParamKind kind);
+std::optional<ParamKind> parseKind(std::string_view name);
+/// A kind the refactorer introduces (row_split): the default plan never
+/// lifts it, the tuning loop proposes it.
+inline bool isStructural(ParamKind kind) { return kind == ParamKind::RowSplit; }
+
+/// The field "kind" of `j`, a name parseKind knows.
+Expected<ParamKind> kindFromJson(const JsonReader &j);
+
+} // namespace ktune
+
+#endif

@@ -62,7 +62,7 @@ void splitSpecGrid(json &spec, const ManifestKernel &mk) {
       spec["launch"]["grid"].empty() || !spec["launch"]["grid"][0].is_string())
     return;
   for (const auto &tp : mk.templateParams)
-    if (tp.tunable && tp.kind == "row_split") {
+    if (tp.tunable && tp.kind == ParamKind::RowSplit) {
       json &x = spec["launch"]["grid"][0];
       x = "(" + x.get<std::string>() + ") * " + tp.name;
     }
@@ -197,10 +197,9 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
   TuneInputs inputs;
   inputs.templateSource = made.text;
   inputs.manifest = made.manifest;
-  KTUNE_TRY_ASSIGN(inputs.spec,
-                   withContext(specFromJson(specText), specPath));
-  inputs.sha256 = tuneInputsSha256(
-      made.text, manifestToJson(made.manifest), specFileText);
+  KTUNE_TRY_ASSIGN(inputs.spec, withContext(specFromJson(specText), specPath));
+  inputs.sha256 =
+      tuneInputsSha256(made.text, manifestToJson(made.manifest), specFileText);
 
   TuneCommand cmd;
   cmd.templatePath = templatePath;

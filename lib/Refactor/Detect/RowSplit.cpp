@@ -246,8 +246,8 @@ void analyseRowSplit(DetectContext &c, const FunctionDecl *def,
   scan.TraverseStmt(const_cast<CompoundStmt *>(body));
   if (scan.Refusal.empty())
     scanCallees(c, scan, out);
-  auto open = offsetOf(c, body->getLBracLoc());
-  auto close = offsetOf(c, body->getRBracLoc());
+  auto open = positionOf(c, body->getLBracLoc());
+  auto close = positionOf(c, body->getRBracLoc());
   if (scan.Refusal.empty() &&
       (!open || !close || body->getLBracLoc().isMacroID() ||
        body->getRBracLoc().isMacroID()))

@@ -191,7 +191,7 @@ ManifestKernel manifestFor(const SourceFacts &facts,
     // A row split launches its blocks per row side by side in x.
     for (const ParamWork &p : params)
       if (p.plan->kind == ParamKind::RowSplit && !g.grid.empty())
-        g.grid[0] = "(" + g.grid[0] + ") * " + p.kernelName;
+        g.grid[0] = LaunchExpr("(" + g.grid[0].text() + ") * " + p.kernelName);
     g.from = location(facts, filePart(call.offset), call.line);
     g.cooperative = call.cooperative;
     mk.launch = std::move(g);

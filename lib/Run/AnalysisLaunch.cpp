@@ -41,7 +41,9 @@ std::string shapeList(const std::vector<std::string> &labels) {
   std::string s;
   size_t n = std::min(labels.size(), Shown);
   for (size_t i = 0; i < n; ++i)
-    s += (i == 0 ? "" : i + 1 == n && labels.size() <= Shown ? " and " : ", ") +
+    s += (i == 0                                 ? ""
+          : i + 1 == n && labels.size() <= Shown ? " and "
+                                                 : ", ") +
          labels[i];
   if (labels.size() > Shown)
     s += " and " + plural(int64_t(labels.size() - Shown), "more shape");
@@ -63,23 +65,25 @@ void diagnoseSmallGrid(KernelAnalysis &a, const AnalysisOptions &options) {
       continue;
     d.shapes.push_back(s.shape);
     d.smsBusy = std::min(d.smsBusy, f->smsBusy);
-    where.push_back(std::to_string(f->smsBusy) + " of " +
-                    std::to_string(f->smCount) + " SMs at " +
-                    shapeText(s.shape) + " (" + plural(*f->blocks, "block") +
-                    " of " + std::to_string(f->threadsPerBlock) + " threads)");
+    where.push_back(
+        std::to_string(f->smsBusy) + " of " + std::to_string(f->smCount) +
+        " SMs at " + shapeText(s.shape) + " (" + plural(*f->blocks, "block") +
+        (f->threadsPerBlock > 0
+             ? " of " + std::to_string(f->threadsPerBlock) + " threads)"
+             : ")"));
   }
   if (d.shapes.empty())
     return;
-  d.message = "the grid fills " + shapeList(where) +
-              ": fewer than " + percentOf(options.minSmsBusy) +
+  d.message = "the grid fills " + shapeList(where) + ": fewer than " +
+              percentOf(options.minSmsBusy) +
               " of the SMs get a block, the rest of the GPU idles";
   a.diagnoses.push_back(std::move(d));
 }
 
 /// Registers limit the best configuration's resident blocks on shapes whose
 /// grid has more blocks than the GPU holds at once (or an unknown grid: a
-/// launcher's), and a cap on the registers makes one more block resident. One diagnosis per block size
-/// and register count.
+/// launcher's), and a cap on the registers makes one more block resident. One
+/// diagnosis per block size and register count.
 void diagnoseRegisterLimited(KernelAnalysis &a, const DeviceLimits &device) {
   struct Found {
     Diagnosis d;
@@ -130,12 +134,11 @@ void diagnoseRegisterLimited(KernelAnalysis &a, const DeviceLimits &device) {
     d.message = "registers limit occupancy at the best configuration: " +
                 std::to_string(d.threadsPerBlock) + " threads x " +
                 std::to_string(d.registers) + " registers leave " +
-                plural(d.blocksPerSM, "block") + " per SM (" +
-                percentOf(now) + " of its warps) at " + shapeList(where) +
-                "; at most " +
-                std::to_string(d.capRegisters) +
-                " registers per thread make " + std::to_string(d.minBlocks) +
-                " resident (" + percentOf(capped) + "): __launch_bounds__(" +
+                plural(d.blocksPerSM, "block") + " per SM (" + percentOf(now) +
+                " of its warps) at " + shapeList(where) + "; at most " +
+                std::to_string(d.capRegisters) + " registers per thread make " +
+                std::to_string(d.minBlocks) + " resident (" +
+                percentOf(capped) + "): __launch_bounds__(" +
                 std::to_string(d.threadsPerBlock) + ", " +
                 std::to_string(d.minBlocks) + ")";
     a.diagnoses.push_back(std::move(d));
@@ -152,15 +155,18 @@ std::optional<LaunchFacts>
 launchFacts(const DeviceLimits &device, const Resources &r,
             const std::optional<LaunchDims> &launch) {
   LaunchFacts f;
-  f.threadsPerBlock = launch ? launch->threadsPerBlock() : r.threadsPerBlock;
-  if (f.threadsPerBlock <= 0)
+  f.threadsPerBlock = launch && launch->threadsPerBlock() > 0
+                          ? launch->threadsPerBlock()
+                          : r.threadsPerBlock;
+  if (f.threadsPerBlock <= 0 && !launch)
     return std::nullopt;
+  f.threadsPerBlock = std::max<int64_t>(f.threadsPerBlock, 0); // 0: unknown
   f.registers = r.registers;
   int64_t smemStatic = std::max(0, r.smemStatic);
   int64_t smemDynamic = launch ? launch->smemDynamic : r.smemDynamic;
   f.smem = smemStatic + smemDynamic;
   f.smCount = device.smCount;
-  if (r.registers >= 0)
+  if (r.registers >= 0 && f.threadsPerBlock > 0)
     f.occupancy = computeOccupancy(
         device, {f.threadsPerBlock, r.registers, smemStatic, smemDynamic, 0});
   if (!launch)
@@ -189,8 +195,8 @@ int registerCapFor(const DeviceLimits &device, KernelFootprint kernel,
   return 0;
 }
 
-void analyzeLaunches(const KernelRoundInput &in,
-                     const AnalysisOptions &options, KernelAnalysis &a) {
+void analyzeLaunches(const KernelRoundInput &in, const AnalysisOptions &options,
+                     KernelAnalysis &a) {
   if (!in.device)
     return;
   const DeviceLimits &device = *in.device;
@@ -205,21 +211,30 @@ void analyzeLaunches(const KernelRoundInput &in,
       a.notes.push_back("the launch geometry cannot be evaluated (" +
                         b.error().str() + "): no grid facts");
   }
-  auto geometry = [&](const Shape &shape,
-                      const Configuration &config) -> std::optional<LaunchDims> {
+  auto geometry =
+      [&](const Shape &shape,
+          const Configuration &config) -> std::optional<LaunchDims> {
     if (!binding || config.empty())
       return std::nullopt;
     auto complete = binding->complete(config);
     if (!complete)
       return std::nullopt;
-    auto dims = binding->launch(shape, *complete);
-    return dims ? std::optional<LaunchDims>(*dims) : std::nullopt;
+    if (auto dims = binding->launch(shape, *complete))
+      return *dims;
+    // The grid alone (threads per block unknown: 0).
+    auto grid = binding->gridDims(shape, *complete);
+    if (!grid)
+      return std::nullopt;
+    LaunchDims dims;
+    dims.grid = *grid;
+    dims.block = {0, 1, 1};
+    return dims;
   };
   for (auto &s : a.shapes) {
     s.defaultLaunch = launchFacts(device, s.defaultResources,
                                   geometry(s.shape, s.defaultConfig));
-    s.bestLaunch = launchFacts(device, s.bestResources,
-                               geometry(s.shape, s.bestConfig));
+    s.bestLaunch =
+        launchFacts(device, s.bestResources, geometry(s.shape, s.bestConfig));
   }
   diagnoseSmallGrid(a, options);
   diagnoseRegisterLimited(a, device);

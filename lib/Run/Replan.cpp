@@ -51,9 +51,13 @@ std::string percent(double v) {
 
 const KernelAnalysis *analysisFor(const std::vector<KernelAnalysis> &all,
                                   const std::string &planKernel) {
-  for (const auto &a : all)
+  for (const auto &a : all) {
     if (sameKernel(planKernel, a.kernel))
       return &a;
+    for (const auto &k : a.planKernels)
+      if (sameKernel(planKernel, k))
+        return &a;
+  }
   return nullptr;
 }
 

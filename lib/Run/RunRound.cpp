@@ -315,6 +315,8 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
   if (!analysis)
     return std::unexpected(withContext(analysis.error(), spec.path));
   kr.analysis = std::move(*analysis);
+  if (spec.spec.launcherMode)
+    kr.analysis.planKernels = PlanKernels[i];
   return session.interrupted;
 }
 

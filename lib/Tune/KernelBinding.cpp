@@ -177,15 +177,27 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
   std::optional<LaunchGeometry> geometry;
   if (spec.launch || kernel.launch)
     geometry = effectiveLaunch(spec, kernel);
+  bool launcherGridOnly = false;
   if (spec.launcherMode && !spec.launch) {
     geometry.reset();
     LaunchGeometry g = effectiveLaunch(spec, kernel);
-    bool parses = !g.grid.empty() && !g.block.empty();
-    for (const auto *list : {&g.grid, &g.block})
-      for (const auto &e : *list)
-        parses = parses && e.parsed().has_value();
-    if (parses && (g.smem.empty() || g.smem.parsed()))
+    auto parses = [](const std::vector<LaunchExpr> &list) {
+      return !list.empty() &&
+             std::all_of(list.begin(), list.end(), [](const LaunchExpr &e) {
+               return e.parsed().has_value();
+             });
+    };
+    if (parses(g.grid) && parses(g.block) &&
+        (g.smem.empty() || g.smem.parsed()))
       geometry = g;
+    else if (parses(g.grid)) {
+      // The grid alone (a block of `sizeof(T)`, T chosen at run time):
+      // enough to say how much of the GPU the grid fills.
+      g.block.clear();
+      g.smem = LaunchExpr("0");
+      geometry = g;
+      launcherGridOnly = true;
+    }
   }
   if (!geometry && !spec.launcherMode)
     return makeError("no launch geometry: the manifest has none for kernel '" +
@@ -198,14 +210,15 @@ Expected<KernelBinding> KernelBinding::create(const ManifestKernel &kernel,
       if (dims.empty() || dims.size() > 3)
         return makeError("expected 1 to 3 expressions", where);
       for (size_t i = 0; i < dims.size(); ++i) {
-        KTUNE_TRY_ASSIGN(auto e, parsedAt(dims[i], where + "[" +
-                                                       std::to_string(i) + "]"));
+        KTUNE_TRY_ASSIGN(
+            auto e, parsedAt(dims[i], where + "[" + std::to_string(i) + "]"));
         out.push_back(e);
       }
       return {};
     };
     KTUNE_TRY(parsedDims(geometry->grid, "launch.grid", b.Grid));
-    KTUNE_TRY(parsedDims(geometry->block, "launch.block", b.Block));
+    if (!launcherGridOnly)
+      KTUNE_TRY(parsedDims(geometry->block, "launch.block", b.Block));
     if (!geometry->smem.empty()) {
       KTUNE_TRY_ASSIGN(b.Smem, parsedAt(geometry->smem, "launch.smem"));
     }
@@ -376,7 +389,7 @@ KernelBinding::args(const Shape &shape, const Configuration &config) const {
 
 Expected<LaunchDims> KernelBinding::launch(const Shape &shape,
                                            const Configuration &config) const {
-  if (Grid.empty())
+  if (Grid.empty() || Block.empty())
     return makeError("the launcher computes its launch geometry");
   KTUNE_TRY_ASSIGN(auto env, environment(shape, config, true));
   LaunchDims d;
@@ -398,6 +411,20 @@ Expected<LaunchDims> KernelBinding::launch(const Shape &shape,
     return std::unexpected(withContext(smem.error(), "launch.smem"));
   d.smemDynamic = *smem;
   return d;
+}
+
+Expected<std::array<int64_t, 3>>
+KernelBinding::gridDims(const Shape &shape, const Configuration &config) const {
+  if (Grid.empty())
+    return makeError("the launcher computes its launch geometry");
+  KTUNE_TRY_ASSIGN(auto env, environment(shape, config, true));
+  std::array<int64_t, 3> grid{1, 1, 1};
+  for (size_t i = 0; i < Grid.size(); ++i) {
+    KTUNE_TRY_ASSIGN(grid[i],
+                     withContext(Grid[i].evaluateInt(env),
+                                 "launch.grid[" + std::to_string(i) + "]"));
+  }
+  return grid;
 }
 
 std::optional<std::string>

@@ -184,7 +184,7 @@ std::string_view diagnosisKindName(DiagnosisKind kind);
 
 struct Diagnosis {
   DiagnosisKind kind = DiagnosisKind::SmallGrid;
-  std::string message; // one sentence with the figures
+  std::string message;       // one sentence with the figures
   std::vector<Shape> shapes; // where it holds
   /// SmallGrid: the fewest SMs busy over those shapes, of smCount.
   int smsBusy = 0, smCount = 0;
@@ -197,6 +197,9 @@ struct Diagnosis {
 
 struct KernelAnalysis {
   std::string kernel;
+  /// Launcher mode: the plan's kernels the launcher launches (the analysis
+  /// speaks for them).
+  std::vector<std::string> planKernels;
   bool compileOnly = false;
   std::vector<std::string> params; // the space's, plan parameters first
   std::map<std::string, Domain> domains;

@@ -54,7 +54,8 @@ public:
   const ManifestKernel &kernel() const { return Kernel; }
   /// Launcher mode: the entry point is a host function.
   bool launcherMode() const { return LauncherMode; }
-  /// False in launcher mode when no geometry could be read: launch() fails.
+  /// False in launcher mode when no grid could be read; launch() also needs
+  /// the block (gridDims() does not).
   bool hasGeometry() const { return !Grid.empty(); }
   /// The configuration of the manifest's defaults (the original constants).
   const Configuration &defaultConfig() const { return Default; }
@@ -74,6 +75,10 @@ public:
                                              const Configuration &config) const;
   Expected<LaunchDims> launch(const Shape &shape,
                               const Configuration &config) const;
+  /// The grid alone, where the block cannot be evaluated (a launcher's
+  /// `sizeof(T)` of a type its dispatch chooses at run time).
+  Expected<std::array<int64_t, 3>> gridDims(const Shape &shape,
+                                            const Configuration &config) const;
   /// The first manifest or spec constraint the configuration violates at
   /// this shape. Constraints naming things outside the configuration and
   /// shape (checked by the search space) are skipped.

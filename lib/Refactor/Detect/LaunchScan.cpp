@@ -471,8 +471,11 @@ void scanLaunch(DetectContext &c, const LaunchView &launch,
   base.hostNames = &hostNames;
   base.launch = cf.offset;
   cf.geometryError = launch.problem;
+  // A grid spelled in the file (a macro's argument included, as in a
+  // dispatch macro's lambda), not in a macro's body.
   if (launch.form == CallForm::Chevron && launch.grid &&
-      !launch.grid->getBeginLoc().isMacroID())
+      !c.SM.isMacroBodyExpansion(launch.grid->getBeginLoc()) &&
+      !c.SM.isMacroBodyExpansion(launch.grid->getEndLoc()))
     if (auto r = fileRange(c, launch.grid->getSourceRange())) {
       const Expr *written = launch.grid->IgnoreUnlessSpelledInSource();
       cf.gridArgOffset = r->first;

@@ -88,7 +88,8 @@ public:
                                    "blocks and grids");
       return true;
     }
-    if (e->getBeginLoc().isMacroID() || e->getEndLoc().isMacroID()) {
+    if (C.SM.isMacroBodyExpansion(e->getBeginLoc()) ||
+        C.SM.isMacroBodyExpansion(e->getEndLoc())) {
       refuse(e->getBeginLoc(),
              name + ".x is spelled in a macro: it cannot be rewritten here");
       return true;

@@ -428,9 +428,7 @@ std::string marker(Position position) {
   return "@" + std::to_string(position) + "@";
 }
 
-std::string functionId(Position name) {
-  return "fn@" + std::to_string(name);
-}
+std::string functionId(Position name) { return "fn@" + std::to_string(name); }
 
 std::optional<Position> functionIdPosition(const std::string &id) {
   if (id.rfind("fn@", 0) != 0)

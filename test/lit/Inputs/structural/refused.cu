@@ -53,7 +53,7 @@ __global__ void helper_reads_ids(float *out, const float *in, int cols) {
     out[blockIdx.x * cols + i] = in[blockIdx.x * cols + i] + lane_of();
 }
 
-#define LAUNCH_ROWS(kernel, rows) kernel<<<rows, 256>>>(out, in, cols)
+#define LAUNCH_ROWS(kernel) kernel<<<rows, 256>>>(out, in, cols)
 
 __global__ void macro_launched(float *out, const float *in, int cols) {
   for (int i = threadIdx.x; i < cols; i += blockDim.x)
@@ -69,5 +69,5 @@ void launch_all(float *out, const float *in, int rows, int cols) {
   no_row<<<1, 256>>>(out, in, cols);
   fixed_stride<<<rows, 256>>>(out, in, cols);
   helper_reads_ids<<<rows, 256>>>(out, in, cols);
-  LAUNCH_ROWS(macro_launched, rows);
+  LAUNCH_ROWS(macro_launched);
 }

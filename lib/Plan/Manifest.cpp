@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <sstream>
 
 namespace ktune {
 
@@ -63,10 +64,9 @@ std::vector<std::string> LaunchExpr::names() const {
 
 bool operator==(const std::vector<LaunchExpr> &exprs,
                 const std::vector<std::string> &texts) {
-  return std::equal(exprs.begin(), exprs.end(), texts.begin(), texts.end(),
-                    [](const LaunchExpr &e, const std::string &t) {
-                      return e.text() == t;
-                    });
+  return std::equal(
+      exprs.begin(), exprs.end(), texts.begin(), texts.end(),
+      [](const LaunchExpr &e, const std::string &t) { return e.text() == t; });
 }
 
 /// An expression as a manifest writes it: a string, or an integer.
@@ -376,6 +376,22 @@ json manifestToJson(const Manifest &m) {
   return j;
 }
 
+/// `type` is a pointer to `param` ("const T *__restrict__" for T).
+static bool pointsTo(const std::string &type, const std::string &param) {
+  std::string words;
+  for (char c : type)
+    words +=
+        (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : ' ';
+  std::istringstream in(words);
+  std::vector<std::string> tokens;
+  for (std::string w; in >> w;)
+    if (w != "const" && w != "volatile" && w != "__restrict__" &&
+        w != "__restrict")
+      tokens.push_back(w);
+  return tokens.size() == 1 && tokens[0] == param &&
+         type.find('*') != std::string::npos;
+}
+
 Expected<ManifestKernel> launcherAsKernel(const Manifest &m,
                                           const std::string &name) {
   const ManifestLauncher *l = m.findLauncher(name);
@@ -414,8 +430,17 @@ Expected<ManifestKernel> launcherAsKernel(const Manifest &m,
           }))
         k.constraints.push_back(c);
     }
-    if (!k.launch && l->kernels.size() == 1)
+    if (!k.launch && l->kernels.size() == 1) {
       k.launch = kernel->launch;
+      for (const auto &p : kernel->templateParams)
+        if (p.type == "typename")
+          for (const auto &a : kernel->args)
+            if (pointsTo(a.type, p.name) &&
+                std::any_of(
+                    l->args.begin(), l->args.end(),
+                    [&](const KernelArg &la) { return la.name == a.name; }))
+              k.typeFromArg.emplace(p.name, a.name);
+    }
   }
   return k;
 }

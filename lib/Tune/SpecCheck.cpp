@@ -123,7 +123,19 @@ Status checkAtShape(const ShapeCheck &c,
 } // namespace
 
 LaunchGeometry effectiveLaunch(const Spec &spec, const ManifestKernel &kernel) {
-  auto sizeOf = [&](const std::string &t) { return templateArgSize(spec, t); };
+  auto sizeOf = [&](const std::string &t) -> std::optional<int64_t> {
+    if (auto size = templateArgSize(spec, t))
+      return size;
+    // A launcher's: the element size of the buffer its argument carries.
+    auto arg = kernel.typeFromArg.find(t);
+    if (arg == kernel.typeFromArg.end())
+      return std::nullopt;
+    for (const auto &a : spec.args)
+      if (a.name == arg->second)
+        if (const auto *b = std::get_if<BufferArg>(&a.arg))
+          return static_cast<int64_t>(dtypeSize(b->dtype));
+    return std::nullopt;
+  };
   if (spec.launch)
     return resolveLaunchGeometry(*spec.launch, sizeOf);
   if (!kernel.launch)
@@ -280,18 +292,18 @@ Status validateSpec(const Spec &spec, const ManifestKernel &kernel) {
                                  "extent")));
     } else {
       const auto &sc = std::get<ScalarArg>(a.arg);
-      KTUNE_TRY(add(parseCheck(sc.value, jsonPathKey(at, "value"),
-                               std::nullopt, "value")));
+      KTUNE_TRY(add(parseCheck(sc.value, jsonPathKey(at, "value"), std::nullopt,
+                               "value")));
     }
   }
   for (size_t i = 0; checkLaunch && i < launch.grid.size(); ++i)
-    KTUNE_TRY(add(launchCheck(launch.grid[i],
-                              launchWhere(jsonPathIndex("grid", i)), 1,
-                              "grid extent")));
+    KTUNE_TRY(
+        add(launchCheck(launch.grid[i], launchWhere(jsonPathIndex("grid", i)),
+                        1, "grid extent")));
   for (size_t i = 0; checkLaunch && i < launch.block.size(); ++i)
-    KTUNE_TRY(add(launchCheck(launch.block[i],
-                              launchWhere(jsonPathIndex("block", i)), 1,
-                              "block extent")));
+    KTUNE_TRY(
+        add(launchCheck(launch.block[i], launchWhere(jsonPathIndex("block", i)),
+                        1, "block extent")));
   if (checkLaunch)
     KTUNE_TRY(add(launchCheck(launch.smem, launchWhere("smem"), 0,
                               "shared memory size")));
@@ -305,8 +317,8 @@ Status validateSpec(const Spec &spec, const ManifestKernel &kernel) {
     for (const auto &[name, value] : defaults)
       launchEnv[name] = value;
     for (const auto &check : checks)
-      KTUNE_TRY(checkAtShape(check, check.withDefaults ? launchEnv : env,
-                             shape));
+      KTUNE_TRY(
+          checkAtShape(check, check.withDefaults ? launchEnv : env, shape));
   }
   return {};
 }

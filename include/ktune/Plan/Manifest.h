@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,8 +103,8 @@ struct LaunchGeometry {
   std::vector<LaunchExpr> grid;  // 1-3 dimensions
   std::vector<LaunchExpr> block; // 1-3 dimensions
   LaunchExpr smem = "0";         // dynamic shared memory bytes
-  std::string from;               // "file:line" of the launch it was read from
-  bool cooperative = false;       // cudaLaunchCooperativeKernel
+  std::string from;              // "file:line" of the launch it was read from
+  bool cooperative = false;      // cudaLaunchCooperativeKernel
 };
 
 struct ManifestKernel {
@@ -117,6 +118,12 @@ struct ManifestKernel {
   /// names its launcher. Tuned like template parameters.
   std::vector<TemplateParam> launchParams;
   bool explicitInstantiation = false;
+  /// A launcher's view (launcherAsKernel): for a type parameter T of the
+  /// kernel it launches, a launcher argument whose kernel argument of the
+  /// same name points to T (`out` for `T *out`), so that `sizeof(T)` in
+  /// the launch is the element size of the buffer a spec binds to it.
+  /// Not written to JSON.
+  std::map<std::string, std::string> typeFromArg;
 
   /// A template parameter or a launch parameter.
   const TemplateParam *findParam(const std::string &name) const;

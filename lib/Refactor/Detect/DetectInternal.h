@@ -18,13 +18,15 @@
 //   DeviceLoops.cpp      loop bounds that size register arrays or tiles
 //   RowSplit.cpp         whether a kernel's row can be split over blocks
 //   LaunchForms.cpp      every spelling of a launch, read as a LaunchView
-//   LaunchHelpers.cpp    functions that launch the kernel they are given
+//   LaunchHelpers.cpp    functions that launch the kernel they are given;
+//                        why a launch is not followed
 //   Dispatches.cpp       runtime values a dispatch turned into constants
 //   LaunchScan.cpp       a launch: its kernel, arguments and geometry
 //   Calls.cpp            how a call names its callee (template arguments,
 //                        LaunchTemplateArgs.cpp)
 //   HostCode.cpp         the main file's host-only functions
-//   SourceFacts.cpp      the facts as data: merging both sides, JSON
+//   SourceFacts.cpp      the facts as data: merging both sides
+//   SourceFactsJson.cpp  their JSON (--dump-facts)
 //
 // A detection kind (a new role, a new launch form) is one such file whose
 // step is called from the traversal or the device scanner, plus its row in

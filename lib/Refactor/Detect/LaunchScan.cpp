@@ -401,27 +401,6 @@ bool alreadySeen(const SourceFacts &facts, const CallFacts &cf) {
 
 } // namespace
 
-std::string whyNotFollowed(DetectContext &c, const FunctionDecl *launched) {
-  if (!launched)
-    return "launch of a kernel not defined in this file";
-  if (const FunctionDecl *pattern = launched->getTemplateInstantiationPattern())
-    launched = pattern;
-  if (const FunctionTemplateDecl *t = launched->getPrimaryTemplate())
-    launched = t->getTemplatedDecl();
-  SourceLocation at = c.SM.getExpansionLoc(launched->getLocation());
-  std::string name = launched->getQualifiedNameAsString();
-  if (c.SM.isInMainFile(at))
-    return "launch of " + name + ", a kernel not defined in this file";
-  bool defined =
-      launched->hasSkippedBody() || launched->doesThisDeclarationHaveABody();
-  return "launch of " + name + ", a kernel " +
-         (defined ? "defined" : "declared") + " in " +
-         c.SM.getFilename(at).str() +
-         (defined ? ", which ktune does not rewrite (a system header, or one "
-                    "--header-filter keeps out)"
-                  : ", not defined in the files read");
-}
-
 void scanLaunch(DetectContext &c, const LaunchView &launch,
                 const FunctionDecl *host) {
   if (!launch.named.kernel)

@@ -1,9 +1,9 @@
 //===- SourceFacts.cpp - Facts as data ------------------------------------===//
 //
 // What detection records, as plain data: families and roles by name, the
-// JSON of --dump-facts, the merge of the host and the device side's facts
-// (files renumbered by path), and attributing a helper's occurrences to the
-// kernels that call it.
+// merge of the host and the device side's facts (files renumbered by path),
+// and attributing a helper's occurrences to the kernels that call it. The
+// JSON of --dump-facts is SourceFactsJson.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -309,87 +309,6 @@ void mergeFacts(SourceFacts &into, const SourceFacts &otherSide) {
             [](const CallFacts &a, const CallFacts &b) {
               return a.offset < b.offset;
             });
-}
-
-nlohmann::json factsToJson(const SourceFacts &facts) {
-  using nlohmann::json;
-  json out = {{"file", facts.file}};
-  for (const auto &f : facts.files)
-    out["files"].push_back({{"path", f.path},
-                            {"included_as", f.includedAs},
-                            {"found_under", f.foundUnder}});
-  static const char *roles[] = {"kernel", "device_helper", "host"};
-  for (const auto &[id, f] : facts.functions) {
-    json j = {{"id", id},
-              {"role", roles[static_cast<int>(f.role)]},
-              {"name", f.qualifiedName},
-              {"line", f.line},
-              {"template", f.isTemplate},
-              {"warp_level", f.usesWarpLevelOps},
-              {"grid_stride", f.gridStride},
-              {"callees", f.callees}};
-    if (!f.cannotTemplate.empty())
-      j["cannot_template"] = f.cannotTemplate;
-    if (f.rowSplit.analysed)
-      j["row_split"] = f.rowSplit.refusal.empty()
-                           ? json{{"uses", f.rowSplit.uses.size()},
-                                  {"opaque_callees", f.rowSplit.opaqueCallees}}
-                           : json{{"refusal", f.rowSplit.refusal}};
-    out["functions"].push_back(j);
-  }
-  for (const auto &c : facts.calls) {
-    json j = {{"line", c.line},
-              {"col", c.col},
-              {"caller", c.caller},
-              {"callee", c.callee},
-              {"launch", c.isLaunch},
-              {"implicit_args", c.implicitArgs},
-              {"explicit_args", c.explicitArgs}};
-    if (!c.implicitArgsError.empty())
-      j["implicit_args_error"] = c.implicitArgsError;
-    j["form"] = std::string(callFormName(c.form));
-    if (!c.macro.empty())
-      j["macro"] = c.macro;
-    if (c.isLaunch) {
-      j["host_names"] = c.hostNames;
-      j["grid"] = c.grid;
-      j["block"] = c.block;
-      j["smem"] = c.smem;
-      if (!c.geometryError.empty())
-        j["geometry_error"] = c.geometryError;
-    }
-    out["calls"].push_back(j);
-  }
-  static const char *spellings[] = {"literal", "macro", "variable",
-                                    "enumerator"};
-  for (const auto &o : facts.occurrences)
-    out["occurrences"].push_back(
-        {{"offset", o.offset},
-         {"file", facts.pathOf(filePart(o.offset))},
-         {"at", std::to_string(o.line) + ":" + std::to_string(o.col)},
-         {"text", o.text},
-         {"function", o.function},
-         {"kernel", o.kernel},
-         {"role", std::string(siteRoleName(o.role))},
-         {"use_role", o.useRole ? std::string(siteRoleName(*o.useRole)) : ""},
-         {"value", o.value},
-         {"spelling", spellings[static_cast<int>(o.spelling)]},
-         {"constant", o.constant},
-         {"family", o.family.str()},
-         {"dim", o.dim},
-         {"top", o.top},
-         {"bound_param", o.boundParam},
-         {"cast", o.castType},
-         {"value_type", o.valueType}});
-  for (const auto &a : facts.sharedArrays)
-    out["shared_arrays"].push_back({{"function", a.function},
-                                    {"name", a.name},
-                                    {"element_size", a.elementSize},
-                                    {"extents", a.extents}});
-  for (const auto &[k, v] : facts.launchBounds)
-    out["launch_bounds"][k] = v;
-  out["notes"] = facts.notes;
-  return out;
 }
 
 std::string Family::str() const {

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 namespace ktune {
 
@@ -58,27 +59,30 @@ std::string CompileCache::entryPath(const std::string &key) const {
       .string();
 }
 
+// The counts ptxas reports, by their names in a cache entry: one table, so
+// that writing and reading an entry cannot disagree.
+static constexpr std::pair<const char *, int PtxasFunctionInfo::*>
+    ResourceCounts[] = {
+        {"registers", &PtxasFunctionInfo::registers},
+        {"barriers", &PtxasFunctionInfo::barriers},
+        {"smem_static", &PtxasFunctionInfo::smemStatic},
+        {"stack_frame", &PtxasFunctionInfo::stackFrame},
+        {"cumulative_stack", &PtxasFunctionInfo::cumulativeStack},
+        {"spill_stores", &PtxasFunctionInfo::spillStores},
+        {"spill_loads", &PtxasFunctionInfo::spillLoads}};
+
 static json resourcesToJson(const PtxasFunctionInfo &r) {
-  return json{{"entry", r.entry},
-              {"registers", r.registers},
-              {"barriers", r.barriers},
-              {"smem_static", r.smemStatic},
-              {"stack_frame", r.stackFrame},
-              {"cumulative_stack", r.cumulativeStack},
-              {"spill_stores", r.spillStores},
-              {"spill_loads", r.spillLoads}};
+  json j{{"entry", r.entry}};
+  for (const auto &[name, count] : ResourceCounts)
+    j[name] = r.*count;
+  return j;
 }
 
 static PtxasFunctionInfo resourcesFromJson(const json &j) {
   PtxasFunctionInfo r;
   r.entry = j.at("entry").get<bool>();
-  r.registers = j.at("registers").get<int>();
-  r.barriers = j.at("barriers").get<int>();
-  r.smemStatic = j.at("smem_static").get<int>();
-  r.stackFrame = j.at("stack_frame").get<int>();
-  r.cumulativeStack = j.at("cumulative_stack").get<int>();
-  r.spillStores = j.at("spill_stores").get<int>();
-  r.spillLoads = j.at("spill_loads").get<int>();
+  for (const auto &[name, count] : ResourceCounts)
+    r.*count = j.at(name).get<int>();
   return r;
 }
 

@@ -14,19 +14,31 @@
 namespace ktune::tidy {
 
 namespace {
-/// A fix applies exactly what ktune-refactor -o writes, `#line` directives
-/// included (they keep __LINE__ and the default PTX unchanged), in every
-/// file it changes.
-refactor::FileEdits markedFix(const refactor::Detection &detection,
-                              const refactor::RewriteResult &rewrite,
-                              std::string &fixError) {
-  auto marked =
-      refactor::withLineMarks(detection.facts, detection.source, rewrite);
-  if (!marked) {
-    fixError = llvm::toString(marked.takeError());
-    return {};
+/// Sets f.fix to what applying `plan` writes, or clears it and says in
+/// f.fixError why the plan is refused or cannot be rewritten. A fix applies
+/// exactly what ktune-refactor -o writes, `#line` directives included (they
+/// keep __LINE__ and the default PTX unchanged), in every file it changes.
+void setFix(Finding &f, const refactor::Detection &detection, const Plan &plan,
+            const SourceTexts &sources) {
+  f.fix = {};
+  auto errors = validatePlan(plan, detection.candidates, sources);
+  if (!errors.empty()) {
+    f.fixError = errors.front().str();
+    return;
   }
-  return std::move(*marked);
+  auto rewrite = refactor::planRewrite(detection.facts, detection.candidates,
+                                       detection.index, plan, detection.source);
+  if (!rewrite) {
+    f.fixError = llvm::toString(rewrite.takeError());
+    return;
+  }
+  auto marked =
+      refactor::withLineMarks(detection.facts, detection.source, *rewrite);
+  if (!marked) {
+    f.fixError = llvm::toString(marked.takeError());
+    return;
+  }
+  f.fix = std::move(*marked);
 }
 
 struct KindInfo {
@@ -198,16 +210,7 @@ std::vector<Finding> findingsForPlan(const refactor::Detection &detection,
       pk.params.push_back(renamed);
       pk.constraints = constraintsOf(kernel, {{param.name, f.paramName}});
       single.kernels.push_back(std::move(pk));
-      auto errors = validatePlan(single, detection.candidates, sources);
-      if (!errors.empty()) {
-        f.fixError = errors.front().str();
-      } else if (auto rewrite = refactor::planRewrite(
-                     detection.facts, detection.candidates, detection.index,
-                     single, detection.source)) {
-        f.fix = markedFix(detection, *rewrite, f.fixError);
-      } else {
-        f.fixError = llvm::toString(rewrite.takeError());
-      }
+      setFix(f, detection, single, sources);
       findings.push_back(std::move(f));
     }
   }
@@ -269,18 +272,7 @@ void combineFixes(std::vector<Finding> &findings,
       group.push_back(&findings[i]);
     Plan combined = restrictPlan(plan, group);
     Finding &carrier = findings[members.front()];
-    auto errors = validatePlan(combined, detection.candidates, sources);
-    if (!errors.empty()) {
-      carrier.fix = {};
-      carrier.fixError = errors.front().str();
-    } else if (auto rewrite = refactor::planRewrite(
-                   detection.facts, detection.candidates, detection.index,
-                   combined, detection.source)) {
-      carrier.fix = markedFix(detection, *rewrite, carrier.fixError);
-    } else {
-      carrier.fix = {};
-      carrier.fixError = llvm::toString(rewrite.takeError());
-    }
+    setFix(carrier, detection, combined, sources);
     for (size_t k = 1; k < members.size(); ++k) {
       findings[members[k]].fix = {};
       findings[members[k]].fixedWith = carrier.paramName;

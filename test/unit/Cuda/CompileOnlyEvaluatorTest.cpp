@@ -2,6 +2,7 @@
 #include "ktune/Cuda/Nvcc.h"
 #include "ktune/Tune/Session.h"
 
+#include "CacheDirTest.h"
 #include "CudaTestUtil.h"
 
 #include <gtest/gtest.h>
@@ -14,16 +15,13 @@ using namespace ktune::test;
 
 namespace {
 
-class CompileOnly : public ::testing::Test {
+class CompileOnly : public CacheDirTest {
 protected:
-  void SetUp() override { Cache = freshDir("ktune-compile-only"); }
-  void TearDown() override { std::filesystem::remove_all(Cache); }
   std::unique_ptr<Evaluator> make(CudaTuneOptions o) {
     auto e = createCompileOnlyEvaluator(o);
     EXPECT_TRUE(e) << (e ? "" : e.error().str());
     return e ? std::move(*e) : nullptr;
   }
-  std::string Cache;
 };
 
 const Shape Small = {{"tokens", 64}, {"d", 4096}};

@@ -9,6 +9,7 @@
 #include "ktune/Support/DType.h"
 #include "ktune/Target/Occupancy.h"
 
+#include "CacheDirTest.h"
 #include "CudaTestUtil.h"
 
 #include <gtest/gtest.h>
@@ -28,11 +29,8 @@ namespace {
       GTEST_SKIP() << "no CUDA device";                                        \
   } while (false)
 
-class Gpu : public ::testing::Test {
+class Gpu : public CacheDirTest {
 protected:
-  void SetUp() override { Cache = freshDir("ktune-gpu-test"); }
-  void TearDown() override { std::filesystem::remove_all(Cache); }
-
   std::unique_ptr<Evaluator> make(const CudaTuneOptions &o) {
     auto e = createCudaEvaluator(o);
     EXPECT_TRUE(e) << (e ? "" : e.error().str());
@@ -48,8 +46,6 @@ protected:
            std::to_string(r.time->reps);
     return s;
   }
-
-  std::string Cache;
 };
 
 ElementwiseKernel planted() {

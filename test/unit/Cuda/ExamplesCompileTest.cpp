@@ -2,6 +2,7 @@
 // their manifests, without a GPU.
 #include "ktune/Cuda/CudaEvaluator.h"
 
+#include "CacheDirTest.h"
 #include "ExamplesTestUtil.h"
 
 #include <gtest/gtest.h>
@@ -11,9 +12,12 @@
 using namespace ktune;
 using namespace ktune::test;
 
-TEST(ExamplesCompileOnly, SiluAndMulEveryConfiguration) {
-  std::string cache = freshDir("ktune-examples");
-  auto o = exampleSilu(cache);
+namespace {
+class ExamplesCompileOnly : public CacheDirTest {};
+} // namespace
+
+TEST_F(ExamplesCompileOnly, SiluAndMulEveryConfiguration) {
+  auto o = exampleSilu(Cache);
   ASSERT_TRUE(o.has_value()) << "examples/handwritten not found in the checkout";
   auto e = createCompileOnlyEvaluator(*o);
   ASSERT_TRUE(e) << e.error().str();
@@ -51,12 +55,10 @@ TEST(ExamplesCompileOnly, SiluAndMulEveryConfiguration) {
   }
   EXPECT_GT(ok, 40);
   EXPECT_GT(pruned, 0);
-  std::filesystem::remove_all(cache);
 }
 
-TEST(ExamplesCompileOnly, PlantedFaultsEveryValue) {
-  std::string cache = freshDir("ktune-examples");
-  auto o = examplePlanted(cache);
+TEST_F(ExamplesCompileOnly, PlantedFaultsEveryValue) {
+  auto o = examplePlanted(Cache);
   ASSERT_TRUE(o.has_value()) << "examples/handwritten not found in the checkout";
   auto e = createCompileOnlyEvaluator(*o);
   ASSERT_TRUE(e) << e.error().str();
@@ -67,5 +69,4 @@ TEST(ExamplesCompileOnly, PlantedFaultsEveryValue) {
       EXPECT_EQ(r.status, EvalStatus::Ok)
           << fault << " " << block << ": " << r.reason;
     }
-  std::filesystem::remove_all(cache);
 }

@@ -1,6 +1,7 @@
 // The hand-written examples on a GPU (label gpu; skips without one).
 #include "ktune/Cuda/CudaEvaluator.h"
 
+#include "CacheDirTest.h"
 #include "ExamplesTestUtil.h"
 
 #include <gtest/gtest.h>
@@ -12,18 +13,13 @@ using namespace ktune::test;
 
 namespace {
 
-class ExamplesGpu : public ::testing::Test {
+class ExamplesGpu : public CacheDirTest {
 protected:
   void SetUp() override {
     if (!cudaDeviceAvailable())
       GTEST_SKIP() << "no CUDA device";
-    Cache = freshDir("ktune-examples-gpu");
+    CacheDirTest::SetUp();
   }
-  void TearDown() override {
-    if (!Cache.empty())
-      std::filesystem::remove_all(Cache);
-  }
-  std::string Cache;
 };
 
 std::string describe(const EvalResult &r) {
@@ -40,29 +36,27 @@ TEST_F(ExamplesGpu, PlantedFaultsAreCaughtAndSurvived) {
   auto e = createCudaEvaluator(*o);
   ASSERT_TRUE(e) << e.error().str();
   Shape shape{{"n", 1000003}};
-  auto eval = [&](int64_t fault, int64_t block = 256) {
-    return (*e)->evaluate(shape, {{"BLOCK_SIZE", block}, {"FAULT", fault}});
+  // Runs one FAULT value and checks how it ends; the sound runs in between
+  // show that the evaluator survived the fault before them.
+  auto evalExpecting = [&](EvalStatus want, int64_t fault, int64_t block) {
+    EvalResult r =
+        (*e)->evaluate(shape, {{"BLOCK_SIZE", block}, {"FAULT", fault}});
+    EXPECT_EQ(r.status, want) << "FAULT " << fault << ", " << describe(r);
+    return r;
   };
-  EXPECT_EQ(eval(0).status, EvalStatus::Ok);
-  EvalResult wrong = eval(1, 128);
-  EXPECT_EQ(wrong.status, EvalStatus::WrongResult) << describe(wrong);
-  EvalResult unwritten = eval(2, 128);
-  EXPECT_EQ(unwritten.status, EvalStatus::WrongResult) << describe(unwritten);
+  evalExpecting(EvalStatus::Ok, 0, 256);
+  evalExpecting(EvalStatus::WrongResult, 1, 128);
+  EvalResult unwritten = evalExpecting(EvalStatus::WrongResult, 2, 128);
   EXPECT_NE(unwritten.reason.find("got nan"), std::string::npos)
       << unwritten.reason;
-  EvalResult nan = eval(3, 512);
-  EXPECT_EQ(nan.status, EvalStatus::WrongResult) << describe(nan);
-  EvalResult illegal = eval(4, 128);
-  EXPECT_EQ(illegal.status, EvalStatus::RuntimeError) << describe(illegal);
-  EXPECT_EQ(eval(0, 512).status, EvalStatus::Ok);
-  EvalResult hang = eval(5, 128);
-  EXPECT_EQ(hang.status, EvalStatus::Timeout) << describe(hang);
-  EvalResult offByOne = eval(6, 128);
-  EXPECT_EQ(offByOne.status, EvalStatus::WrongResult) << describe(offByOne);
+  evalExpecting(EvalStatus::WrongResult, 3, 512);
+  evalExpecting(EvalStatus::RuntimeError, 4, 128);
+  evalExpecting(EvalStatus::Ok, 0, 512);
+  evalExpecting(EvalStatus::Timeout, 5, 128);
+  EvalResult offByOne = evalExpecting(EvalStatus::WrongResult, 6, 128);
   EXPECT_NE(offByOne.reason.find("past its end"), std::string::npos)
       << offByOne.reason;
-  EvalResult after = eval(0, 128);
-  EXPECT_EQ(after.status, EvalStatus::Ok) << describe(after);
+  EvalResult after = evalExpecting(EvalStatus::Ok, 0, 128);
   EXPECT_TRUE(after.time);
 
   // The small shape too, after all that.

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+
 using namespace ktune;
 using namespace ktune::refactor;
 
@@ -27,6 +30,31 @@ Plan planFor(const CandidateSet &set, const std::string &name) {
   return plan;
 }
 
+/// What lifting the block size as BS (planFor) makes of `source`: the
+/// planned edits and manifest entries, and the rewritten text; either is
+/// empty, with the failure reported, where its step failed.
+struct LiftedBS {
+  std::optional<RewriteResult> result;
+  std::optional<std::string> text;
+};
+
+LiftedBS liftBS(const SourceFacts &f, const CandidateSet &set,
+                const CandidateIndex &index, const char *source) {
+  LiftedBS lifted;
+  auto r = planRewrite(f, set, index, planFor(set, "BS"), source);
+  if (!r) {
+    ADD_FAILURE() << llvm::toString(r.takeError());
+    return lifted;
+  }
+  auto text = applyRewrite(source, r->replacements);
+  if (!text)
+    ADD_FAILURE() << llvm::toString(text.takeError());
+  else
+    lifted.text = std::move(*text);
+  lifted.result = std::move(*r);
+  return lifted;
+}
+
 } // namespace
 
 TEST(Rewrite, KernelHostAndManifest) {
@@ -34,10 +62,8 @@ TEST(Rewrite, KernelHostAndManifest) {
   CandidateIndex index;
   CandidateSet set = buildCandidates(f, index);
   ASSERT_EQ(set.candidates.size(), 1u);
-  auto r = planRewrite(f, set, index, planFor(set, "BS"), KernelSource);
-  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
-  auto text = applyRewrite(KernelSource, r->replacements);
-  ASSERT_TRUE(bool(text));
+  auto [r, text] = liftBS(f, set, index, KernelSource);
+  ASSERT_TRUE(r && text);
   // Inserted lines are followed by #line, so __LINE__ keeps its value.
   EXPECT_NE(text->find("template <int BS = 256>\n#line 1\n__global__ void k("),
             std::string::npos)
@@ -95,10 +121,8 @@ TEST(Rewrite, HostThatCannotBeATemplateKeepsTheDefaults) {
   f.functions["fn@58"].cannotTemplate = "it is main";
   CandidateIndex index;
   CandidateSet set = buildCandidates(f, index);
-  auto r = planRewrite(f, set, index, planFor(set, "BS"), KernelSource);
-  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
-  auto text = applyRewrite(KernelSource, r->replacements);
-  ASSERT_TRUE(bool(text));
+  auto [r, text] = liftBS(f, set, index, KernelSource);
+  ASSERT_TRUE(r && text);
   EXPECT_NE(text->find("void go(float *x) { k<<<1, 256>>>(x); }"),
             std::string::npos)
       << *text;
@@ -113,10 +137,8 @@ TEST(Rewrite, LaunchParameterMakesTheLauncherATemplate) {
   CandidateSet set = buildCandidates(f, index);
   ASSERT_EQ(set.candidates.size(), 1u);
   EXPECT_TRUE(set.candidates[0].launchParam);
-  auto r = planRewrite(f, set, index, planFor(set, "BS"), Source);
-  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
-  auto text = applyRewrite(Source, r->replacements);
-  ASSERT_TRUE(bool(text));
+  auto [r, text] = liftBS(f, set, index, Source);
+  ASSERT_TRUE(r && text);
   // The kernel is unchanged; the launcher checks the constraint.
   EXPECT_EQ(text->find("__global__ void k(float *x) { x[threadIdx.x] = 1; }"),
             0u)
@@ -167,10 +189,8 @@ TEST(Rewrite, TypedParameterKeepsTheConstantsType) {
   CandidateSet set = buildCandidates(f, index);
   EXPECT_EQ(set.candidates.at(0).type, "unsigned int");
   EXPECT_EQ(set.candidates.at(0).sites.at(0).replacement, "{P}");
-  auto r = planRewrite(f, set, index, planFor(set, "BS"), Source);
-  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
-  auto text = applyRewrite(Source, r->replacements);
-  ASSERT_TRUE(bool(text));
+  auto [r, text] = liftBS(f, set, index, Source);
+  ASSERT_TRUE(r && text);
   EXPECT_NE(text->find("template <unsigned int BS = 256>"), std::string::npos)
       << *text;
   EXPECT_EQ(r->kernels.at(0).launchParams.at(0).type, "unsigned int");

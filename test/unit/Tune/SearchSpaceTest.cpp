@@ -24,6 +24,24 @@ SpaceParam rangeParam(std::string name, int64_t lo, int64_t hi) {
   return p;
 }
 
+// Draws `draws` valid points, each within `maxTries` attempts, checking
+// each one; returns the distinct points drawn.
+std::set<Point> distinctValidDraws(const SearchSpace &space,
+                                   std::mt19937_64 &rng, int draws,
+                                   int maxTries = 10000) {
+  std::set<Point> seen;
+  for (int i = 0; i < draws; ++i) {
+    auto p = space.randomValid(rng, maxTries);
+    if (!p) {
+      ADD_FAILURE() << "no valid point drawn in " << maxTries << " tries";
+      break;
+    }
+    EXPECT_TRUE(space.isValid(*p));
+    seen.insert(*p);
+  }
+  return seen;
+}
+
 /// bx in {16..256 step 16}, by in {1,2,4,8,16}, t in {1,2,3,4}.
 SearchSpace blockSpace() {
   SpaceParam bx;
@@ -196,14 +214,8 @@ TEST(SearchSpace, TightConstraintsFallBackToEnumeration) {
       {"a == b", "b == c"});
   ASSERT_TRUE(space);
   std::mt19937_64 rng(1);
-  std::set<Point> seen;
-  for (int i = 0; i < 2000; ++i) {
-    auto p = space->randomValid(rng, 50);
-    ASSERT_TRUE(p);
-    EXPECT_TRUE(space->isValid(*p));
-    seen.insert(*p);
-  }
-  EXPECT_GT(seen.size(), 90u); // uniform over 100 points
+  // Uniform over the 100 valid points.
+  EXPECT_GT(distinctValidDraws(*space, rng, 2000, 50).size(), 90u);
 
   auto none = SearchSpace::create({rangeParam("a", 0, 9)}, {"a > 100"});
   ASSERT_TRUE(none);
@@ -235,14 +247,7 @@ TEST(SearchSpace, BillionPointSpaceIsWalkedAndSampledLazily) {
     EXPECT_LT(first[i - 1], first[i]);
 
   std::mt19937_64 rng(3);
-  std::set<Point> drawn;
-  for (int i = 0; i < 5000; ++i) {
-    auto p = space->randomValid(rng);
-    ASSERT_TRUE(p);
-    EXPECT_TRUE(space->isValid(*p));
-    drawn.insert(*p);
-  }
-  EXPECT_GT(drawn.size(), 4900u);
+  EXPECT_GT(distinctValidDraws(*space, rng, 5000).size(), 4900u);
   auto p = *space->randomValid(rng);
   for (const auto &q : space->neighbours(p, true))
     EXPECT_TRUE(space->isValid(q));
@@ -261,12 +266,5 @@ TEST(SearchSpace, BillionPointSpaceWithFewValidPointsStillSamples) {
   auto space = SearchSpace::create(params, constraints);
   ASSERT_TRUE(space);
   std::mt19937_64 rng(5);
-  std::set<Point> drawn;
-  for (int i = 0; i < 200; ++i) {
-    auto p = space->randomValid(rng, 100);
-    ASSERT_TRUE(p);
-    EXPECT_TRUE(space->isValid(*p));
-    drawn.insert(*p);
-  }
-  EXPECT_GE(drawn.size(), 5u);
+  EXPECT_GE(distinctValidDraws(*space, rng, 200, 100).size(), 5u);
 }

@@ -9,9 +9,11 @@
 // synchronises, no y or z index (one-dimensional blocks and grids), and no
 // called function reading the indices (the rewrite cannot reach into it).
 // The work over the row must be block-stride loops
-// (`for (i = threadIdx.x; i < n; i += blockDim.x)`): a kernel whose result
-// depends on its block size would change with any block size too, and the
-// tuner checks every configuration against the default.
+// (`for (i = threadIdx.x; i < n; i += blockDim.x)`), and no index may be a
+// global thread index (`blockIdx.x * blockDim.x + ...`); a kernel whose
+// result depends on its block size in another way would change with any
+// block size too, and the tuner checks every configuration against the
+// default.
 //
 //===----------------------------------------------------------------------===//
 
@@ -144,6 +146,20 @@ public:
     if (auto word = asmProblem(s->getAsmString()->getString()))
       refuse(s->getAsmLoc(), "has inline asm using '" + *word +
                                  "': it reads thread ids or synchronises");
+    return true;
+  }
+
+  /// blockIdx.x * blockDim.x: a global thread index, whose layout (one
+  /// slot per thread of the grid) changes with the block's size.
+  bool VisitBinaryOperator(BinaryOperator *b) {
+    if (!InKernel || b->getOpcode() != BO_Mul)
+      return true;
+    const Expr *l = b->getLHS(), *r = b->getRHS();
+    if ((reads(l, "blockIdx") && reads(r, "blockDim")) ||
+        (reads(l, "blockDim") && reads(r, "blockIdx")))
+      refuse(b->getOperatorLoc(),
+             "indexes by blockIdx.x * blockDim.x (one slot per thread of "
+             "the grid): its layout changes with the block's size");
     return true;
   }
 

@@ -84,6 +84,10 @@ public:
   /// refusal's reason recorded.
   void liftRowSplit(const ReplanContext &ctx, PlanKernel &kernel,
                     ReplanDecision &decision);
+  /// Lifts row_split into `kernel` where it can; the proposal's
+  /// availability: applied, or why not.
+  std::string rowSplitOutcome(const ReplanContext &ctx, PlanKernel &kernel,
+                              ReplanDecision &decision, Proposal &proposal);
 
 private:
   RuleOptions Options;

@@ -97,26 +97,22 @@ void RuleReplanner::liftRowSplit(const ReplanContext &ctx, PlanKernel &kernel,
                    });
   if (proposal == decision.proposals.end() || !ctx.candidates)
     return;
-  // Its "propose" reason says what became of it.
+  // Its "propose" reason then says what became of it.
   std::string before = proposalText(*proposal);
-  struct Restate {
-    ReplanDecision &d;
-    const std::string &before;
-    const Proposal &p;
-    ~Restate() {
-      for (auto &r : d.reasons)
-        if (r.action == ReplanAction::Propose && r.message == before)
-          r.message = proposalText(p);
-    }
-  } restate{decision, before, *proposal};
-  bool planned = std::any_of(
-      kernel.params.begin(), kernel.params.end(),
-      [](const PlanParam &p) { return p.kind == ParamKind::RowSplit; });
-  if (planned) {
-    proposal->availability =
-        "row_split is already tuned: " + proposal->availability;
-    return;
-  }
+  proposal->availability = rowSplitOutcome(ctx, kernel, decision, *proposal);
+  for (auto &r : decision.reasons)
+    if (r.action == ReplanAction::Propose && r.message == before)
+      r.message = proposalText(*proposal);
+}
+
+std::string RuleReplanner::rowSplitOutcome(const ReplanContext &ctx,
+                                           PlanKernel &kernel,
+                                           ReplanDecision &decision,
+                                           Proposal &proposal) {
+  if (std::any_of(
+          kernel.params.begin(), kernel.params.end(),
+          [](const PlanParam &p) { return p.kind == ParamKind::RowSplit; }))
+    return "row_split is already tuned: " + proposal.availability;
   const Candidate *split = nullptr;
   for (const auto &c : ctx.candidates->candidates)
     if (c.kind == ParamKind::RowSplit && sameKernel(c.kernel, kernel.kernel) &&
@@ -125,10 +121,9 @@ void RuleReplanner::liftRowSplit(const ReplanContext &ctx, PlanKernel &kernel,
   if (!split) {
     for (const auto &r : ctx.candidates->refusals)
       if (r.kind == ParamKind::RowSplit && sameKernel(r.kernel, kernel.kernel))
-        proposal->availability = "row_split refused: " + r.why +
-                                 "; rows_per_block is not available in this "
-                                 "build yet";
-    return;
+        return "row_split refused: " + r.why +
+               "; rows_per_block is not available in this build yet";
+    return proposal.availability;
   }
   PlanParam param;
   param.name = "ROW_SPLIT";
@@ -147,19 +142,16 @@ void RuleReplanner::liftRowSplit(const ReplanContext &ctx, PlanKernel &kernel,
     if (k.kernel == kernel.kernel)
       k = attempt;
   auto errors = validatePlan(trial, *ctx.candidates, *ctx.sources);
-  if (!errors.empty()) {
-    proposal->availability =
-        "row_split cannot be lifted: " + errors.front().str();
-    return;
-  }
+  if (!errors.empty())
+    return "row_split cannot be lifted: " + errors.front().str();
   kernel = attempt; // an element of decision.plan.kernels
-  proposal->available = true;
-  proposal->availability = "applied: " + param.name + " (candidate " +
-                           split->id + ") in the next round";
+  proposal.available = true;
   addReason(decision, kernel, param.name, ReplanAction::Lift,
-            proposal->diagnosis + ": lifting " + split->id +
-                " (row_split) as " + param.name + " with domain " +
-                param.domain.describe() + ": each row over that many blocks");
+            proposal.diagnosis + ": lifting " + split->id + " (row_split) as " +
+                param.name + " with domain " + param.domain.describe() +
+                ": each row over that many blocks");
+  return "applied: " + param.name + " (candidate " + split->id +
+         ") in the next round";
 }
 
 void RuleReplanner::proposeFromDiagnoses(const KernelAnalysis &a,

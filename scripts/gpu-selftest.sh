@@ -30,8 +30,15 @@ if ! { cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 fi
 
 echo "== unit tests (CPU) of this build (log: $out/ctest-unit.log)"
-ctest --test-dir "$build" -L unit -LE gpu -j "$jobs" --output-on-failure \
-  >"$out/ctest-unit.log" 2>&1 || status=1
+# The schema test checks plans with python3-jsonschema, which scripts/setup.sh
+# installs; a GPU machine set up only for this script may lack it.
+unit_exclude=()
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+  echo "python3-jsonschema missing: PlanSchema.HeuristicPlansMatchTheSchema left out"
+  unit_exclude=(-E 'PlanSchema\.HeuristicPlansMatchTheSchema')
+fi
+ctest --test-dir "$build" -L unit -LE gpu "${unit_exclude[@]}" -j "$jobs" \
+  --output-on-failure >"$out/ctest-unit.log" 2>&1 || status=1
 tail -5 "$out/ctest-unit.log"
 
 echo "== gpu tests (log: $out/ctest-gpu.log)"

@@ -124,8 +124,9 @@ Expected<Launch> launchFromJson(const json &j) {
   });
 }
 
-// TimeOptions, TimeResult and FunctionAttributes are flat objects: for each,
-// one list of (key, member), eachField, serves writing it and reading it back.
+// TimeOptions (nested members) and FunctionAttributes (sent by the worker,
+// read by the client) are flat objects: for each, one list of (key, member),
+// eachField, serves writing it and reading it back.
 
 template <class T> static json writeFields(const T &value) {
   json j = json::object();
@@ -166,20 +167,24 @@ Expected<TimeOptions> timeOptionsFromJson(const json &j) {
   return readFieldsChecked<TimeOptions>(j);
 }
 
-template <class R, class Field>
-  requires std::same_as<std::remove_const_t<R>, TimeResult>
-static void eachField(R &r, Field &&field) {
-  field("samples_us", r.samplesUs);
-  field("batched", r.batched);
-  field("batch_size", r.batchSize);
-  field("rotation_sets", r.rotationSets);
-  field("wall_s", r.wallSeconds);
+json toJson(const TimeResult &r) {
+  return json{{"samples_us", r.samplesUs},
+              {"batched", r.batched},
+              {"batch_size", r.batchSize},
+              {"rotation_sets", r.rotationSets},
+              {"wall_s", r.wallSeconds}};
 }
 
-json toJson(const TimeResult &r) { return writeFields(r); }
-
 Expected<TimeResult> timeResultFromJson(const json &j) {
-  return readFieldsChecked<TimeResult>(j);
+  return guarded([&]() -> Expected<TimeResult> {
+    TimeResult r;
+    r.samplesUs = j.at("samples_us").get<std::vector<double>>();
+    r.batched = j.at("batched").get<bool>();
+    r.batchSize = j.at("batch_size").get<int>();
+    r.rotationSets = j.at("rotation_sets").get<int>();
+    r.wallSeconds = j.at("wall_s").get<double>();
+    return r;
+  });
 }
 
 template <class A, class Field>

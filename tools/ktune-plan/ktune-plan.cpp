@@ -29,14 +29,20 @@ int fail(const std::string &message) {
   return 1;
 }
 
-/// The options' values; an optional one is set when the option is given.
+/// The options' values; a value is given when its CLI::Option counts one.
 struct Options {
-  std::string candidates, planner = "heuristic", model, templatePath,
-                          schemaPath;
-  std::optional<std::string> timeout, attempts, sourceRoot, device,
-      previousPlan, tuningSummary, output, auditDir, verdict, check;
+  std::string candidates, planner = "heuristic", model, timeout, attempts,
+                          sourceRoot, device, previousPlan, tuningSummary,
+                          templatePath, schemaPath, output, auditDir, verdict,
+                          check;
   bool jsonMode = false, strict = false, printPrompt = false, noAudit = false;
 };
+
+/// Where an optional value was given.
+std::optional<std::string> given(const CLI::Option *option,
+                                 const std::string &value) {
+  return option->count() ? std::optional(value) : std::nullopt;
+}
 
 } // namespace
 
@@ -61,29 +67,30 @@ int main(int argc, char **argv) {
   app.add_option("--model", o.model,
                  "model for openai: (default: $KTUNE_MODEL, or "
                  "the endpoint's only model)");
-  app.add_option("--planner-timeout", o.timeout,
-                 "seconds per exchange (default: $KTUNE_PLANNER_TIMEOUT or "
-                 "300)");
-  app.add_option("--planner-attempts", o.attempts,
-                 "openai: tries on connection errors, HTTP 429 and 5xx "
-                 "(default 3)");
+  auto *timeout = app.add_option("--planner-timeout", o.timeout,
+                                 "seconds per exchange (default: "
+                                 "$KTUNE_PLANNER_TIMEOUT or 300)");
+  auto *attempts = app.add_option("--planner-attempts", o.attempts,
+                                  "openai: tries on connection errors, HTTP "
+                                  "429 and 5xx (default 3)");
   app.add_flag("--json-mode", o.jsonMode,
                "openai: ask for response_format json_object");
   app.add_flag("--strict", o.strict,
                "the planner's plan or an error: a planner that cannot answer "
                "or whose plan is refused twice is an error, not a fallback "
                "to the heuristic plan; no progress lines");
-  app.add_option("--source-root", o.sourceRoot,
-                 "directory the candidates' file names are relative to "
-                 "(default: the candidates file's directory, then the current "
-                 "directory)");
-  app.add_option("--device", o.device,
-                 "device limits (JSON, keys as in docs/llm-planners.md; "
-                 "default: sm_90 limits)");
-  app.add_option("--previous-plan", o.previousPlan,
-                 "re-plan round: the plan tuned last round");
-  app.add_option("--tuning-summary", o.tuningSummary,
-                 "re-plan round: what tuning found (tuning-summary/1)");
+  auto *sourceRoot = app.add_option(
+      "--source-root", o.sourceRoot,
+      "directory the candidates' file names are relative to (default: the "
+      "candidates file's directory, then the current directory)");
+  auto *device = app.add_option("--device", o.device,
+                                "device limits (JSON, keys as in "
+                                "docs/llm-planners.md; default: sm_90 limits)");
+  auto *previous = app.add_option("--previous-plan", o.previousPlan,
+                                  "re-plan round: the plan tuned last round");
+  auto *summary =
+      app.add_option("--tuning-summary", o.tuningSummary,
+                     "re-plan round: what tuning found (tuning-summary/1)");
   app.add_option("--prompt-template", o.templatePath,
                  "the prompt template (default: $KTUNE_PROMPT_TEMPLATE or the "
                  "installed templates/planner_prompt.md)");
@@ -91,16 +98,20 @@ int main(int argc, char **argv) {
                  "the plan schema shown in the prompt");
   app.add_flag("--print-prompt", o.printPrompt,
                "print the prompt that would be sent, and exit");
-  app.add_option("--check", o.check,
-                 "validate a plan file against the candidates and the source "
-                 "(every reason, one per line), and exit");
-  app.add_option("-o", o.output, "write the plan here (default: stdout)");
-  app.add_option("--audit-dir", o.auditDir,
-                 "save every exchange here (default: <FILE>.planner with -o, "
-                 "else ktune-plan.planner)");
+  auto *check = app.add_option("--check", o.check,
+                               "validate a plan file against the candidates "
+                               "and the source (every reason, one per line), "
+                               "and exit");
+  auto *output =
+      app.add_option("-o", o.output, "write the plan here (default: stdout)");
+  auto *auditDir = app.add_option("--audit-dir", o.auditDir,
+                                  "save every exchange here (default: "
+                                  "<FILE>.planner with -o, else "
+                                  "ktune-plan.planner)");
   app.add_flag("--no-audit", o.noAudit, "do not save exchanges");
-  app.add_option("--verdict", o.verdict,
-                 "write what happened (outcome, reasons, exchanges) as JSON");
+  auto *verdict = app.add_option("--verdict", o.verdict,
+                                 "write what happened (outcome, reasons, "
+                                 "exchanges) as JSON");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -122,19 +133,22 @@ int main(int argc, char **argv) {
                      .jsonMode = o.jsonMode,
                      .promptTemplate = o.templatePath,
                      .planSchema = o.schemaPath};
-  if (auto s = readPlannerLimits(o.timeout, o.attempts, flags); !s)
+  if (auto s = readPlannerLimits(given(timeout, o.timeout),
+                                 given(attempts, o.attempts), flags);
+      !s)
     return fail(s.error().str());
   auto planner = configurePlanner(flags);
   if (!planner)
     return fail(planner.error().str());
 
-  auto request = readPlannerRequest({o.candidates, o.sourceRoot, o.device,
-                                     o.previousPlan, o.tuningSummary});
+  auto request = readPlannerRequest(
+      {o.candidates, given(sourceRoot, o.sourceRoot), given(device, o.device),
+       given(previous, o.previousPlan), given(summary, o.tuningSummary)});
   if (!request)
     return fail(request.error().str());
 
-  if (o.check) {
-    auto valid = checkPlanFile(*o.check, *request);
+  if (check->count()) {
+    auto valid = checkPlanFile(o.check, *request);
     if (!valid) {
       for (const Error &e : valid.error())
         fail(e.str());
@@ -154,9 +168,9 @@ int main(int argc, char **argv) {
 
   PlanningOptions planning;
   if (!o.noAudit && planner->planner->isTextPlanner())
-    planning.auditDir = o.auditDir ? *o.auditDir
-                        : o.output ? *o.output + ".planner"
-                                   : std::string("ktune-plan.planner");
+    planning.auditDir = auditDir->count() ? o.auditDir
+                        : output->count() ? o.output + ".planner"
+                                          : std::string("ktune-plan.planner");
   planning.strict = o.strict;
   // Scripts use --strict: the plan or one error line, nothing else (the
   // audit directory still records every exchange).
@@ -173,13 +187,13 @@ int main(int argc, char **argv) {
            "\n";
   };
   std::string planText = dump(planToJson(result->plan));
-  if (!o.output)
+  if (!output->count())
     std::cout << planText;
-  else if (auto s = writeFileAtomically(*o.output, planText); !s)
+  else if (auto s = writeFileAtomically(o.output, planText); !s)
     return fail(s.error().str());
-  if (o.verdict)
-    if (auto s = writeFileAtomically(*o.verdict,
-                                     dump(planningResultToJson(*result)));
+  if (verdict->count())
+    if (auto s =
+            writeFileAtomically(o.verdict, dump(planningResultToJson(*result)));
         !s)
       return fail(s.error().str());
   return 0;

@@ -149,7 +149,7 @@ template <class T> static Expected<T> readFieldsChecked(const json &j) {
 }
 
 template <class O, class Field>
-  requires std::same_as<std::remove_const_t<O>, TimeOptions>
+requires std::same_as<std::remove_const_t<O>, TimeOptions>
 static void eachField(O &o, Field &&field) {
   field("cold_l2", o.coldL2);
   field("min_reps", o.rule.minReps);
@@ -188,7 +188,7 @@ Expected<TimeResult> timeResultFromJson(const json &j) {
 }
 
 template <class A, class Field>
-  requires std::same_as<std::remove_const_t<A>, FunctionAttributes>
+requires std::same_as<std::remove_const_t<A>, FunctionAttributes>
 static void eachField(A &a, Field &&field) {
   field("registers", a.registers);
   field("smem_static", a.smemStatic);

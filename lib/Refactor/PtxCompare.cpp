@@ -57,8 +57,8 @@ std::map<std::string, std::string> ptxFunctions(const std::string &ptx) {
 /// bracket characters) at which `found(i)` holds, else npos.
 template <class Found>
 static size_t findOutsideBrackets(const std::string &text,
-                                  std::string_view open,
-                                  std::string_view close, Found &&found) {
+                                  std::string_view open, std::string_view close,
+                                  Found &&found) {
   int depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];

@@ -114,7 +114,8 @@ Status OptionReader::integer(const std::string &key, int64_t &value,
 
 Status OptionReader::boolean(const std::string &key, bool &value) {
   Known.push_back(key);
-  KTUNE_TRY_ASSIGN(value, JsonReader(Options, Strategy).optionalBool(key, value));
+  KTUNE_TRY_ASSIGN(value,
+                   JsonReader(Options, Strategy).optionalBool(key, value));
   return {};
 }
 

@@ -135,8 +135,7 @@ class OptionReader {
 public:
   OptionReader(const nlohmann::json &options, std::string strategy)
       : Options(options), Strategy(std::move(strategy)) {}
-  Status number(const std::string &key, double &value, double min,
-                double max);
+  Status number(const std::string &key, double &value, double min, double max);
   Status integer(const std::string &key, int64_t &value, int64_t min,
                  int64_t max);
   Status boolean(const std::string &key, bool &value);

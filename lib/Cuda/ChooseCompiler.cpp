@@ -159,14 +159,10 @@ Expected<Candidate> launcherCandidate(const CudaTuneOptions &o,
     return makeError("a register cap cannot be applied through a launcher: "
                      "drop \"max_registers\" in launcher mode",
                      "max_registers");
-  NvccCommand command = nvccCommand(o, arch);
   LauncherModuleSettings s;
-  s.arch = command.arch;
+  static_cast<NvccCommand &>(s) = nvccCommand(o, arch);
   s.templatePath = fs::absolute(o.templatePath).string();
   s.templateSource = source;
-  s.includeDirs = command.includeDirs;
-  s.projectFlags = command.projectFlags;
-  s.extraFlags = command.extraFlags;
   s.cacheDir = o.cacheDir;
   s.jobs = o.jobs;
   if (const ManifestLauncher *l = o.manifest.findLauncher(o.spec.kernel);

@@ -66,12 +66,7 @@ ktune_error_name(int e) {
 }
 
 static NvccCommand nvccCommand(const LauncherModuleSettings &s) {
-  NvccCommand c;
-  c.nvcc = s.nvcc;
-  c.arch = s.arch;
-  c.includeDirs = s.includeDirs;
-  c.projectFlags = s.projectFlags;
-  c.extraFlags = s.extraFlags;
+  NvccCommand c = s;
   if (!s.templatePath.empty()) {
     fs::path dir = fs::path(s.templatePath).parent_path();
     c.templateDir = dir.empty() ? std::string(".") : dir.string();

@@ -58,32 +58,34 @@ std::map<std::string, PtxasFunctionInfo> parsePtxasLog(std::string_view text) {
       end = text.size();
     std::string line(text.substr(pos, end - pos));
     pos = end + 1;
+    // The function this line is about, with the line added to its log.
+    auto loggedTo = [&](const std::string &function) -> PtxasFunctionInfo & {
+      PtxasFunctionInfo &f = out[function];
+      f.log += line + "\n";
+      return f;
+    };
     std::smatch m;
     if (std::regex_search(line, m, EntryRe)) {
       currentEntry = currentFunction = m[1];
-      out[currentEntry].entry = true;
-      out[currentEntry].log += line + "\n";
+      loggedTo(currentEntry).entry = true;
       continue;
     }
     if (std::regex_search(line, m, PropsRe)) {
       currentFunction = m[1];
-      out[currentFunction].log += line + "\n";
+      loggedTo(currentFunction);
       continue;
     }
     if (line.find("stack frame") != std::string::npos &&
         !currentFunction.empty()) {
-      auto &f = out[currentFunction];
-      f.log += line + "\n";
       readNumbers(line,
                   {{StackRe, &PtxasFunctionInfo::stackFrame},
                    {SpillStoresRe, &PtxasFunctionInfo::spillStores},
                    {SpillLoadsRe, &PtxasFunctionInfo::spillLoads}},
-                  f);
+                  loggedTo(currentFunction));
       continue;
     }
     if (std::regex_search(line, m, UsedRe) && !currentEntry.empty()) {
-      auto &f = out[currentEntry];
-      f.log += line + "\n";
+      PtxasFunctionInfo &f = loggedTo(currentEntry);
       f.registers = toInt(m[1]);
       readNumbers(line,
                   {{BarriersRe, &PtxasFunctionInfo::barriers},
@@ -94,7 +96,7 @@ std::map<std::string, PtxasFunctionInfo> parsePtxasLog(std::string_view text) {
     }
     if (line.find("Compile time") != std::string::npos &&
         !currentEntry.empty()) {
-      out[currentEntry].log += line + "\n";
+      loggedTo(currentEntry);
       continue;
     }
     other.push_back(std::move(line));

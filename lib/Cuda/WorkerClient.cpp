@@ -94,11 +94,7 @@ WorkerResult<LoadedKernel> WorkerClient::load(const std::string &image,
   try {
     LoadedKernel k;
     k.handle = r.at("handle").get<int>();
-    const json &a = r.at("attributes");
-    k.registers = a.at("registers").get<int>();
-    k.smemStatic = a.at("smem_static").get<int>();
-    k.localBytes = a.at("local_bytes").get<int>();
-    k.maxThreadsPerBlock = a.at("max_threads_per_block").get<int>();
+    r.at("attributes").get_to<protocol::FunctionAttributes>(k);
     return k;
   } catch (const json::exception &e) {
     return std::unexpected(WorkerFailure{

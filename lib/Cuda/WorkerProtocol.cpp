@@ -4,6 +4,7 @@
 #include "ktune/Support/DType.h"
 
 #include <cmath>
+#include <concepts>
 #include <limits>
 
 namespace ktune::protocol {
@@ -123,30 +124,47 @@ Expected<Launch> launchFromJson(const json &j) {
   });
 }
 
-json toJson(const TimeOptions &o) {
-  return json{{"cold_l2", o.coldL2},
-              {"min_reps", o.rule.minReps},
-              {"max_reps", o.rule.maxReps},
-              {"max_seconds", o.rule.maxSeconds},
-              {"target_rel_iqr", o.rule.targetRelIqr},
-              {"fixed_reps", o.fixedReps},
-              {"batch_threshold_us", o.batchThresholdUs},
-              {"batch_target_us", o.batchTargetUs}};
+// TimeOptions (nested members) and FunctionAttributes (sent by the worker,
+// read by the client) are flat objects: for each, one list of (key, member),
+// eachField, serves writing it and reading it back.
+
+template <class T> static json writeFields(const T &value) {
+  json j = json::object();
+  eachField(value,
+            [&](const char *key, const auto &member) { j[key] = member; });
+  return j;
 }
 
-Expected<TimeOptions> timeOptionsFromJson(const json &j) {
-  return guarded([&]() -> Expected<TimeOptions> {
-    TimeOptions o;
-    o.coldL2 = j.at("cold_l2").get<bool>();
-    o.rule.minReps = j.at("min_reps").get<size_t>();
-    o.rule.maxReps = j.at("max_reps").get<size_t>();
-    o.rule.maxSeconds = j.at("max_seconds").get<double>();
-    o.rule.targetRelIqr = j.at("target_rel_iqr").get<double>();
-    o.fixedReps = j.at("fixed_reps").get<int>();
-    o.batchThresholdUs = j.at("batch_threshold_us").get<double>();
-    o.batchTargetUs = j.at("batch_target_us").get<double>();
-    return o;
+/// Throws json::exception on a missing or mistyped key.
+template <class T> static T readFields(const json &j) {
+  T value;
+  eachField(value, [&](const char *key, auto &member) {
+    member = j.at(key).get<std::remove_cvref_t<decltype(member)>>();
   });
+  return value;
+}
+
+template <class T> static Expected<T> readFieldsChecked(const json &j) {
+  return guarded([&]() -> Expected<T> { return readFields<T>(j); });
+}
+
+template <class O, class Field>
+requires std::same_as<std::remove_const_t<O>, TimeOptions>
+static void eachField(O &o, Field &&field) {
+  field("cold_l2", o.coldL2);
+  field("min_reps", o.rule.minReps);
+  field("max_reps", o.rule.maxReps);
+  field("max_seconds", o.rule.maxSeconds);
+  field("target_rel_iqr", o.rule.targetRelIqr);
+  field("fixed_reps", o.fixedReps);
+  field("batch_threshold_us", o.batchThresholdUs);
+  field("batch_target_us", o.batchTargetUs);
+}
+
+json toJson(const TimeOptions &o) { return writeFields(o); }
+
+Expected<TimeOptions> timeOptionsFromJson(const json &j) {
+  return readFieldsChecked<TimeOptions>(j);
 }
 
 json toJson(const TimeResult &r) {
@@ -167,6 +185,22 @@ Expected<TimeResult> timeResultFromJson(const json &j) {
     r.wallSeconds = j.at("wall_s").get<double>();
     return r;
   });
+}
+
+template <class A, class Field>
+requires std::same_as<std::remove_const_t<A>, FunctionAttributes>
+static void eachField(A &a, Field &&field) {
+  field("registers", a.registers);
+  field("smem_static", a.smemStatic);
+  field("local_bytes", a.localBytes);
+  field("max_threads_per_block", a.maxThreadsPerBlock);
+  field("binary_version", a.binaryVersion);
+}
+
+void to_json(json &j, const FunctionAttributes &a) { j = writeFields(a); }
+
+void from_json(const json &j, FunctionAttributes &a) {
+  a = readFields<FunctionAttributes>(j);
 }
 
 json toJson(const BufferCheck &c) {

@@ -171,21 +171,20 @@ private:
                  const std::vector<std::string> &files,
                  std::map<std::string, std::string> &names) {
     std::string at = paramAt + ".name";
+    auto nameError = [&](const std::string &where, const std::string &what) {
+      error(where, "parameter name " + quote(name) + " " + what);
+    };
     if (!expr::isValidIdentifier(name)) {
-      if (looksLikeIdentifier(name))
-        error(at, "parameter name " + quote(name) +
-                      " is a C++ keyword, a CUDA or expression builtin, or a "
-                      "reserved name (leading '_' + capital, or '__')");
-      else
-        error(at, "parameter name " + quote(name) +
-                      " is not a C++ identifier: use letters, digits and "
-                      "'_', not starting with a digit (e.g. BLOCK_SIZE)");
+      nameError(at, looksLikeIdentifier(name)
+                        ? "is a C++ keyword, a CUDA or expression builtin, or "
+                          "a reserved name (leading '_' + capital, or '__')"
+                        : "is not a C++ identifier: use letters, digits and "
+                          "'_', not starting with a digit (e.g. BLOCK_SIZE)");
       return false;
     }
     auto [first, inserted] = names.try_emplace(name, paramAt);
     if (!inserted) {
-      error(at, "parameter name " + quote(name) + " is already used by " +
-                    first->second + " of this kernel");
+      nameError(at, "is already used by " + first->second + " of this kernel");
       return false;
     }
     for (const auto &file : files) {
@@ -199,15 +198,13 @@ private:
       source_scan::Position pos = use.macro ? use.definedAt : use.first;
       std::string where = at + " (" + file + ":" + std::to_string(pos.line) +
                           ":" + std::to_string(pos.col) + ")";
-      if (use.macro)
-        error(where, "parameter name " + quote(name) +
-                         " is a macro defined in the source; the "
-                         "preprocessor would replace the template parameter");
-      else
-        error(where, "parameter name " + quote(name) +
-                         " is already spelled in the source; a template "
-                         "parameter of that name would shadow or be shadowed "
-                         "by it, so choose a name the source does not use");
+      nameError(where,
+                use.macro
+                    ? "is a macro defined in the source; the preprocessor "
+                      "would replace the template parameter"
+                    : "is already spelled in the source; a template "
+                      "parameter of that name would shadow or be shadowed "
+                      "by it, so choose a name the source does not use");
       break;
     }
     return true;

@@ -28,16 +28,8 @@ namespace ktune::planner {
 
 namespace fs = std::filesystem;
 
-namespace {
-constexpr EnumName<PlanningOutcome> OutcomeNames[] = {
-    {PlanningOutcome::Applied, "applied"},
-    {PlanningOutcome::Corrected, "corrected"},
-    {PlanningOutcome::Fallback, "fallback"},
-};
-} // namespace
-
 std::string_view outcomeName(PlanningOutcome outcome) {
-  return nameOf(OutcomeNames, outcome, "fallback");
+  return nameOf(PlanningOutcomeNames, outcome, "fallback");
 }
 
 nlohmann::json planningResultToJson(const PlanningResult &r) {

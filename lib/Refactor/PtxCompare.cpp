@@ -53,22 +53,34 @@ std::map<std::string, std::string> ptxFunctions(const std::string &ptx) {
   return out;
 }
 
+/// The first index of `text` outside brackets (`open` and `close` list the
+/// bracket characters) at which `found(i)` holds, else npos.
+template <class Found>
+static size_t findOutsideBrackets(const std::string &text,
+                                  std::string_view open, std::string_view close,
+                                  Found &&found) {
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (open.find(c) != std::string_view::npos)
+      ++depth;
+    else if (close.find(c) != std::string_view::npos)
+      --depth;
+    else if (depth == 0 && found(i))
+      return i;
+  }
+  return std::string::npos;
+}
+
 /// Template functions demangle with their return type first.
 static std::string withoutReturnType(const std::string &d) {
-  int depth = 0;
-  for (size_t i = 0; i < d.size(); ++i) {
-    char c = d[i];
-    if (c == '<' || c == '(')
-      ++depth;
-    else if (c == '>' || c == ')')
-      --depth;
-    else if (c == ' ' && depth == 0 && d.find('(', i) != std::string::npos) {
-      llvm::StringRef head(d.data(), i);
-      if (!head.ends_with("operator") && !head.ends_with(","))
-        return d.substr(i + 1);
-    }
-  }
-  return d;
+  size_t space = findOutsideBrackets(d, "<(", ">)", [&](size_t i) {
+    if (d[i] != ' ' || d.find('(', i) == std::string::npos)
+      return false;
+    llvm::StringRef head(d.data(), i);
+    return !head.ends_with("operator") && !head.ends_with(",");
+  });
+  return space == std::string::npos ? d : d.substr(space + 1);
 }
 
 /// nvcc names anonymous namespaces after the file (_GLOBAL__N__<id>).
@@ -85,17 +97,8 @@ static std::string key(const std::string &mangled) {
 }
 
 static size_t topLevel(const std::string &text, char wanted) {
-  int depth = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '<' || c == '[')
-      ++depth;
-    else if (c == '>' || c == ']')
-      --depth;
-    else if (c == wanted && depth == 0)
-      return i;
-  }
-  return std::string::npos;
+  return findOutsideBrackets(text, "<[", ">]",
+                             [&](size_t i) { return text[i] == wanted; });
 }
 
 /// "ns::k<float, 8>(float*, int)" as "ns::k", {"float", "8"} and the rest.

@@ -62,15 +62,6 @@ Expected<ShapeBytes> bytesAtShape(const Spec &spec, const Shape &shape) {
   return out;
 }
 
-namespace {
-constexpr EnumName<Placement> PlacementNames[] = {
-    {Placement::Interior, "interior"},
-    {Placement::LowEdge, "min"},
-    {Placement::HighEdge, "max"},
-    {Placement::Only, "only"},
-};
-} // namespace
-
 std::string_view placementName(Placement p) {
   return nameOf(PlacementNames, p, "interior");
 }

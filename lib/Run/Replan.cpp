@@ -20,21 +20,12 @@ namespace ktune::run {
 
 using nlohmann::json;
 
-namespace {
-constexpr EnumName<ReplanAction> ActionNames[] = {
-    {ReplanAction::Widen, "widen"},     {ReplanAction::Drop, "drop"},
-    {ReplanAction::Lift, "lift"},       {ReplanAction::Keep, "keep"},
-    {ReplanAction::Planner, "planner"}, {ReplanAction::Note, "note"},
-    {ReplanAction::Propose, "propose"},
-};
-} // namespace
-
 std::string_view replanActionName(ReplanAction action) {
-  return nameOf(ActionNames, action, "note");
+  return nameOf(ReplanActionNames, action, "note");
 }
 
 std::optional<ReplanAction> parseReplanAction(std::string_view name) {
-  return parseName(ActionNames, name);
+  return parseName(ReplanActionNames, name);
 }
 
 std::ostream &operator<<(std::ostream &os, ReplanAction action) {

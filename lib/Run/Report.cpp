@@ -63,12 +63,16 @@ Expected<std::string> renderReport(const RunRecord &record,
           (record.backend == "compile-only" ? ", compile-only (no GPU)"
            : record.backend == "synthetic"  ? ", synthetic times"
                                             : ""));
+  const RoundRecord *best = bestRound(record);
+  auto aboutBest = [&](auto section) {
+    return best ? section(record, *best) : std::string();
+  };
   values["overview"] = overview(record);
-  values["summary"] = summary(record);
+  values["summary"] = aboutBest(summary);
   values["convergence"] = convergence(record);
-  values["heatmaps"] = heatmaps(record);
-  values["configurations"] = configurations(record);
-  values["launches"] = launches(record);
+  values["heatmaps"] = aboutBest(heatmaps);
+  values["configurations"] = aboutBest(configurations);
+  values["launches"] = aboutBest(launches);
   values["rounds"] = roundsSection(record);
   values["notes"] = notes(record);
   values["generated"] = esc(utcTimestamp());

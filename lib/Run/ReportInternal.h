@@ -37,14 +37,15 @@ std::string badge(const std::string &action);
 const RoundRecord *bestRound(const RunRecord &r);
 
 // Sections, each empty when it has nothing to show.
-std::string overview(const RunRecord &r);       // ReportSections.cpp
-std::string summary(const RunRecord &r);        // ReportSections.cpp
-std::string configurations(const RunRecord &r); // ReportSections.cpp
-std::string launches(const RunRecord &r);       // ReportLaunch.cpp
-std::string roundsSection(const RunRecord &r);  // ReportSections.cpp
-std::string notes(const RunRecord &r);          // ReportSections.cpp
-std::string convergence(const RunRecord &r);    // ReportPlots.cpp
-std::string heatmaps(const RunRecord &r);       // ReportPlots.cpp
+std::string overview(const RunRecord &r);      // ReportSections.cpp
+std::string roundsSection(const RunRecord &r); // ReportSections.cpp
+std::string notes(const RunRecord &r);         // ReportSections.cpp
+std::string convergence(const RunRecord &r);   // ReportPlots.cpp
+// Sections about the best round (bestRound), shown only when there is one.
+std::string summary(const RunRecord &r, const RoundRecord &best);
+std::string configurations(const RunRecord &r, const RoundRecord &best);
+std::string launches(const RunRecord &r, const RoundRecord &best);
+std::string heatmaps(const RunRecord &r, const RoundRecord &best);
 
 } // namespace ktune::run::report
 

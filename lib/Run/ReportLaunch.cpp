@@ -48,12 +48,9 @@ std::string rooflineCell(const std::optional<double> &pct) {
 
 } // namespace
 
-std::string launches(const RunRecord &r) {
-  const RoundRecord *best = bestRound(r);
-  if (!best)
-    return "";
+std::string launches(const RunRecord &, const RoundRecord &best) {
   std::string s;
-  for (const auto &k : best->kernels) {
+  for (const auto &k : best.kernels) {
     const KernelAnalysis &a = k.analysis;
     bool any = false;
     for (const auto &sh : a.shapes)
@@ -92,9 +89,8 @@ std::string launches(const RunRecord &r) {
   }
   if (s.empty())
     return "";
-  const RoundRecord &round = *best;
   std::string limits;
-  for (const auto &k : round.kernels)
+  for (const auto &k : best.kernels)
     if (!k.analysis.limitsName.empty())
       limits = k.analysis.limitsName + ", " +
                std::to_string(k.analysis.smCount) + " SMs";

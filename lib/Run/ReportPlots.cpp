@@ -80,12 +80,9 @@ std::string convergence(const RunRecord &r) {
   return s;
 }
 
-std::string heatmaps(const RunRecord &r) {
-  const RoundRecord *best = bestRound(r);
-  if (!best)
-    return "";
+std::string heatmaps(const RunRecord &, const RoundRecord &best) {
   std::string s;
-  for (const auto &k : best->kernels) {
+  for (const auto &k : best.kernels) {
     const auto &a = k.analysis;
     if (a.compileOnly)
       continue;
@@ -185,7 +182,7 @@ std::string heatmaps(const RunRecord &r) {
       s = "<h2 id=\"heatmaps\">Where the time goes</h2>\n";
     s += "<h3><code>" + esc(k.kernel) + "</code>: " + esc(xParam) +
          (yParam.empty() ? "" : " &times; " + esc(yParam)) + ", round " +
-         std::to_string(best->round) + "</h3>\n";
+         std::to_string(best.round) + "</h3>\n";
     s += "<p class=\"muted\">The " +
          std::string(yParam.empty() ? "parameter" : "two parameters") +
          " whose values change the best time most. Each cell: the fastest "
@@ -193,7 +190,7 @@ std::string heatmaps(const RunRecord &r) {
          "free), relative to the fastest at the shape. Grey: not measured; "
          "&times;: only failures or pruned configurations. Black outline: "
          "the tuned configuration; dashed blue: the default.</p>\n";
-    s += svg::renderColorBar(colorMax, "heat-" + std::to_string(best->round) +
+    s += svg::renderColorBar(colorMax, "heat-" + std::to_string(best.round) +
                                            "-" + k.kernel);
     s += "<div class=\"grid\">";
     for (auto &m : maps) {

@@ -75,12 +75,9 @@ std::string overview(const RunRecord &r) {
   return s;
 }
 
-std::string summary(const RunRecord &r) {
-  const RoundRecord *best = bestRound(r);
-  if (!best)
-    return "";
+std::string summary(const RunRecord &r, const RoundRecord &best) {
   std::string s = "<h2 id=\"summary\">Default against tuned</h2>\n";
-  for (const auto &k : best->kernels) {
+  for (const auto &k : best.kernels) {
     const auto &a = k.analysis;
     if (a.compileOnly) {
       s += "<p>No GPU was used: the kernel <code>" + esc(k.kernel) +
@@ -89,7 +86,7 @@ std::string summary(const RunRecord &r) {
       continue;
     }
     s += "<h3><code>" + esc(k.kernel) + "</code> &mdash; round " +
-         std::to_string(best->round) + "</h3>\n";
+         std::to_string(best.round) + "</h3>\n";
     s += "<table><tr><th>shape</th><th class=\"num\">default &micro;s</th>"
          "<th class=\"num\">tuned &micro;s</th><th class=\"num\">speedup</th>"
          "<th>roofline (default)</th><th>roofline (tuned)</th><th>tuned "
@@ -171,13 +168,10 @@ const char *ResourceHeader =
 
 } // namespace
 
-std::string configurations(const RunRecord &r) {
-  const RoundRecord *best = bestRound(r);
-  if (!best)
-    return "";
+std::string configurations(const RunRecord &r, const RoundRecord &best) {
   std::string s = "<h2 id=\"configurations\">Chosen configurations and their "
                   "resources</h2>\n";
-  for (const auto &k : best->kernels) {
+  for (const auto &k : best.kernels) {
     const auto &a = k.analysis;
     if (!a.compileOnly) {
       s += "<h3><code>" + esc(k.kernel) +

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -333,47 +334,48 @@ Expected<double> JsonReader::requiredNumber(std::string_view key) const {
   return field.number();
 }
 
+/// Field `key` of `object` read by `read`, or `fallback` when it is absent:
+/// what every optional* accessor does.
+template <class T, class Read>
+static Expected<T> fieldOr(const JsonReader &object, std::string_view key,
+                           T fallback, Read read) {
+  if (!object.has(key))
+    return fallback;
+  return std::invoke(read, object[key]);
+}
+
 Expected<std::string> JsonReader::optionalString(std::string_view key,
                                                  std::string fallback) const {
-  if (!has(key))
-    return fallback;
-  return (*this)[key].string();
+  return fieldOr(*this, key, std::move(fallback), &JsonReader::string);
 }
 
 Expected<int64_t> JsonReader::optionalInteger(std::string_view key,
                                               int64_t fallback) const {
-  if (!has(key))
-    return fallback;
-  return (*this)[key].integer();
+  return fieldOr(*this, key, fallback,
+                 [](const JsonReader &field) { return field.integer(); });
 }
 
 Expected<int64_t> JsonReader::optionalInteger(std::string_view key,
                                               int64_t fallback, int64_t min,
                                               int64_t max) const {
-  if (!has(key))
-    return fallback;
-  return (*this)[key].integer(min, max);
+  return fieldOr(*this, key, fallback, [&](const JsonReader &field) {
+    return field.integer(min, max);
+  });
 }
 
 Expected<uint64_t> JsonReader::optionalUnsigned(std::string_view key,
                                                 uint64_t fallback) const {
-  if (!has(key))
-    return fallback;
-  return (*this)[key].unsignedInteger();
+  return fieldOr(*this, key, fallback, &JsonReader::unsignedInteger);
 }
 
 Expected<double> JsonReader::optionalNumber(std::string_view key,
                                             double fallback) const {
-  if (!has(key))
-    return fallback;
-  return (*this)[key].number();
+  return fieldOr(*this, key, fallback, &JsonReader::number);
 }
 
 Expected<bool> JsonReader::optionalBool(std::string_view key,
                                         bool fallback) const {
-  if (!has(key))
-    return fallback;
-  return (*this)[key].boolean();
+  return fieldOr(*this, key, fallback, &JsonReader::boolean);
 }
 
 Status

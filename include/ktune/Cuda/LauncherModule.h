@@ -35,15 +35,13 @@ inline constexpr const char *LauncherEntrySymbol = "ktune_launch";
 /// `const char *ktune_error_name(int)`: cudaGetErrorName in the module.
 inline constexpr const char *LauncherErrorSymbol = "ktune_error_name";
 
-struct LauncherModuleSettings {
-  std::string nvcc; // empty: $CUDA_HOME/bin/nvcc, else the build's
-  std::string arch = "sm_90";
+/// nvcc, the architecture, include directories, the project's flags and the
+/// spec's compile_options come as NvccCommand has them; the template
+/// directory is the template's.
+struct LauncherModuleSettings : NvccCommand {
   std::string templatePath;   // the templated source the module includes
   std::string templateSource; // its content (part of the cache key)
-  std::vector<std::string> includeDirs;  // absolute, first on the path
-  std::vector<std::string> projectFlags; // projectNvccFlags(...)
-  std::vector<std::string> extraFlags;   // the spec's compile_options
-  std::string cacheDir;                  // empty: a temporary directory
+  std::string cacheDir;       // empty: a temporary directory
   int jobs = 0; // parallel nvcc calls; 0 = one per hardware thread
   /// The launched kernel whose ptxas report gives the resources.
   std::string kernelName;

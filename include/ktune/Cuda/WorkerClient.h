@@ -31,9 +31,8 @@ struct WorkerFailure {
 
 template <class T> using WorkerResult = std::expected<T, WorkerFailure>;
 
-struct LoadedKernel {
+struct LoadedKernel : protocol::FunctionAttributes {
   int handle = -1;
-  int registers = 0, smemStatic = 0, localBytes = 0, maxThreadsPerBlock = 0;
 };
 
 struct RunReply {

@@ -86,6 +86,13 @@ struct BufferCheck {
   uint64_t guardBefore = 0, guardAfter = 0;
 };
 
+/// What the driver says of a loaded function: the "load" reply's
+/// "attributes", read by the worker and handed on by the client.
+struct FunctionAttributes {
+  int registers = 0, smemStatic = 0, localBytes = 0, maxThreadsPerBlock = 0,
+      binaryVersion = 0;
+};
+
 struct RunResult {
   double milliseconds = 0; // the one launch, by events
   std::vector<BufferCheck> checks;
@@ -104,6 +111,10 @@ nlohmann::json toJson(const TimeResult &r);
 Expected<TimeResult> timeResultFromJson(const nlohmann::json &j);
 nlohmann::json toJson(const BufferCheck &c);
 Expected<BufferCheck> bufferCheckFromJson(const nlohmann::json &j);
+/// nlohmann's conversions (`json(a)`, `j.get<FunctionAttributes>()`); the
+/// reading one throws json::exception on a missing or mistyped key.
+void to_json(nlohmann::json &j, const FunctionAttributes &a);
+void from_json(const nlohmann::json &j, FunctionAttributes &a);
 
 } // namespace ktune::protocol
 

@@ -11,6 +11,7 @@
 #define KTUNE_PLANNER_PLANWITHVALIDATION_H
 
 #include "ktune/Planner/Planner.h"
+#include "ktune/Support/EnumNames.h"
 
 #include <functional>
 #include <string>
@@ -23,6 +24,11 @@ enum class PlanningOutcome {
   Applied,   // the planner's first plan was valid
   Corrected, // its first plan was refused, the corrected one was valid
   Fallback,  // no valid plan from the planner: the heuristic plan is used
+};
+inline constexpr EnumName<PlanningOutcome> PlanningOutcomeNames[] = {
+    {PlanningOutcome::Applied, "applied"},
+    {PlanningOutcome::Corrected, "corrected"},
+    {PlanningOutcome::Fallback, "fallback"},
 };
 /// "applied", "corrected", "fallback".
 std::string_view outcomeName(PlanningOutcome outcome);

@@ -16,6 +16,7 @@
 #define KTUNE_RUN_ANALYSIS_H
 
 #include "ktune/Plan/Manifest.h"
+#include "ktune/Support/EnumNames.h"
 #include "ktune/Target/DeviceLimits.h"
 #include "ktune/Target/Occupancy.h"
 #include "ktune/Target/Pruning.h"
@@ -55,6 +56,12 @@ Expected<ShapeBytes> bytesAtShape(const Spec &spec, const Shape &shape);
 /// Where the best configuration's value of a parameter sits in its domain.
 enum class Placement { Interior, LowEdge, HighEdge, Only };
 /// "interior", "min", "max", "only" (a domain of one value).
+inline constexpr EnumName<Placement> PlacementNames[] = {
+    {Placement::Interior, "interior"},
+    {Placement::LowEdge, "min"},
+    {Placement::HighEdge, "max"},
+    {Placement::Only, "only"},
+};
 std::string_view placementName(Placement p);
 
 struct ParamPlacement {

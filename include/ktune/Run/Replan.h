@@ -28,6 +28,7 @@
 #include "ktune/Planner/PlanWithValidation.h"
 #include "ktune/Planner/Planner.h"
 #include "ktune/Run/Analysis.h"
+#include "ktune/Support/EnumNames.h"
 #include "ktune/Target/DeviceLimits.h"
 
 #include <nlohmann/json.hpp>
@@ -53,6 +54,12 @@ enum class ReplanAction {
   Propose, // "propose": a change beyond the plan's parameters (Proposal)
 };
 /// "widen", "drop", ...: the spelling in replan JSON and in the report.
+inline constexpr EnumName<ReplanAction> ReplanActionNames[] = {
+    {ReplanAction::Widen, "widen"},     {ReplanAction::Drop, "drop"},
+    {ReplanAction::Lift, "lift"},       {ReplanAction::Keep, "keep"},
+    {ReplanAction::Planner, "planner"}, {ReplanAction::Note, "note"},
+    {ReplanAction::Propose, "propose"},
+};
 std::string_view replanActionName(ReplanAction action);
 std::optional<ReplanAction> parseReplanAction(std::string_view name);
 std::ostream &operator<<(std::ostream &os, ReplanAction action);

@@ -30,13 +30,7 @@ inline constexpr int EventPairs = 64;
 inline constexpr size_t GuardBytes = 4096;
 inline constexpr unsigned char GuardPattern = 0xA5;
 
-struct FunctionAttributes {
-  int registers = 0;
-  int smemStatic = 0;
-  int localBytes = 0;
-  int maxThreadsPerBlock = 0;
-  int binaryVersion = 0;
-};
+using protocol::FunctionAttributes;
 
 class DeviceSession {
 public:

@@ -80,14 +80,7 @@ static WExpected<json> handle(DeviceSession &session, bool &opened,
     KTUNE_TRY_ASSIGN(auto h,
                      session.load(req.at("image").get<std::string>(),
                                   req.at("function").get<std::string>(), a));
-    return json{{"ok", true},
-                {"handle", h},
-                {"attributes",
-                 {{"registers", a.registers},
-                  {"smem_static", a.smemStatic},
-                  {"local_bytes", a.localBytes},
-                  {"max_threads_per_block", a.maxThreadsPerBlock},
-                  {"binary_version", a.binaryVersion}}}};
+    return json{{"ok", true}, {"handle", h}, {"attributes", a}};
   }
   if (op == "unload_all") {
     KTUNE_TRY(session.unloadAll());

@@ -207,14 +207,10 @@ private:
 Expected<std::unique_ptr<Strategy>> makeAnnealing(const nlohmann::json &o) {
   OptionReader r(o, "annealing");
   AnnealingOptions opts;
-  KTUNE_TRY_ASSIGN(
-      opts.initialTemperature,
+  KTUNE_TRY(
       r.number("initial_temperature", opts.initialTemperature, 1e-6, 100));
-  KTUNE_TRY_ASSIGN(
-      opts.finalTemperature,
-      r.number("final_temperature", opts.finalTemperature, 1e-9, 100));
-  KTUNE_TRY_ASSIGN(opts.cooling,
-                   r.number("cooling", opts.cooling, 0.5, 0.99999));
+  KTUNE_TRY(r.number("final_temperature", opts.finalTemperature, 1e-9, 100));
+  KTUNE_TRY(r.number("cooling", opts.cooling, 0.5, 0.99999));
   KTUNE_TRY(r.finish());
   if (opts.finalTemperature >= opts.initialTemperature)
     return makeError("must be below initial_temperature",

@@ -403,46 +403,28 @@ void Bayes::search(const SearchSpace &space, Objective &objective,
 Expected<std::unique_ptr<Strategy>> makeBayes(const nlohmann::json &o) {
   OptionReader r(o, "bayes");
   BayesOptions opts;
-  auto init = r.integer("initial_samples", opts.initialSamples, 1, 100000);
-  auto xi = r.number("xi", opts.xi, 0.0, 10.0);
-  auto cand = r.integer("candidates", opts.candidates, 16, 1 << 20);
-  auto exh = r.integer("exhaustive_limit", opts.exhaustiveLimit, 0, 1 << 20);
-  auto steps = r.integer("fit_steps", opts.fitSteps, 1, 10000);
-  auto restart = r.integer("restart_every", opts.restartEvery, 0, 100000);
-  auto def = r.boolean("start_from_default", opts.startFromDefault);
-  KTUNE_TRY_ASSIGN(opts.encoding,
-                   r.choice("encoding", opts.encoding,
-                            {"index", "index+odd", "log", "log+odd"}));
-  KTUNE_TRY_ASSIGN(opts.observationNoise,
-                   r.boolean("observation_noise", opts.observationNoise));
-  KTUNE_TRY_ASSIGN(opts.output,
-                   r.choice("output", opts.output, {"rank", "log"}));
-  KTUNE_TRY_ASSIGN(opts.acquisition,
-                   r.choice("acquisition", opts.acquisition, {"ei", "lcb"}));
-  KTUNE_TRY_ASSIGN(opts.kappa, r.number("kappa", opts.kappa, 0.0, 100.0));
-  KTUNE_TRY_ASSIGN(opts.kernel, r.choice("kernel", opts.kernel,
-                                         {"matern", "additive+matern"}));
-  KTUNE_TRY_ASSIGN(opts.localEvery,
-                   r.integer("local_every", opts.localEvery, 0, 1000000));
-  KTUNE_TRY_ASSIGN(opts.batchLie, r.choice("batch_lie", opts.batchLie,
-                                           {"believer", "min", "max"}));
-  KTUNE_TRY_ASSIGN(opts.localRadius,
-                   r.integer("local_radius", opts.localRadius, 1, 1000));
-  for (const Error *e :
-       {init ? nullptr : &init.error(), xi ? nullptr : &xi.error(),
-        cand ? nullptr : &cand.error(), exh ? nullptr : &exh.error(),
-        steps ? nullptr : &steps.error(), restart ? nullptr : &restart.error(),
-        def ? nullptr : &def.error()})
-    if (e)
-      return std::unexpected(*e);
+  // These seven's errors are reported after those of the options below.
+  Status first[] = {
+      r.integer("initial_samples", opts.initialSamples, 1, 100000),
+      r.number("xi", opts.xi, 0.0, 10.0),
+      r.integer("candidates", opts.candidates, 16, 1 << 20),
+      r.integer("exhaustive_limit", opts.exhaustiveLimit, 0, 1 << 20),
+      r.integer("fit_steps", opts.fitSteps, 1, 10000),
+      r.integer("restart_every", opts.restartEvery, 0, 100000),
+      r.boolean("start_from_default", opts.startFromDefault)};
+  KTUNE_TRY(r.choice("encoding", opts.encoding,
+                     {"index", "index+odd", "log", "log+odd"}));
+  KTUNE_TRY(r.boolean("observation_noise", opts.observationNoise));
+  KTUNE_TRY(r.choice("output", opts.output, {"rank", "log"}));
+  KTUNE_TRY(r.choice("acquisition", opts.acquisition, {"ei", "lcb"}));
+  KTUNE_TRY(r.number("kappa", opts.kappa, 0.0, 100.0));
+  KTUNE_TRY(r.choice("kernel", opts.kernel, {"matern", "additive+matern"}));
+  KTUNE_TRY(r.integer("local_every", opts.localEvery, 0, 1000000));
+  KTUNE_TRY(r.choice("batch_lie", opts.batchLie, {"believer", "min", "max"}));
+  KTUNE_TRY(r.integer("local_radius", opts.localRadius, 1, 1000));
+  for (const Status &s : first)
+    KTUNE_TRY(s);
   KTUNE_TRY(r.finish());
-  opts.initialSamples = *init;
-  opts.xi = *xi;
-  opts.candidates = *cand;
-  opts.exhaustiveLimit = *exh;
-  opts.fitSteps = *steps;
-  opts.restartEvery = *restart;
-  opts.startFromDefault = *def;
   return std::make_unique<Bayes>("bayes", opts);
 }
 

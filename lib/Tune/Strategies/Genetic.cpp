@@ -219,14 +219,10 @@ private:
 Expected<std::unique_ptr<Strategy>> makeGenetic(const nlohmann::json &o) {
   OptionReader r(o, "genetic");
   GeneticOptions opts;
-  KTUNE_TRY_ASSIGN(opts.population,
-                   r.integer("population", opts.population, 2, 100000));
-  KTUNE_TRY_ASSIGN(opts.tournament,
-                   r.integer("tournament", opts.tournament, 1, 100));
-  KTUNE_TRY_ASSIGN(opts.mutationRate,
-                   r.number("mutation_rate", opts.mutationRate, 0.0, 1.0));
-  KTUNE_TRY_ASSIGN(opts.crossoverRate,
-                   r.number("crossover_rate", opts.crossoverRate, 0.0, 1.0));
+  KTUNE_TRY(r.integer("population", opts.population, 2, 100000));
+  KTUNE_TRY(r.integer("tournament", opts.tournament, 1, 100));
+  KTUNE_TRY(r.number("mutation_rate", opts.mutationRate, 0.0, 1.0));
+  KTUNE_TRY(r.number("crossover_rate", opts.crossoverRate, 0.0, 1.0));
   KTUNE_TRY(r.finish());
   return std::make_unique<Genetic>("genetic", opts);
 }

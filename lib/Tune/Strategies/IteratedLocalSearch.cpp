@@ -285,12 +285,9 @@ Expected<std::unique_ptr<Strategy>>
 makeIteratedLocalSearch(const nlohmann::json &o) {
   OptionReader r(o, "ils");
   IlsOptions opts;
-  KTUNE_TRY_ASSIGN(opts.kickMoves,
-                   r.integer("kick_moves", opts.kickMoves, 1, 100));
-  KTUNE_TRY_ASSIGN(opts.restartAfter,
-                   r.integer("restart_after", opts.restartAfter, 1, 1000000));
-  KTUNE_TRY_ASSIGN(opts.adjacentFirst,
-                   r.boolean("adjacent_first", opts.adjacentFirst));
+  KTUNE_TRY(r.integer("kick_moves", opts.kickMoves, 1, 100));
+  KTUNE_TRY(r.integer("restart_after", opts.restartAfter, 1, 1000000));
+  KTUNE_TRY(r.boolean("adjacent_first", opts.adjacentFirst));
   KTUNE_TRY(r.finish());
   return std::make_unique<IteratedLocalSearch>("ils", opts);
 }

@@ -83,49 +83,54 @@ std::optional<double> evaluateOnce(Objective &objective, const Point &p) {
   return objective.evaluate(p);
 }
 
-Expected<double> OptionReader::number(const std::string &key, double fallback,
-                                      double min, double max) {
-  Known.push_back(key);
-  JsonReader options(Options, Strategy);
+/// Field `key` of `options`, read by `read`, into `value` when it is given
+/// and within [min, max].
+template <class T, class Read>
+static Status readInRange(const JsonReader &options, const std::string &key,
+                          T &value, T min, T max, Read read) {
   if (!options.has(key))
-    return fallback;
-  KTUNE_TRY_ASSIGN(double d, options[key].number());
-  if (!(d >= min && d <= max))
+    return {};
+  KTUNE_TRY_ASSIGN(T v, read(options[key]));
+  if (!(v >= min && v <= max))
     return options.failAt(key, "must be between " + std::to_string(min) +
                                    " and " + std::to_string(max));
-  return d;
+  value = v;
+  return {};
 }
 
-Expected<int64_t> OptionReader::integer(const std::string &key,
-                                        int64_t fallback, int64_t min,
-                                        int64_t max) {
+Status OptionReader::number(const std::string &key, double &value, double min,
+                            double max) {
+  Known.push_back(key);
+  return readInRange(JsonReader(Options, Strategy), key, value, min, max,
+                     [](const JsonReader &field) { return field.number(); });
+}
+
+Status OptionReader::integer(const std::string &key, int64_t &value,
+                             int64_t min, int64_t max) {
+  Known.push_back(key);
+  return readInRange(JsonReader(Options, Strategy), key, value, min, max,
+                     [](const JsonReader &field) { return field.integer(); });
+}
+
+Status OptionReader::boolean(const std::string &key, bool &value) {
+  Known.push_back(key);
+  KTUNE_TRY_ASSIGN(value,
+                   JsonReader(Options, Strategy).optionalBool(key, value));
+  return {};
+}
+
+Status OptionReader::choice(const std::string &key, std::string &value,
+                            const std::vector<std::string> &allowed) {
   Known.push_back(key);
   JsonReader options(Options, Strategy);
   if (!options.has(key))
-    return fallback;
-  KTUNE_TRY_ASSIGN(int64_t i, options[key].integer());
-  if (i < min || i > max)
-    return options.failAt(key, "must be between " + std::to_string(min) +
-                                   " and " + std::to_string(max));
-  return i;
-}
-
-Expected<bool> OptionReader::boolean(const std::string &key, bool fallback) {
-  Known.push_back(key);
-  return JsonReader(Options, Strategy).optionalBool(key, fallback);
-}
-
-Expected<std::string>
-OptionReader::choice(const std::string &key, std::string fallback,
-                     const std::vector<std::string> &allowed) {
-  Known.push_back(key);
-  JsonReader options(Options, Strategy);
-  if (!options.has(key))
-    return fallback;
+    return {};
   JsonReader v = options[key];
   if (v.isString() &&
-      std::find(allowed.begin(), allowed.end(), *v.string()) != allowed.end())
-    return v.string();
+      std::find(allowed.begin(), allowed.end(), *v.string()) != allowed.end()) {
+    value = *v.string();
+    return {};
+  }
   std::string list;
   for (const auto &a : allowed)
     list += (list.empty() ? "" : ", ") + a;

@@ -128,19 +128,19 @@ protected:
                             std::mt19937_64 &rng, UnseenSampler &sampler) = 0;
 };
 
-/// Reads strategy options: each known key with its default; unknown keys are
-/// errors (a typo must not silently fall back to a default).
+/// Reads strategy options: each known key into the member that holds it,
+/// whose value is the default; unknown keys are errors (a typo must not
+/// silently fall back to a default).
 class OptionReader {
 public:
   OptionReader(const nlohmann::json &options, std::string strategy)
       : Options(options), Strategy(std::move(strategy)) {}
-  Expected<double> number(const std::string &key, double fallback, double min,
-                          double max);
-  Expected<int64_t> integer(const std::string &key, int64_t fallback,
-                            int64_t min, int64_t max);
-  Expected<bool> boolean(const std::string &key, bool fallback);
-  Expected<std::string> choice(const std::string &key, std::string fallback,
-                               const std::vector<std::string> &allowed);
+  Status number(const std::string &key, double &value, double min, double max);
+  Status integer(const std::string &key, int64_t &value, int64_t min,
+                 int64_t max);
+  Status boolean(const std::string &key, bool &value);
+  Status choice(const std::string &key, std::string &value,
+                const std::vector<std::string> &allowed);
   /// Errors on any option that no call above asked about.
   Status finish() const;
 

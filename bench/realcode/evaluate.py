@@ -251,6 +251,8 @@ class Harness:
             r["notes"] = notes_of(cand_err)
             return r
         r["candidates"] = len(candidates)
+        with open(os.path.join(work, "candidates.json"), "w") as f:
+            f.write(cand_out)
         plan_path = os.path.join(work, "plan.json")
         if self.mode == "out-dir":
             write = ["--out-dir", out_dir]

@@ -94,6 +94,12 @@ Expected<Candidate> readCandidate(const JsonReader &j,
   KTUNE_TRY_ASSIGN(c.why, j.optionalString("why"));
   KTUNE_TRY_ASSIGN(c.type, j.optionalString("type"));
   KTUNE_TRY_ASSIGN(c.launchParam, j.optionalBool("launch_param", false));
+  if (j.has("case")) {
+    JsonReader cs = j["case"];
+    KTUNE_TRY_ASSIGN(c.caseTable, cs.requiredString("table"));
+    KTUNE_TRY_ASSIGN(c.caseIndex, cs.requiredInteger("index"));
+    KTUNE_TRY_ASSIGN(c.caseCondition, cs.requiredString("condition"));
+  }
 
   KTUNE_TRY_ASSIGN(JsonReader sites, j.required("sites"));
   if (!sites.isArray() || sites.size() == 0)
@@ -194,6 +200,10 @@ json candidatesToJson(const CandidateSet &set) {
       jc["type"] = c.type;
     if (c.launchParam)
       jc["launch_param"] = true;
+    if (!c.caseTable.empty())
+      jc["case"] = {{"table", c.caseTable},
+                    {"index", c.caseIndex},
+                    {"condition", c.caseCondition}};
     list.push_back(std::move(jc));
   }
   json out = {{"ktune", CandidatesVersion},

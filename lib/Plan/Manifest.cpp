@@ -97,6 +97,7 @@ static Expected<TemplateParam> readParam(const JsonReader &j) {
   if (!p.tunable)
     return p;
   KTUNE_TRY_ASSIGN(p.kind, kindFromJson(j));
+  KTUNE_TRY_ASSIGN(p.caseCondition, j.optionalString("case"));
   KTUNE_TRY_ASSIGN(int64_t def, j.requiredInteger("default"));
   p.defaultValue = def;
   KTUNE_TRY_ASSIGN(Domain domain, domainFromJson(j));
@@ -287,6 +288,8 @@ static json paramToJson(const TemplateParam &p) {
       jp["default"] = *p.defaultValue;
     if (p.domain)
       domainToJson(*p.domain, jp);
+    if (!p.caseCondition.empty())
+      jp["case"] = p.caseCondition;
   }
   if (p.isLaunchParam())
     jp["launcher"] = p.launcher;

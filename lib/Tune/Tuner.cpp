@@ -28,6 +28,61 @@ using tuner::ShapeObjective;
 // The space from the manifest and the spec
 //===----------------------------------------------------------------------===//
 
+/// A parameter of configuration-table cases moves only at the shapes that
+/// reach one of them: "(case) || P == default", with the launcher's
+/// arguments replaced by the spec's values for them. Nothing for an
+/// "unknown" case or one naming an argument the spec gives no scalar.
+static std::optional<std::string> caseOverDims(const TemplateParam &p,
+                                               const Spec &spec) {
+  if (p.caseCondition.empty() || p.caseCondition == "unknown" ||
+      !p.defaultValue)
+    return std::nullopt;
+  auto condition = expr::Expr::parse(p.caseCondition);
+  if (!condition)
+    return std::nullopt;
+  std::map<std::string, expr::Expr> values;
+  for (const SpecArg &a : spec.args)
+    if (const auto *s = std::get_if<ScalarArg>(&a.arg); s && !s->stream)
+      if (auto value = expr::Expr::parse(s->value))
+        values.emplace(a.name, *value);
+  for (const std::string &name : condition->names())
+    if (!values.count(name))
+      return std::nullopt;
+  return condition->substitute(values).str();
+}
+
+Configuration onShape(const SpaceDefinition &space, const Shape &shape,
+                      Configuration config) {
+  std::map<std::string, expr::Value> env;
+  for (const auto &[name, value] : shape)
+    env[name] = expr::Value::ofInt(value);
+  for (const auto &[param, condition] : space.caseConditions) {
+    auto parsed = expr::Expr::parse(condition);
+    auto reached = parsed ? parsed->evaluateInt(env) : Expected<int64_t>(0);
+    if (reached && *reached)
+      continue;
+    for (const SpaceParam &p : space.params)
+      if (p.name == param && p.defaultValue && config.count(param))
+        config[param] = *p.defaultValue;
+  }
+  return config;
+}
+
+std::optional<Configuration>
+mergedCases(const SpaceDefinition &space, const Configuration &defaultConfig,
+            const std::vector<std::pair<Shape, Configuration>> &bests) {
+  if (space.caseConditions.empty())
+    return std::nullopt;
+  Configuration merged = defaultConfig;
+  for (const auto &[shape, best] : bests) {
+    Configuration reached = onShape(space, shape, best);
+    for (const auto &[param, condition] : space.caseConditions)
+      if (reached.count(param) && merged[param] == defaultConfig.at(param))
+        merged[param] = reached.at(param);
+  }
+  return merged;
+}
+
 Expected<SpaceDefinition> spaceFromManifest(const ManifestKernel &kernel,
                                             const Spec &spec) {
   SpaceDefinition def;
@@ -63,6 +118,12 @@ Expected<SpaceDefinition> spaceFromManifest(const ManifestKernel &kernel,
   def.constraints = kernel.constraints;
   def.constraints.insert(def.constraints.end(), spec.constraints.begin(),
                          spec.constraints.end());
+  for (const TemplateParam *p : kernel.tunableParams())
+    if (auto c = caseOverDims(*p, spec)) {
+      def.constraints.push_back("(" + *c + ") || " + p->name +
+                                " == " + std::to_string(*p->defaultValue));
+      def.caseConditions[p->name] = *c;
+    }
   return def;
 }
 
@@ -136,6 +197,12 @@ Expected<TuneResults> Tuner::run() {
     if (std::find(candidates.begin(), candidates.end(), c) == candidates.end())
       candidates.push_back(c);
   };
+  // A configuration table: every case with its own shapes' winners first.
+  std::vector<std::pair<Shape, Configuration>> bests;
+  for (const auto &s : out.shapes)
+    bests.emplace_back(s.shape, s.bestConfig);
+  if (auto merged = mergedCases(Space, out.shapes[0].defaultConfig, bests))
+    addCandidate(*merged);
   for (const auto &s : out.shapes)
     addCandidate(s.bestConfig);
   for (const auto &s : out.shapes) {
@@ -160,10 +227,12 @@ Expected<TuneResults> Tuner::run() {
   };
   std::vector<Configuration> toPrepare;
   for (size_t i = 0; i < tunedShapes.size(); ++i)
-    for (const auto &c : candidates)
+    for (const auto &config : candidates) {
+      Configuration c = onShape(Space, tunedShapes[i], config);
       if (!lookup(tunedShapes[i], c) &&
           std::find(toPrepare.begin(), toPrepare.end(), c) == toPrepare.end())
         toPrepare.push_back(c);
+    }
   if (!toPrepare.empty() && !stopped) {
     S->progress.note("measuring " + std::to_string(toPrepare.size()) +
                      " general-configuration candidate(s) on the shapes "
@@ -174,7 +243,8 @@ Expected<TuneResults> Tuner::run() {
     // What the general phase will ask for, on every device at once.
     std::vector<Evaluator::ShapedConfig> missing;
     for (size_t i = 0; i < tunedShapes.size(); ++i)
-      for (const auto &c : candidates) {
+      for (const auto &config : candidates) {
+        Configuration c = onShape(Space, tunedShapes[i], config);
         if (i < S->spaces.size() && S->spaces[i]) {
           auto p = S->spaces[i]->fromConfig(c);
           if (!p || !S->spaces[i]->isValid(*p))
@@ -187,7 +257,8 @@ Expected<TuneResults> Tuner::run() {
   Status journalError;
   MeasureFn measure =
       [&](const Shape &shape,
-          const Configuration &config) -> std::optional<double> {
+          const Configuration &asChosen) -> std::optional<double> {
+    Configuration config = onShape(Space, shape, asChosen);
     if (const JournalEntry *e = lookup(shape, config))
       return outcomeOf(e->result);
     if (stopped)

@@ -112,6 +112,13 @@ struct Candidate {
   /// block): lifting it makes the launcher a template and leaves the kernel
   /// unchanged (a launch parameter of the manifest).
   bool launchParam = false;
+  /// A constant of one case of a configuration table (`if (seqlen <= 128)
+  /// k<32><<<g, 32>>>(); else ...`): the table's "file:line", the case's
+  /// place in it (0 first), and when the case is reached, over the launching
+  /// function's parameters, or "unknown". Empty table: no case.
+  std::string caseTable;
+  int caseIndex = -1;
+  std::string caseCondition;
 };
 
 /// A structural parameter a kernel cannot take, and why.

@@ -41,6 +41,10 @@ struct TemplateParam {
   /// Launch parameters only: the templated launcher (`launchers[j].name`)
   /// whose parameter this is. The kernel is instantiated without it.
   std::string launcher;
+  /// A constant of configuration-table cases: when they are reached, over
+  /// the launcher's parameters ("(seqlen) <= (128)"), or "unknown". A shape
+  /// that reaches none leaves the parameter at its default. Empty: always.
+  std::string caseCondition;
 
   bool isLaunchParam() const { return !launcher.empty(); }
 };

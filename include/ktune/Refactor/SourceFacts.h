@@ -107,6 +107,11 @@ struct TemplateParamFacts {
   std::string type;
   std::optional<std::string> defaultText;
   bool isPack = false;
+  /// A kernel's non-type parameter that sizes its work (a loop's bound, an
+  /// array's extent, an unroll count, __launch_bounds__): a launch's
+  /// argument for it in one case of a configuration table is that case's
+  /// knob. Set where a launch passes it.
+  bool sizesWork = false;
 };
 
 /// One declaration of a function in a file of SourceFacts::files, and how to
@@ -261,6 +266,15 @@ struct CallFacts {
   /// The function-like macro whose body spells the callee: no template
   /// arguments can be added there (one spelling for every expansion).
   std::string macro;
+  /// A launch in one case of a configuration table (an if/else-if chain or
+  /// a switch in the host function): the table's first `if` or `switch`,
+  /// the case's place in it (0 first), and when the case is reached, as an
+  /// expression of the host function's parameters ("(seqlen) <= (128)");
+  /// "unknown" when an enclosing condition names anything else.
+  std::optional<Position> caseTable;
+  unsigned caseTableLine = 0;
+  int caseIndex = -1;
+  std::string caseCondition;
 
   /// A launch, or a reference that names the kernel like one.
   bool namesKernel() const { return isLaunch || form == CallForm::Reference; }

@@ -25,7 +25,9 @@
 #include <atomic>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,7 +43,22 @@ struct SpaceDefinition {
   std::vector<SpaceParam> params;
   std::vector<std::string> constraints;
   expr::Dialect dialect = expr::Dialect::Ktune;
+  /// Parameters of configuration-table cases: when their cases are reached,
+  /// over the problem dimensions. At a shape that reaches none, such a
+  /// parameter stays at its default (a constraint says so) and means nothing.
+  std::map<std::string, std::string> caseConditions;
 };
+
+/// The configuration as it acts at `shape`: parameters of cases the shape
+/// does not reach set to their defaults (what the shape runs is the same).
+Configuration onShape(const SpaceDefinition &space, const Shape &shape,
+                      Configuration config);
+/// One configuration holding every shape's tuned values of the cases it
+/// reaches (the first shape's where two disagree): the configuration table
+/// with each case's winners. Nullopt without case parameters.
+std::optional<Configuration>
+mergedCases(const SpaceDefinition &space, const Configuration &defaultConfig,
+            const std::vector<std::pair<Shape, Configuration>> &bests);
 
 /// The manifest kernel's tunable parameters with the spec's domain
 /// overrides, the manifest's and the spec's constraints, and a

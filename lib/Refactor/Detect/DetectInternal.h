@@ -22,6 +22,7 @@
 //                        why a launch is not followed
 //   Dispatches.cpp       runtime values a dispatch turned into constants
 //   LaunchScan.cpp       a launch: its kernel, arguments and geometry
+//   LaunchCases.cpp      the case of a configuration table a launch is in
 //   Calls.cpp            how a call names its callee (template arguments,
 //                        LaunchTemplateArgs.cpp)
 //   HostCode.cpp         the main file's host-only functions
@@ -201,10 +202,20 @@ bool mutatedAt(clang::ExprMutationAnalyzer &analyzer, clang::ASTContext &ctx,
 bool selectsBehaviour(const clang::NamedDecl *param,
                       const clang::FunctionDecl *kernel);
 
+/// A kernel template parameter that sizes work: a loop's bound, an array's
+/// extent or __launch_bounds__' threads name it (TemplateParamFacts).
+bool sizesWork(const clang::NamedDecl *param, const clang::FunctionDecl *kernel);
+
 /// True when the expression mentions one of CUDA's built-in index variables.
 bool mentionsBuiltin(const clang::Expr *e, llvm::StringRef name);
 
 struct LaunchView;
+
+// --- configuration tables (LaunchCases.cpp) ----------------------------------
+/// The case of an if/else-if chain or switch of `host` that `launch` is in:
+/// cf.caseTable, caseIndex and caseCondition (left empty outside any).
+void launchCase(DetectContext &c, const clang::Stmt *launch,
+                const clang::FunctionDecl *host, CallFacts &cf);
 
 // --- structural parameters (RowSplit.cpp) ------------------------------------
 /// Whether kernel `def`'s row can be split over several blocks, into

@@ -51,6 +51,44 @@ bool selectsBehaviour(const NamedDecl *param, const FunctionDecl *kernel) {
   return compared.Found;
 }
 
+bool sizesWork(const NamedDecl *param, const FunctionDecl *kernel) {
+  struct Uses : RecursiveASTVisitor<Uses> {
+    const NamedDecl *Param;
+    bool Found = false;
+    bool names(const Expr *e) const {
+      struct Finder : RecursiveASTVisitor<Finder> {
+        const NamedDecl *Param;
+        bool Found = false;
+        bool VisitDeclRefExpr(DeclRefExpr *r) {
+          Found = Found || r->getDecl() == Param;
+          return !Found;
+        }
+      } f;
+      f.Param = Param;
+      if (e)
+        f.TraverseStmt(const_cast<Expr *>(e));
+      return f.Found;
+    }
+    bool VisitForStmt(ForStmt *s) {
+      if (const auto *b = llvm::dyn_cast_or_null<BinaryOperator>(s->getCond()))
+        Found = Found || (b->isRelationalOp() && names(b->getRHS()));
+      return !Found;
+    }
+    bool VisitVarDecl(VarDecl *v) {
+      if (const auto *a = v->getType()->getAsArrayTypeUnsafe())
+        if (const auto *d = llvm::dyn_cast<DependentSizedArrayType>(a))
+          Found = Found || names(d->getSizeExpr());
+      return !Found;
+    }
+  } uses;
+  uses.Param = param;
+  if (kernel->getBody())
+    uses.TraverseStmt(kernel->getBody());
+  if (const auto *lb = kernel->getAttr<CUDALaunchBoundsAttr>())
+    uses.Found = uses.Found || uses.names(lb->getMaxThreads());
+  return uses.Found;
+}
+
 void collectDims(DetectContext &c, const Expr *e, const FunctionDecl *fn,
                  std::vector<const Expr *> &dims, bool &ok) {
   if (!e) {
@@ -295,6 +333,11 @@ void templateArgumentSites(DetectContext &c, const LaunchView &launch,
     }
     if (selectsBehaviour(kt->getTemplateParameters()->getParam(i), kernel))
       continue;
+    if (sizesWork(kt->getTemplateParameters()->getParam(i), kernel))
+      if (auto kf = c.Sink.Facts.functions.find(kernelId);
+          kf != c.Sink.Facts.functions.end() &&
+          i < kf->second.templateParams.size())
+        kf->second.templateParams[i].sizesWork = true;
     RoleCtx r;
     r.role = SiteRole::TemplateArg;
     r.family = Family::templateArg(i);
@@ -464,6 +507,7 @@ void scanLaunch(DetectContext &c, const LaunchView &launch,
   launchGeometry(c, launch, host, base, cf);
   launchSmem(c, launch, base, cf);
   cf.hostNames.assign(hostNames.begin(), hostNames.end());
+  launchCase(c, launch.launch, host, cf);
   c.Sink.call(std::move(cf));
 }
 

@@ -118,6 +118,9 @@ static void mergeFunction(FunctionFacts &into, const FunctionFacts &other) {
     if (std::find(into.callees.begin(), into.callees.end(), c) ==
         into.callees.end())
       into.callees.push_back(c);
+  for (size_t i = 0;
+       i < into.templateParams.size() && i < other.templateParams.size(); ++i)
+    into.templateParams[i].sizesWork |= other.templateParams[i].sizesWork;
   if (into.cannotTemplate.empty())
     into.cannotTemplate = other.cannotTemplate;
   // A role seen only by one side (a helper called from device-only code)

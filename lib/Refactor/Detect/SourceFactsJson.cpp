@@ -43,6 +43,10 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
     j["form"] = std::string(callFormName(c.form));
     if (!c.macro.empty())
       j["macro"] = c.macro;
+    if (c.caseTable)
+      j["case"] = {{"table", unsigned(*c.caseTable)},
+                   {"index", c.caseIndex},
+                   {"condition", c.caseCondition}};
     if (c.isLaunch) {
       j["host_names"] = c.hostNames;
       j["grid"] = c.grid;

@@ -85,6 +85,15 @@ static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
              ": a launch parameter (the launcher becomes a template, the "
              "kernel is unchanged)";
   }
+  if (const CallFacts *launch = g.caseLaunch) {
+    c.caseTable = facts.pathOf(filePart(*launch->caseTable)) + ":" +
+                  std::to_string(launch->caseTableLine);
+    c.caseIndex = launch->caseIndex;
+    c.caseCondition = launch->caseCondition;
+    c.why += "; case " + std::to_string(c.caseIndex + 1) +
+             " of the configuration table at " + c.caseTable +
+             " (reached when " + c.caseCondition + ")";
+  }
   std::set<Position> placed;
   for (const auto &o : g.sites) {
     // A macro body's literal: one site for the functions expanding it.

@@ -48,6 +48,9 @@ struct CandidateGroup {
   bool launchParam = false;
   /// Qualified names of the host functions holding its sites.
   std::vector<std::string> hosts;
+  /// A group of one case of a configuration table: the launch whose case
+  /// it is (CallFacts::caseTable, caseIndex, caseCondition).
+  const CallFacts *caseLaunch = nullptr;
 
   /// A site plays one of `roles` (a definition: through its use).
   bool hasRole(std::initializer_list<SiteRole> roles) const;
@@ -133,7 +136,17 @@ void mergeHostAndKernelConstants(std::vector<CandidateGroup> &named,
 /// launch role (a host-side `16 / sizeof(T)` alone) is no knob and dropped.
 void markLaunchParams(const SourceFacts &facts,
                       std::vector<CandidateGroup> &groups);
-/// Every group of one kernel, in the order candidates are made.
+/// Every group of one kernel from the facts as given, in the order
+/// candidates are made.
+std::vector<CandidateGroup> groupKernelSites(const SourceFacts &facts,
+                                             const FunctionFacts &kernel);
+
+// --- configuration tables (CaseGroups.cpp) -----------------------------------
+/// Every group of one kernel. A kernel launched from several cases of a
+/// configuration table is grouped case by case (each case's constants are
+/// that case's parameters, even where another case spells the same value
+/// or other values for the same template parameter), then what no single
+/// case holds; groupKernelSites does each part.
 std::vector<CandidateGroup> groupKernel(const SourceFacts &facts,
                                         const FunctionFacts &kernel);
 

@@ -314,8 +314,8 @@ void markLaunchParams(const SourceFacts &facts,
   groups = std::move(kept);
 }
 
-std::vector<CandidateGroup> groupKernel(const SourceFacts &facts,
-                                        const FunctionFacts &kernel) {
+std::vector<CandidateGroup> groupKernelSites(const SourceFacts &facts,
+                                             const FunctionFacts &kernel) {
   std::set<int> dispatch = dispatchParams(facts, kernel);
   std::vector<Occurrence> occs = kernelOccurrences(facts, kernel, dispatch);
   std::vector<CandidateGroup> tied =

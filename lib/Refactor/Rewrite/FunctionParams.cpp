@@ -184,7 +184,8 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
   }
   leaveUnspellableLaunches(w);
   // Host functions launching the kernel (or naming it for a launch) get all
-  // its parameters; launch parameters only where their sites are.
+  // its parameters; launch parameters and those of a configuration table's
+  // case only where their sites are.
   for (const auto &call : Facts.calls) {
     if (!call.namesKernel() || call.callee != k.id)
       continue;
@@ -219,7 +220,8 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
     if (passes && LaunchesLeftAlone.count({h->id, k.id}))
       continue;
     for (auto &p : w.params) {
-      if (p.launchParam && !p.functions.count(h->id))
+      if ((p.launchParam || !p.caseCondition.empty()) &&
+          !p.functions.count(h->id))
         continue;
       std::string name = nameIn(h->id, w, p);
       ParamWork renamed = p;

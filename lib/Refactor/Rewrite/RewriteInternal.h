@@ -63,6 +63,9 @@ struct ParamWork {
   /// Its candidates are launch parameters: only the host functions holding
   /// its sites receive it, never the kernel.
   bool launchParam = false;
+  /// When the shapes that reach it: its candidates' cases, joined with
+  /// "||"; empty when a candidate is in no case ("unknown" if one is).
+  std::string caseCondition;
   std::vector<PlacedSite> sites;
   std::set<std::string> functions; // ids of functions holding sites
 };

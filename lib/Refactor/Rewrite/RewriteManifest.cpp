@@ -103,6 +103,7 @@ static TemplateParam tunableParam(const ParamWork &p, const std::string &name) {
   tp.kind = p.plan->kind;
   tp.defaultValue = p.defaultValue;
   tp.domain = p.plan->domain;
+  tp.caseCondition = p.caseCondition;
   return tp;
 }
 

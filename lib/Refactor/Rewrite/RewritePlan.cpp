@@ -110,6 +110,20 @@ Rewriter::checkParamName(const PlanParam &pp, const FunctionFacts &kernel,
   return std::nullopt;
 }
 
+/// The case condition of a parameter after one more candidate: "" once a
+/// candidate is in no case, "unknown" once one's is unknown, else each
+/// case's condition once, joined with "||".
+static std::string joinCases(bool first, const std::string &sofar,
+                             const Candidate &c) {
+  if (c.caseTable.empty() || (!first && sofar.empty()))
+    return "";
+  if (c.caseCondition == "unknown" || sofar == "unknown")
+    return "unknown";
+  if (first || sofar == c.caseCondition)
+    return c.caseCondition;
+  return "(" + sofar + ") || (" + c.caseCondition + ")";
+}
+
 /// The sites of the parameter's candidates (those the plan lists, if it
 /// lists any), and the functions that hold them.
 std::optional<ktune::Error>
@@ -145,6 +159,7 @@ Rewriter::addCandidateSites(const PlanParam &pp, const FunctionFacts &kernel,
                               p.type + "; lift them as separate parameters");
     }
     p.launchParam = p.launchParam && c->launchParam;
+    p.caseCondition = joinCases(k == 0, p.caseCondition, *c);
     int bound = Index.boundParam.count(c->id) ? Index.boundParam.at(c->id) : -1;
     if (bound >= 0) {
       if (p.boundParam >= 0 && p.boundParam != bound)

@@ -4,12 +4,13 @@
     summarize.py < candidates.json
         CAND <kind> <kernel> value=<v> spelling=<s> <confidence> [type=<t>] [launch-param]
           SITE [<header>:]<line>:<col> <role> '<text>' -> <replacement> [shared]
+          CASE <table file:line> #<index> when <condition>
           IMPLIES <constraint with ids replaced by the candidate's kind#n>
     summarize.py < manifest.json
         HEADER <path> <- <original>     (manifest/2, rewritten headers)
         INCLUDE-DIR <dir>               (manifest/2)
         KERNEL <qualified name>
-          PARAM <name> <type> [tunable <kind> default=<d> values=...]
+          PARAM <name> <type> [tunable <kind> default=<d> values=... [case=<c>]]
           LAUNCH-PARAM <name> <type> <kind> default=<d> launcher=<l>
           ARG <type> <name> [canonical=<t>] [enum=<e>]
           CONSTRAINT <c>
@@ -36,6 +37,9 @@ if kind.startswith("candidates/"):
             shared = " shared" if s.get("shared") else ""
             print(f"  SITE {where}{s['line']}:{s['col']} {s['role']} '{s['text']}' "
                   f"-> {s.get('replacement', '{P}')}{shared}")
+        if "case" in c:
+            cs = c["case"]
+            print(f"  CASE {cs['table']} #{cs['index']} when {cs['condition']}")
         for ic in c.get("implied_constraints", []):
             for cid, n in names.items():
                 ic = ic.replace("{" + cid + "}", "{" + n + "}")
@@ -48,6 +52,8 @@ elif kind.startswith("manifest/"):
                 dom = p.get("values", p.get("range"))
                 line += f" tunable {p['kind']} default={p['default']} " \
                         f"domain={json.dumps(dom, separators=(',', ':'))}"
+                if "case" in p:
+                    line += f" case={p['case']}"
             print(line)
 
     def args(xs):

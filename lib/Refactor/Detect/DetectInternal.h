@@ -204,7 +204,8 @@ bool selectsBehaviour(const clang::NamedDecl *param,
 
 /// A kernel template parameter that sizes work: a loop's bound, an array's
 /// extent or __launch_bounds__' threads name it (TemplateParamFacts).
-bool sizesWork(const clang::NamedDecl *param, const clang::FunctionDecl *kernel);
+bool sizesWork(const clang::NamedDecl *param,
+               const clang::FunctionDecl *kernel);
 
 /// True when the expression mentions one of CUDA's built-in index variables.
 bool mentionsBuiltin(const clang::Expr *e, llvm::StringRef name);

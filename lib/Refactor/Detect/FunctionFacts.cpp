@@ -56,7 +56,12 @@ std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
        llvm::isa<CXXMethodDecl>(def)))
     return "it has C linkage (extern \"C\")";
   if (const auto *md = llvm::dyn_cast<CXXMethodDecl>(def)) {
-    if (md->isVirtual())
+    // In a class template the overridden methods are not known yet: an
+    // `override` or `final` written on it says so as well.
+    const CXXMethodDecl *first = md->getCanonicalDecl();
+    if (md->isVirtual() || first->isVirtualAsWritten() ||
+        first->hasAttr<OverrideAttr>() || first->hasAttr<FinalAttr>() ||
+        md->hasAttr<OverrideAttr>() || md->hasAttr<FinalAttr>())
       return "it is a virtual member function";
     if (md->getParent()->isLambda())
       return "it is a lambda";

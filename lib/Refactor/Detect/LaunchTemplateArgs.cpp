@@ -39,10 +39,21 @@ static std::string spellArgument(const clang::TemplateArgument &arg,
   case clang::TemplateArgument::Type:
     return spellType(arg.getAsType(), ctx);
   case clang::TemplateArgument::Integral: {
-    if (arg.getIntegralType()->isBooleanType())
+    clang::QualType type = arg.getIntegralType();
+    if (type->isBooleanType())
       return arg.getAsIntegral().getBoolValue() ? "true" : "false";
     llvm::SmallString<16> s;
     arg.getAsIntegral().toString(s, 10);
+    // A number converts to no enum parameter: name the enumerator through
+    // its enum (valid for unscoped ones too), else cast the number.
+    if (const auto *et = type->getAs<clang::EnumType>();
+        et && et->getDecl()->getIdentifier()) {
+      std::string enumName = spellType(type, ctx);
+      for (const clang::EnumConstantDecl *e : et->getDecl()->enumerators())
+        if (llvm::APSInt::isSameValue(e->getInitVal(), arg.getAsIntegral()))
+          return enumName + "::" + e->getNameAsString();
+      return "static_cast<" + enumName + ">(" + std::string(s) + ")";
+    }
     return std::string(s);
   }
   default: {

@@ -83,8 +83,7 @@ SourceFacts partOf(const SourceFacts &facts, const FunctionFacts &kernel,
   part.functions = facts.functions;
   for (const CallFacts &call : facts.calls) {
     const FunctionFacts *callee = facts.function(call.callee);
-    bool ofKernel =
-        callee && callee->qualifiedName == kernel.qualifiedName;
+    bool ofKernel = callee && callee->qualifiedName == kernel.qualifiedName;
     if (!ofKernel || launches.count(call.offset))
       part.calls.push_back(call);
   }
@@ -100,9 +99,10 @@ SourceFacts partOf(const SourceFacts &facts, const FunctionFacts &kernel,
 /// what the data needs, `if (seqlen <= 128) k<32, 4>` what was tuned.
 bool caseKnob(const CandidateGroup &g, const FunctionFacts &kernel,
               const CallFacts &launch) {
-  bool argumentsOnly = std::all_of(
-      g.sites.begin(), g.sites.end(),
-      [](const Occurrence &o) { return o.role == SiteRole::TemplateArg; });
+  bool argumentsOnly =
+      std::all_of(g.sites.begin(), g.sites.end(), [](const Occurrence &o) {
+        return o.role == SiteRole::TemplateArg;
+      });
   if (!argumentsOnly)
     return true;
   if (g.boundParam < 0 ||
@@ -147,9 +147,9 @@ std::vector<CandidateGroup> groupKernel(const SourceFacts &facts,
     for (const CallFacts *call : calls)
       launches.insert(call->offset);
     inCases.insert(launches.begin(), launches.end());
-    SourceFacts part = partOf(facts, kernel, launches, [&](const Occurrence &o) {
-      return caseOf(o) == key;
-    });
+    SourceFacts part =
+        partOf(facts, kernel, launches,
+               [&](const Occurrence &o) { return caseOf(o) == key; });
     for (auto &g : groupKernelSites(part, kernel)) {
       if (!caseKnob(g, kernel, *calls.front()))
         continue;
@@ -161,9 +161,8 @@ std::vector<CandidateGroup> groupKernel(const SourceFacts &facts,
   for (const CallFacts &call : facts.calls)
     if (call.isLaunch && !inCases.count(call.offset))
       others.insert(call.offset);
-  SourceFacts rest = partOf(facts, kernel, others, [&](const Occurrence &o) {
-    return !caseOf(o);
-  });
+  SourceFacts rest = partOf(facts, kernel, others,
+                            [&](const Occurrence &o) { return !caseOf(o); });
   for (auto &g : groupKernelSites(rest, kernel))
     out.push_back(std::move(g));
   return out;

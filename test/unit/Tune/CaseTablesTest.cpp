@@ -48,8 +48,8 @@ TEST(CaseTables, ACaseParameterMovesOnlyWhereItsCaseIsReached) {
   EXPECT_EQ(def->constraints,
             (std::vector<std::string>{"(s <= 128) || SMALL == 32",
                                       "(!(s <= 128)) || LARGE == 128"}));
-  auto small = SearchSpace::create(def->params, def->constraints,
-                                   def->dialect, Shape{{"s", 64}});
+  auto small = SearchSpace::create(def->params, def->constraints, def->dialect,
+                                   Shape{{"s", 64}});
   ASSERT_TRUE(small) << small.error().str();
   auto valid = [&](const SearchSpace &space, Configuration c) {
     auto p = space.fromConfig(c);
@@ -84,15 +84,8 @@ TEST(CaseTables, TheGeneralConfigurationKeepsEveryCasesWinner) {
   TempDir dir;
   auto journal = Journal::open(dir.file("j.jsonl"));
   ASSERT_TRUE(journal) << journal.error().str();
-  TuneOptions o;
-  o.templateSha256 = "tplsha";
-  o.kernel = "launch";
-  o.strategyName = "scan";
-  o.makeStrategy = []() -> Expected<std::unique_ptr<Strategy>> {
-    return std::make_unique<ScanStrategy>();
-  };
-  o.budget = 100;
-  Tuner tuner(*def, {{{"s", 16}}, {{"s", 4096}}}, eval, **journal, o);
+  Tuner tuner(*def, {{{"s", 16}}, {{"s", 4096}}}, eval, **journal,
+              scanOptions(100));
   auto r = tuner.run();
   ASSERT_TRUE(r) << r.error().str();
   // Each shape searched its own case only.

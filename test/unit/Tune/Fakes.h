@@ -5,6 +5,7 @@
 
 #include "ktune/Tune/Evaluator.h"
 #include "ktune/Tune/Strategy.h"
+#include "ktune/Tune/Tuner.h"
 
 #include <functional>
 #include <map>
@@ -125,6 +126,19 @@ public:
   RandomUnseen() { UnseenOnly = true; }
   std::string name() const override { return "random-unseen"; }
 };
+
+/// Options of a run scanning the space in order, `budget` evaluations.
+inline TuneOptions scanOptions(uint64_t budget) {
+  TuneOptions o;
+  o.templateSha256 = "tplsha";
+  o.kernel = "k";
+  o.strategyName = "scan";
+  o.makeStrategy = []() -> Expected<std::unique_ptr<Strategy>> {
+    return std::make_unique<ScanStrategy>();
+  };
+  o.budget = budget;
+  return o;
+}
 
 } // namespace ktune::testing
 

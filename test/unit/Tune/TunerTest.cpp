@@ -41,14 +41,7 @@ std::optional<double> timeOf(const Shape &shape, const Configuration &c) {
 }
 
 TuneOptions options(uint64_t budget) {
-  TuneOptions o;
-  o.templateSha256 = "tplsha";
-  o.kernel = "k";
-  o.strategyName = "scan";
-  o.makeStrategy = []() -> Expected<std::unique_ptr<Strategy>> {
-    return std::make_unique<ScanStrategy>();
-  };
-  o.budget = budget;
+  TuneOptions o = scanOptions(budget);
   o.topK = 2;
   return o;
 }

@@ -170,6 +170,8 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
   cl.push_back("-Wno-unknown-cuda-version");
   // A header given as the input file (its #pragma once is no mistake).
   cl.push_back("-Wno-pragma-once-outside-header");
+  // `register` is gone from C++17; nvcc still takes it (HPC codes use it).
+  cl.push_back("-Wno-register");
   cl.push_back("-resource-dir");
   cl.push_back(resourceDir(options));
 

@@ -5,13 +5,11 @@
 //   CollectFacts.cpp     the traversal of the main file that drives them,
 //                        and locations as positions (DetectContext.h)
 //   FileTable.cpp        the files positions point into (SourceFacts.h)
-//   ConstantAtoms.cpp    what a spelled constant is (literal, macro,
-//                        constant, enumerator)
+//   ConstantAtoms.cpp    what a spelled constant is (literal, macro, ...)
 //   DerivedConstants.cpp constants defined from other constants
 //   ConstantLocals.cpp   locals that are constants in effect
 //   ArchDependence.cpp   constants whose value depends on __CUDA_ARCH__
-//   RoleExpressions.cpp  recording the constants of a role expression and
-//                        translating it into the expression language
+//   RoleExpressions.cpp  a role expression's constants and its translation
 //   FunctionFacts.cpp    kernels, helpers and hosts: names, template lists,
 //                        declarations, why one cannot become a template
 //   DeviceScanner.cpp    the roles constants play inside device code
@@ -23,6 +21,7 @@
 //   Dispatches.cpp       runtime values a dispatch turned into constants
 //   LaunchScan.cpp       a launch: its kernel, arguments and geometry
 //   LaunchCases.cpp      the case of a configuration table a launch is in
+//   TemplateParamUses.cpp  a template parameter: behaviour or size
 //   Calls.cpp            how a call names its callee (template arguments,
 //                        LaunchTemplateArgs.cpp)
 //   HostCode.cpp         the main file's host-only functions
@@ -196,25 +195,19 @@ std::vector<const clang::DeclRefExpr *> referencesTo(const clang::VarDecl *var,
 bool mutatedAt(clang::ExprMutationAnalyzer &analyzer, clang::ASTContext &ctx,
                const clang::DeclRefExpr *ref);
 
-/// A kernel template parameter that selects behaviour rather than sizing
-/// work: an enum or bool, or one the kernel compares for (in)equality or
-/// switches on. Launch arguments for it are a dispatch, never a knob.
-bool selectsBehaviour(const clang::NamedDecl *param,
-                      const clang::FunctionDecl *kernel);
-
-/// A kernel template parameter that sizes work: a loop's bound, an array's
-/// extent or __launch_bounds__' threads name it (TemplateParamFacts).
-bool sizesWork(const clang::NamedDecl *param,
-               const clang::FunctionDecl *kernel);
+/// A kernel template parameter that selects behaviour (an enum or bool, or
+/// compared for (in)equality or switched on: launch arguments for it are a
+/// dispatch), or that sizes work (a loop's bound, an array's extent,
+/// __launch_bounds__' threads). TemplateParamUses.cpp.
+bool selectsBehaviour(const clang::NamedDecl *p, const clang::FunctionDecl *k);
+bool sizesWork(const clang::NamedDecl *p, const clang::FunctionDecl *k);
 
 /// True when the expression mentions one of CUDA's built-in index variables.
 bool mentionsBuiltin(const clang::Expr *e, llvm::StringRef name);
 
 struct LaunchView;
-
-// --- configuration tables (LaunchCases.cpp) ----------------------------------
 /// The case of an if/else-if chain or switch of `host` that `launch` is in:
-/// cf.caseTable, caseIndex and caseCondition (left empty outside any).
+/// cf.caseTable, caseIndex and caseCondition (LaunchCases.cpp).
 void launchCase(DetectContext &c, const clang::Stmt *launch,
                 const clang::FunctionDecl *host, CallFacts &cf);
 

@@ -13,6 +13,7 @@
 #include "GroupInternal.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -21,6 +22,34 @@ namespace ktune::refactor {
 namespace {
 
 using CaseKey = std::pair<unsigned, int>; // table position, case index
+using CaseOfLaunch = std::map<Position, CaseKey>;
+
+CaseOfLaunch
+caseOfLaunch(const std::map<CaseKey, std::vector<const CallFacts *>> &byCase) {
+  CaseOfLaunch out;
+  for (const auto &[key, calls] : byCase)
+    for (const CallFacts *call : calls)
+      out[call->offset] = key;
+  return out;
+}
+
+/// The one case whose launches alone read an occurrence.
+std::optional<CaseKey> onlyCase(const Occurrence &o,
+                                const CaseOfLaunch &cases) {
+  std::optional<CaseKey> only;
+  for (Position launch : o.launches) {
+    auto it = cases.find(launch);
+    if (it == cases.end() || (only && *only != it->second))
+      return std::nullopt;
+    only = it->second;
+  }
+  return only;
+}
+
+bool sizesWork(const FunctionFacts &kernel, int param) {
+  return param >= 0 && size_t(param) < kernel.templateParams.size() &&
+         kernel.templateParams[param].sizesWork;
+}
 
 /// The kernel's launches in cases of tables from which it is launched in
 /// two cases or more, by case.
@@ -34,29 +63,16 @@ tableCases(const SourceFacts &facts, const FunctionFacts &kernel) {
   // What each case spells for the kernel: the role, dimension, template
   // parameter and value of every constant only its launches read that could
   // be a knob.
-  std::map<Position, CaseKey> caseOfLaunch;
-  for (const auto &[key, calls] : byCase)
-    for (const CallFacts *call : calls)
-      caseOfLaunch[call->offset] = key;
+  CaseOfLaunch cases = caseOfLaunch(byCase);
   using Spelled = std::tuple<SiteRole, int, int, int64_t>;
   std::map<CaseKey, std::multiset<Spelled>> spelled;
-  auto sizesWork = [&](int param) {
-    return param >= 0 && size_t(param) < kernel.templateParams.size() &&
-           kernel.templateParams[param].sizesWork;
-  };
   for (const Occurrence &o : facts.occurrences) {
     // An argument for a parameter that sizes no work is the case's data.
-    if (o.kernel != kernel.id || o.launches.empty() ||
-        (o.role == SiteRole::TemplateArg && !sizesWork(o.boundParam)))
+    if (o.kernel != kernel.id ||
+        (o.role == SiteRole::TemplateArg && !sizesWork(kernel, o.boundParam)))
       continue;
-    std::set<CaseKey> cases;
-    for (Position l : o.launches)
-      if (auto it = caseOfLaunch.find(l); it != caseOfLaunch.end())
-        cases.insert(it->second);
-      else
-        cases.insert({0, -1});
-    if (cases.size() == 1 && cases.begin()->second >= 0)
-      spelled[*cases.begin()].insert({o.role, o.dim, o.boundParam, o.value});
+    if (auto key = onlyCase(o, cases))
+      spelled[*key].insert({o.role, o.dim, o.boundParam, o.value});
   }
   // A table of two cases or more that spell different constants; cases
   // spelling the same ones (`if (big) k<true><<<g, 64>>>(); else
@@ -105,9 +121,7 @@ bool caseKnob(const CandidateGroup &g, const FunctionFacts &kernel,
       });
   if (!argumentsOnly)
     return true;
-  if (g.boundParam < 0 ||
-      size_t(g.boundParam) >= kernel.templateParams.size() ||
-      !kernel.templateParams[g.boundParam].sizesWork)
+  if (!sizesWork(kernel, g.boundParam))
     return false;
   const std::string &condition = launch.caseCondition;
   if (condition == "unknown" || condition.find('%') != std::string::npos)
@@ -124,21 +138,8 @@ std::vector<CandidateGroup> groupKernel(const SourceFacts &facts,
   if (cases.empty())
     return groupKernelSites(facts, kernel);
 
-  std::map<Position, CaseKey> caseOfLaunch;
-  for (const auto &[key, calls] : cases)
-    for (const CallFacts *call : calls)
-      caseOfLaunch[call->offset] = key;
-  // The one case whose launches alone read an occurrence.
-  auto caseOf = [&](const Occurrence &o) -> std::optional<CaseKey> {
-    std::optional<CaseKey> only;
-    for (Position launch : o.launches) {
-      auto it = caseOfLaunch.find(launch);
-      if (it == caseOfLaunch.end() || (only && *only != it->second))
-        return std::nullopt;
-      only = it->second;
-    }
-    return only;
-  };
+  CaseOfLaunch ofLaunch = caseOfLaunch(cases);
+  auto caseOf = [&](const Occurrence &o) { return onlyCase(o, ofLaunch); };
 
   std::vector<CandidateGroup> out;
   std::set<Position> inCases;

@@ -160,8 +160,10 @@ def normalise_body(text):
     for line in text.splitlines():
         line = re.sub(r"//.*", "", line).rstrip()
         line = re.sub(r"^\.(visible|weak)\s+", "", line)
-        # Block labels are numbered by the function's place in the module.
+        # Block labels and local depots are numbered by the function's
+        # place in the module.
         line = re.sub(r"\$L__BB\d+_", "$L__BB_", line)
+        line = re.sub(r"__local_depot\d+", "__local_depot", line)
         if line.strip():
             lines.append(line)
     return lines

@@ -190,7 +190,8 @@ std::string defaultInstantiations(const std::vector<ManifestKernel> &kernels,
 
 static std::vector<std::string> normalisedLines(const std::string &body) {
   static const std::regex comment("//.*"),
-      visibility(R"(^\.(visible|weak)\s+)"), label(R"(\$L__BB\d+_)");
+      visibility(R"(^\.(visible|weak)\s+)"), label(R"(\$L__BB\d+_)"),
+      depot(R"(__local_depot\d+)");
   std::vector<std::string> out;
   for (llvm::StringRef rest = body; !rest.empty();) {
     auto [line, tail] = rest.split('\n');
@@ -198,8 +199,10 @@ static std::vector<std::string> normalisedLines(const std::string &body) {
     std::string l = std::regex_replace(line.str(), comment, "");
     l = llvm::StringRef(l).rtrim().str();
     l = std::regex_replace(l, visibility, "");
-    // Block labels are numbered by the function's place in the module.
+    // Block labels and local depots are numbered by the function's place
+    // in the module.
     l = std::regex_replace(l, label, "$$L__BB_");
+    l = std::regex_replace(l, depot, "__local_depot");
     if (!llvm::StringRef(l).trim().empty())
       out.push_back(l);
   }

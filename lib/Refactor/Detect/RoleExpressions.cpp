@@ -87,7 +87,9 @@ void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
                                                                    : Family();
   o.dim = ctx.dim;
   o.top = ctx.top || ctx.cap;
-  o.boundParam = ctx.boundParam;
+  // Only a whole argument is the kernel's parameter: in `2 * MAX_K` the 2
+  // is a factor of it.
+  o.boundParam = ctx.top ? ctx.boundParam : -1;
   o.castType = a.castType;
   o.valueType = a.valueType;
   o.macroBody = a.macroBody;
@@ -334,9 +336,11 @@ std::optional<std::string> walkConditional(DetectContext &c,
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;
   // A block chosen between sizes (`num_tokens < 256 ? 1024 : 256`): each
-  // branch is a block size in its own right; the condition's constants
-  // are thresholds, no sites.
-  bool alternatives = ctx.role == SiteRole::LaunchBlock && ctx.top;
+  // branch is a block size (or the template argument) in its own right;
+  // the condition's constants are thresholds, no sites.
+  bool alternatives = (ctx.role == SiteRole::LaunchBlock ||
+                       ctx.role == SiteRole::TemplateArg) &&
+                      ctx.top;
   RoleCtx condition = inner;
   if (alternatives)
     condition.recordLiterals = false;

@@ -216,7 +216,9 @@ void foldTemplateArgs(KernelGroups &k) {
     if (byValue.size() != 1)
       continue; // different launches pass different values: a dispatch
     CandidateGroup g = byValue.begin()->second;
-    if (auto it = k.block.find(g.value); it != k.block.end()) {
+    // A factor of the argument (`2 * MAX_K`) equals no kernel constant.
+    auto it = g.boundParam >= 0 ? k.block.find(g.value) : k.block.end();
+    if (it != k.block.end()) {
       for (auto &s : g.sites)
         it->second.sites.push_back(s);
       it->second.boundParam = g.boundParam;

@@ -12,9 +12,13 @@
 #include "ParseInternal.h"
 
 #include "clang/Basic/Version.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <cstdlib>
 
@@ -147,6 +151,89 @@ static bool hasPrefixArg(const std::vector<std::string> &args,
   return false;
 }
 
+/// The headers Clang's CUDA wrapper includes by quoted name ("cuda.h", ...).
+static std::vector<std::string> wrapperQuotedIncludes(const std::string &res) {
+  std::vector<std::string> names;
+  auto buffer = llvm::MemoryBuffer::getFile(
+      res + "/include/__clang_cuda_runtime_wrapper.h");
+  if (!buffer)
+    return names;
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    line = line.trim();
+    if (!line.consume_front("#include \""))
+      continue;
+    names.push_back(line.take_until([](char c) { return c == '"'; }).str());
+  }
+  return names;
+}
+
+/// The wrapper's headers a project include directory also has (a
+/// project's own "cuda.h"). nvcc never includes those names itself;
+/// Clang's wrapper would get the project's.
+static std::vector<std::string>
+shadowedWrapperHeaders(const std::vector<std::string> &user,
+                       const std::string &directory,
+                       const std::string &resource, const std::string &cuda) {
+  std::vector<std::string> dirs;
+  for (size_t i = 0; i < user.size(); ++i)
+    for (std::string_view flag : {"-I", "-iquote", "-isystem"}) {
+      std::string_view a = user[i];
+      if (a.rfind(flag, 0) != 0)
+        continue;
+      std::string dir(a.substr(flag.size()));
+      if (dir.empty() && i + 1 < user.size())
+        dir = user[i + 1];
+      if (!dir.empty() && !directory.empty() &&
+          !llvm::sys::path::is_absolute(dir))
+        dir = directory + "/" + dir;
+      dirs.push_back(dir);
+      break;
+    }
+  std::vector<std::string> shadowed;
+  if (dirs.empty())
+    return shadowed;
+  for (const std::string &name : wrapperQuotedIncludes(resource))
+    if (llvm::sys::fs::exists(cuda + "/include/" + name))
+      for (const std::string &dir : dirs)
+        if (llvm::sys::fs::exists(dir + "/" + name)) {
+          shadowed.push_back(name);
+          break;
+        }
+  return shadowed;
+}
+
+/// A VFS overlay that puts the toolkit's copy of each shadowed header
+/// beside Clang's wrapper, where the wrapper's quoted include looks first
+/// (the project's own includes never look there). Written once per
+/// toolkit, resource directory and name set, in the temporary directory.
+static llvm::Expected<std::string>
+wrapperOverlay(const std::vector<std::string> &names,
+               const std::string &resource, const std::string &cuda) {
+  std::string yaml = "{'version': 0, 'roots': [{'name': '" + resource +
+                     "/include', 'type': 'directory', 'contents': [";
+  for (size_t i = 0; i < names.size(); ++i)
+    yaml += std::string(i ? ", " : "") + "{'name': '" + names[i] +
+            "', 'type': 'file', 'external-contents': '" + cuda + "/include/" +
+            names[i] + "'}";
+  yaml += "]}]}\n";
+  llvm::SmallString<256> path;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, path);
+  llvm::sys::path::append(path, "ktune-wrapper-overlay-" +
+                                    llvm::utohexstr(llvm::xxh3_64bits(yaml)) +
+                                    ".yaml");
+  if (llvm::sys::fs::exists(path))
+    return std::string(path);
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec);
+  if (ec)
+    return llvm::createStringError("cannot write " + std::string(path) +
+                                   ": " + ec.message());
+  out << yaml;
+  return std::string(path);
+}
+
 llvm::Expected<std::vector<std::string>>
 clangCommandLine(const CompileCommand &command, const ParserOptions &options,
                  CudaSide side) {
@@ -187,6 +274,16 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
     }
     if (cuda) {
       cl.push_back("--cuda-path=" + *cuda);
+      std::string resource = resourceDir(options);
+      auto shadowed =
+          shadowedWrapperHeaders(user, command.directory, resource, *cuda);
+      if (!shadowed.empty()) {
+        auto overlay = wrapperOverlay(shadowed, resource, *cuda);
+        if (!overlay)
+          return overlay.takeError();
+        cl.push_back("-ivfsoverlay");
+        cl.push_back(*overlay);
+      }
       cl.push_back("-isystem");
       cl.push_back(share + "/cuda-compat");
       if (isDirectory(*cuda + "/include/cccl")) {

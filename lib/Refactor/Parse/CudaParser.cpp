@@ -26,6 +26,7 @@
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -190,6 +191,21 @@ struct SideResult {
   double seconds = 0;
 };
 
+/// The real file system under the command line's -ivfsoverlay files
+/// (ClangCommandLine.cpp), which a tool's own FileManager does not read.
+static llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>
+fileSystemOf(const std::vector<std::string> &cl) {
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs =
+      llvm::vfs::getRealFileSystem();
+  for (size_t i = 0; i + 1 < cl.size(); ++i)
+    if (cl[i] == "-ivfsoverlay")
+      if (auto yaml = llvm::MemoryBuffer::getFile(cl[i + 1]))
+        if (auto overlay = llvm::vfs::getVFSFromYAML(
+                std::move(*yaml), nullptr, cl[i + 1], nullptr, fs))
+          fs = overlay.release();
+  return fs;
+}
+
 SideResult runSide(const CompileCommand &command, const ParserOptions &options,
                    const SideCallback &onAST, CudaSide side,
                    bool onlyPreamble = false) {
@@ -222,7 +238,7 @@ SideResult runSide(const CompileCommand &command, const ParserOptions &options,
     clang::TextDiagnosticPrinter printer(os, diagOpts.get());
     ErrorRecorder recorder(printer);
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(
-        clang::FileSystemOptions());
+        clang::FileSystemOptions(), fileSystemOf(*cl));
     SideToolAction action(onAST, side, opts, key, &recorder,
                           mainText ? &*mainText : nullptr);
     action.OnlyPreamble = onlyPreamble;

@@ -36,6 +36,7 @@
 #include <iosfwd>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -275,6 +276,10 @@ struct CallFacts {
   unsigned caseTableLine = 0;
   int caseIndex = -1;
   std::string caseCondition;
+  /// The numbers the case's conditions name, spelled or not, and whether
+  /// one takes a remainder: what may have chosen a template argument.
+  std::set<long long> caseNumbers;
+  bool caseRemainder = false;
 
   /// A launch, or a reference that names the kernel like one.
   bool namesKernel() const { return isLaunch || form == CallForm::Reference; }

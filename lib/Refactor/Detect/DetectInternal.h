@@ -52,6 +52,7 @@
 #include "clang/Basic/SourceManager.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -182,6 +183,8 @@ bool isCudaRuntimeCall(const clang::CallExpr *call);
 /// `&ref` in a `void *args[]` array of kernel arguments. Neither changes it.
 bool isLaunchArgumentUse(clang::ASTContext &ctx, const clang::DeclRefExpr *ref);
 
+/// `inner` is `outer` or one of its descendants.
+bool within(const clang::Stmt *outer, const clang::Stmt *inner);
 /// Every reference to `var` in `body`.
 std::vector<const clang::DeclRefExpr *> referencesTo(const clang::VarDecl *var,
                                                      const clang::Stmt *body);
@@ -331,17 +334,14 @@ void scanLaunch(DetectContext &c, const LaunchView &launch,
 void scanKernelReference(DetectContext &c, const clang::Expr *ref,
                          const clang::FunctionDecl *kernel,
                          const clang::FunctionDecl *host);
-/// `dim3 threads; threads.x = 256; threads.y = 1;` then `<<<g, threads>>>`:
-/// the dims of a local dim3 whose fields are set by assignments in `fn`'s
-/// body itself (no branch or loop) and changed no other way; the value of
-/// each field the last assignment before `use` gave it. False when that
-/// is not the case.
-bool assignedDims(DetectContext &c, const clang::VarDecl *var,
-                  const clang::FunctionDecl *fn, const clang::DeclRefExpr *use,
-                  std::vector<const clang::Expr *> &dims);
-void collectDims(DetectContext &c, const clang::Expr *e,
-                 const clang::FunctionDecl *fn,
-                 std::vector<const clang::Expr *> &dims, bool &ok);
+/// A launch dimension: an expression (nullptr: 1) or an `if`'s choice.
+struct LaunchDim {
+  const clang::Expr *value = nullptr, *condition = nullptr;
+  std::shared_ptr<const LaunchDim> then, otherwise; // nullptr: 1
+};
+/// A launch's grid or block as dims (LaunchDims.cpp); false when unread.
+bool collectDims(DetectContext &c, const clang::Expr *e,
+                 const clang::FunctionDecl *fn, std::vector<LaunchDim> &dims);
 void findKernelsNamedNotLaunched(DetectContext &c);
 /// Why a launch of `launched` is not followed into its kernel.
 std::string whyNotFollowed(DetectContext &c,

@@ -139,6 +139,17 @@ void DeviceScanner::finish() {
   }
 }
 
+bool within(const Stmt *outer, const Stmt *inner) {
+  if (!outer)
+    return false;
+  if (outer == inner)
+    return true;
+  for (const Stmt *c : outer->children())
+    if (within(c, inner))
+      return true;
+  return false;
+}
+
 namespace {
 
 /// Reads of `name`.x (blockIdx.x, gridDim.x) in `s`.
@@ -159,16 +170,6 @@ void componentXReads(const Stmt *s, llvm::StringRef name,
     componentXReads(c, name, out);
 }
 
-bool within(const Stmt *outer, const Stmt *inner) {
-  if (!outer)
-    return false;
-  if (outer == inner)
-    return true;
-  for (const Stmt *c : outer->children())
-    if (within(c, inner))
-      return true;
-  return false;
-}
 
 /// DeclRefExprs to `var` in `s`.
 void usesOf(const Stmt *s, const VarDecl *var,

@@ -65,6 +65,25 @@ std::string conjunction(const std::vector<std::string> &terms) {
   return terms.size() == 1 ? terms.front() : out;
 }
 
+/// The numbers `e` names (literals, enumerators, constants) and whether it
+/// takes a remainder.
+void numbersIn(DetectContext &c, const Stmt *s, CallFacts &cf) {
+  if (!s)
+    return;
+  if (const auto *e = llvm::dyn_cast<Expr>(s);
+      e && !e->isValueDependent() &&
+      e->getType()->isIntegralOrEnumerationType())
+    if (auto v = e->getIntegerConstantExpr(c.Ctx)) {
+      cf.caseNumbers.insert(v->getExtValue());
+      return;
+    }
+  if (const auto *b = llvm::dyn_cast<BinaryOperator>(s);
+      b && (b->getOpcode() == BO_Rem || b->getOpcode() == BO_RemAssign))
+    cf.caseRemainder = true;
+  for (const Stmt *child : s->children())
+    numbersIn(c, child, cf);
+}
+
 /// The labels of the switch case that holds `stmt` (a statement of the
 /// switch's body), and whether it is the default; nothing when control can
 /// fall into it from the case before.
@@ -102,7 +121,9 @@ std::optional<SwitchLabels> labelsOf(const SwitchStmt *sw, const Stmt *stmt) {
     }
     if (s == stmt)
       return current;
-    previous = s;
+    // `CASE(...);` with the macro ending in `break;`: the `;` does nothing.
+    if (!llvm::isa<NullStmt>(s))
+      previous = s;
   }
   return std::nullopt;
 }
@@ -126,6 +147,7 @@ void launchCase(DetectContext &c, const Stmt *launch, const FunctionDecl *host,
   std::vector<std::string> terms; // innermost first
   bool known = true;
   auto addTerm = [&](const Expr *cond, bool negate) {
+    numbersIn(c, cond, cf);
     auto s = cond ? spellCondition(c, cond, host) : std::nullopt;
     if (!s)
       known = false;
@@ -174,12 +196,17 @@ void launchCase(DetectContext &c, const Stmt *launch, const FunctionDecl *host,
           known = false;
         } else {
           std::vector<std::string> alternatives;
+          numbersIn(c, sw->getCond(), cf);
+          for (const Expr *v : labels->values)
+            numbersIn(c, v, cf);
           for (const Expr *v : labels->values)
             if (auto s = spellCondition(c, v, host))
               alternatives.push_back("(" + *subject + ") == (" + *s + ")");
             else
               known = false;
           if (labels->isDefault) {
+            for (const Expr *v : allLabels(sw))
+              numbersIn(c, v, cf);
             std::vector<std::string> others;
             for (const Expr *v : allLabels(sw))
               if (auto s = spellCondition(c, v, host))

@@ -19,121 +19,6 @@ namespace ktune::refactor {
 
 using namespace clang;
 
-void collectDims(DetectContext &c, const Expr *e, const FunctionDecl *fn,
-                 std::vector<const Expr *> &dims, bool &ok) {
-  if (!e) {
-    ok = false;
-    return;
-  }
-  e = e->IgnoreImplicit();
-  if (const auto *m = llvm::dyn_cast<MaterializeTemporaryExpr>(e))
-    e = m->getSubExpr()->IgnoreImplicit();
-  if (const auto *b = llvm::dyn_cast<CXXBindTemporaryExpr>(e))
-    e = b->getSubExpr()->IgnoreImplicit();
-  if (const auto *fc = llvm::dyn_cast<CXXFunctionalCastExpr>(e))
-    e = fc->getSubExpr()->IgnoreImplicit();
-  if (const auto *p = llvm::dyn_cast<ParenExpr>(e))
-    return collectDims(c, p->getSubExpr(), fn, dims, ok);
-  if (const auto *ctor = llvm::dyn_cast<CXXConstructExpr>(e)) {
-    if (ctor->getNumArgs() == 1 && ctor->getArg(0)->getType()->isRecordType())
-      return collectDims(c, ctor->getArg(0), fn, dims, ok);
-    for (const Expr *a : ctor->arguments()) {
-      if (llvm::isa<CXXDefaultArgExpr>(a))
-        break;
-      dims.push_back(a);
-    }
-    return;
-  }
-  if (const auto *list = llvm::dyn_cast<InitListExpr>(e)) {
-    for (const Expr *a : list->inits())
-      dims.push_back(a);
-    return;
-  }
-  // In a template, `dim3 grid((d + 31) / 32)` with `d` of a dependent type
-  // is initialised by a parenthesised list that has no type yet.
-  if (const auto *list = llvm::dyn_cast<ParenListExpr>(e)) {
-    for (const Expr *a : const_cast<ParenListExpr *>(list)->exprs())
-      dims.push_back(a);
-    return;
-  }
-  if (e->getType().isNull()) {
-    ok = false;
-    return;
-  }
-  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e)) {
-    if (ref->getType()->isRecordType()) {
-      const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
-      if (var && var->isLocalVarDecl() && var->getInit() &&
-          isEffectivelyConst(c, var, fn))
-        return collectDims(c, var->getInit(), fn, dims, ok);
-      if (var && assignedDims(c, var, fn, ref, dims))
-        return;
-      ok = false;
-      return;
-    }
-  }
-  if (e->getType()->isIntegralOrEnumerationType()) {
-    dims.push_back(e);
-    return;
-  }
-  ok = false;
-}
-
-bool assignedDims(DetectContext &c, const VarDecl *var, const FunctionDecl *fn,
-                  const DeclRefExpr *use, std::vector<const Expr *> &dims) {
-  const auto *record = var->getType()->getAsCXXRecordDecl();
-  if (!fn || !fn->hasBody() || !var->isLocalVarDecl() || !record ||
-      record->getName() != "dim3")
-    return false;
-  const auto *body = llvm::dyn_cast<CompoundStmt>(fn->getBody());
-  if (!body)
-    return false;
-  // What the declaration gives (`dim3 t;` or `dim3 t(32);`).
-  std::vector<const Expr *> fields;
-  bool ok = true;
-  if (var->getInit())
-    collectDims(c, var->getInit(), fn, fields, ok);
-  if (!ok || fields.size() > 3)
-    return false;
-  fields.resize(3, nullptr); // nullptr: 1, dim3's default
-  ExprMutationAnalyzer analyzer(*body, c.Ctx);
-  bool assigned = false;
-  for (const DeclRefExpr *r : referencesTo(var, body)) {
-    if (!mutatedAt(analyzer, c.Ctx, r))
-      continue;
-    // Only `t.x = e;` as a statement of the body itself.
-    auto up = c.Ctx.getParents(*r);
-    const auto *member = up.empty() ? nullptr : up[0].get<MemberExpr>();
-    if (!member)
-      return false;
-    llvm::StringRef name = member->getMemberDecl()->getName();
-    int field = name == "x" ? 0 : name == "y" ? 1 : name == "z" ? 2 : -1;
-    auto upper = c.Ctx.getParents(*member);
-    const auto *op = upper.empty() ? nullptr : upper[0].get<BinaryOperator>();
-    if (field < 0 || !op || op->getOpcode() != BO_Assign ||
-        op->getLHS()->IgnoreParenImpCasts() != member)
-      return false;
-    auto statement = c.Ctx.getParents(*op);
-    if (statement.empty() || statement[0].get<CompoundStmt>() != body)
-      return false;
-    // Statements run in order: the last assignment before the launch.
-    if (c.SM.isBeforeInTranslationUnit(op->getEndLoc(), use->getBeginLoc())) {
-      fields[field] = op->getRHS();
-      assigned = true;
-    }
-  }
-  if (!assigned)
-    return false;
-  size_t n = 3;
-  while (n > 0 && !fields[n - 1])
-    --n;
-  for (size_t i = 0; i < n; ++i)
-    if (!fields[i])
-      return false; // a 1 before a set field: nothing to point at
-  dims.assign(fields.begin(), fields.begin() + static_cast<long>(n));
-  return true;
-}
-
 std::string macroBodyOf(DetectContext &c, SourceLocation loc) {
   // Through the arguments of macros (a dispatch macro given a lambda) to
   // where the token was written: a macro's body, or the file.
@@ -295,6 +180,26 @@ bool warpWidthBlock(DetectContext &c, const std::vector<const Expr *> &dims,
   return false;
 }
 
+/// A dim's expression; a value an `if` chose is `(cond ? a : b)`, each
+/// branch a site of the dim's role and the condition's constants
+/// thresholds.
+std::optional<std::string> walkDim(DetectContext &c, const LaunchDim &dim,
+                                   const RoleCtx &r) {
+  if (!dim.condition)
+    return dim.value ? walk(c, dim.value, r) : std::optional<std::string>("1");
+  RoleCtx condition = r;
+  condition.top = condition.cap = false;
+  condition.recordLiterals = false;
+  auto test = walk(c, dim.condition, condition);
+  auto branch = [&](const std::shared_ptr<const LaunchDim> &b) {
+    return b ? walkDim(c, *b, r) : std::optional<std::string>("1");
+  };
+  auto a = branch(dim.then), b = branch(dim.otherwise);
+  if (!test || !a || !b)
+    return std::nullopt;
+  return "(" + *test + " ? " + *a + " : " + *b + ")";
+}
+
 /// Grid and block dims as expressions (each kept only when all its dims
 /// are known); their constants are sites either way.
 void launchGeometry(DetectContext &c, const LaunchView &launch,
@@ -305,9 +210,8 @@ void launchGeometry(DetectContext &c, const LaunchView &launch,
     if (!dimsExpr)
       continue;
     SiteRole role = which == 0 ? SiteRole::LaunchGrid : SiteRole::LaunchBlock;
-    std::vector<const Expr *> dims;
-    bool dimsOk = true;
-    collectDims(c, dimsExpr, host, dims, dimsOk);
+    std::vector<LaunchDim> dims;
+    bool dimsOk = collectDims(c, dimsExpr, host, dims);
     if (!dimsOk || dims.empty() || dims.size() > 3) {
       cf.geometryError = std::string("cannot read the launch's ") +
                          (which == 0 ? "grid" : "block") + " dimensions";
@@ -317,7 +221,12 @@ void launchGeometry(DetectContext &c, const LaunchView &launch,
       walk(c, dimsExpr, r);
       continue;
     }
-    bool warps = which == 1 && warpWidthBlock(c, dims, host);
+    std::vector<const Expr *> plain;
+    for (const LaunchDim &d : dims)
+      if (!d.condition && d.value)
+        plain.push_back(d.value);
+    bool warps = which == 1 && plain.size() == dims.size() &&
+                 warpWidthBlock(c, plain, host);
     auto &target = which == 0 ? cf.grid : cf.block;
     bool complete = true;
     for (unsigned d = 0; d < dims.size(); ++d) {
@@ -331,12 +240,14 @@ void launchGeometry(DetectContext &c, const LaunchView &launch,
       // A grid-stride kernel's grid x written as a literal: its own knob.
       auto kernel = c.Sink.Facts.functions.find(base.kernelId);
       const auto *literal =
-          llvm::dyn_cast<IntegerLiteral>(dims[d]->IgnoreParenImpCasts());
+          dims[d].value ? llvm::dyn_cast<IntegerLiteral>(
+                              dims[d].value->IgnoreParenImpCasts())
+                        : nullptr;
       if (which == 0 && d == 0 && literal && !launch.cooperative &&
           kernel != c.Sink.Facts.functions.end() && kernel->second.gridStride)
         if (auto at = positionOf(c, literal->getLocation()))
           r.family = Family::gridSize(*at);
-      auto t = walk(c, dims[d], r);
+      auto t = walkDim(c, dims[d], r);
       if (!t) {
         cf.geometryError = "cannot express " +
                            std::string(which == 0 ? "grid" : "block") +

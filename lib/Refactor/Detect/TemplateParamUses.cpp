@@ -67,6 +67,19 @@ bool sizesWork(const NamedDecl *param, const FunctionDecl *kernel) {
     bool VisitForStmt(ForStmt *s) {
       if (const auto *b = llvm::dyn_cast_or_null<BinaryOperator>(s->getCond()))
         Found = Found || (b->isRelationalOp() && names(b->getRHS()));
+      // A block-stride loop's step (`i += BLOCK * PARTS`).
+      if (const auto *step =
+              llvm::dyn_cast_or_null<CompoundAssignOperator>(s->getInc()))
+        Found = Found || (step->getOpcode() == BO_AddAssign &&
+                          names(step->getRHS()));
+      return !Found;
+    }
+    // A block-wide collective's size (`cub::BlockReduce<T, BLOCK>`).
+    bool VisitTemplateSpecializationTypeLoc(TemplateSpecializationTypeLoc t) {
+      for (unsigned i = 0; i < t.getNumArgs(); ++i)
+        if (t.getArgLoc(i).getArgument().getKind() ==
+            TemplateArgument::Expression)
+          Found = Found || names(t.getArgLoc(i).getSourceExpression());
       return !Found;
     }
     bool VisitVarDecl(VarDecl *v) {

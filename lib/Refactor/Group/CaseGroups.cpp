@@ -123,11 +123,7 @@ bool caseKnob(const CandidateGroup &g, const FunctionFacts &kernel,
     return true;
   if (!sizesWork(kernel, g.boundParam))
     return false;
-  const std::string &condition = launch.caseCondition;
-  if (condition == "unknown" || condition.find('%') != std::string::npos)
-    return false;
-  return condition.find("(" + std::to_string(g.value) + ")") ==
-         std::string::npos;
+  return !launch.caseRemainder && !launch.caseNumbers.count(g.value);
 }
 
 } // namespace

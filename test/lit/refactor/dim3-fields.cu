@@ -1,7 +1,7 @@
 // A block set field by field (`dim3 threads; threads.x = N;`) before the
 // launch, in the launching function itself: its fields are the geometry,
-// and the constant is a block size. Set in a branch, the block has no one
-// value and nothing is lifted there.
+// and the constant is a block size. Set in both branches of an `if`, the
+// field is `cond ? a : b` and each branch's constant is a block size.
 // REQUIRES: clang
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
@@ -43,16 +43,24 @@ void launch(float *x, int boxes, int per_box, int n) {
 // CAND-NEXT:   SITE 19:17 other 'NUMBER_THREADS' -> {P}
 // CAND-NEXT:   SITE 30:15 launch_block 'NUMBER_THREADS' -> {P}
 // CAND-NEXT:   IMPLIES {block_size#0} * 1 <= 1024
-// CAND-NOT:  CAND block_size other_kernel
+// CAND:      CAND block_size other_kernel value=256 spelling=256 high launch-param
+// CAND-NEXT:   SITE 36:17 launch_block '256' -> {P}
+// CAND:      CAND block_size other_kernel value=64 spelling=64 high launch-param
+// CAND-NEXT:   SITE 38:17 launch_block '64' -> {P}
 
 // TPL:        template <int BLOCK_SIZE = 128>
 // TPL-NEXT:   __global__ void boxes_kernel(float *x, int per_box) {
 // TPL:        wtx = wtx + BLOCK_SIZE;
-// TPL:        template <int BLOCK_SIZE = 128>
+// TPL:        template <int BOXES_KERNEL_BLOCK_SIZE = 128, int OTHER_KERNEL_BLOCK_SIZE = 256, int BLOCK_SIZE_2 = 64>
 // TPL-NEXT:   void launch(float *x, int boxes, int per_box, int n) {
-// TPL:        threads.x = BLOCK_SIZE;
-// TPL:        boxes_kernel<BLOCK_SIZE><<<blocks, threads>>>(x, per_box);
-// TPL:        branchy.x = 256;
+// TPL:        threads.x = BOXES_KERNEL_BLOCK_SIZE;
+// TPL:        boxes_kernel<BOXES_KERNEL_BLOCK_SIZE><<<blocks, threads>>>(x, per_box);
+// TPL:        if (n > 1000)
+// TPL-NEXT:     branchy.x = OTHER_KERNEL_BLOCK_SIZE;
+// TPL-NEXT:   else
+// TPL-NEXT:     branchy.x = BLOCK_SIZE_2;
 
 // MANIFEST:      KERNEL boxes_kernel
 // MANIFEST:        LAUNCH grid=['boxes', '1'] block=['BLOCK_SIZE', '1'] smem=0
+// MANIFEST:      KERNEL other_kernel
+// MANIFEST:        LAUNCH grid=['n / BLOCK_SIZE_2'] block=['n > 1000 ? OTHER_KERNEL_BLOCK_SIZE : BLOCK_SIZE_2'] smem=0

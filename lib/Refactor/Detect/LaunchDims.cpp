@@ -1,0 +1,222 @@
+//===- LaunchDims.cpp - A launch's grid and block as dims ------------------===//
+//
+// The dims a launch's grid or block gives: a dim3's constructor or braces,
+// an integer, or a local dim3 followed from its declaration to the launch
+// through the field assignments and `if`s that run before it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DetectInternal.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+
+#include <array>
+
+namespace ktune::refactor {
+
+using namespace clang;
+
+namespace {
+
+using Field = std::shared_ptr<const LaunchDim>;
+using Fields = std::array<Field, 3>; // nullptr: dim3's default, 1
+
+Field leaf(const Expr *e) { return std::make_shared<LaunchDim>(LaunchDim{e}); }
+
+/// The values of a local dim3's fields along the statements that run, in
+/// order, from its declaration to a launch that reads it. Each field
+/// assignment `v.x = e;` sets a field; an `if` whose branches assign gives
+/// the field `cond ? then : else`. Any other change of the variable (in a
+/// loop, a switch, through a pointer or a call) stops the reading.
+class FieldFlow {
+public:
+  FieldFlow(DetectContext &c, const VarDecl *var, const Stmt *body)
+      : Var(var) {
+    ExprMutationAnalyzer analyzer(*body, c.Ctx);
+    for (const DeclRefExpr *r : referencesTo(var, body))
+      if (mutatedAt(analyzer, c.Ctx, r))
+        Changes.push_back(r);
+  }
+
+  /// Runs the statements of `s`, which holds `use`, that come before it.
+  bool runTo(const Stmt *s, const Stmt *use, Fields &f) const {
+    if (!changes(s))
+      return true;
+    if (const auto *cs = llvm::dyn_cast<CompoundStmt>(s)) {
+      for (const Stmt *x : cs->body()) {
+        if (within(x, use))
+          return runTo(x, use, f);
+        if (!run(x, f))
+          return false;
+      }
+      return false;
+    }
+    if (const auto *is = llvm::dyn_cast<IfStmt>(s)) {
+      if (is->getInit() || is->getConditionVariable() ||
+          changes(is->getCond()))
+        return false;
+      if (within(is->getThen(), use))
+        return runTo(is->getThen(), use, f);
+      if (within(is->getElse(), use))
+        return runTo(is->getElse(), use, f);
+    }
+    return false;
+  }
+
+private:
+  bool changes(const Stmt *s) const {
+    return std::any_of(Changes.begin(), Changes.end(),
+                       [&](const DeclRefExpr *r) { return within(s, r); });
+  }
+
+  /// `v.x = e;`: the field and its value.
+  std::optional<std::pair<int, const Expr *>>
+  fieldAssignment(const Stmt *s) const {
+    const auto *e = llvm::dyn_cast<Expr>(s);
+    const auto *op =
+        e ? llvm::dyn_cast<BinaryOperator>(e->IgnoreImplicit()) : nullptr;
+    if (!op || op->getOpcode() != BO_Assign || changes(op->getRHS()))
+      return std::nullopt;
+    const auto *member =
+        llvm::dyn_cast<MemberExpr>(op->getLHS()->IgnoreParenImpCasts());
+    const auto *base =
+        member ? llvm::dyn_cast<DeclRefExpr>(
+                     member->getBase()->IgnoreParenImpCasts())
+               : nullptr;
+    if (!base || base->getDecl() != Var)
+      return std::nullopt;
+    llvm::StringRef name = member->getMemberDecl()->getName();
+    int field = name == "x" ? 0 : name == "y" ? 1 : name == "z" ? 2 : -1;
+    if (field < 0)
+      return std::nullopt;
+    return std::pair(field, op->getRHS());
+  }
+
+  /// Runs `s` (all of it).
+  bool run(const Stmt *s, Fields &f) const {
+    if (!changes(s))
+      return true;
+    if (auto assigned = fieldAssignment(s)) {
+      f[assigned->first] = leaf(assigned->second);
+      return true;
+    }
+    if (const auto *cs = llvm::dyn_cast<CompoundStmt>(s)) {
+      for (const Stmt *x : cs->body())
+        if (!run(x, f))
+          return false;
+      return true;
+    }
+    if (const auto *is = llvm::dyn_cast<IfStmt>(s)) {
+      if (is->getInit() || is->getConditionVariable() ||
+          changes(is->getCond()))
+        return false;
+      Fields then = f, otherwise = f;
+      if (!run(is->getThen(), then) ||
+          (is->getElse() && !run(is->getElse(), otherwise)))
+        return false;
+      for (int i = 0; i < 3; ++i)
+        if (then[i] != otherwise[i])
+          f[i] = std::make_shared<LaunchDim>(
+              LaunchDim{nullptr, is->getCond(), then[i], otherwise[i]});
+      return true;
+    }
+    return false;
+  }
+
+  const VarDecl *Var;
+  std::vector<const DeclRefExpr *> Changes;
+};
+
+/// A local dim3 read by `use`: its fields where `use` reads them.
+bool reachingFields(DetectContext &c, const VarDecl *var,
+                    const FunctionDecl *fn, const DeclRefExpr *use,
+                    std::vector<LaunchDim> &dims) {
+  const auto *record = var->getType()->getAsCXXRecordDecl();
+  if (!fn || !fn->hasBody() || !var->isLocalVarDecl() || !record ||
+      record->getName() != "dim3")
+    return false;
+  // From the block that declares it: each run of that block starts anew.
+  auto up = c.Ctx.getParents(*var);
+  const auto *declaration = up.empty() ? nullptr : up[0].get<DeclStmt>();
+  if (!declaration)
+    return false;
+  auto above = c.Ctx.getParents(*declaration);
+  const auto *scope = above.empty() ? nullptr : above[0].get<CompoundStmt>();
+  if (!scope)
+    return false;
+  std::vector<LaunchDim> initial;
+  if (var->getInit() && !collectDims(c, var->getInit(), fn, initial))
+    return false;
+  if (initial.size() > 3)
+    return false;
+  Fields fields;
+  for (size_t i = 0; i < initial.size(); ++i)
+    fields[i] = std::make_shared<LaunchDim>(initial[i]);
+  if (!FieldFlow(c, var, fn->getBody()).runTo(scope, use, fields))
+    return false;
+  size_t n = 3;
+  while (n > 1 && !fields[n - 1])
+    --n;
+  dims.clear();
+  for (size_t i = 0; i < n; ++i)
+    dims.push_back(fields[i] ? *fields[i] : LaunchDim{});
+  return true;
+}
+
+} // namespace
+
+bool collectDims(DetectContext &c, const Expr *e, const FunctionDecl *fn,
+                 std::vector<LaunchDim> &dims) {
+  if (!e)
+    return false;
+  e = e->IgnoreImplicit();
+  if (const auto *m = llvm::dyn_cast<MaterializeTemporaryExpr>(e))
+    e = m->getSubExpr()->IgnoreImplicit();
+  if (const auto *b = llvm::dyn_cast<CXXBindTemporaryExpr>(e))
+    e = b->getSubExpr()->IgnoreImplicit();
+  if (const auto *fc = llvm::dyn_cast<CXXFunctionalCastExpr>(e))
+    e = fc->getSubExpr()->IgnoreImplicit();
+  if (const auto *p = llvm::dyn_cast<ParenExpr>(e))
+    return collectDims(c, p->getSubExpr(), fn, dims);
+  if (const auto *ctor = llvm::dyn_cast<CXXConstructExpr>(e)) {
+    if (ctor->getNumArgs() == 1 && ctor->getArg(0)->getType()->isRecordType())
+      return collectDims(c, ctor->getArg(0), fn, dims);
+    for (const Expr *a : ctor->arguments()) {
+      if (llvm::isa<CXXDefaultArgExpr>(a))
+        break;
+      dims.push_back(LaunchDim{a});
+    }
+    return true;
+  }
+  if (const auto *list = llvm::dyn_cast<InitListExpr>(e)) {
+    for (const Expr *a : list->inits())
+      dims.push_back(LaunchDim{a});
+    return true;
+  }
+  // In a template, `dim3 grid((d + 31) / 32)` with `d` of a dependent type
+  // is initialised by a parenthesised list that has no type yet.
+  if (const auto *list = llvm::dyn_cast<ParenListExpr>(e)) {
+    for (const Expr *a : const_cast<ParenListExpr *>(list)->exprs())
+      dims.push_back(LaunchDim{a});
+    return true;
+  }
+  if (e->getType().isNull())
+    return false;
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e)) {
+    if (ref->getType()->isRecordType()) {
+      const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
+      if (var && var->isLocalVarDecl() && var->getInit() &&
+          isEffectivelyConst(c, var, fn))
+        return collectDims(c, var->getInit(), fn, dims);
+      return var && reachingFields(c, var, fn, ref, dims);
+    }
+  }
+  if (e->getType()->isIntegralOrEnumerationType()) {
+    dims.push_back(LaunchDim{e});
+    return true;
+  }
+  return false;
+}
+
+} // namespace ktune::refactor

@@ -1,0 +1,87 @@
+// The fields of a local dim3 where a launch reads them: its constructor,
+// then the field assignments that run before the launch, in the blocks that
+// hold it and in `if`s on the way (`cond ? assigned : before`). A field
+// changed in a loop around the launch has no one value: nothing is lifted
+// there. (FasterTransformer's layernorm and activation launchers.)
+// REQUIRES: clang, nvcc
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
+// RUN: FileCheck %s --check-prefix=CAND < %t/cands.txt
+// RUN: ktune-refactor %s -o %t/out.cu 2> %t/stderr.txt
+// RUN: %python %inputs/refactor/summarize.py < %t/out.json | FileCheck %s --check-prefix=MANIFEST
+// RUN: %python %scripts/ptx-identical.py %s %t/out.cu %t/out.json --nvcc %nvcc | FileCheck %s --check-prefix=PTX
+
+#include <algorithm>
+
+__global__ void scale_rows(float *x, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    x[blockIdx.x * n + i] *= 2.0f;
+}
+
+// A field assigned under an `if` without `else`.
+void t5_norm(float *x, int m, int n) {
+  dim3 grid(m);
+  dim3 block(std::min(n, 1024));
+  if (n % 32 != 0) {
+    block.x = 768;
+  }
+  scale_rows<<<grid, block>>>(x, n);
+}
+
+// Fields assigned in both branches; the grid too.
+void activation(float *x, int m, int n) {
+  dim3 block, grid;
+  if (n / 4 <= 1024) {
+    block.x = n / 4;
+    grid.x = m;
+  } else {
+    block.x = 512;
+    grid.x = m * 2;
+  }
+  scale_rows<<<grid, block>>>(x, n);
+}
+
+// Assigned in the branch that holds the launch: the constructor's value is
+// overwritten before it.
+void post_norm(float *x, int m, int n) {
+  dim3 grid(m);
+  dim3 block(std::min(n, 1024));
+  if (m >= 512) {
+    scale_rows<<<grid, n / 8>>>(x, n);
+  } else {
+    block.x = std::min(n, 256);
+    int trips = (n + block.x - 1) / block.x;
+    if (trips == 1)
+      scale_rows<<<grid, block>>>(x, n);
+  }
+}
+
+// Doubled in a loop around the launch: no one value.
+void doubling(float *x, int m, int n) {
+  dim3 block(64);
+  for (int r = 0; r < 3; ++r) {
+    scale_rows<<<m, block>>>(x, n);
+    block.x *= 2;
+  }
+}
+
+// CAND-NOT:  value=64
+// CAND:      CAND block_size scale_rows value=1024 spelling=1024 high launch-param
+// CAND-NEXT:   SITE 24:26 launch_block '1024' -> {P}
+// CAND:      CAND block_size scale_rows value=768 spelling=768 high launch-param
+// CAND-NEXT:   SITE 26:15 launch_block '768' -> {P}
+// CAND:      CAND block_size scale_rows value=512 spelling=512 high launch-param
+// CAND-NEXT:   SITE 38:15 launch_block '512' -> {P}
+// CAND:      CAND block_size scale_rows value=256 spelling=256 high launch-param
+// CAND-NEXT:   SITE 52:27 launch_block '256' -> {P}
+// CAND-NOT:  value=64
+
+// The kernel's geometry, from its first launch:
+// MANIFEST: LAUNCH grid=['m'] block=['n % 32 != 0 ? BLOCK_SIZE_2 : min(n, BLOCK_SIZE)']
+// MANIFEST: LAUNCHER t5_norm
+// MANIFEST: LAUNCHER activation
+// MANIFEST-NEXT: PARAM BLOCK_SIZE_3 int tunable block_size default=512
+// MANIFEST: LAUNCHER post_norm
+// MANIFEST-NEXT: PARAM BLOCK_SIZE_4 int tunable block_size default=256
+
+// PTX: ptx-identical: 1 function(s) identical

@@ -205,6 +205,39 @@ bool isGridStride(DetectContext &c, const FunctionDecl *kernel,
       steps.push_back(inc->getRHS());
     }
   }
+  // `while (i < n) { ...; i += stride; }` with `i` a local: its
+  // initialiser is the start.
+  std::function<void(const Stmt *)> whileLoops = [&](const Stmt *s) {
+    if (!s)
+      return;
+    for (const Stmt *ch : s->children())
+      whileLoops(ch);
+    const auto *loop = llvm::dyn_cast<WhileStmt>(s);
+    const auto *cond =
+        loop ? llvm::dyn_cast<BinaryOperator>(loop->getCond()->IgnoreImpCasts())
+             : nullptr;
+    const auto *iv =
+        cond && cond->getOpcode() == BO_LT
+            ? llvm::dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreImpCasts())
+            : nullptr;
+    const auto *var = iv ? llvm::dyn_cast<VarDecl>(iv->getDecl()) : nullptr;
+    const auto *body = loop ? llvm::dyn_cast<CompoundStmt>(loop->getBody())
+                            : nullptr;
+    if (!var || !var->isLocalVarDecl() || !var->getInit() || !body)
+      return;
+    for (const Stmt *st : body->body()) {
+      const auto *inc = llvm::dyn_cast<CompoundAssignOperator>(st);
+      const auto *lhs =
+          inc ? llvm::dyn_cast<DeclRefExpr>(inc->getLHS()->IgnoreImpCasts())
+              : nullptr;
+      if (inc && inc->getOpcode() == BO_AddAssign && lhs &&
+          lhs->getDecl() == var) {
+        starts.push_back(var->getInit());
+        steps.push_back(inc->getRHS());
+      }
+    }
+  };
+  whileLoops(body);
   auto inAny = [](const std::vector<const Stmt *> &places, const Stmt *s) {
     return std::any_of(places.begin(), places.end(),
                        [&](const Stmt *p) { return within(p, s); });

@@ -25,14 +25,15 @@ using Fields = std::array<Field, 3>; // nullptr: dim3's default, 1
 Field leaf(const Expr *e) { return std::make_shared<LaunchDim>(LaunchDim{e}); }
 
 /// The values of a local dim3's fields along the statements that run, in
-/// order, from its declaration to a launch that reads it. Each field
-/// assignment `v.x = e;` sets a field; an `if` whose branches assign gives
+/// order, from its declaration to a launch that reads it. Each assignment
+/// (`v.x = e;`, `v = e;`) sets fields; an `if` whose branches assign gives
 /// the field `cond ? then : else`. Any other change of the variable (in a
 /// loop, a switch, through a pointer or a call) stops the reading.
 class FieldFlow {
 public:
-  FieldFlow(DetectContext &c, const VarDecl *var, const Stmt *body)
-      : Var(var) {
+  FieldFlow(DetectContext &c, const VarDecl *var, const FunctionDecl *fn)
+      : C(c), Var(var), Fn(fn) {
+    const Stmt *body = fn->getBody();
     ExprMutationAnalyzer analyzer(*body, c.Ctx);
     for (const DeclRefExpr *r : referencesTo(var, body))
       if (mutatedAt(analyzer, c.Ctx, r))
@@ -70,37 +71,50 @@ private:
                        [&](const DeclRefExpr *r) { return within(s, r); });
   }
 
-  /// `v.x = e;`: the field and its value.
-  std::optional<std::pair<int, const Expr *>>
-  fieldAssignment(const Stmt *s) const {
+  /// `v.x = e;` sets a field, `v = e;` (a dim3 made of `e`) all three.
+  bool assignment(const Stmt *s, Fields &f) const {
     const auto *e = llvm::dyn_cast<Expr>(s);
-    const auto *op =
-        e ? llvm::dyn_cast<BinaryOperator>(e->IgnoreImplicit()) : nullptr;
-    if (!op || op->getOpcode() != BO_Assign || changes(op->getRHS()))
-      return std::nullopt;
-    const auto *member =
-        llvm::dyn_cast<MemberExpr>(op->getLHS()->IgnoreParenImpCasts());
-    const auto *base =
-        member ? llvm::dyn_cast<DeclRefExpr>(
-                     member->getBase()->IgnoreParenImpCasts())
-               : nullptr;
-    if (!base || base->getDecl() != Var)
-      return std::nullopt;
-    llvm::StringRef name = member->getMemberDecl()->getName();
-    int field = name == "x" ? 0 : name == "y" ? 1 : name == "z" ? 2 : -1;
-    if (field < 0)
-      return std::nullopt;
-    return std::pair(field, op->getRHS());
+    if (!e)
+      return false;
+    e = e->IgnoreImplicit();
+    if (const auto *op = llvm::dyn_cast<BinaryOperator>(e)) {
+      const auto *member =
+          llvm::dyn_cast<MemberExpr>(op->getLHS()->IgnoreParenImpCasts());
+      const auto *base =
+          member ? llvm::dyn_cast<DeclRefExpr>(
+                       member->getBase()->IgnoreParenImpCasts())
+                 : nullptr;
+      if (op->getOpcode() != BO_Assign || changes(op->getRHS()) || !base ||
+          base->getDecl() != Var)
+        return false;
+      llvm::StringRef name = member->getMemberDecl()->getName();
+      int field = name == "x" ? 0 : name == "y" ? 1 : name == "z" ? 2 : -1;
+      if (field < 0)
+        return false;
+      f[field] = leaf(op->getRHS());
+      return true;
+    }
+    const auto *call = llvm::dyn_cast<CXXOperatorCallExpr>(e);
+    if (!call || call->getOperator() != OO_Equal || call->getNumArgs() != 2)
+      return false;
+    const auto *lhs =
+        llvm::dyn_cast<DeclRefExpr>(call->getArg(0)->IgnoreParenImpCasts());
+    std::vector<LaunchDim> dims;
+    if (!lhs || lhs->getDecl() != Var || changes(call->getArg(1)) ||
+        !collectDims(C, call->getArg(1), Fn, dims) || dims.size() > 3)
+      return false;
+    f = Fields{};
+    for (size_t i = 0; i < dims.size(); ++i)
+      f[i] = std::make_shared<LaunchDim>(dims[i]);
+    return true;
   }
 
   /// Runs `s` (all of it).
   bool run(const Stmt *s, Fields &f) const {
     if (!changes(s))
       return true;
-    if (auto assigned = fieldAssignment(s)) {
-      f[assigned->first] = leaf(assigned->second);
+    if (assignment(s, f))
       return true;
-    }
     if (const auto *cs = llvm::dyn_cast<CompoundStmt>(s)) {
       for (const Stmt *x : cs->body())
         if (!run(x, f))
@@ -124,7 +138,9 @@ private:
     return false;
   }
 
+  DetectContext &C;
   const VarDecl *Var;
+  const FunctionDecl *Fn;
   std::vector<const DeclRefExpr *> Changes;
 };
 
@@ -153,7 +169,7 @@ bool reachingFields(DetectContext &c, const VarDecl *var,
   Fields fields;
   for (size_t i = 0; i < initial.size(); ++i)
     fields[i] = std::make_shared<LaunchDim>(initial[i]);
-  if (!FieldFlow(c, var, fn->getBody()).runTo(scope, use, fields))
+  if (!FieldFlow(c, var, fn).runTo(scope, use, fields))
     return false;
   size_t n = 3;
   while (n > 1 && !fields[n - 1])

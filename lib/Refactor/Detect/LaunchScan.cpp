@@ -243,6 +243,16 @@ void launchGeometry(DetectContext &c, const LaunchView &launch,
           dims[d].value ? llvm::dyn_cast<IntegerLiteral>(
                               dims[d].value->IgnoreParenImpCasts())
                         : nullptr;
+      // ... or as a local's initialiser (`int num_blocks = 64;`).
+      if (const auto *ref = dims[d].value ? llvm::dyn_cast<DeclRefExpr>(
+                                                dims[d].value->IgnoreParenImpCasts())
+                                          : nullptr) {
+        const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
+        if (var && var->isLocalVarDecl() && var->getInit() &&
+            isEffectivelyConst(c, var, host))
+          literal = llvm::dyn_cast<IntegerLiteral>(
+              var->getInit()->IgnoreParenImpCasts());
+      }
       if (which == 0 && d == 0 && literal && !launch.cooperative &&
           kernel != c.Sink.Facts.functions.end() && kernel->second.gridStride)
         if (auto at = positionOf(c, literal->getLocation()))

@@ -83,8 +83,11 @@ void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
   o.spelling = a.spelling;
   o.constant = a.constant;
   o.constantName = a.constantName;
-  o.family = a.spelling == Spelling::Literal && a.constant.empty() ? ctx.family
-                                                                   : Family();
+  // A grid-stride kernel's grid keeps its family spelled as a local too.
+  o.family = (a.spelling == Spelling::Literal && a.constant.empty()) ||
+                     ctx.family.kind == Family::Kind::GridSize
+                 ? ctx.family
+                 : Family();
   o.dim = ctx.dim;
   o.top = ctx.top || ctx.cap;
   // Only a whole argument is the kernel's parameter: in `2 * MAX_K` the 2

@@ -59,6 +59,12 @@ std::vector<Occurrence> kernelOccurrences(const SourceFacts &facts,
       continue;
     if (!o.constant.empty() && dispatchConstants.count(o.constant))
       continue;
+    // A kernel that keeps its code and sizes a block collective for the
+    // most threads a block has (cub::BlockReduce<float, 1024>) takes any
+    // block: the host's block is then the launch's own knob.
+    if (!kernel.cannotTemplate.empty() && o.function == kernel.id &&
+        o.role == SiteRole::CubBlockSize && o.value == 1024)
+      continue;
     occs.push_back(o);
   }
   return occs;

@@ -65,6 +65,30 @@ void doubling(float *x, int m, int n) {
   }
 }
 
+// A whole dim3 assigned in each case of a table (FasterTransformer's
+// find_context_dups): each case's block and template argument together.
+template <int SEQ>
+__global__ void first_of_rows(int *out, const int *ids, int n) {
+  __shared__ int seq[SEQ];
+  for (int i = threadIdx.x; i < SEQ; i += blockDim.x)
+    seq[i] = ids[blockIdx.x * SEQ + i];
+  __syncthreads();
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = seq[0] + n;
+}
+
+void first_of_each(int *out, const int *ids, int rows, int len) {
+  dim3 block{512};
+  dim3 grid{(rows + block.x - 1) / block.x};
+  if (len <= 128) {
+    block = 128;
+    first_of_rows<128><<<grid, block>>>(out, ids, len);
+  } else {
+    block = 256;
+    first_of_rows<256><<<grid, block>>>(out, ids, len);
+  }
+}
+
 // CAND-NOT:  value=64
 // CAND:      CAND block_size scale_rows value=1024 spelling=1024 high launch-param
 // CAND-NEXT:   SITE 24:26 launch_block '1024' -> {P}
@@ -74,6 +98,14 @@ void doubling(float *x, int m, int n) {
 // CAND-NEXT:   SITE 38:15 launch_block '512' -> {P}
 // CAND:      CAND block_size scale_rows value=256 spelling=256 high launch-param
 // CAND-NEXT:   SITE 52:27 launch_block '256' -> {P}
+// CAND:      CAND block_size first_of_rows value=128 spelling=128 high
+// CAND-NEXT:   SITE 84:13 launch_block '128' -> {P}
+// CAND-NEXT:   SITE 85:19 template_arg '128' -> {P}
+// CAND-NEXT:   CASE {{.*}}dim3-reaching-fields.cu:83 #0 when (len) <= (128)
+// CAND:      CAND block_size first_of_rows value=256 spelling=256 high
+// CAND-NEXT:   SITE 87:13 launch_block '256' -> {P}
+// CAND-NEXT:   SITE 88:19 template_arg '256' -> {P}
+// CAND-NEXT:   CASE {{.*}}dim3-reaching-fields.cu:83 #1 when !((len) <= (128))
 // CAND-NOT:  value=64
 
 // The kernel's geometry, from its first launch:
@@ -84,4 +116,4 @@ void doubling(float *x, int m, int n) {
 // MANIFEST: LAUNCHER post_norm
 // MANIFEST-NEXT: PARAM BLOCK_SIZE_4 int tunable block_size default=256
 
-// PTX: ptx-identical: 1 function(s) identical
+// PTX: ptx-identical: 3 function(s) identical

@@ -226,12 +226,17 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
                                     b.firstOffset());
             });
 
-  // Macro-body sites that candidates of several kernels hold.
+  // Sites that candidates of several kernels hold: a launch macro's body,
+  // or a host constant that sizes several kernels' launches (SHOC's
+  // `int num_threads = 256;` before reduce<T, 256>, scan<T, 256>, ...).
+  // A device helper's are not: each caller passes the helper its own.
   std::map<Position, std::set<std::string>> kernelsAt;
   for (const auto &g : groups)
-    for (const auto &o : g.sites)
-      if (!o.macroBody.empty())
+    for (const auto &o : g.sites) {
+      const FunctionFacts *f = facts.function(o.function);
+      if (!o.macroBody.empty() || (f && f->role == FunctionRole::Host))
         kernelsAt[o.offset].insert(g.kernel);
+    }
   std::set<Position> sharedSites;
   for (const auto &[offset, kernels] : kernelsAt)
     if (kernels.size() > 1)

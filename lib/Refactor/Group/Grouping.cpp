@@ -51,9 +51,18 @@ std::vector<Occurrence> kernelOccurrences(const SourceFacts &facts,
     if (o.kernel == kernel.id && o.role == SiteRole::TemplateArg &&
         dispatch.count(o.boundParam) && !o.constant.empty())
       dispatchConstants.insert(o.constant);
+  // A template parameter's default that no launch leaves to it sets
+  // nothing: no site (it was lifted as a knob that changed nothing).
+  size_t passedByAll = SIZE_MAX;
+  for (const CallFacts &call : facts.calls)
+    if (call.callee == kernel.id && call.namesKernel())
+      passedByAll = std::min(passedByAll, call.explicitArgs.size());
   std::vector<Occurrence> occs;
   for (const auto &o : facts.occurrences) {
     if (o.kernel != kernel.id)
+      continue;
+    if (o.role == SiteRole::TemplateDefault && passedByAll != SIZE_MAX &&
+        o.boundParam >= 0 && size_t(o.boundParam) < passedByAll)
       continue;
     if (o.role == SiteRole::TemplateArg && dispatch.count(o.boundParam))
       continue;

@@ -28,10 +28,11 @@ template <typename T, typename I = int> void colmean(T *out, const T *in, I d, I
 }
 template void colmean<float, int>(float *, const float *, int, int);
 
-// WROTE: wrote {{.*}}out.cu and {{.*}}out.json: 2 parameters in 1 kernel
+// WROTE: wrote {{.*}}out.cu and {{.*}}out.json: 3 parameters in 2 kernels
 
 // TPL:      template <typename T, int TPB, int COLS = 32>
 // TPL:      template <typename T, typename I = int, {{.*}}int COLSUM_TPB = 256, int COLSUM_COLS = 32> void colmean(
+// TPL-NEXT:   static_assert(COLSUM_TPB <= 1024, "ktune: COLSUM_TPB <= 1024");
 // TPL-NEXT:   static const int TPB = COLSUM_TPB;
 // TPL-NEXT:   static const int Cols = COLSUM_COLS;
 // TPL-NEXT:   dim3 grid((d + Cols - 1) / Cols);

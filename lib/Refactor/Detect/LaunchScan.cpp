@@ -215,6 +215,21 @@ void launchGeometry(DetectContext &c, const LaunchView &launch,
     if (!dimsOk || dims.empty() || dims.size() > 3) {
       cf.geometryError = std::string("cannot read the launch's ") +
                          (which == 0 ? "grid" : "block") + " dimensions";
+      // A dim3 local changed where its value cannot be followed: say why
+      // its constants are not lifted.
+      const Expr *named = dimsExpr->IgnoreImplicit();
+      if (const auto *copy = llvm::dyn_cast<CXXConstructExpr>(named);
+          copy && copy->getNumArgs() == 1)
+        named = copy->getArg(0)->IgnoreImplicit();
+      if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(named))
+        if (ref->getType()->isRecordType())
+          c.Sink.note(noteAt(
+              c, c.SM.getSpellingLoc(ref->getLocation()),
+              "the " + std::string(which == 0 ? "grid" : "block") + " `" +
+                  ref->getDecl()->getNameAsString() +
+                  "` of this launch is changed where its value cannot be "
+                  "followed (in a loop, a switch, through a pointer or a "
+                  "call): its constants are not lifted"));
       // Still record what the expression spells.
       RoleCtx r = base;
       r.role = role;

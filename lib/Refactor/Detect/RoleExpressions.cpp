@@ -90,9 +90,11 @@ void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
                  : Family();
   o.dim = ctx.dim;
   o.top = ctx.top || ctx.cap;
-  // Only a whole argument is the kernel's parameter: in `2 * MAX_K` the 2
-  // is a factor of it.
-  o.boundParam = ctx.top ? ctx.boundParam : -1;
+  // A literal that is only part of the argument is not the kernel's
+  // parameter: in `2 * MAX_K` the 2 is a factor of it. (A named constant's
+  // definition is edited, and the argument computed from it follows.)
+  bool literal = a.spelling == Spelling::Literal && a.constant.empty();
+  o.boundParam = ctx.top || !literal ? ctx.boundParam : -1;
   o.castType = a.castType;
   o.valueType = a.valueType;
   o.macroBody = a.macroBody;

@@ -111,8 +111,10 @@ SourceFacts partOf(const SourceFacts &facts, const FunctionFacts &kernel,
 
 /// A group of template arguments alone (no geometry of the launch) is a
 /// case's knob when the kernel's parameter sizes work and the case is not
-/// chosen by that value: `if (n % 8 == 0) k<8>` and `case 7: k<7>` pass
-/// what the data needs, `if (seqlen <= 128) k<32, 4>` what was tuned.
+/// chosen by that value (its condition names no such number, takes no
+/// remainder and tests nothing the launch's geometry reads): `if (n % 8 ==
+/// 0) k<8>` and `case 7: k<7>` pass what the data needs, `if (seqlen <=
+/// 128) k<32, 4>` what was tuned.
 bool caseKnob(const CandidateGroup &g, const FunctionFacts &kernel,
               const CallFacts &launch) {
   bool argumentsOnly =
@@ -123,6 +125,11 @@ bool caseKnob(const CandidateGroup &g, const FunctionFacts &kernel,
     return true;
   if (!sizesWork(kernel, g.boundParam))
     return false;
+  // The launch's geometry reads what the condition tests (`if (block_size
+  // == 16) k<16><<<g, dim3(block_size)>>>`): the argument must agree with it.
+  for (const std::string &name : launch.hostNames)
+    if (launch.caseCondition.find("(" + name + ")") != std::string::npos)
+      return false;
   return !launch.caseRemainder && !launch.caseNumbers.count(g.value);
 }
 

@@ -8,6 +8,7 @@
 // RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
 // RUN: FileCheck %s --check-prefix=CAND < %t/cands.txt
 // RUN: ktune-refactor %s -o %t/out.cu 2> %t/stderr.txt
+// RUN: FileCheck %s --check-prefix=NOTE < %t/stderr.txt
 // RUN: %python %inputs/refactor/summarize.py < %t/out.json | FileCheck %s --check-prefix=MANIFEST
 // RUN: %python %scripts/ptx-identical.py %s %t/out.cu %t/out.json --nvcc %nvcc | FileCheck %s --check-prefix=PTX
 
@@ -91,21 +92,21 @@ void first_of_each(int *out, const int *ids, int rows, int len) {
 
 // CAND-NOT:  value=64
 // CAND:      CAND block_size scale_rows value=1024 spelling=1024 high launch-param
-// CAND-NEXT:   SITE 24:26 launch_block '1024' -> {P}
+// CAND-NEXT:   SITE 25:26 launch_block '1024' -> {P}
 // CAND:      CAND block_size scale_rows value=768 spelling=768 high launch-param
-// CAND-NEXT:   SITE 26:15 launch_block '768' -> {P}
+// CAND-NEXT:   SITE 27:15 launch_block '768' -> {P}
 // CAND:      CAND block_size scale_rows value=512 spelling=512 high launch-param
-// CAND-NEXT:   SITE 38:15 launch_block '512' -> {P}
+// CAND-NEXT:   SITE 39:15 launch_block '512' -> {P}
 // CAND:      CAND block_size scale_rows value=256 spelling=256 high launch-param
-// CAND-NEXT:   SITE 52:27 launch_block '256' -> {P}
+// CAND-NEXT:   SITE 53:27 launch_block '256' -> {P}
 // CAND:      CAND block_size first_of_rows value=128 spelling=128 high
-// CAND-NEXT:   SITE 84:13 launch_block '128' -> {P}
-// CAND-NEXT:   SITE 85:19 template_arg '128' -> {P}
-// CAND-NEXT:   CASE {{.*}}dim3-reaching-fields.cu:83 #0 when (len) <= (128)
+// CAND-NEXT:   SITE 85:13 launch_block '128' -> {P}
+// CAND-NEXT:   SITE 86:19 template_arg '128' -> {P}
+// CAND-NEXT:   CASE {{.*}}dim3-reaching-fields.cu:84 #0 when (len) <= (128)
 // CAND:      CAND block_size first_of_rows value=256 spelling=256 high
-// CAND-NEXT:   SITE 87:13 launch_block '256' -> {P}
-// CAND-NEXT:   SITE 88:19 template_arg '256' -> {P}
-// CAND-NEXT:   CASE {{.*}}dim3-reaching-fields.cu:83 #1 when !((len) <= (128))
+// CAND-NEXT:   SITE 88:13 launch_block '256' -> {P}
+// CAND-NEXT:   SITE 89:19 template_arg '256' -> {P}
+// CAND-NEXT:   CASE {{.*}}dim3-reaching-fields.cu:84 #1 when !((len) <= (128))
 // CAND-NOT:  value=64
 
 // The kernel's geometry, from its first launch:
@@ -116,4 +117,5 @@ void first_of_each(int *out, const int *ids, int rows, int len) {
 // MANIFEST: LAUNCHER post_norm
 // MANIFEST-NEXT: PARAM BLOCK_SIZE_4 int tunable block_size default=256
 
+// NOTE: dim3-reaching-fields.cu:{{[0-9]+}}:{{[0-9]+}}: the block `block` of this launch is changed where its value cannot be followed (in a loop, a switch, through a pointer or a call): its constants are not lifted
 // PTX: ptx-identical: 3 function(s) identical

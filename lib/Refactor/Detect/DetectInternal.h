@@ -300,25 +300,18 @@ void namedAtomsIn(DetectContext &c, const clang::Expr *e,
                   std::vector<std::pair<const clang::Expr *, Atom>> &out);
 
 // --- role expressions (RoleExpressions.cpp) ---------------------------------
+/// A launch dimension: an expression (nullptr: 1) or an `if`'s choice.
+struct LaunchDim {
+  const clang::Expr *value = nullptr, *condition = nullptr;
+  std::shared_ptr<const LaunchDim> then, otherwise; // nullptr: 1
+};
 std::optional<std::string> walk(DetectContext &c, const clang::Expr *e,
                                 RoleCtx ctx);
 std::optional<std::string> walkAtom(DetectContext &c, const Atom &atom,
                                     const RoleCtx &ctx);
-std::optional<std::string>
-walkName(DetectContext &c, const clang::DeclRefExpr *ref, const RoleCtx &ctx);
-std::optional<std::string>
-walkUnary(DetectContext &c, const clang::UnaryOperator *u, const RoleCtx &ctx);
-std::optional<std::string> walkBinary(DetectContext &c,
-                                      const clang::BinaryOperator *b,
-                                      const RoleCtx &ctx);
-std::optional<std::string>
-walkConditional(DetectContext &c, const clang::ConditionalOperator *cond,
-                const RoleCtx &ctx);
-std::optional<std::string>
-walkCall(DetectContext &c, const clang::CallExpr *call, const RoleCtx &ctx);
-std::optional<std::string> walkBounds(DetectContext &c, const std::string &fn,
-                                      const clang::Expr *a,
-                                      const clang::Expr *b, const RoleCtx &ctx);
+/// A launch dim (collectDims); an `if`'s choice is `(cond ? a : b)`.
+std::optional<std::string> walkDim(DetectContext &c, const LaunchDim &dim,
+                                   const RoleCtx &r);
 /// Records a constant of a role expression as an occurrence (through the
 /// sink), unless it is no site (a placeholder walk, a literal 0 or 1, the
 /// warp size...).
@@ -334,11 +327,6 @@ void scanLaunch(DetectContext &c, const LaunchView &launch,
 void scanKernelReference(DetectContext &c, const clang::Expr *ref,
                          const clang::FunctionDecl *kernel,
                          const clang::FunctionDecl *host);
-/// A launch dimension: an expression (nullptr: 1) or an `if`'s choice.
-struct LaunchDim {
-  const clang::Expr *value = nullptr, *condition = nullptr;
-  std::shared_ptr<const LaunchDim> then, otherwise; // nullptr: 1
-};
 /// A launch's grid or block as dims (LaunchDims.cpp); false when unread.
 bool collectDims(DetectContext &c, const clang::Expr *e,
                  const clang::FunctionDecl *fn, std::vector<LaunchDim> &dims);

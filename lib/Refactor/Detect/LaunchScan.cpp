@@ -180,26 +180,6 @@ bool warpWidthBlock(DetectContext &c, const std::vector<const Expr *> &dims,
   return false;
 }
 
-/// A dim's expression; a value an `if` chose is `(cond ? a : b)`, each
-/// branch a site of the dim's role and the condition's constants
-/// thresholds.
-std::optional<std::string> walkDim(DetectContext &c, const LaunchDim &dim,
-                                   const RoleCtx &r) {
-  if (!dim.condition)
-    return dim.value ? walk(c, dim.value, r) : std::optional<std::string>("1");
-  RoleCtx condition = r;
-  condition.top = condition.cap = false;
-  condition.recordLiterals = false;
-  auto test = walk(c, dim.condition, condition);
-  auto branch = [&](const std::shared_ptr<const LaunchDim> &b) {
-    return b ? walkDim(c, *b, r) : std::optional<std::string>("1");
-  };
-  auto a = branch(dim.then), b = branch(dim.otherwise);
-  if (!test || !a || !b)
-    return std::nullopt;
-  return "(" + *test + " ? " + *a + " : " + *b + ")";
-}
-
 /// Grid and block dims as expressions (each kept only when all its dims
 /// are known); their constants are sites either way.
 void launchGeometry(DetectContext &c, const LaunchView &launch,

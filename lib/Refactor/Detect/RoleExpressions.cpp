@@ -17,6 +17,11 @@ namespace ktune::refactor {
 
 using namespace clang;
 
+static std::optional<std::string> walkBounds(DetectContext &c,
+                                             const std::string &fn,
+                                             const Expr *a, const Expr *b,
+                                             const RoleCtx &ctx);
+
 int roleRank(SiteRole role, std::optional<SiteRole> useRole) {
   std::optional<SiteRole> r = role == SiteRole::Definition ? useRole : role;
   if (!r || *r == SiteRole::Other)
@@ -190,7 +195,7 @@ launcherParameter(DetectContext &c, const ParmVarDecl *p, const RoleCtx &ctx) {
   return name;
 }
 
-std::optional<std::string> walkName(DetectContext &c, const DeclRefExpr *ref,
+static std::optional<std::string> walkName(DetectContext &c, const DeclRefExpr *ref,
                                     const RoleCtx &ctx) {
   if (const auto *nt = llvm::dyn_cast<NonTypeTemplateParmDecl>(ref->getDecl()))
     return nt->getNameAsString();
@@ -245,7 +250,7 @@ std::optional<std::string> walkName(DetectContext &c, const DeclRefExpr *ref,
   return std::nullopt;
 }
 
-std::optional<std::string> walkUnary(DetectContext &c, const UnaryOperator *u,
+static std::optional<std::string> walkUnary(DetectContext &c, const UnaryOperator *u,
                                      const RoleCtx &ctx) {
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;
@@ -264,7 +269,7 @@ std::optional<std::string> walkUnary(DetectContext &c, const UnaryOperator *u,
   }
 }
 
-std::optional<std::string> walkBinary(DetectContext &c, const BinaryOperator *b,
+static std::optional<std::string> walkBinary(DetectContext &c, const BinaryOperator *b,
                                       const RoleCtx &ctx) {
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;
@@ -293,7 +298,7 @@ std::optional<std::string> walkBinary(DetectContext &c, const BinaryOperator *b,
 }
 
 /// `min(a, b)` or `max(a, b)`: both bounds stay in the role, as caps.
-std::optional<std::string> walkBounds(DetectContext &c, const std::string &fn,
+static std::optional<std::string> walkBounds(DetectContext &c, const std::string &fn,
                                       const Expr *a, const Expr *b,
                                       const RoleCtx &ctx) {
   RoleCtx bound = ctx;
@@ -306,16 +311,17 @@ std::optional<std::string> walkBounds(DetectContext &c, const std::string &fn,
 }
 
 /// `a < b ? a : b` and its kin: "min" or "max", else empty.
-static std::string minMaxOf(DetectContext &c, const ConditionalOperator *e) {
+static std::string minMaxOf(DetectContext &c, const Expr *cond,
+                            const Expr *onTrue, const Expr *onFalse) {
   const auto *cmp =
-      llvm::dyn_cast<BinaryOperator>(e->getCond()->IgnoreParenImpCasts());
-  if (!cmp || !cmp->isRelationalOp())
+      llvm::dyn_cast<BinaryOperator>(cond->IgnoreParenImpCasts());
+  if (!cmp || !cmp->isRelationalOp() || !onTrue || !onFalse)
     return "";
   auto text = [&](const Expr *x) {
     return textOf(c, x->IgnoreParenImpCasts()->getSourceRange());
   };
   std::string l = text(cmp->getLHS()), r = text(cmp->getRHS());
-  std::string t = text(e->getTrueExpr()), f = text(e->getFalseExpr());
+  std::string t = text(onTrue), f = text(onFalse);
   if (l.empty() || r.empty() || l == r)
     return "";
   bool less = cmp->getOpcode() == BO_LT || cmp->getOpcode() == BO_LE;
@@ -326,13 +332,15 @@ static std::string minMaxOf(DetectContext &c, const ConditionalOperator *e) {
   return "";
 }
 
-std::optional<std::string> walkConditional(DetectContext &c,
+static std::optional<std::string> walkConditional(DetectContext &c,
                                            const ConditionalOperator *cond,
                                            const RoleCtx &ctx) {
   // A cap written as a comparison: every bound stays in the role, like
   // std::min's (the bound in the condition and in its branch change
   // together).
-  if (std::string fn = minMaxOf(c, cond); !fn.empty()) {
+  if (std::string fn = minMaxOf(c, cond->getCond(), cond->getTrueExpr(),
+                                cond->getFalseExpr());
+      !fn.empty()) {
     RoleCtx bound = ctx;
     bound.cap = true;
     walk(c, cond->getCond(), bound);
@@ -357,7 +365,33 @@ std::optional<std::string> walkConditional(DetectContext &c,
   return "(" + *test + " ? " + *t + " : " + *f + ")";
 }
 
-std::optional<std::string> walkCall(DetectContext &c, const CallExpr *call,
+std::optional<std::string> walkDim(DetectContext &c, const LaunchDim &dim,
+                                   const RoleCtx &r) {
+  if (!dim.condition)
+    return dim.value ? walk(c, dim.value, r) : std::optional<std::string>("1");
+  // `if (x <= 1024) b.x = x; else b.x = 1024;` is a cap, like std::min:
+  // the bound in the condition changes with its branch. Otherwise each
+  // branch is a value of the dim and the condition's constants thresholds.
+  const Expr *onTrue = dim.then && !dim.then->condition ? dim.then->value
+                                                        : nullptr;
+  const Expr *onFalse = dim.otherwise && !dim.otherwise->condition
+                            ? dim.otherwise->value
+                            : nullptr;
+  RoleCtx condition = r;
+  condition.top = false;
+  condition.cap = !minMaxOf(c, dim.condition, onTrue, onFalse).empty();
+  condition.recordLiterals = condition.cap;
+  auto test = walk(c, dim.condition, condition);
+  auto branch = [&](const std::shared_ptr<const LaunchDim> &b) {
+    return b ? walkDim(c, *b, r) : std::optional<std::string>("1");
+  };
+  auto a = branch(dim.then), b = branch(dim.otherwise);
+  if (!test || !a || !b)
+    return std::nullopt;
+  return "(" + *test + " ? " + *a + " : " + *b + ")";
+}
+
+static std::optional<std::string> walkCall(DetectContext &c, const CallExpr *call,
                                     const RoleCtx &ctx) {
   // std::min / std::max / min / max: the bounds stay in the role (caps).
   std::string name = calleeName(call);

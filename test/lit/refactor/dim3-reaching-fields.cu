@@ -90,6 +90,21 @@ void first_of_each(int *out, const int *ids, int rows, int len) {
   }
 }
 
+// A cap written as an if (FasterTransformer's generic activation): the
+// bound in the condition changes with the branch that sets it, like
+// std::min's.
+void capped(float *x, int m, int n) {
+  dim3 block, grid;
+  if (n / 4 <= 640) {
+    block.x = n / 4;
+    grid.x = m;
+  } else {
+    block.x = 640;
+    grid.x = m * 4;
+  }
+  scale_rows<<<grid, block>>>(x, n);
+}
+
 // CAND-NOT:  value=64
 // CAND:      CAND block_size scale_rows value=1024 spelling=1024 high launch-param
 // CAND-NEXT:   SITE 25:26 launch_block '1024' -> {P}
@@ -99,6 +114,9 @@ void first_of_each(int *out, const int *ids, int rows, int len) {
 // CAND-NEXT:   SITE 39:15 launch_block '512' -> {P}
 // CAND:      CAND block_size scale_rows value=256 spelling=256 high launch-param
 // CAND-NEXT:   SITE 53:27 launch_block '256' -> {P}
+// CAND:      CAND block_size scale_rows value=640 spelling=640 high launch-param
+// CAND-NEXT:   SITE 98:16 launch_block '640' -> {P}
+// CAND-NEXT:   SITE 102:15 launch_block '640' -> {P}
 // CAND:      CAND block_size first_of_rows value=128 spelling=128 high
 // CAND-NEXT:   SITE 85:13 launch_block '128' -> {P}
 // CAND-NEXT:   SITE 86:19 template_arg '128' -> {P}

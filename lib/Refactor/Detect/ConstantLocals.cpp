@@ -63,6 +63,15 @@ bool isLaunchArgumentUse(ASTContext &ctx, const DeclRefExpr *ref) {
   return false;
 }
 
+const CompoundStmt *declaringBlock(DetectContext &c, const VarDecl *var) {
+  auto parents = c.Ctx.getParents(*var);
+  const DeclStmt *ds = parents.empty() ? nullptr : parents[0].get<DeclStmt>();
+  if (!ds)
+    return nullptr;
+  auto up = c.Ctx.getParents(*ds);
+  return up.empty() ? nullptr : up[0].get<CompoundStmt>();
+}
+
 std::vector<const DeclRefExpr *> referencesTo(const VarDecl *var,
                                               const Stmt *body) {
   struct Uses : RecursiveASTVisitor<Uses> {

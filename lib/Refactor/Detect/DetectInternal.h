@@ -185,6 +185,9 @@ bool isLaunchArgumentUse(clang::ASTContext &ctx, const clang::DeclRefExpr *ref);
 
 /// `inner` is `outer` or one of its descendants.
 bool within(const clang::Stmt *outer, const clang::Stmt *inner);
+/// The block whose statement declares the local `var`, if one does.
+const clang::CompoundStmt *declaringBlock(DetectContext &c,
+                                          const clang::VarDecl *var);
 /// Every reference to `var` in `body`.
 std::vector<const clang::DeclRefExpr *> referencesTo(const clang::VarDecl *var,
                                                      const clang::Stmt *body);

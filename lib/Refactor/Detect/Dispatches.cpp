@@ -106,14 +106,9 @@ bool isDispatchedConstant(DetectContext &c, const VarDecl *var) {
           .isFunctionMacroExpansion())
     return true;
   // Written out: `case 8: { constexpr int V = 8; ...}`.
-  auto parents = c.Ctx.getParents(*var);
-  const DeclStmt *ds = parents.empty() ? nullptr : parents[0].get<DeclStmt>();
-  if (!ds)
+  const CompoundStmt *body = declaringBlock(c, var);
+  if (!body)
     return false;
-  auto up = c.Ctx.getParents(*ds);
-  if (up.empty() || !up[0].get<CompoundStmt>())
-    return false;
-  const CompoundStmt *body = up[0].get<CompoundStmt>();
   auto outer = c.Ctx.getParents(*body);
   if (outer.empty())
     return false;

@@ -54,8 +54,7 @@ public:
       return false;
     }
     if (const auto *is = llvm::dyn_cast<IfStmt>(s)) {
-      if (is->getInit() || is->getConditionVariable() ||
-          changes(is->getCond()))
+      if (!plainIf(is))
         return false;
       if (within(is->getThen(), use))
         return runTo(is->getThen(), use, f);
@@ -66,6 +65,12 @@ public:
   }
 
 private:
+  /// An `if` whose condition only reads (no init, no declaration).
+  bool plainIf(const IfStmt *is) const {
+    return !is->getInit() && !is->getConditionVariable() &&
+           !changes(is->getCond());
+  }
+
   bool changes(const Stmt *s) const {
     return std::any_of(Changes.begin(), Changes.end(),
                        [&](const DeclRefExpr *r) { return within(s, r); });
@@ -122,8 +127,7 @@ private:
       return true;
     }
     if (const auto *is = llvm::dyn_cast<IfStmt>(s)) {
-      if (is->getInit() || is->getConditionVariable() ||
-          changes(is->getCond()))
+      if (!plainIf(is))
         return false;
       Fields then = f, otherwise = f;
       if (!run(is->getThen(), then) ||
@@ -153,12 +157,7 @@ bool reachingFields(DetectContext &c, const VarDecl *var,
       record->getName() != "dim3")
     return false;
   // From the block that declares it: each run of that block starts anew.
-  auto up = c.Ctx.getParents(*var);
-  const auto *declaration = up.empty() ? nullptr : up[0].get<DeclStmt>();
-  if (!declaration)
-    return false;
-  auto above = c.Ctx.getParents(*declaration);
-  const auto *scope = above.empty() ? nullptr : above[0].get<CompoundStmt>();
+  const CompoundStmt *scope = declaringBlock(c, var);
   if (!scope)
     return false;
   std::vector<LaunchDim> initial;

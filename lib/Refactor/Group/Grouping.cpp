@@ -303,6 +303,24 @@ void mergeHostAndKernelConstants(std::vector<CandidateGroup> &named,
   }
 }
 
+/// A block literal whose launch also passes its value as a template
+/// argument the kernel compares (`dups<128><<<g, 128>>>` with `sum == TB`):
+/// the argument stays, so the block must stay with it.
+static bool passedAsKeptArgument(const SourceFacts &facts,
+                                 const CandidateGroup &g) {
+  for (const Occurrence &o : g.sites) {
+    if (o.role != SiteRole::LaunchBlock)
+      continue;
+    std::string value = std::to_string(o.value);
+    for (const CallFacts &call : facts.calls)
+      if (std::count(o.launches.begin(), o.launches.end(), call.offset) &&
+          std::count(call.explicitArgs.begin(), call.explicitArgs.end(),
+                     value))
+        return true;
+  }
+  return false;
+}
+
 void markLaunchParams(const SourceFacts &facts,
                       std::vector<CandidateGroup> &groups) {
   std::vector<CandidateGroup> kept;
@@ -321,7 +339,8 @@ void markLaunchParams(const SourceFacts &facts,
     }
     if (host) {
       if (!g.hasRole({SiteRole::LaunchBlock, SiteRole::LaunchGrid,
-                      SiteRole::LaunchSmem}))
+                      SiteRole::LaunchSmem}) ||
+          passedAsKeptArgument(facts, g))
         continue;
       g.launchParam = true;
       g.hosts = std::move(hosts);

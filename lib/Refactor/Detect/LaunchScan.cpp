@@ -146,13 +146,13 @@ void templateArgumentSites(DetectContext &c, const LaunchView &launch,
           args.varToParam.emplace(d.runtime, kernelParam);
         }
     }
-    if (selectsBehaviour(kt->getTemplateParameters()->getParam(i), kernel))
-      continue;
     if (sizesWork(kt->getTemplateParameters()->getParam(i), kernel))
       if (auto kf = c.Sink.Facts.functions.find(kernelId);
           kf != c.Sink.Facts.functions.end() &&
           i < kf->second.templateParams.size())
         kf->second.templateParams[i].sizesWork = true;
+    if (selectsBehaviour(kt->getTemplateParameters()->getParam(i), kernel))
+      continue;
     RoleCtx r;
     r.role = SiteRole::TemplateArg;
     r.family = Family::templateArg(i);

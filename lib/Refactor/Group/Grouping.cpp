@@ -304,7 +304,8 @@ void mergeHostAndKernelConstants(std::vector<CandidateGroup> &named,
 }
 
 /// A block literal whose launch also passes its value as a template
-/// argument the kernel compares (`dups<128><<<g, 128>>>` with `sum == TB`):
+/// argument the tool leaves, for a parameter that sizes the kernel's work
+/// (`dups<128><<<g, 128>>>` with `BlockReduce<int, TB>` and `sum == TB`):
 /// the argument stays, so the block must stay with it.
 static bool passedAsKeptArgument(const SourceFacts &facts,
                                  const CandidateGroup &g) {
@@ -312,11 +313,18 @@ static bool passedAsKeptArgument(const SourceFacts &facts,
     if (o.role != SiteRole::LaunchBlock)
       continue;
     std::string value = std::to_string(o.value);
-    for (const CallFacts &call : facts.calls)
-      if (std::count(o.launches.begin(), o.launches.end(), call.offset) &&
-          std::count(call.explicitArgs.begin(), call.explicitArgs.end(),
-                     value))
-        return true;
+    for (const CallFacts &call : facts.calls) {
+      const FunctionFacts *kernel = facts.function(call.callee);
+      if (!kernel ||
+          !std::count(o.launches.begin(), o.launches.end(), call.offset))
+        continue;
+      for (size_t i = 0; i < call.explicitArgs.size() &&
+                         i < kernel->templateParams.size();
+           ++i)
+        if (call.explicitArgs[i] == value &&
+            kernel->templateParams[i].sizesWork)
+          return true;
+    }
   }
   return false;
 }

@@ -8,6 +8,7 @@
 
 #include "ktune/Refactor/CompileCommand.h"
 #include "ktune/Refactor/CudaParser.h"
+#include "ktune/Refactor/HeaderFilter.h"
 
 #include "ParseInternal.h"
 
@@ -174,26 +175,11 @@ static std::vector<std::string> wrapperQuotedIncludes(const std::string &res) {
 /// Clang's wrapper would get the project's.
 static std::vector<std::string>
 shadowedWrapperHeaders(const std::vector<std::string> &user,
-                       const std::string &directory,
+                       const CompileCommand &command,
                        const std::string &resource, const std::string &cuda) {
-  std::vector<std::string> dirs;
-  for (size_t i = 0; i < user.size(); ++i)
-    for (std::string_view flag : {"-I", "-iquote", "-isystem"}) {
-      std::string_view a = user[i];
-      if (a.rfind(flag, 0) != 0)
-        continue;
-      std::string dir(a.substr(flag.size()));
-      if (dir.empty() && i + 1 < user.size())
-        dir = user[i + 1];
-      if (!dir.empty() && !directory.empty() &&
-          !llvm::sys::path::is_absolute(dir))
-        dir = directory + "/" + dir;
-      dirs.push_back(dir);
-      break;
-    }
+  std::vector<std::string> dirs =
+      includeRoots(user, command.file, command.directory);
   std::vector<std::string> shadowed;
-  if (dirs.empty())
-    return shadowed;
   for (const std::string &name : wrapperQuotedIncludes(resource))
     if (llvm::sys::fs::exists(cuda + "/include/" + name))
       for (const std::string &dir : dirs)
@@ -276,7 +262,7 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
       cl.push_back("--cuda-path=" + *cuda);
       std::string resource = resourceDir(options);
       auto shadowed =
-          shadowedWrapperHeaders(user, command.directory, resource, *cuda);
+          shadowedWrapperHeaders(user, command, resource, *cuda);
       if (!shadowed.empty()) {
         auto overlay = wrapperOverlay(shadowed, resource, *cuda);
         if (!overlay)

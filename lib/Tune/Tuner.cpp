@@ -61,6 +61,8 @@ Expected<TuneResults> Tuner::run() {
   std::vector<DeferredRetime> deferred;
   // Nothing queued aside by an earlier search that ended on an error.
   (void)Eval.collectAside();
+  if (!Options.compileOnly)
+    compileWholeSmallSpaces();
   if (defer && !Options.compileOnly)
     KTUNE_TRY(evaluateDefaultsTogether());
   for (size_t i = 0; i < Shapes.size(); ++i) {
@@ -230,6 +232,38 @@ Status Tuner::evaluateTogether(const std::vector<Evaluator::ShapedConfig> &all,
   });
   Log.sync();
   return status;
+}
+
+/// A shape whose valid space fits its budget is searched whole: its
+/// configurations are compiled first, together (every core, batched), not
+/// one at a time as the search reaches them, which would spend the first
+/// shapes' share of a time limit compiling.
+void Tuner::compileWholeSmallSpaces() {
+  std::vector<Configuration> configs;
+  for (const auto &shape : Shapes) {
+    auto space = spaceAt(Space, shape);
+    if (!space)
+      continue;
+    std::vector<Configuration> mine;
+    bool fits = true;
+    space->forEachValid([&](const Point &p) {
+      if (mine.size() >= Options.budget)
+        return fits = false;
+      mine.push_back(space->toConfig(p));
+      return true;
+    });
+    if (!fits)
+      continue;
+    for (auto &c : mine)
+      if (std::find(configs.begin(), configs.end(), c) == configs.end())
+        configs.push_back(std::move(c));
+  }
+  if (configs.size() < 2 ||
+      (Options.stopRequested && Options.stopRequested->load()))
+    return;
+  S->progress.note("compiling the " + std::to_string(configs.size()) +
+                   " configuration(s) of spaces searched whole, together");
+  Eval.prepare(configs);
 }
 
 Status Tuner::evaluateDefaultsTogether() {

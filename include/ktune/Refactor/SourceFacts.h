@@ -135,10 +135,18 @@ struct BuiltinUse {
   std::string text;
 };
 
+/// A block-stride loop's start and step, [position, length) each: a split
+/// starts block s of a row's S at start + step * s and steps by step * S.
+struct SplitLoop {
+  unsigned start = 0, startLength = 0;
+  unsigned step = 0, stepLength = 0;
+};
+
 /// Whether a kernel's row can be split over several blocks: its row comes
-/// from blockIdx.x, its work over the row is block-stride loops, and its
-/// threads never communicate. A split by S runs blocks of S times the
-/// threads as S blocks each (blockIdx.x / S is the row).
+/// from blockIdx.x, its work over the row is block-stride loops whose
+/// iterations are independent, and its threads never communicate. A split
+/// by S runs S blocks per row, each taking every S-th iteration of each
+/// block-stride loop (blockIdx.x / S is the row).
 struct RowSplitFacts {
   bool analysed = false;
   /// Why it cannot be split (empty: it can), "file:line: ..." first.
@@ -146,8 +154,9 @@ struct RowSplitFacts {
   /// Positions of the body's '{' and '}'.
   unsigned bodyOpen = 0, bodyClose = 0;
   unsigned bodyLine = 0, bodyCol = 0; // of the '{'
-  /// The .x uses a split rewrites, in source order.
+  /// The blockIdx.x and gridDim.x a split rewrites, in source order.
   std::vector<BuiltinUse> uses;
+  std::vector<SplitLoop> loops; // in source order
   /// Functions called without a body here (assumed not to communicate;
   /// tuning checks every configuration against the default).
   std::vector<std::string> opaqueCallees;

@@ -164,6 +164,7 @@ private:
   /// Several devices: every shape's default (its reference) at once, before
   /// the shapes are searched one after another.
   Status evaluateDefaultsTogether();
+  void compileWholeSmallSpaces();
   Status adoptGeneralWhereFaster(ShapeResult &shape,
                                  const Configuration &general,
                                  double generalUs);

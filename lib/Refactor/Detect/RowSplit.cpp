@@ -1,19 +1,22 @@
 //===- RowSplit.cpp - Can a kernel's row be split over several blocks? ----===//
 //
-// A row_split of S launches S blocks per row and makes them one block of S
-// times the threads: in the split body blockIdx.x reads blockIdx.x / S,
-// threadIdx.x reads threadIdx.x + blockDim.x * (blockIdx.x % S), blockDim.x
-// reads blockDim.x * S and gridDim.x reads gridDim.x / S. That is exact
-// when the threads of a block never meet: no barrier, shared memory, warp
-// exchange, vote or atomic, no inline asm that reads thread ids or
-// synchronises, no y or z index (one-dimensional blocks and grids), and no
-// called function reading the indices (the rewrite cannot reach into it).
-// The work over the row must be block-stride loops
-// (`for (i = threadIdx.x; i < n; i += blockDim.x)`), and no index may be a
-// global thread index (`blockIdx.x * blockDim.x + ...`); a kernel whose
-// result depends on its block size in another way would change with any
-// block size too, and the tuner checks every configuration against the
-// default.
+// A row_split of S launches S blocks per row; each runs the kernel's body as
+// the row's one block did, but takes only every S-th iteration of each
+// block-stride loop (`for (i = threadIdx.x; i < n; i += blockDim.x)` starts
+// block s at threadIdx.x + blockDim.x * s and steps by blockDim.x * S).
+// blockIdx.x reads blockIdx.x / S and gridDim.x reads gridDim.x / S;
+// threadIdx.x and blockDim.x are unchanged, so every value outside those
+// loops is what the original block computed, and the S blocks together run
+// exactly the iterations it ran. That is exact when
+// - the loops' iterations are independent: a body writes no local declared
+//   outside it, does not leave the loop early, and the loop's variable is
+//   not read after it;
+// - the threads of a block never meet: no barrier, shared memory, warp
+//   exchange, vote or atomic, no inline asm that reads thread ids or
+//   synchronises;
+// - no y or z index (one-dimensional blocks and grids), no called function
+//   reading blockIdx or gridDim (the rewrite cannot reach into it), and no
+//   global thread index (`blockIdx.x * blockDim.x + ...`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +48,11 @@ builtinMember(const MSPropertyRefExpr *e) {
       std::end(Builtins))
     return std::nullopt;
   return std::pair{name, e->getPropertyDecl()->getName().str()};
+}
+
+bool within(const SourceManager &sm, SourceLocation at, SourceRange range) {
+  return !sm.isBeforeInTranslationUnit(at, range.getBegin()) &&
+         !sm.isBeforeInTranslationUnit(range.getEnd(), at);
 }
 
 bool communicates(llvm::StringRef n) {
@@ -79,15 +87,20 @@ public:
     if (!member)
       return true;
     const auto &[name, component] = *member;
+    if (component != "x") {
+      refuse(e->getBeginLoc(), (InKernel ? "" : "calls " + Callee + ", which ") +
+                                   "reads " + name + "." + component +
+                                   ": the split is for one-dimensional "
+                                   "blocks and grids");
+      return true;
+    }
+    Names.insert(name);
+    // A block's threads and their ids are those of the original block.
+    if (name == "threadIdx" || name == "blockDim")
+      return true;
     if (!InKernel) {
       refuse(e->getBeginLoc(), "calls " + Callee + ", which reads " + name +
                                    ": the split cannot reach into it");
-      return true;
-    }
-    if (component != "x") {
-      refuse(e->getBeginLoc(), "reads " + name + "." + component +
-                                   ": the split is for one-dimensional "
-                                   "blocks and grids");
       return true;
     }
     if (C.SM.isMacroBodyExpansion(e->getBeginLoc()) ||
@@ -103,7 +116,6 @@ public:
     }
     if (Seen.insert(range->first).second)
       Uses.push_back({range->first, range->second, name + ".x"});
-    Names.insert(name);
     return true;
   }
 
@@ -164,8 +176,32 @@ public:
   }
 
   bool VisitForStmt(ForStmt *f) {
-    if (InKernel && isBlockStride(f))
-      ++BlockStrideLoops;
+    if (!InKernel)
+      return true;
+    auto [start, step] = blockStride(f);
+    if (!start)
+      return true;
+    for (const ForStmt *outer : BlockStride)
+      if (within(C.SM, f->getBeginLoc(),
+                                        outer->getSourceRange()))
+        refuse(f->getBeginLoc(), "has a block-stride loop inside another: "
+                                 "only one of them could be split");
+    BlockStride.push_back(f);
+    if (step->HasSideEffects(C.Ctx, /*IncludePossibleEffects=*/false))
+      refuse(step->getBeginLoc(), "the loop's step has side effects: it "
+                                  "cannot be evaluated once more");
+    if (auto problem = iterationsDepend(f))
+      refuse(problem->first, problem->second);
+    auto startRange = fileRange(C, start->getSourceRange());
+    auto stepRange = fileRange(C, step->getSourceRange());
+    if (!startRange || !stepRange || start->getBeginLoc().isMacroID() ||
+        start->getEndLoc().isMacroID() || step->getBeginLoc().isMacroID() ||
+        step->getEndLoc().isMacroID())
+      refuse(f->getBeginLoc(), "the loop's start or step is spelled in a "
+                               "macro: it cannot be rewritten here");
+    else
+      Loops.push_back({startRange->first, startRange->second, stepRange->first,
+                       stepRange->second});
     return true;
   }
 
@@ -183,7 +219,8 @@ public:
   std::set<unsigned> Seen;
   std::set<std::string> Names;
   std::vector<const FunctionDecl *> Callees;
-  unsigned BlockStrideLoops = 0;
+  std::vector<const ForStmt *> BlockStride;
+  std::vector<SplitLoop> Loops;
 
 private:
   /// `e` reads `builtin`.x, directly or through a local initialised so.
@@ -198,8 +235,9 @@ private:
     return false;
   }
 
-  /// for (i = threadIdx.x ...; ...; i += blockDim.x ...)
-  static bool isBlockStride(const ForStmt *f) {
+  /// for (i = threadIdx.x ...; ...; i += blockDim.x ...): its start and
+  /// step, or nulls.
+  static std::pair<const Expr *, const Expr *> blockStride(const ForStmt *f) {
     const Expr *start = nullptr;
     if (const auto *ds = llvm::dyn_cast_or_null<DeclStmt>(f->getInit())) {
       if (ds->isSingleDecl())
@@ -212,10 +250,175 @@ private:
     }
     const auto *inc =
         llvm::dyn_cast_or_null<CompoundAssignOperator>(f->getInc());
-    return start && reads(start, "threadIdx") && inc &&
-           inc->getOpcode() == BO_AddAssign && reads(inc->getRHS(), "blockDim");
+    if (start && reads(start, "threadIdx") && inc &&
+        inc->getOpcode() == BO_AddAssign && reads(inc->getRHS(), "blockDim"))
+      return {start, inc->getRHS()};
+    return {nullptr, nullptr};
   }
+
+  /// Where one iteration of `f` may depend on another, and why.
+  std::optional<std::pair<SourceLocation, std::string>>
+  iterationsDepend(const ForStmt *f);
 };
+
+/// A block-stride loop's iterations are independent when its body and
+/// condition write no local declared outside the loop (its variable is
+/// written only by the step), nothing leaves the loop early, and a variable
+/// declared before the loop is not read after it.
+class IterationScan : public RecursiveASTVisitor<IterationScan> {
+public:
+  IterationScan(DetectContext &c, const ForStmt *loop) : C(c), Loop(loop) {
+    if (const auto *b = llvm::dyn_cast_or_null<BinaryOperator>(loop->getInit()))
+      if (const auto *ref =
+              llvm::dyn_cast<DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts()))
+        Var = llvm::dyn_cast<VarDecl>(ref->getDecl());
+    if (const auto *ds = llvm::dyn_cast_or_null<DeclStmt>(loop->getInit()))
+      Var = llvm::dyn_cast<VarDecl>(ds->getSingleDecl());
+  }
+
+  // A break inside these leaves them, not the loop.
+  bool TraverseForStmt(ForStmt *s) {
+    return nested([&] { return Base::TraverseForStmt(s); });
+  }
+  bool TraverseWhileStmt(WhileStmt *s) {
+    return nested([&] { return Base::TraverseWhileStmt(s); });
+  }
+  bool TraverseDoStmt(DoStmt *s) {
+    return nested([&] { return Base::TraverseDoStmt(s); });
+  }
+  bool TraverseCXXForRangeStmt(CXXForRangeStmt *s) {
+    return nested([&] { return Base::TraverseCXXForRangeStmt(s); });
+  }
+  bool TraverseSwitchStmt(SwitchStmt *s) {
+    return nested([&] { return Base::TraverseSwitchStmt(s); });
+  }
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+
+  bool VisitBreakStmt(BreakStmt *s) {
+    if (Depth == 0)
+      problem(s->getBreakLoc(), "leaves the loop early (break)");
+    return true;
+  }
+  bool VisitReturnStmt(ReturnStmt *s) {
+    problem(s->getReturnLoc(), "leaves the loop early (return)");
+    return true;
+  }
+  bool VisitGotoStmt(GotoStmt *s) {
+    problem(s->getGotoLoc(), "leaves the loop early (goto)");
+    return true;
+  }
+  bool VisitBinaryOperator(BinaryOperator *b) {
+    if (b->isAssignmentOp())
+      written(b->getLHS(), b->getOperatorLoc());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *u) {
+    if (u->isIncrementDecrementOp())
+      written(u->getSubExpr(), u->getOperatorLoc());
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *call) {
+    if (call->isAssignmentOp() || call->getOperator() == OO_PlusPlus ||
+        call->getOperator() == OO_MinusMinus)
+      written(call->getArg(0), call->getOperatorLoc());
+    return true;
+  }
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *call) {
+    if (const auto *m = call->getMethodDecl(); m && !m->isConst())
+      written(call->getImplicitObjectArgument(), call->getExprLoc());
+    return true;
+  }
+
+  std::optional<std::pair<SourceLocation, std::string>> Problem;
+  const VarDecl *Var = nullptr;
+
+private:
+  using Base = RecursiveASTVisitor<IterationScan>;
+  template <typename Traverse> bool nested(Traverse traverse) {
+    ++Depth;
+    bool ok = traverse();
+    --Depth;
+    return ok;
+  }
+
+  void problem(SourceLocation at, const std::string &why) {
+    if (!Problem)
+      Problem.emplace(at, "the block-stride loop " + why +
+                              ": its iterations depend on each other");
+  }
+
+  bool declaredInLoop(const VarDecl *v) const {
+    return v != Var && within(C.SM, v->getLocation(),
+                                                     Loop->getSourceRange());
+  }
+
+  /// The local `e` writes into, when the write stays in the thread (an
+  /// array or object held by value, not memory behind a pointer).
+  void written(const Expr *e, SourceLocation at) {
+    e = e->IgnoreParenImpCasts();
+    while (true) {
+      if (const auto *m = llvm::dyn_cast<MemberExpr>(e); m && !m->isArrow())
+        e = m->getBase()->IgnoreParenImpCasts();
+      else if (const auto *a = llvm::dyn_cast<ArraySubscriptExpr>(e);
+               a && a->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
+        e = a->getBase()->IgnoreParenImpCasts();
+      else
+        break;
+    }
+    const auto *ref = llvm::dyn_cast<DeclRefExpr>(e);
+    const auto *v = ref ? llvm::dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (!v || !v->hasLocalStorage() || declaredInLoop(v))
+      return;
+    if (v == Var)
+      problem(at, "changes its variable " + v->getNameAsString() +
+                      " in its body");
+    else
+      problem(at, "writes " + v->getNameAsString() + ", declared outside it");
+  }
+
+  DetectContext &C;
+  const ForStmt *Loop;
+  unsigned Depth = 0;
+};
+
+/// Reads of `var` outside `loop`.
+class ReadAfter : public RecursiveASTVisitor<ReadAfter> {
+public:
+  ReadAfter(DetectContext &c, const VarDecl *var, const ForStmt *loop)
+      : C(c), Var(var), Loop(loop) {}
+  bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    if (ref->getDecl() == Var &&
+        C.SM.isBeforeInTranslationUnit(Loop->getEndLoc(), ref->getLocation()))
+      Found = ref->getLocation();
+    return true;
+  }
+  SourceLocation Found;
+
+private:
+  DetectContext &C;
+  const VarDecl *Var;
+  const ForStmt *Loop;
+};
+
+std::optional<std::pair<SourceLocation, std::string>>
+RowSplitScan::iterationsDepend(const ForStmt *f) {
+  IterationScan scan(C, f);
+  scan.TraverseStmt(const_cast<Stmt *>(f->getBody()));
+  if (f->getCond())
+    scan.TraverseStmt(const_cast<Expr *>(f->getCond()));
+  if (scan.Problem)
+    return scan.Problem;
+  if (scan.Var && !llvm::isa<DeclStmt>(f->getInit())) {
+    ReadAfter after(C, scan.Var, f);
+    after.TraverseDecl(const_cast<FunctionDecl *>(Kernel));
+    if (after.Found.isValid())
+      return std::pair{after.Found,
+                       "reads " + scan.Var->getNameAsString() +
+                           " after its block-stride loop, whose last value "
+                           "changes with the split"};
+  }
+  return std::nullopt;
+}
 
 /// Device functions the kernel calls, scanned for what they may not do;
 /// those without a body here are listed (assumed not to communicate).
@@ -272,7 +475,7 @@ void analyseRowSplit(DetectContext &c, const FunctionDecl *def,
   if (scan.Refusal.empty() && !scan.Names.count("blockIdx"))
     scan.refuse(def->getLocation(),
                 "its row does not come from blockIdx.x (it never reads it)");
-  if (scan.Refusal.empty() && scan.BlockStrideLoops == 0)
+  if (scan.Refusal.empty() && scan.Loops.empty())
     scan.refuse(def->getLocation(),
                 "has no block-stride loop (for (i = threadIdx.x; ...; "
                 "i += blockDim.x)): nothing to share among a row's blocks");
@@ -283,6 +486,7 @@ void analyseRowSplit(DetectContext &c, const FunctionDecl *def,
   out.bodyClose = *close;
   std::tie(out.bodyLine, out.bodyCol) = lineCol(c, *open);
   out.uses = std::move(scan.Uses);
+  out.loops = std::move(scan.Loops);
   std::sort(out.uses.begin(), out.uses.end(),
             [](const BuiltinUse &a, const BuiltinUse &b) {
               return a.offset < b.offset;

@@ -84,6 +84,18 @@ std::string SourceFacts::kernelPlanName(const FunctionFacts &kernel) const {
   return kernel.qualifiedName;
 }
 
+/// `other`'s items not in `into` (by position) added, in source order.
+template <typename T, typename At>
+static void mergeByPosition(std::vector<T> &into, const std::vector<T> &other,
+                            At at) {
+  for (const T &item : other)
+    if (std::none_of(into.begin(), into.end(),
+                     [&](const T &have) { return at(have) == at(item); }))
+      into.push_back(item);
+  std::sort(into.begin(), into.end(),
+            [&](const T &a, const T &b) { return at(a) < at(b); });
+}
+
 /// Both sides must allow a split; its uses are those of both sides (a body
 /// may differ under __CUDA_ARCH__).
 static void mergeRowSplit(RowSplitFacts &into, const RowSplitFacts &other) {
@@ -96,14 +108,10 @@ static void mergeRowSplit(RowSplitFacts &into, const RowSplitFacts &other) {
   }
   if (!into.refusal.empty())
     return;
-  for (const BuiltinUse &u : other.uses)
-    if (std::none_of(into.uses.begin(), into.uses.end(),
-                     [&](const BuiltinUse &v) { return v.offset == u.offset; }))
-      into.uses.push_back(u);
-  std::sort(into.uses.begin(), into.uses.end(),
-            [](const BuiltinUse &a, const BuiltinUse &b) {
-              return a.offset < b.offset;
-            });
+  mergeByPosition(into.uses, other.uses,
+                  [](const BuiltinUse &u) { return u.offset; });
+  mergeByPosition(into.loops, other.loops,
+                  [](const SplitLoop &l) { return l.start; });
   for (const auto &name : other.opaqueCallees)
     if (std::find(into.opaqueCallees.begin(), into.opaqueCallees.end(), name) ==
         into.opaqueCallees.end())

@@ -163,9 +163,10 @@ static void addStructuralCandidates(const SourceFacts &facts,
     c.spelling = "1";
     c.confidence = Confidence::Low;
     c.why = "blocks per row: the row comes from blockIdx.x, the work over it "
-            "is block-stride loops and the threads never communicate, so S "
-            "blocks can share a row (blockIdx.x / S is the row); the original "
-            "body is kept for 1";
+            "is block-stride loops with independent iterations and the "
+            "threads never communicate, so S blocks can share a row, each "
+            "taking every S-th iteration (blockIdx.x / S is the row); the "
+            "original body is kept for 1";
     if (!rs.opaqueCallees.empty()) {
       std::string names;
       for (const auto &n : rs.opaqueCallees)

@@ -4,7 +4,8 @@
 // becomes
 //
 //   { if constexpr (ROW_SPLIT == 1) { original body }
-//     else { the body with blockIdx.x read as blockIdx.x / ROW_SPLIT, ... } }
+//     else { the body with blockIdx.x read as blockIdx.x / ROW_SPLIT and
+//            each block-stride loop taking every ROW_SPLIT-th iteration } }
 //
 // so that the default instantiation compiles the original body alone (the
 // discarded branch of a template is never instantiated: the same PTX), and
@@ -15,19 +16,35 @@
 #include "RewriteInternal.h"
 
 #include <algorithm>
+#include <variant>
 
 namespace ktune::refactor {
 
-/// What a split body reads for `use` ("blockIdx.x"), S blocks sharing a row
-/// as one block of S times the threads.
+/// What a split body reads for `use` ("blockIdx.x" or "gridDim.x"): S
+/// blocks share a row.
 static std::string splitRead(const std::string &use, const std::string &s) {
-  if (use == "threadIdx.x")
-    return "(threadIdx.x + blockDim.x * (blockIdx.x % " + s + "))";
   if (use == "blockIdx.x")
     return "(blockIdx.x / " + s + ")";
-  if (use == "blockDim.x")
-    return "(blockDim.x * " + s + ")";
   return "(gridDim.x / " + s + ")"; // gridDim.x
+}
+
+/// The text of [from, to] (positions in one file) with `edits` (sorted,
+/// all inside) made, or where two of them overlap.
+static std::variant<std::string, Position>
+withEdits(llvm::StringRef text, Position from, Position to,
+          const std::vector<Edit> &edits) {
+  std::string out;
+  unsigned at = localPart(from);
+  for (const Edit &e : edits) {
+    if (e.offset < from || e.offset + e.length > to + 1)
+      continue;
+    unsigned begin = localPart(e.offset);
+    if (begin < at)
+      return e.offset;
+    out += text.substr(at, begin - at).str() + e.text;
+    at = begin + e.length;
+  }
+  return out + text.substr(at, localPart(to) + 1 - at).str();
 }
 
 std::optional<ktune::Error> Rewriter::rowSplitEdits(const KernelWork &w,
@@ -38,37 +55,52 @@ std::optional<ktune::Error> Rewriter::rowSplitEdits(const KernelWork &w,
     return error(p.path,
                  k.qualifiedName + " cannot take row_split: " +
                      (rs.refusal.empty() ? "not analysed" : rs.refusal));
-  // The copy: the body's text with the edits already made inside it and the
-  // builtin reads split.
+  const std::string &s = p.kernelName;
   unsigned open = rs.bodyOpen, close = rs.bodyClose;
+  llvm::StringRef text = textAt(open);
+  auto overlap = [&](Position at) {
+    return error(p.path, location(Facts, filePart(at), lineOf(text, localPart(at))) +
+                             ": two edits of " + k.qualifiedName +
+                             "'s body overlap: it cannot be split");
+  };
+  // The copy: the body's text with the edits already made inside it, the
+  // builtin reads split and each block-stride loop strided over the row's
+  // blocks.
   std::vector<Edit> inside;
   for (const Edit &e : Edits)
     if (filePart(e.offset) == filePart(open) && e.offset > open &&
         e.offset + e.length <= close)
       inside.push_back(e);
-  for (const BuiltinUse &u : rs.uses)
-    inside.push_back(
-        Edit{u.offset, u.length, splitRead(u.text, p.kernelName), p.path, 0});
   std::stable_sort(inside.begin(), inside.end(), [](auto &a, auto &b) {
     return std::tie(a.offset, a.order) < std::tie(b.offset, b.order);
   });
-  llvm::StringRef text = textAt(open);
-  std::string copy;
-  unsigned at = localPart(open);
-  for (const Edit &e : inside) {
-    unsigned from = localPart(e.offset);
-    if (from < at)
-      return error(p.path,
-                   location(Facts, filePart(e.offset), lineOf(text, from)) +
-                       ": two edits of " + k.qualifiedName +
-                       "'s body overlap: it cannot be split");
-    copy += text.substr(at, from - at).str() + e.text;
-    at = from + e.length;
+  std::vector<Edit> split = inside;
+  for (const BuiltinUse &u : rs.uses)
+    split.push_back(Edit{u.offset, u.length, splitRead(u.text, s), p.path, 0});
+  for (const SplitLoop &l : rs.loops) {
+    auto step = withEdits(text, l.step, l.step + l.stepLength - 1, inside);
+    if (auto *at = std::get_if<Position>(&step))
+      return overlap(*at);
+    const std::string &stepText = std::get<std::string>(step);
+    split.push_back(Edit{l.start, 0, "(", p.path, -1});
+    split.push_back(Edit{l.start + l.startLength, 0,
+                         ") + (" + stepText + ") * (blockIdx.x % " + s + ")",
+                         p.path, 3});
+    split.push_back(Edit{l.step, 0, "(", p.path, -1});
+    split.push_back(
+        Edit{l.step + l.stepLength, 0, ") * " + s, p.path, 3});
   }
-  copy += text.substr(at, localPart(close) + 1 - at).str();
+  std::stable_sort(split.begin(), split.end(), [](auto &a, auto &b) {
+    return std::tie(a.offset, a.order) < std::tie(b.offset, b.order);
+  });
+  auto copy = withEdits(text, open, close, split);
+  if (auto *at = std::get_if<Position>(&copy))
+    return overlap(*at);
   Edits.push_back(
-      Edit{open, 0, "{ if constexpr (" + p.kernelName + " == 1) ", p.path, -1});
-  Edits.push_back(Edit{close + 1, 0, " else " + copy + " }", p.path, 0});
+      Edit{open, 0, "{ if constexpr (" + s + " == 1) ", p.path, -1});
+  Edits.push_back(Edit{close + 1, 0,
+                       " else " + std::get<std::string>(copy) + " }", p.path,
+                       0});
 
   // Every launch's grid x, times the host's value.
   for (const auto &call : Facts.calls) {
@@ -81,16 +113,16 @@ std::optional<ktune::Error> Rewriter::rowSplitEdits(const KernelWork &w,
       return error(p.path, where + ": the launch of " + k.qualifiedName +
                                " is not a <<<>>> launch whose grid is "
                                "spelled here: row_split cannot multiply it");
-    std::string s = nameIn(call.caller, w, p);
+    std::string host = nameIn(call.caller, w, p);
     unsigned g = call.gridArgOffset, end = g + call.gridArgLength;
     if (call.gridIsDim3) {
       Edits.push_back(Edit{g, 0, "[&] { dim3 ktune_grid = ", p.path, -1});
       Edits.push_back(
-          Edit{end, 0, "; ktune_grid.x *= " + s + "; return ktune_grid; }()",
+          Edit{end, 0, "; ktune_grid.x *= " + host + "; return ktune_grid; }()",
                p.path, 3});
     } else {
       Edits.push_back(Edit{g, 0, "(", p.path, -1});
-      Edits.push_back(Edit{end, 0, ") * " + s, p.path, 3});
+      Edits.push_back(Edit{end, 0, ") * " + host, p.path, 3});
     }
   }
   return std::nullopt;

@@ -157,6 +157,37 @@ TEST(Tuner, FindsTheOptimumWhenTheBudgetCoversTheSpace) {
   EXPECT_EQ(r->shapes[0].statusCounts.at(EvalStatus::Ok), 22u);
 }
 
+TEST(Tuner, ASpaceSearchedWholeIsCompiledBeforeTheSearch) {
+  // 23 valid configurations within a budget of 30: all of them handed to
+  // the compiler at once, before the first evaluation (whose default is
+  // handed over once more as its search starts).
+  TempDir dir;
+  auto journal = openJournal(dir.file("j.jsonl"));
+  FakeEvaluator eval(timeOf);
+  size_t preparedBeforeFirstCall = 0;
+  eval.F = [&](const Shape &shape, const Configuration &c) {
+    if (eval.Calls.size() == 1)
+      preparedBeforeFirstCall = eval.Prepared.size();
+    return timeOf(shape, c);
+  };
+  Tuner tuner(space(), {{{"n", 10}}, {{"n", 5000}}}, eval, *journal,
+              options(30));
+  ASSERT_TRUE(tuner.run());
+  EXPECT_EQ(preparedBeforeFirstCall, 24u);
+  std::set<Configuration> distinct(eval.Prepared.begin(),
+                                   eval.Prepared.begin() + 23);
+  EXPECT_EQ(distinct.size(), 23u);
+
+  // A budget smaller than the space: the search decides what is compiled,
+  // as it goes.
+  TempDir dir2;
+  auto journal2 = openJournal(dir2.file("j.jsonl"));
+  FakeEvaluator eval2(timeOf);
+  Tuner tuner2(space(), {{{"n", 10}}}, eval2, *journal2, options(12));
+  ASSERT_TRUE(tuner2.run());
+  EXPECT_LT(eval2.Prepared.size(), 23u);
+}
+
 TEST(Tuner, WinnerComesFromTheInterleavedRetiming) {
   TempDir dir;
   auto journal = openJournal(dir.file("j.jsonl"));

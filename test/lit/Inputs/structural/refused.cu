@@ -19,11 +19,11 @@ __global__ void synced(float *out, const float *in, int cols) {
 }
 
 __global__ void warp_sum(float *out, const float *in, int cols) {
-  float acc = 0;
+  float first = in[blockIdx.x * cols + threadIdx.x];
   for (int i = threadIdx.x; i < cols; i += blockDim.x)
-    acc += in[blockIdx.x * cols + i];
-  acc += __shfl_xor_sync(0xffffffff, acc, 16);
-  out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+    out[blockIdx.x * cols + i] = in[blockIdx.x * cols + i] - first;
+  first += __shfl_xor_sync(0xffffffff, first, 16);
+  out[blockIdx.x * cols + threadIdx.x] = first;
 }
 
 __global__ void atomic_sum(float *out, const float *in, int cols) {
@@ -46,11 +46,11 @@ __global__ void fixed_stride(float *out, const float *in, int cols) {
     out[blockIdx.x * cols + i] = in[blockIdx.x * cols + i];
 }
 
-__device__ int lane_of() { return threadIdx.x % 32; }
+__device__ int row_of() { return blockIdx.x; }
 
 __global__ void helper_reads_ids(float *out, const float *in, int cols) {
   for (int i = threadIdx.x; i < cols; i += blockDim.x)
-    out[blockIdx.x * cols + i] = in[blockIdx.x * cols + i] + lane_of();
+    out[blockIdx.x * cols + i] = in[blockIdx.x * cols + i] + row_of();
 }
 
 __global__ void per_thread_partials(float *out, const float *in, int cols) {
@@ -78,4 +78,46 @@ void launch_all(float *out, const float *in, int rows, int cols) {
   helper_reads_ids<<<rows, 256>>>(out, in, cols);
   per_thread_partials<<<rows, 256>>>(out, in, cols);
   LAUNCH_ROWS(macro_launched);
+}
+
+// Iterations that depend on each other: a split runs only some of them.
+__global__ void global_index(float *out, const float *in, int cols) {
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    out[blockIdx.x * cols + i] = in[blockIdx.x * blockDim.x + threadIdx.x];
+}
+
+__global__ void early_exit(float *out, const float *in, int cols) {
+  for (int i = threadIdx.x; i < cols; i += blockDim.x) {
+    if (in[blockIdx.x * cols + i] < 0)
+      break;
+    out[blockIdx.x * cols + i] = in[blockIdx.x * cols + i];
+  }
+}
+
+__global__ void index_after_loop(float *out, const float *in, int cols) {
+  int i;
+  for (i = threadIdx.x; i < cols; i += blockDim.x)
+    out[blockIdx.x * cols + i] = in[blockIdx.x * cols + i];
+  out[blockIdx.x * cols] = i;
+}
+
+__global__ void step_in_body(float *out, const float *in, int cols) {
+  for (int i = threadIdx.x; i < cols; i += blockDim.x) {
+    out[blockIdx.x * cols + i] = in[blockIdx.x * cols + i];
+    i += in[blockIdx.x * cols + i] > 0;
+  }
+}
+
+__global__ void nested_loops(float *out, const float *in, int cols) {
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    for (int j = threadIdx.x; j < 4; j += blockDim.x)
+      out[blockIdx.x * cols + i] = in[blockIdx.x * cols + j];
+}
+
+void launch_dependent(float *out, const float *in, int rows, int cols) {
+  global_index<<<rows, 256>>>(out, in, cols);
+  early_exit<<<rows, 256>>>(out, in, cols);
+  index_after_loop<<<rows, 256>>>(out, in, cols);
+  step_in_body<<<rows, 256>>>(out, in, cols);
+  nested_loops<<<rows, 256>>>(out, in, cols);
 }

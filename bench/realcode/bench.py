@@ -42,6 +42,9 @@ def parse_args(argv):
     p.add_argument("--nvcc-throughput", default=None, help="nvcc_throughput.jsonl from run_gpu.sh")
     p.add_argument("--tag", default=None)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--control", action="store_true",
+                   help="time a second copy of the native library too (A/A): what the "
+                        "measurement alone makes of two identical programs")
     p.add_argument("--dry-run", action="store_true")
     p.add_argument("--build-only", action="store_true")
     return p.parse_args(argv)
@@ -80,6 +83,9 @@ def build_kernel(name, a):
     _, nbuf = rk.arg_refs(spec)
     out = {"native": rk.build(name, "native", source, rk.native_call(name, spec), nbuf, flags, [],
                               a.build_dir)}
+    if a.control:
+        out["native again"] = rk.build(name, "native-again", source, rk.native_call(name, spec), nbuf,
+                                       flags, [], a.build_dir)
     found = tuned_outputs(a.tuned_dir, name)
     if found["header"] and found["dispatch"]:
         with open(found["dispatch"]) as f:
@@ -212,6 +218,13 @@ def render(doc):
                 if r.get("speedup") else
                 f"| {r['shape']} | {fmt(t.get('native'))} | - | - | - | - | - | "
                 f"{fmt(t.get('torch eager'))} | {fmt(t.get('torch.compile'))} | {r['floor_us']:.2f} | {r['check']} |")
+        controls = [r["control"] for r in k["rows"] if r.get("control")]
+        if controls:
+            lines += ["", "A/A control (a second copy of the native library timed in the same "
+                      "interleaving; native / copy): " +
+                      ", ".join(f"{' '.join(f'{a}={b}' for a, b in r['shape'].items())} {r['control']:.3f}"
+                                for r in k["rows"] if r.get("control")) +
+                      f"; range {min(controls):.3f}-{max(controls):.3f}."]
         ok, why = k["bar"]
         lines += ["", f"Bar ({rk.KERNELS[k['name']]['bar']}): **{'met' if ok else 'NOT met'}** ({why}).", ""]
     return "\n".join(lines) + "\n"
@@ -257,6 +270,8 @@ def run_gpu(a, names):
             libs["tuned"] = g.library(built["tuned"]["lib"])
         else:
             entry["tuned_error"] = built["tuned"].get("error")
+        if built.get("native again", {}).get("lib"):
+            libs["native again"] = g.library(built["native again"]["lib"])
         found = tuned_outputs(a.tuned_dir, name)
         torch_fns = g.torch_variants(name)
         for shape in shapes_of(resolved, a.quick):
@@ -273,6 +288,8 @@ def run_gpu(a, names):
                    "config": tuned_config(found, shape)}
             if times.get("tuned"):
                 row["speedup"] = times["native"]["median_us"] / times["tuned"]["median_us"]
+            if times.get("native again"):
+                row["control"] = times["native"]["median_us"] / times["native again"]["median_us"]
             entry["rows"].append(row)
             print(f"{name} {shape}: native {fmt(times.get('native'))} tuned {fmt(times.get('tuned'))} "
                   f"[{check}]", flush=True)

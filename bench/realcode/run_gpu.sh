@@ -31,6 +31,8 @@
 #   SKIP_TUNE=1 reuse $OUT/tuned from an earlier call
 #   NVCC_THROUGHPUT=0  skip step 3 (when one call per kernel measured it)
 #   TAG         the report's file name tag (default: the device's name)
+#   CONTROL=1   bench.py --control: a second copy of the native library
+#               timed beside it (A/A), the measurement's own bias
 #   SYNTHETIC=1 no GPU: `ktune run --synthetic-times` (bench/realcode/
 #               synthetic/) instead of timing, and bench.py --build-only:
 #               checks this script's steps on a machine without a GPU
@@ -170,6 +172,7 @@ bench=("$py" bench/realcode/bench.py --realcode "$realcode" --compile-db "$out/b
        --nvcc-throughput "$out/nvcc_throughput.jsonl")
 [ "${QUICK:-0}" = 1 ] && bench+=(--quick)
 [ -n "${TAG:-}" ] && bench+=(--tag "$TAG")
+[ "${CONTROL:-0}" = 1 ] && bench+=(--control)
 [ "$synthetic" = 1 ] && bench+=(--build-only)
 "${bench[@]}" 2>&1 | tee "$log/bench.log"
 rc=${PIPESTATUS[0]}

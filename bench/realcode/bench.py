@@ -241,6 +241,18 @@ def tuned_config(found, shape):
     return None
 
 
+def report_tag(a, doc):
+    return a.tag or doc["device"].lower().replace(" ", "_")
+
+
+def write_report(a, doc):
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, f"realcode_{report_tag(a, doc)}.json"), "w") as f:
+        json.dump(doc, f, indent=1, default=str)
+    with open(os.path.join(a.out, f"realcode_{report_tag(a, doc)}.md"), "w") as f:
+        f.write(render(doc))
+
+
 def run_gpu(a, names):
     import bench_gpu as g
     torch = g.torch
@@ -293,14 +305,12 @@ def run_gpu(a, names):
             entry["rows"].append(row)
             print(f"{name} {shape}: native {fmt(times.get('native'))} tuned {fmt(times.get('tuned'))} "
                   f"[{check}]", flush=True)
+            # What is measured so far survives a run cut short.
+            entry["bar"] = judge(name, entry["rows"])
+            write_report(a, doc)
         entry["bar"] = judge(name, entry["rows"])
-    tag = a.tag or doc["device"].lower().replace(" ", "_")
-    os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, f"realcode_{tag}.json"), "w") as f:
-        json.dump(doc, f, indent=1, default=str)
-    with open(os.path.join(a.out, f"realcode_{tag}.md"), "w") as f:
-        f.write(render(doc))
-    print(f"wrote {a.out}/realcode_{tag}.md")
+    write_report(a, doc)
+    print(f"wrote {a.out}/realcode_{report_tag(a, doc)}.md")
     return 0 if all(k.get("bar", (False,))[0] for k in doc["kernels"]) else 1
 
 

@@ -92,8 +92,10 @@ std::optional<ktune::Error> Rewriter::constraintEdits() {
         return launchNames.count(n) != 0;
       });
       if (!onHost) {
-        kernelText += assertion(e->rename(rename), w.plan->constraints[i],
-                                *w.kernel, cpath);
+        kernelText += assertion(
+            e->rename(rename),
+            expr::renameIdentifiers(w.plan->constraints[i], rename), *w.kernel,
+            cpath);
         continue;
       }
       std::set<std::string> launchers;
@@ -116,9 +118,10 @@ std::optional<ktune::Error> Rewriter::constraintEdits() {
                    });
         }
         if (hasAll)
-          hostText[fn] +=
-              assertion(e->rename(hostRename), w.plan->constraints[i],
-                        *Facts.function(fn), cpath);
+          hostText[fn] += assertion(
+              e->rename(hostRename),
+              expr::renameIdentifiers(w.plan->constraints[i], hostRename),
+              *Facts.function(fn), cpath);
       }
     }
     if (!kernelText.empty())

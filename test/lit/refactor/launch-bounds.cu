@@ -53,7 +53,7 @@ void launch_all(float *x) {
 // TPL:      __global__ void no_bounds(float *x) { x[threadIdx.x] = 3.0f; }
 // TPL:      template <int TWO_ARGS_BLOCK_SIZE = 128, int BY_MACRO_BLOCK_SIZE = 256, int NO_BOUNDS_BLOCK_SIZE = 32>
 // TPL-NEXT: void launch_all(float *x) {
-// TPL-NEXT:   static_assert(NO_BOUNDS_BLOCK_SIZE <= 1024, "ktune: BLOCK_SIZE <= 1024");
+// TPL-NEXT:   static_assert(NO_BOUNDS_BLOCK_SIZE <= 1024, "ktune: NO_BOUNDS_BLOCK_SIZE <= 1024");
 // TPL-NEXT:   two_args<TWO_ARGS_BLOCK_SIZE><<<8, TWO_ARGS_BLOCK_SIZE>>>(x);
 // TPL-NEXT:   by_macro<BY_MACRO_BLOCK_SIZE><<<8, BY_MACRO_BLOCK_SIZE>>>(x);
 // TPL-NEXT:   no_bounds<<<8, NO_BOUNDS_BLOCK_SIZE>>>(x);

@@ -60,7 +60,7 @@ void clear_all(float *x) { LAUNCH_CLEAR(64); }
 // gets the parameter, with the constant's type; the macro is unchanged.
 // TPL:      template <typename scalar_t, const uint NUM_THREADS>
 // TPL-NEXT: __global__ void merge(
-// TPL:        static_assert(NUM_THREADS <= 1024, "ktune: BLOCK_SIZE <= 1024");
+// TPL:        static_assert(NUM_THREADS <= 1024, "ktune: NUM_THREADS <= 1024");
 // TPL:      #define LAUNCH_MERGE(scalar_t, NUM_THREADS)
 // TPL-NEXT:   {
 // TPL-NEXT:     merge<scalar_t, NUM_THREADS><<<grid, block>>>(out, a, b, n);

@@ -11,6 +11,8 @@
 // - the loops' iterations are independent: a body writes no local declared
 //   outside it, does not leave the loop early, and the loop's variable is
 //   not read after it;
+// - memory is written only inside those loops (outside them, each of a
+//   row's blocks would write it: an in-place update twice);
 // - the threads of a block never meet: no barrier, shared memory, warp
 //   exchange, vote or atomic, no inline asm that reads thread ids or
 //   synchronises;
@@ -73,6 +75,38 @@ std::optional<std::string> asmProblem(llvm::StringRef text) {
     if (text.contains(word))
       return std::string(word);
   return std::nullopt;
+}
+
+/// The variable a write to `e` lands in when the write stays in the thread
+/// (a variable held by value, reached through `.` and array subscripts);
+/// null when it goes to memory (through a pointer).
+const VarDecl *variableWritten(const Expr *e) {
+  e = e->IgnoreParenImpCasts();
+  while (true) {
+    if (const auto *m = llvm::dyn_cast<MemberExpr>(e); m && !m->isArrow())
+      e = m->getBase()->IgnoreParenImpCasts();
+    else if (const auto *a = llvm::dyn_cast<ArraySubscriptExpr>(e);
+             a && a->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
+      e = a->getBase()->IgnoreParenImpCasts();
+    else
+      break;
+  }
+  const auto *ref = llvm::dyn_cast<DeclRefExpr>(e);
+  return ref ? llvm::dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+}
+
+/// A function that may write through what it is given: a parameter that
+/// is a pointer or reference to something not const.
+bool mayWriteThroughArguments(const FunctionDecl *f) {
+  for (const ParmVarDecl *p : f->parameters()) {
+    QualType t = p->getType();
+    QualType to = t->isPointerType()     ? t->getPointeeType()
+                  : t->isReferenceType() ? t.getNonReferenceType()
+                                         : QualType();
+    if (!to.isNull() && !to.isConstQualified())
+      return true;
+  }
+  return false;
 }
 
 class RowSplitScan : public RecursiveASTVisitor<RowSplitScan> {
@@ -149,8 +183,28 @@ public:
       refuse(call->getBeginLoc(),
              "uses cooperative groups (" + qualified + ")");
     else if (callee &&
-             !llvm::StringRef(qualified).starts_with("__cuda_builtin_"))
+             !llvm::StringRef(qualified).starts_with("__cuda_builtin_")) {
       Callees.push_back(callee); // not the getters of blockIdx.x and kin
+      if (InKernel && !insideSplitLoop(call->getBeginLoc()) &&
+          mayWriteThroughArguments(callee) && OutsideWrite.empty())
+        OutsideWrite = noteAt(C, call->getBeginLoc(),
+                              "calls " + name + " outside its block-stride "
+                              "loops with a pointer or reference it may "
+                              "write through: each of a row's blocks would "
+                              "do it");
+    }
+    return true;
+  }
+
+  bool VisitUnaryOperator(UnaryOperator *u) {
+    if (u->isIncrementDecrementOp())
+      writes(u->getSubExpr(), u->getOperatorLoc());
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *call) {
+    if (call->isAssignmentOp() || call->getOperator() == OO_PlusPlus ||
+        call->getOperator() == OO_MinusMinus)
+      writes(call->getArg(0), call->getOperatorLoc());
     return true;
   }
 
@@ -164,6 +218,8 @@ public:
   /// blockIdx.x * blockDim.x: a global thread index, whose layout (one
   /// slot per thread of the grid) changes with the block's size.
   bool VisitBinaryOperator(BinaryOperator *b) {
+    if (b->isAssignmentOp())
+      writes(b->getLHS(), b->getOperatorLoc());
     if (!InKernel || b->getOpcode() != BO_Mul)
       return true;
     const Expr *l = b->getLHS(), *r = b->getRHS();
@@ -187,6 +243,9 @@ public:
         refuse(f->getBeginLoc(), "has a block-stride loop inside another: "
                                  "only one of them could be split");
     BlockStride.push_back(f);
+    if (llvm::isa<InitListExpr>(start->IgnoreImplicit()))
+      refuse(start->getBeginLoc(), "the loop's start is a braced "
+                                   "initialiser: it cannot be rewritten here");
     if (step->HasSideEffects(C.Ctx, /*IncludePossibleEffects=*/false))
       refuse(step->getBeginLoc(), "the loop's step has side effects: it "
                                   "cannot be evaluated once more");
@@ -215,6 +274,7 @@ public:
   bool InKernel;
   std::string Callee; // the helper being scanned, for messages
   std::string Refusal;
+  std::string OutsideWrite; // refused after "no block-stride loop"
   std::vector<BuiltinUse> Uses;
   std::set<unsigned> Seen;
   std::set<std::string> Names;
@@ -223,6 +283,25 @@ public:
   std::vector<SplitLoop> Loops;
 
 private:
+  bool insideSplitLoop(SourceLocation at) const {
+    return std::any_of(BlockStride.begin(), BlockStride.end(),
+                       [&](const ForStmt *f) {
+                         return within(C.SM, at, f->getSourceRange());
+                       });
+  }
+
+  /// Memory written outside the block-stride loops would be written by each
+  /// of a row's blocks (twice an in-place update, or a sum).
+  void writes(const Expr *target, SourceLocation at) {
+    if (!InKernel || insideSplitLoop(at))
+      return;
+    if (const VarDecl *v = variableWritten(target); v && v->hasLocalStorage())
+      return;
+    if (OutsideWrite.empty())
+      OutsideWrite = noteAt(C, at, "writes memory outside its block-stride "
+                                   "loops: each of a row's blocks would do it");
+  }
+
   /// `e` reads `builtin`.x, directly or through a local initialised so.
   static bool reads(const Expr *e, llvm::StringRef builtin) {
     if (!e)
@@ -352,21 +431,10 @@ private:
                                                      Loop->getSourceRange());
   }
 
-  /// The local `e` writes into, when the write stays in the thread (an
-  /// array or object held by value, not memory behind a pointer).
+  /// A write to a local declared outside the loop (an array or object held
+  /// by value too; memory behind a pointer is each iteration's own).
   void written(const Expr *e, SourceLocation at) {
-    e = e->IgnoreParenImpCasts();
-    while (true) {
-      if (const auto *m = llvm::dyn_cast<MemberExpr>(e); m && !m->isArrow())
-        e = m->getBase()->IgnoreParenImpCasts();
-      else if (const auto *a = llvm::dyn_cast<ArraySubscriptExpr>(e);
-               a && a->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
-        e = a->getBase()->IgnoreParenImpCasts();
-      else
-        break;
-    }
-    const auto *ref = llvm::dyn_cast<DeclRefExpr>(e);
-    const auto *v = ref ? llvm::dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    const VarDecl *v = variableWritten(e);
     if (!v || !v->hasLocalStorage() || declaredInLoop(v))
       return;
     if (v == Var)
@@ -479,6 +547,8 @@ void analyseRowSplit(DetectContext &c, const FunctionDecl *def,
     scan.refuse(def->getLocation(),
                 "has no block-stride loop (for (i = threadIdx.x; ...; "
                 "i += blockDim.x)): nothing to share among a row's blocks");
+  if (scan.Refusal.empty())
+    scan.Refusal = scan.OutsideWrite;
   out.refusal = scan.Refusal;
   if (!out.refusal.empty())
     return;

@@ -121,3 +121,42 @@ void launch_dependent(float *out, const float *in, int rows, int cols) {
   step_in_body<<<rows, 256>>>(out, in, cols);
   nested_loops<<<rows, 256>>>(out, in, cols);
 }
+
+// Memory written outside the block-stride loops: each of a row's blocks
+// would write it.
+__global__ void in_place_outside(float *x, const float *in, int cols) {
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    x[blockIdx.x * cols + i] = in[blockIdx.x * cols + i];
+  if (threadIdx.x == 0)
+    x[blockIdx.x * cols] *= 2;
+}
+
+__global__ void while_loop(float *x, int cols) {
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    x[blockIdx.x * cols + i] += 1;
+  int j = threadIdx.x;
+  while (j < cols) {
+    x[blockIdx.x * cols + j] *= 2;
+    j += blockDim.x;
+  }
+}
+
+__device__ void bump(float *p) { *p += 1; }
+
+__global__ void helper_writes(float *x, int cols) {
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    x[blockIdx.x * cols + i] = 0;
+  bump(x + blockIdx.x * cols);
+}
+
+__global__ void braced_start(float *out, const float *in, int cols) {
+  for (unsigned i{threadIdx.x}; i < cols; i += blockDim.x)
+    out[blockIdx.x * cols + i] = in[blockIdx.x * cols + i];
+}
+
+void launch_outside(float *x, const float *in, int rows, int cols) {
+  in_place_outside<<<rows, 256>>>(x, in, cols);
+  while_loop<<<rows, 256>>>(x, cols);
+  helper_writes<<<rows, 256>>>(x, cols);
+  braced_start<<<rows, 256>>>(x, in, cols);
+}

@@ -32,26 +32,39 @@
 namespace ktune::refactor {
 namespace {
 
-/// The cached files of one preamble.
+/// The cached files of one preamble. A preamble that reads a project
+/// header is not used (`declined` records that, with its `deps`): Clang
+/// cannot place a macro's expansion in such a header when it comes from a
+/// precompiled preamble (Lexer::makeFileCharRange fails on loaded
+/// locations), so detection would miss the header's macro sites.
 struct CacheEntry {
-  std::string pch, deps;
+  std::string pch, deps, declined;
 };
 
-/// Records every file the preamble reads, for validation by later runs.
+/// Records every file the preamble reads, for validation by later runs,
+/// and the project headers among them.
 class DependencyRecorder : public clang::PPCallbacks {
 public:
-  DependencyRecorder(const clang::SourceManager &sm, std::set<std::string> &out)
-      : SM(sm), Out(out) {}
+  DependencyRecorder(const clang::SourceManager &sm, const HeaderFilter *headers,
+                     std::set<std::string> &out, std::set<std::string> &project)
+      : SM(sm), Headers(headers), Out(out), Project(project) {}
 
   void FileChanged(clang::SourceLocation loc, FileChangeReason reason,
-                   clang::SrcMgr::CharacteristicKind, clang::FileID) override {
+                   clang::SrcMgr::CharacteristicKind kind,
+                   clang::FileID) override {
     if (reason != EnterFile)
       return;
     clang::FileID id = SM.getFileID(SM.getExpansionLoc(loc));
     if (id == SM.getMainFileID())
       return;
-    if (auto entry = SM.getFileEntryRefForID(id))
-      Out.insert(entry->getName().str());
+    auto entry = SM.getFileEntryRefForID(id);
+    if (!entry)
+      return;
+    std::string name = entry->getName().str();
+    Out.insert(name);
+    if (Headers && kind == clang::SrcMgr::C_User &&
+        Headers->allows(name, absolutePathIn("", name)))
+      Project.insert(name);
   }
 
   void FileSkipped(const clang::FileEntryRef &file, const clang::Token &,
@@ -61,27 +74,31 @@ public:
 
 private:
   const clang::SourceManager &SM;
-  std::set<std::string> &Out;
+  const HeaderFilter *Headers;
+  std::set<std::string> &Out, &Project;
 };
 
 class RecordingCallbacks : public clang::PreambleCallbacks {
 public:
-  explicit RecordingCallbacks(const HeaderFilter *headers) : Bodies(headers) {}
+  explicit RecordingCallbacks(const HeaderFilter *headers)
+      : Headers(headers), Bodies(headers) {}
   void BeforeExecute(clang::CompilerInstance &ci) override {
     SM = &ci.getSourceManager();
   }
   std::unique_ptr<clang::PPCallbacks> createPPCallbacks() override {
-    return std::make_unique<DependencyRecorder>(*SM, Files);
+    return std::make_unique<DependencyRecorder>(*SM, Headers, Files,
+                                                ProjectHeaders);
   }
   // Only the bodies of the headers detection follows kernels into are kept.
   bool shouldSkipFunctionBody(clang::Decl *d) override {
     return !SM || Bodies.skip(*SM, d);
   }
 
-  std::set<std::string> Files;
+  std::set<std::string> Files, ProjectHeaders;
 
 private:
   const clang::SourceManager *SM = nullptr;
+  const HeaderFilter *Headers;
   BodySkipper Bodies;
 };
 
@@ -137,18 +154,19 @@ void pruneCache(const std::string &dir, size_t keep) {
   // Only finished entries (named by their key); a build in progress
   // writes a temporary "preamble-*.pch" that must not be touched.
   for (const auto &e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".pch" && e.path().stem().string().size() == 64)
+    if ((e.path().extension() == ".pch" ||
+         e.path().extension() == ".declined") &&
+        e.path().stem().string().size() == 64)
       entries.emplace_back(e.last_write_time(ec), e.path());
   if (entries.size() <= keep)
     return;
   std::sort(entries.begin(), entries.end(),
             [](auto &a, auto &b) { return a.first > b.first; });
-  for (size_t i = keep; i < entries.size(); ++i) {
-    fs::remove(entries[i].second, ec);
-    fs::path deps = entries[i].second;
-    deps.replace_extension(".deps");
-    fs::remove(deps, ec);
-  }
+  for (size_t i = keep; i < entries.size(); ++i)
+    for (const char *ext : {".pch", ".deps", ".declined"}) {
+      fs::path file = entries[i].second;
+      fs::remove(file.replace_extension(ext), ec);
+    }
 }
 
 void usePrecompiled(clang::CompilerInvocation &invocation,
@@ -187,8 +205,12 @@ configurePreamble(clang::CompilerInvocation &invocation,
                 '\0' + (bounds.PreambleEndsAtStartOfLine ? "1" : "0") + '\0' +
                 (headers ? headers->key() : "none"));
   CacheEntry entry{cacheDir + "/" + key + ".pch",
-                   cacheDir + "/" + key + ".deps"};
+                   cacheDir + "/" + key + ".deps",
+                   cacheDir + "/" + key + ".declined"};
 
+  if (llvm::sys::fs::exists(entry.declined) &&
+      dependenciesUnchanged(entry.deps))
+    return PreambleUse::None;
   if (llvm::sys::fs::exists(entry.pch) && dependenciesUnchanged(entry.deps)) {
     usePrecompiled(invocation, bounds, entry.pch);
     return PreambleUse::Reused;
@@ -232,6 +254,16 @@ configurePreamble(clang::CompilerInvocation &invocation,
   std::string deps = formatDependencies(callbacks.Files);
   if (!writeFileAtomically(entry.deps, deps))
     return PreambleUse::None;
+  if (!callbacks.ProjectHeaders.empty()) {
+    llvm::sys::fs::remove(tempPch);
+    std::string names;
+    for (const auto &h : callbacks.ProjectHeaders)
+      names += h + "\n";
+    writeFileAtomically(entry.declined, names);
+    pruneCache(cacheDir, 16);
+    return PreambleUse::None;
+  }
+  llvm::sys::fs::remove(entry.declined);
   if (llvm::sys::fs::rename(tempPch, entry.pch))
     return PreambleUse::None;
   pruneCache(cacheDir, 16);

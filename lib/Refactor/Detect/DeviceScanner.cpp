@@ -138,6 +138,16 @@ bool DeviceScanner::VisitForStmt(ForStmt *loop) {
   return true;
 }
 
+static void integerLiterals(const Stmt *s,
+                            std::vector<const IntegerLiteral *> &out) {
+  if (!s)
+    return;
+  if (const auto *literal = llvm::dyn_cast<IntegerLiteral>(s))
+    out.push_back(literal);
+  for (const Stmt *child : s->children())
+    integerLiterals(child, out);
+}
+
 bool DeviceScanner::VisitAttributedStmt(AttributedStmt *s) {
   for (const Attr *a : s->getAttrs()) {
     const auto *hint = llvm::dyn_cast<LoopHintAttr>(a);
@@ -146,7 +156,19 @@ bool DeviceScanner::VisitAttributedStmt(AttributedStmt *s) {
       continue;
     auto atom = classify(C, hint->getValue(), Fn);
     Position at = atom ? atom->offset : Position();
-    walk(C, hint->getValue(), ctx(SiteRole::UnrollPragma, Family::unroll(at)));
+    // Literals of different values in one count (`cond ? 4 : 128`) are no
+    // one factor: each is a count of its own.
+    std::vector<const IntegerLiteral *> literals;
+    integerLiterals(hint->getValue(), literals);
+    if (atom || literals.size() <= 1) {
+      walk(C, hint->getValue(),
+           ctx(SiteRole::UnrollPragma, Family::unroll(at)));
+      continue;
+    }
+    for (const IntegerLiteral *literal : literals)
+      if (auto own = classify(C, literal, Fn))
+        walk(C, literal,
+             ctx(SiteRole::UnrollPragma, Family::unroll(own->offset)));
   }
   return true;
 }

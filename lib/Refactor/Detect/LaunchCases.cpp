@@ -192,21 +192,26 @@ void launchCase(DetectContext &c, const Stmt *launch, const FunctionDecl *host,
       if (sw && sw->getBody() == parent) {
         auto labels = labelsOf(sw, child);
         auto subject = spellCondition(c, sw->getCond(), host);
+        // The numbers a case names, whether or not its subject can be
+        // spelled (`switch (n_threads)` of a local: `case 512: k<512>`).
+        numbersIn(c, sw->getCond(), cf);
+        if (labels) {
+          for (const Expr *v : labels->values)
+            numbersIn(c, v, cf);
+          if (labels->isDefault)
+            for (const Expr *v : allLabels(sw))
+              numbersIn(c, v, cf);
+        }
         if (!labels || !subject) {
           known = false;
         } else {
           std::vector<std::string> alternatives;
-          numbersIn(c, sw->getCond(), cf);
-          for (const Expr *v : labels->values)
-            numbersIn(c, v, cf);
           for (const Expr *v : labels->values)
             if (auto s = spellCondition(c, v, host))
               alternatives.push_back("(" + *subject + ") == (" + *s + ")");
             else
               known = false;
           if (labels->isDefault) {
-            for (const Expr *v : allLabels(sw))
-              numbersIn(c, v, cf);
             std::vector<std::string> others;
             for (const Expr *v : allLabels(sw))
               if (auto s = spellCondition(c, v, host))

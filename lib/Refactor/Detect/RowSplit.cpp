@@ -22,7 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "DetectInternal.h"
+#include "RowSplitLoops.h"
 
 #include "clang/AST/ExprObjC.h"
 #include "clang/AST/StmtCXX.h"
@@ -52,11 +52,6 @@ builtinMember(const MSPropertyRefExpr *e) {
   return std::pair{name, e->getPropertyDecl()->getName().str()};
 }
 
-bool within(const SourceManager &sm, SourceLocation at, SourceRange range) {
-  return !sm.isBeforeInTranslationUnit(at, range.getBegin()) &&
-         !sm.isBeforeInTranslationUnit(range.getEnd(), at);
-}
-
 bool communicates(llvm::StringRef n) {
   return n.starts_with("__syncthreads") || n == "__syncwarp" ||
          n.starts_with("__shfl") || n.starts_with("__ballot") ||
@@ -75,24 +70,6 @@ std::optional<std::string> asmProblem(llvm::StringRef text) {
     if (text.contains(word))
       return std::string(word);
   return std::nullopt;
-}
-
-/// The variable a write to `e` lands in when the write stays in the thread
-/// (a variable held by value, reached through `.` and array subscripts);
-/// null when it goes to memory (through a pointer).
-const VarDecl *variableWritten(const Expr *e) {
-  e = e->IgnoreParenImpCasts();
-  while (true) {
-    if (const auto *m = llvm::dyn_cast<MemberExpr>(e); m && !m->isArrow())
-      e = m->getBase()->IgnoreParenImpCasts();
-    else if (const auto *a = llvm::dyn_cast<ArraySubscriptExpr>(e);
-             a && a->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
-      e = a->getBase()->IgnoreParenImpCasts();
-    else
-      break;
-  }
-  const auto *ref = llvm::dyn_cast<DeclRefExpr>(e);
-  return ref ? llvm::dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
 }
 
 /// A function that may write through what it is given: a parameter that
@@ -249,7 +226,7 @@ public:
     if (step->HasSideEffects(C.Ctx, /*IncludePossibleEffects=*/false))
       refuse(step->getBeginLoc(), "the loop's step has side effects: it "
                                   "cannot be evaluated once more");
-    if (auto problem = iterationsDepend(f))
+    if (auto problem = iterationsDepend(C, Kernel, f))
       refuse(problem->first, problem->second);
     auto startRange = fileRange(C, start->getSourceRange());
     auto stepRange = fileRange(C, step->getSourceRange());
@@ -335,158 +312,7 @@ private:
     return {nullptr, nullptr};
   }
 
-  /// Where one iteration of `f` may depend on another, and why.
-  std::optional<std::pair<SourceLocation, std::string>>
-  iterationsDepend(const ForStmt *f);
 };
-
-/// A block-stride loop's iterations are independent when its body and
-/// condition write no local declared outside the loop (its variable is
-/// written only by the step), nothing leaves the loop early, and a variable
-/// declared before the loop is not read after it.
-class IterationScan : public RecursiveASTVisitor<IterationScan> {
-public:
-  IterationScan(DetectContext &c, const ForStmt *loop) : C(c), Loop(loop) {
-    if (const auto *b = llvm::dyn_cast_or_null<BinaryOperator>(loop->getInit()))
-      if (const auto *ref =
-              llvm::dyn_cast<DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts()))
-        Var = llvm::dyn_cast<VarDecl>(ref->getDecl());
-    if (const auto *ds = llvm::dyn_cast_or_null<DeclStmt>(loop->getInit()))
-      Var = llvm::dyn_cast<VarDecl>(ds->getSingleDecl());
-  }
-
-  // A break inside these leaves them, not the loop.
-  bool TraverseForStmt(ForStmt *s) {
-    return nested([&] { return Base::TraverseForStmt(s); });
-  }
-  bool TraverseWhileStmt(WhileStmt *s) {
-    return nested([&] { return Base::TraverseWhileStmt(s); });
-  }
-  bool TraverseDoStmt(DoStmt *s) {
-    return nested([&] { return Base::TraverseDoStmt(s); });
-  }
-  bool TraverseCXXForRangeStmt(CXXForRangeStmt *s) {
-    return nested([&] { return Base::TraverseCXXForRangeStmt(s); });
-  }
-  bool TraverseSwitchStmt(SwitchStmt *s) {
-    return nested([&] { return Base::TraverseSwitchStmt(s); });
-  }
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
-
-  bool VisitBreakStmt(BreakStmt *s) {
-    if (Depth == 0)
-      problem(s->getBreakLoc(), "leaves the loop early (break)");
-    return true;
-  }
-  bool VisitReturnStmt(ReturnStmt *s) {
-    problem(s->getReturnLoc(), "leaves the loop early (return)");
-    return true;
-  }
-  bool VisitGotoStmt(GotoStmt *s) {
-    problem(s->getGotoLoc(), "leaves the loop early (goto)");
-    return true;
-  }
-  bool VisitBinaryOperator(BinaryOperator *b) {
-    if (b->isAssignmentOp())
-      written(b->getLHS(), b->getOperatorLoc());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *u) {
-    if (u->isIncrementDecrementOp())
-      written(u->getSubExpr(), u->getOperatorLoc());
-    return true;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *call) {
-    if (call->isAssignmentOp() || call->getOperator() == OO_PlusPlus ||
-        call->getOperator() == OO_MinusMinus)
-      written(call->getArg(0), call->getOperatorLoc());
-    return true;
-  }
-  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *call) {
-    if (const auto *m = call->getMethodDecl(); m && !m->isConst())
-      written(call->getImplicitObjectArgument(), call->getExprLoc());
-    return true;
-  }
-
-  std::optional<std::pair<SourceLocation, std::string>> Problem;
-  const VarDecl *Var = nullptr;
-
-private:
-  using Base = RecursiveASTVisitor<IterationScan>;
-  template <typename Traverse> bool nested(Traverse traverse) {
-    ++Depth;
-    bool ok = traverse();
-    --Depth;
-    return ok;
-  }
-
-  void problem(SourceLocation at, const std::string &why) {
-    if (!Problem)
-      Problem.emplace(at, "the block-stride loop " + why +
-                              ": its iterations depend on each other");
-  }
-
-  bool declaredInLoop(const VarDecl *v) const {
-    return v != Var && within(C.SM, v->getLocation(),
-                                                     Loop->getSourceRange());
-  }
-
-  /// A write to a local declared outside the loop (an array or object held
-  /// by value too; memory behind a pointer is each iteration's own).
-  void written(const Expr *e, SourceLocation at) {
-    const VarDecl *v = variableWritten(e);
-    if (!v || !v->hasLocalStorage() || declaredInLoop(v))
-      return;
-    if (v == Var)
-      problem(at, "changes its variable " + v->getNameAsString() +
-                      " in its body");
-    else
-      problem(at, "writes " + v->getNameAsString() + ", declared outside it");
-  }
-
-  DetectContext &C;
-  const ForStmt *Loop;
-  unsigned Depth = 0;
-};
-
-/// Reads of `var` outside `loop`.
-class ReadAfter : public RecursiveASTVisitor<ReadAfter> {
-public:
-  ReadAfter(DetectContext &c, const VarDecl *var, const ForStmt *loop)
-      : C(c), Var(var), Loop(loop) {}
-  bool VisitDeclRefExpr(DeclRefExpr *ref) {
-    if (ref->getDecl() == Var &&
-        C.SM.isBeforeInTranslationUnit(Loop->getEndLoc(), ref->getLocation()))
-      Found = ref->getLocation();
-    return true;
-  }
-  SourceLocation Found;
-
-private:
-  DetectContext &C;
-  const VarDecl *Var;
-  const ForStmt *Loop;
-};
-
-std::optional<std::pair<SourceLocation, std::string>>
-RowSplitScan::iterationsDepend(const ForStmt *f) {
-  IterationScan scan(C, f);
-  scan.TraverseStmt(const_cast<Stmt *>(f->getBody()));
-  if (f->getCond())
-    scan.TraverseStmt(const_cast<Expr *>(f->getCond()));
-  if (scan.Problem)
-    return scan.Problem;
-  if (scan.Var && !llvm::isa<DeclStmt>(f->getInit())) {
-    ReadAfter after(C, scan.Var, f);
-    after.TraverseDecl(const_cast<FunctionDecl *>(Kernel));
-    if (after.Found.isValid())
-      return std::pair{after.Found,
-                       "reads " + scan.Var->getNameAsString() +
-                           " after its block-stride loop, whose last value "
-                           "changes with the split"};
-  }
-  return std::nullopt;
-}
 
 /// Device functions the kernel calls, scanned for what they may not do;
 /// those without a body here are listed (assumed not to communicate).

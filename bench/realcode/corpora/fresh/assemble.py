@@ -83,7 +83,10 @@ def main():
             missing = [f for f in repo["files"] if not os.path.isfile(os.path.join(dest, f))]
             if missing:
                 sys.exit(f"{repo['dir']}: missing {missing}")
-    shutil.copy(os.path.join(HERE, "corpus.json"), os.path.join(opts.out, "corpus.json"))
+    # The corpus beside the sources read (another round's folder has no
+    # script of its own).
+    corpus = os.path.join(os.path.dirname(os.path.abspath(opts.sources)), "corpus.json")
+    shutil.copy(corpus, os.path.join(opts.out, "corpus.json"))
     print(f"{sum(len(r['files']) for r in repos)} files from {len(repos)} repositories in {opts.out}")
 
 

@@ -86,6 +86,7 @@ def main():
     # The corpus beside the sources read (another round's folder has no
     # script of its own).
     corpus = os.path.join(os.path.dirname(os.path.abspath(opts.sources)), "corpus.json")
+    os.makedirs(opts.out, exist_ok=True)
     shutil.copy(corpus, os.path.join(opts.out, "corpus.json"))
     print(f"{sum(len(r['files']) for r in repos)} files from {len(repos)} repositories in {opts.out}")
 

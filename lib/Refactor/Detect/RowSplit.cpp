@@ -173,15 +173,9 @@ public:
     return true;
   }
 
-  bool VisitUnaryOperator(UnaryOperator *u) {
-    if (u->isIncrementDecrementOp())
-      writes(u->getSubExpr(), u->getOperatorLoc());
-    return true;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *call) {
-    if (call->isAssignmentOp() || call->getOperator() == OO_PlusPlus ||
-        call->getOperator() == OO_MinusMinus)
-      writes(call->getArg(0), call->getOperatorLoc());
+  bool VisitStmt(Stmt *s) {
+    if (auto w = writeOf(s))
+      writes(w->first, w->second);
     return true;
   }
 
@@ -195,8 +189,6 @@ public:
   /// blockIdx.x * blockDim.x: a global thread index, whose layout (one
   /// slot per thread of the grid) changes with the block's size.
   bool VisitBinaryOperator(BinaryOperator *b) {
-    if (b->isAssignmentOp())
-      writes(b->getLHS(), b->getOperatorLoc());
     if (!InKernel || b->getOpcode() != BO_Mul)
       return true;
     const Expr *l = b->getLHS(), *r = b->getRHS();

@@ -34,6 +34,24 @@ const VarDecl *variableWritten(const Expr *e) {
   return ref ? llvm::dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
 }
 
+std::optional<std::pair<const Expr *, SourceLocation>>
+writeOf(const Stmt *s) {
+  if (const auto *b = llvm::dyn_cast<BinaryOperator>(s);
+      b && b->isAssignmentOp())
+    return std::pair{b->getLHS(), b->getOperatorLoc()};
+  if (const auto *u = llvm::dyn_cast<UnaryOperator>(s);
+      u && u->isIncrementDecrementOp())
+    return std::pair{u->getSubExpr(), u->getOperatorLoc()};
+  if (const auto *op = llvm::dyn_cast<CXXOperatorCallExpr>(s);
+      op && (op->isAssignmentOp() || op->getOperator() == OO_PlusPlus ||
+             op->getOperator() == OO_MinusMinus))
+    return std::pair{op->getArg(0), op->getOperatorLoc()};
+  if (const auto *call = llvm::dyn_cast<CXXMemberCallExpr>(s))
+    if (const auto *m = call->getMethodDecl(); m && !m->isConst())
+      return std::pair{call->getImplicitObjectArgument(), call->getExprLoc()};
+  return std::nullopt;
+}
+
 namespace {
 
 /// What iterationsDepend looks for in a loop's body and condition.
@@ -79,25 +97,9 @@ public:
     problem(s->getGotoLoc(), "leaves the loop early (goto)");
     return true;
   }
-  bool VisitBinaryOperator(BinaryOperator *b) {
-    if (b->isAssignmentOp())
-      written(b->getLHS(), b->getOperatorLoc());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *u) {
-    if (u->isIncrementDecrementOp())
-      written(u->getSubExpr(), u->getOperatorLoc());
-    return true;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *call) {
-    if (call->isAssignmentOp() || call->getOperator() == OO_PlusPlus ||
-        call->getOperator() == OO_MinusMinus)
-      written(call->getArg(0), call->getOperatorLoc());
-    return true;
-  }
-  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *call) {
-    if (const auto *m = call->getMethodDecl(); m && !m->isConst())
-      written(call->getImplicitObjectArgument(), call->getExprLoc());
+  bool VisitStmt(Stmt *s) {
+    if (auto w = writeOf(s))
+      written(w->first, w->second);
     return true;
   }
 

@@ -24,6 +24,12 @@ bool within(const clang::SourceManager &sm, clang::SourceLocation at,
 /// null when it goes to memory (through a pointer).
 const clang::VarDecl *variableWritten(const clang::Expr *e);
 
+/// What `s` writes, and where, when it is a write: an assignment, an
+/// increment or decrement (also a class's operators), or a call of a
+/// method that is not const (its object).
+std::optional<std::pair<const clang::Expr *, clang::SourceLocation>>
+writeOf(const clang::Stmt *s);
+
 /// Where one iteration of the block-stride loop `loop` of `kernel` may
 /// depend on another, and why; nothing when its iterations are
 /// independent: its body and condition write no local declared outside the

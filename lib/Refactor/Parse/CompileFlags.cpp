@@ -216,8 +216,12 @@ private:
       bool separate = rest.empty();
       bool joinedByEquals = rest.consume_front("=");
       // -Ipath and -DNAME join without '='; longer flags need it
-      // (-include-pch, -std-default are other flags).
-      bool joined = joinedByEquals || (!separate && s.size() == 2);
+      // (-include-pch, -std-default are other flags), but for a directory
+      // spelled as a path (-isystem/usr/x, as Clang and GCC read it).
+      bool pathJoined = f.kind == FlagKind::Path && !separate &&
+                        (rest.starts_with("/") || rest.starts_with("."));
+      bool joined =
+          joinedByEquals || (!separate && s.size() == 2) || pathJoined;
       if (f.kind == FlagKind::OpenMP) {
         if (separate || joinedByEquals) {
           add({"-fopenmp"});

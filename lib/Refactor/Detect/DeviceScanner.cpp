@@ -154,21 +154,23 @@ bool DeviceScanner::VisitAttributedStmt(AttributedStmt *s) {
     if (!hint || hint->getOption() != LoopHintAttr::UnrollCount ||
         !hint->getValue())
       continue;
+    // A count is one factor, keyed by its literal's place (two pragmas'
+    // counts never share one); a count of several literals
+    // (`cond ? 4 : 128`) is that many counts.
     auto atom = classify(C, hint->getValue(), Fn);
-    Position at = atom ? atom->offset : Position();
-    // Literals of different values in one count (`cond ? 4 : 128`) are no
-    // one factor: each is a count of its own.
     std::vector<const IntegerLiteral *> literals;
     integerLiterals(hint->getValue(), literals);
-    if (atom || literals.size() <= 1) {
-      walk(C, hint->getValue(),
-           ctx(SiteRole::UnrollPragma, Family::unroll(at)));
+    if (!atom && literals.size() > 1) {
+      for (const IntegerLiteral *literal : literals)
+        if (auto own = classify(C, literal, Fn))
+          walk(C, literal,
+               ctx(SiteRole::UnrollPragma, Family::unroll(own->offset)));
       continue;
     }
-    for (const IntegerLiteral *literal : literals)
-      if (auto own = classify(C, literal, Fn))
-        walk(C, literal,
-             ctx(SiteRole::UnrollPragma, Family::unroll(own->offset)));
+    if (!atom && literals.size() == 1)
+      atom = classify(C, literals.front(), Fn);
+    Position at = atom ? atom->offset : Position();
+    walk(C, hint->getValue(), ctx(SiteRole::UnrollPragma, Family::unroll(at)));
   }
   return true;
 }

@@ -1,7 +1,9 @@
 // An unroll count chosen by a condition (`#pragma unroll cond ? 4 : 128`,
 // as mixbench writes it) holds two counts: each literal is a count of its
 // own. Taking them for one factor rewrote both as one parameter of the
-// first value and changed the other instantiation's code.
+// first value and changed the other instantiation's code. Two pragmas'
+// counts spelled as expressions (`2 * N`, `4 * N`) are two factors too:
+// keyed by nothing, they were one candidate and the 4 was rewritten as 2.
 // REQUIRES: clang, nvcc
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ktune-refactor %s --candidates | FileCheck %s --check-prefix=CAND
@@ -17,9 +19,22 @@ __global__ void mad_loop(float *x, float s) {
   x[threadIdx.x] = t;
 }
 
+template <int N>
+__global__ void two_counts(float *x, float s) {
+  float t = x[threadIdx.x];
+  #pragma unroll 2 * N
+  for (int i = 0; i < 64; i++)
+    t = t * t + s;
+  #pragma unroll 4 * N
+  for (int i = 0; i < 64; i++)
+    t = t + s;
+  x[threadIdx.x] = t;
+}
+
 void launch(float *x) {
   mad_loop<true, 512><<<1, 256>>>(x, 1.f);
   mad_loop<false, 512><<<1, 256>>>(x, 1.f);
+  two_counts<2><<<1, 256>>>(x, 1.f);
 }
 
 // CAND:      "kind": "unroll",
@@ -28,6 +43,17 @@ void launch(float *x) {
 // CAND:      "kind": "unroll",
 // CAND:      "text": "128"
 // CAND:      "value": 128,
-// VERIFY: note: self-check: 2 function(s) PTX-identical at the defaults
+// CAND:      "kernel": "two_counts",
+// CAND-NEXT: "kind": "unroll",
+// CAND:      "text": "2"
+// CAND:      "value": 2,
+// CAND:      "kernel": "two_counts",
+// CAND-NEXT: "kind": "unroll",
+// CAND:      "text": "4"
+// CAND:      "value": 4,
+// VERIFY: note: self-check: 3 function(s) PTX-identical at the defaults
 // TPL: template <bool Temperate, int N, int UNROLL = 4, int UNROLL_2 = 128>
 // TPL: #pragma unroll Temperate ? UNROLL : UNROLL_2
+// TPL: template <int N, int UNROLL = 2, int UNROLL_2 = 4>
+// TPL: #pragma unroll UNROLL * N
+// TPL: #pragma unroll UNROLL_2 * N

@@ -2,7 +2,9 @@
 //
 // Errors are recorded as they are reported, then judged against the
 // recovered AST: only errors in host functions that are no kernel, no
-// kernel's callee and no launcher let the analysis carry on.
+// kernel's callee and no launcher let the analysis carry on, and
+// file-scope redeclarations of the CUDA builtin variables with nvcc's
+// types, which Clang declares with its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -152,6 +154,33 @@ std::string nameOf(const FunctionDecl *fn) {
   return fn->getQualifiedNameAsString();
 }
 
+/// Where a file-scope declaration of a CUDA builtin variable clashes with
+/// Clang's: host code written for nvcc may declare `extern const dim3
+/// blockDim;` (nvcc's own type), Clang's builtin has a type of its own.
+/// Every use still names Clang's declaration, so the clash changes nothing
+/// the analysis reads.
+std::set<SourceLocation> builtinVariableRedeclarations(ASTContext &ctx) {
+  std::set<SourceLocation> at;
+  const SourceManager &SM = ctx.getSourceManager();
+  auto visit = [&](const DeclContext *dc, auto &self) -> void {
+    for (const Decl *d : dc->decls()) {
+      if (const auto *spec = dyn_cast<LinkageSpecDecl>(d)) {
+        self(spec, self);
+        continue;
+      }
+      const auto *var = dyn_cast<VarDecl>(d);
+      if (!var || !var->isInvalidDecl() || !var->getIdentifier())
+        continue;
+      llvm::StringRef name = var->getName();
+      if (name == "threadIdx" || name == "blockIdx" || name == "blockDim" ||
+          name == "gridDim" || name == "warpSize")
+        at.insert(SM.getExpansionLoc(var->getLocation()));
+    }
+  };
+  visit(ctx.getTranslationUnitDecl(), visit);
+  return at;
+}
+
 } // namespace
 
 RecoveryVerdict judgeErrors(ASTContext &ctx,
@@ -225,7 +254,10 @@ RecoveryVerdict judgeErrors(ASTContext &ctx,
     return {};
   };
 
+  std::set<SourceLocation> builtinClashes = builtinVariableRedeclarations(ctx);
   for (const ReportedError &e : errors) {
+    if (builtinClashes.count(SM.getExpansionLoc(e.loc)))
+      continue;
     auto [file, offset] = SM.getDecomposedLoc(SM.getExpansionLoc(e.loc));
     bool enclosed = false;
     for (const FunctionInfo &f : functions) {

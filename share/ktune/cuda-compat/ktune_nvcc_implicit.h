@@ -3,8 +3,9 @@
 // for parsing only: host clock(), CLOCKS_PER_SEC and time() (<time.h>),
 // <string.h>, `uint` (<sys/types.h>), and the host overloads of min and
 // max that crt/math_functions.hpp declares __host__ __device__ (Clang has
-// only the device ones). Attributes are spelled out: this header may be
-// read before the CUDA runtime wrapper.
+// only the device ones), and __NVCC__ with nvcc's version macros.
+// Attributes are spelled out: this header may be read before the CUDA
+// runtime wrapper.
 #pragma once
 
 #if defined(__clang__) && defined(__CUDA__) && !defined(__CUDACC_RTC__)
@@ -42,5 +43,23 @@ KTUNE_HOST_MINMAX(double, double, double)
 KTUNE_HOST_MINMAX(double, float, double)
 KTUNE_HOST_MINMAX(double, double, float)
 #undef KTUNE_HOST_MINMAX
+#endif
+
+// nvcc's own macros, which projects test to tell CUDA from HIP or from a
+// plain C++ build (`#ifdef __NVCC__`), with the toolkit's version
+// (CUDA_VERSION, from cuda.h). Defined after the CUDA headers Clang's
+// wrapper reads, and after CCCL's compiler detection, which must go on
+// taking the compiler for Clang (its nvcc paths use nvcc's builtins).
+#if !defined(__NVCC__) && defined(CUDA_VERSION)
+#if __has_include(<cuda/std/__cccl/compiler.h>) && __has_include(<nv/target>)
+#include <cuda/std/__cccl/compiler.h>
+#include <nv/target>
+#endif
+#define __NVCC__ 1
+#ifndef __CUDACC_VER_MAJOR__
+#define __CUDACC_VER_MAJOR__ (CUDA_VERSION / 1000)
+#define __CUDACC_VER_MINOR__ (CUDA_VERSION % 1000 / 10)
+#define __CUDACC_VER_BUILD__ 0
+#endif
 #endif
 #endif

@@ -1,7 +1,8 @@
 // Written for the evaluation harness test: nvcc compiles it, while the
-// kernel has an error for Clang (nvcc defines __NVCC__, Clang does not).
+// kernel has an error for Clang (nvcc defines __CUDA_ARCH_LIST__, the
+// architectures it compiles for; Clang does not).
 __global__ void only_nvcc(float *x) {
-#ifndef __NVCC__
+#ifndef __CUDA_ARCH_LIST__
   x[threadIdx.x] = not_declared_for_clang;
 #endif
   x[threadIdx.x] = 1.0f;

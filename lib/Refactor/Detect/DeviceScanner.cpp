@@ -151,8 +151,10 @@ static void integerLiterals(const Stmt *s,
 bool DeviceScanner::VisitAttributedStmt(AttributedStmt *s) {
   for (const Attr *a : s->getAttrs()) {
     const auto *hint = llvm::dyn_cast<LoopHintAttr>(a);
-    if (!hint || hint->getOption() != LoopHintAttr::UnrollCount ||
-        !hint->getValue())
+    // `#pragma unroll 1` is an Unroll option (disable) with the count kept.
+    if (!hint || !hint->getValue() ||
+        (hint->getOption() != LoopHintAttr::UnrollCount &&
+         hint->getOption() != LoopHintAttr::Unroll))
       continue;
     // A count is one factor, keyed by its literal's place (two pragmas'
     // counts never share one); a count of several literals

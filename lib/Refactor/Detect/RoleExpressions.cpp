@@ -59,6 +59,16 @@ void FactSink::occurrence(Occurrence o, std::optional<Position> launch) {
   Occs.emplace(key, std::move(o));
 }
 
+/// The smallest bare literal worth a parameter in `role`: 1 is a setting
+/// of its own for an unroll count (no unrolling) and a launch bound's
+/// minimum blocks (no register cap), elsewhere a unit stride or dimension.
+static int64_t smallestTunableLiteral(SiteRole role) {
+  return role == SiteRole::UnrollPragma ||
+                 role == SiteRole::LaunchBoundsMinBlocks
+             ? 1
+             : 2;
+}
+
 void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
             std::optional<SiteRole> useRole) {
   if (ctx.placeholders)
@@ -66,7 +76,7 @@ void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
   if (a.spelling != Spelling::Literal && isFixedByHardware(a.constantName))
     return;
   if (a.spelling == Spelling::Literal && a.constant.empty() &&
-      (!ctx.recordLiterals || a.value < 2))
+      (!ctx.recordLiterals || a.value < smallestTunableLiteral(role)))
     return;
   if (a.value <= 0)
     return;
@@ -152,7 +162,7 @@ std::optional<std::string> walkAtom(DetectContext &c, const Atom &atom,
   }
   record(c, atom, ctx, ctx.role, std::nullopt);
   if (atom.spelling == Spelling::Literal && atom.constant.empty() &&
-      (!ctx.recordLiterals || atom.value < 2))
+      (!ctx.recordLiterals || atom.value < smallestTunableLiteral(ctx.role)))
     return std::to_string(atom.value);
   if (atom.spelling != Spelling::Literal &&
       isFixedByHardware(atom.constantName))

@@ -219,6 +219,13 @@ Confidence confidenceOf(const CandidateGroup &g) {
   if (std::any_of(g.sites.begin(), g.sites.end(),
                   [](const Occurrence &o) { return !o.derivedExpr.empty(); }))
     return Confidence::Medium;
+  // `#pragma unroll 1` says "do not unroll", usually on purpose (a large
+  // body, a few iterations): offered, lifted only when a plan asks.
+  if (!g.named && g.value == 1 &&
+      std::all_of(g.sites.begin(), g.sites.end(), [](const Occurrence &o) {
+        return o.role == SiteRole::UnrollPragma;
+      }))
+    return Confidence::Medium;
   bool strong = std::any_of(g.sites.begin(), g.sites.end(), isStrongRole);
   // A grid-stride kernel's grid: its code was read to compute the same for
   // any grid size.

@@ -1,5 +1,6 @@
-// #pragma unroll N becomes #pragma unroll NAME; a pragma without a count,
-// or with count 1, is left alone.
+// #pragma unroll N becomes #pragma unroll NAME; a pragma without a count
+// is left alone; unroll 1 (no unrolling, usually meant) is offered at
+// medium confidence: lifted when a plan asks, not by the built-in one.
 // REQUIRES: clang
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
@@ -23,7 +24,7 @@ __global__ void unrolled(float *x) {
 #pragma unroll kUnrollInner
   for (int i = 0; i < 32; ++i)
     acc -= x[i];
-  // unroll 1 (no unrolling) is a count too small to be a knob.
+  // unroll 1: Clang records it as "unroll disabled", the count kept.
 #pragma unroll 1
   for (int i = 0; i < 16; ++i)
     acc += 1.0f;
@@ -33,11 +34,14 @@ __global__ void unrolled(float *x) {
 void launch_unrolled(float *x) { unrolled<<<1, 1>>>(x); }
 
 // CAND:      CAND unroll unrolled value=4 spelling=4 high
-// CAND-NEXT:   SITE 15:16 unroll_pragma '4' -> {P}
+// CAND-NEXT:   SITE 16:16 unroll_pragma '4' -> {P}
 // CAND-NEXT:   IMPLIES {unroll#0} >= 1
 // CAND-NEXT: CAND unroll unrolled value=8 spelling=kUnrollInner high
-// CAND-NEXT:   SITE 23:16 unroll_pragma 'kUnrollInner' -> {P}
+// CAND-NEXT:   SITE 24:16 unroll_pragma 'kUnrollInner' -> {P}
 // CAND-NEXT:   IMPLIES {unroll#1} >= 1
+// CAND-NEXT: CAND unroll unrolled value=1 spelling=1 medium
+// CAND-NEXT:   SITE 28:16 unroll_pragma '1' -> {P}
+// CAND-NEXT:   IMPLIES {unroll#2} >= 1
 // CAND-NOT:  CAND
 
 // TPL:      constexpr int kUnrollInner = 8;
@@ -57,3 +61,4 @@ void launch_unrolled(float *x) { unrolled<<<1, 1>>>(x); }
 // MANIFEST-NEXT:   PARAM UNROLL_2 int tunable unroll default=8
 // MANIFEST:        CONSTRAINT UNROLL >= 1
 // MANIFEST-NEXT:   CONSTRAINT UNROLL_2 >= 1
+

@@ -18,7 +18,7 @@ KindRange kindRange(ParamKind kind) {
   case ParamKind::GridSize:
     return {1, IntMax, false, "a grid has at least 1 block"};
   case ParamKind::RowSplit:
-    return {1, 64, true, "a row splits over a power of two of 1 to 64 blocks"};
+    return {1, 256, true, "a row splits over a power of two of 1 to 256 blocks"};
   case ParamKind::VectorWidth:
     return {1, 16, true, "a vector width is a power of two from 1 to 16"};
   case ParamKind::Unroll:

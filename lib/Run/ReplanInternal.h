@@ -82,11 +82,12 @@ public:
   /// A small grid's proposal made: row_split lifted where the kernel has
   /// the candidate (the refactorer found its row can be split), else the
   /// refusal's reason recorded.
-  void liftRowSplit(const ReplanContext &ctx, PlanKernel &kernel,
-                    ReplanDecision &decision);
+  void liftRowSplit(const ReplanContext &ctx, const KernelAnalysis &a,
+                    PlanKernel &kernel, ReplanDecision &decision);
   /// Lifts row_split into `kernel` where it can; the proposal's
   /// availability: applied, or why not.
-  std::string rowSplitOutcome(const ReplanContext &ctx, PlanKernel &kernel,
+  std::string rowSplitOutcome(const ReplanContext &ctx,
+                              const KernelAnalysis &a, PlanKernel &kernel,
                               ReplanDecision &decision, Proposal &proposal);
 
 private:

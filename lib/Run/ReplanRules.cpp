@@ -83,10 +83,11 @@ void RuleReplanner::replanKernel(const ReplanContext &ctx,
   dropInsensitive(a, kernel, toDrop, decision);
   liftIfFar(ctx, a, kernel, decision, toDrop);
   proposeFromDiagnoses(a, kernel, decision);
-  liftRowSplit(ctx, kernel, decision);
+  liftRowSplit(ctx, a, kernel, decision);
 }
 
-void RuleReplanner::liftRowSplit(const ReplanContext &ctx, PlanKernel &kernel,
+void RuleReplanner::liftRowSplit(const ReplanContext &ctx,
+                                 const KernelAnalysis &a, PlanKernel &kernel,
                                  ReplanDecision &decision) {
   auto proposal =
       std::find_if(decision.proposals.begin(), decision.proposals.end(),
@@ -99,13 +100,30 @@ void RuleReplanner::liftRowSplit(const ReplanContext &ctx, PlanKernel &kernel,
     return;
   // Its "propose" reason then says what became of it.
   std::string before = proposalText(*proposal);
-  proposal->availability = rowSplitOutcome(ctx, kernel, decision, *proposal);
+  proposal->availability =
+      rowSplitOutcome(ctx, a, kernel, decision, *proposal);
   for (auto &r : decision.reasons)
     if (r.action == ReplanAction::Propose && r.message == before)
       r.message = proposalText(*proposal);
 }
 
+/// Blocks per row from 1 to the power of two that gives the smallest
+/// grid diagnosed a block on every SM (a one-row shape on 132 SMs: 256),
+/// at least 32.
+static Domain rowSplitDomain(const KernelAnalysis &a) {
+  int64_t enough = 32;
+  for (const Diagnosis &d : a.diagnoses)
+    if (d.kind == DiagnosisKind::SmallGrid && d.smCount > 0)
+      while (enough * std::max(1, d.smsBusy) < d.smCount)
+        enough *= 2;
+  std::vector<int64_t> values;
+  for (int64_t v = 1; v <= enough; v *= 2)
+    values.push_back(v);
+  return Domain::ofValues(values);
+}
+
 std::string RuleReplanner::rowSplitOutcome(const ReplanContext &ctx,
+                                           const KernelAnalysis &a,
                                            PlanKernel &kernel,
                                            ReplanDecision &decision,
                                            Proposal &proposal) {
@@ -134,7 +152,7 @@ std::string RuleReplanner::rowSplitOutcome(const ReplanContext &ctx,
   param.kind = ParamKind::RowSplit;
   param.candidates = {split->id};
   param.defaultValue = 1;
-  param.domain = Domain::ofValues({1, 2, 4, 8, 16, 32});
+  param.domain = rowSplitDomain(a);
   PlanKernel attempt = kernel;
   attempt.params.push_back(param);
   Plan trial = decision.plan;

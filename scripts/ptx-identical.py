@@ -150,8 +150,10 @@ def strip_return_type(demangled):
 
 
 def anonymous(name):
-    # nvcc names anonymous namespaces after the file (_GLOBAL__N__<id>).
+    # nvcc names anonymous namespaces after the file (_GLOBAL__N__<id>), and
+    # internal-linkage entities too (_INTERNAL_<id>_<file>_<id>).
     name = name.replace("(anonymous namespace)::", "")
+    name = re.sub(r"_INTERNAL_\w+?::", "", name)
     return re.sub(r"_GLOBAL__N__\w+?::", "", name)
 
 
@@ -257,6 +259,15 @@ def main():
     # name once trailing template arguments added by ktune are dropped.
     def key(dem):
         return anonymous(strip_return_type(dem))
+
+    # Every mangled name the PTX uses, not only functions': the local
+    # statics of an inlined helper (_ZZ<helper encoding>E8_ca_temp) follow
+    # the helper's added template arguments and the file's internal name.
+    symbol = re.compile(r"\b_Z[\w$]+")
+    orig_symbols = set(symbol.findall(orig_ptx))
+    orig_names.update(demangle(sorted(orig_symbols - set(orig_names))))
+    tpl_names.update(demangle(sorted(set(symbol.findall(tpl_ptx)) -
+                                     set(tpl_names) - orig_symbols)))
 
     by_key = {key(d): m for m, d in orig_names.items()}
     rename = {}

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <optional>
 #include <regex>
+#include <set>
 
 namespace ktune::refactor {
 
@@ -83,13 +84,30 @@ static std::string withoutReturnType(const std::string &d) {
   return space == std::string::npos ? d : d.substr(space + 1);
 }
 
-/// nvcc names anonymous namespaces after the file (_GLOBAL__N__<id>).
+/// nvcc names anonymous namespaces after the file (_GLOBAL__N__<id>), and
+/// internal-linkage entities too (_INTERNAL_<id>_<file>_<id>).
 static std::string withoutAnonymous(std::string name) {
-  static const std::regex global(R"(_GLOBAL__N__\w+?::)");
+  static const std::regex global(R"((_GLOBAL__N__|_INTERNAL_)\w+?::)");
   for (size_t at;
        (at = name.find("(anonymous namespace)::")) != std::string::npos;)
     name.erase(at, 23);
   return std::regex_replace(name, global, "");
+}
+
+/// Every function `ptx` defines (extern "C" ones unmangled) and every
+/// mangled name it uses: the local statics of helpers inlined into them
+/// (_ZZ<helper encoding>E8_ca_temp).
+static std::set<std::string>
+symbols(const std::string &ptx,
+        const std::map<std::string, std::string> &functions) {
+  static const std::regex symbol(R"(\b_Z[\w$]+)");
+  std::set<std::string> out;
+  for (const auto &[name, body] : functions)
+    out.insert(name);
+  for (std::sregex_iterator it(ptx.begin(), ptx.end(), symbol), end;
+       it != end; ++it)
+    out.insert(it->str());
+  return out;
 }
 
 static std::string key(const std::string &mangled) {
@@ -213,12 +231,19 @@ std::vector<PtxMismatch> comparePtx(const std::string &originalPtx,
                                     const std::string &templatePtx) {
   auto original = ptxFunctions(originalPtx);
   auto tpl = ptxFunctions(templatePtx);
+  std::set<std::string> originalSymbols = symbols(originalPtx, original);
   std::map<std::string, std::string> byKey;
-  for (const auto &[mangled, body] : original)
+  for (const std::string &mangled : originalSymbols)
     byKey.emplace(key(mangled), mangled);
-  // Each template function mapped to the original one it must equal.
+  // Each template symbol mapped to the original one it must equal: its
+  // functions, and the local statics that follow a helper's added template
+  // arguments and the file's internal name.
   std::vector<std::pair<std::string, std::string>> rename;
-  for (const auto &[mangled, body] : tpl) {
+  for (const std::string &mangled : symbols(templatePtx, tpl)) {
+    if (originalSymbols.count(mangled)) {
+      rename.emplace_back(mangled, mangled);
+      continue;
+    }
     std::string k = key(mangled);
     if (auto it = byKey.find(k); it != byKey.end()) {
       rename.emplace_back(mangled, it->second);

@@ -33,4 +33,50 @@ TEST(PtxCompareTest, AnInstructionThatDiffersIsReported) {
   EXPECT_NE(mismatches[0].diff.find("0f40400000"), std::string::npos);
 }
 
+/// A kernel whose inlined static helper (internal linkage, so nvcc names it
+/// after the file) owns a __shared__ array: `kernel` is the kernel's
+/// mangled name, `helper` the helper's encoding inside the local static's.
+std::string helperModule(const std::string &kernel, const std::string &helper,
+                         const std::string &size) {
+  std::string tile = "_ZZ" + helper + "E4tile";
+  return ".version 8.8\n.target sm_90\n.address_size 64\n\n"
+         ".visible .entry " + kernel + "(\n\t.param .u64 " + kernel +
+         "_param_0\n)\n{\n"
+         "\t.shared .align 4 .b8 " + tile + "[" + size + "];\n"
+         "\tmov.u32 \t%r1, " + tile + ";\n"
+         "\tret;\n}\n";
+}
+
+// The original file k.cu: kernel `k(float*)` calls `helper<false>`; the
+// template k.tpl.cu: `k<8>` calls `helper<false, 8>`.
+const char *OriginalKernel = "_Z1kPf";
+const char *TemplateKernel = "_Z1kILi8EEvPf";
+const char *OriginalHelper = "N34_INTERNAL_0a1b2c3d_4_k_cu_5e6f7a8b6helperILb0EEEvPf";
+const char *TemplateHelper =
+    "N38_INTERNAL_9c8d7e6f_8_k_tpl_cu_5e6f7a8b6helperILb0ELi8EEEvPf";
+
+TEST(PtxCompareTest, AnInlinedHelpersLocalStaticFollowsItsAddedArguments) {
+  EXPECT_TRUE(comparePtx(helperModule(OriginalKernel, OriginalHelper, "256"),
+                         helperModule(TemplateKernel, TemplateHelper, "256"))
+                  .empty());
+}
+
+TEST(PtxCompareTest, AnInlinedHelpersLocalStaticOfAnotherSizeDiffers) {
+  auto mismatches =
+      comparePtx(helperModule(OriginalKernel, OriginalHelper, "256"),
+                 helperModule(TemplateKernel, TemplateHelper, "512"));
+  ASSERT_EQ(mismatches.size(), 1u);
+  EXPECT_NE(mismatches[0].diff.find("[512]"), std::string::npos);
+}
+
+TEST(PtxCompareTest, ALocalStaticOfAnotherHelperDiffers) {
+  // helper<true, 8> is not what the original's helper<false> became.
+  auto mismatches = comparePtx(
+      helperModule(OriginalKernel, OriginalHelper, "256"),
+      helperModule(TemplateKernel,
+                   "N38_INTERNAL_9c8d7e6f_8_k_tpl_cu_5e6f7a8b6helperILb1ELi8EEEvPf",
+                   "256"));
+  EXPECT_EQ(mismatches.size(), 1u);
+}
+
 } // namespace

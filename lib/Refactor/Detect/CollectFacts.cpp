@@ -245,6 +245,43 @@ public:
     }
   }
 
+  /// Host function templates of the project's headers that the main file
+  /// instantiates explicitly (`template void forward<float>(...);`, the
+  /// whole main file of a library built as one translation unit of
+  /// included .cu files) are read like the main file's launchers.
+  void followExplicitInstantiations(TranslationUnitDecl *tu) {
+    struct Templates : RecursiveASTVisitor<Templates> {
+      std::vector<const FunctionTemplateDecl *> found;
+      bool VisitFunctionTemplateDecl(FunctionTemplateDecl *t) {
+        if (t->isThisDeclarationADefinition())
+          found.push_back(t);
+        return true;
+      }
+    } templates;
+    templates.TraverseDecl(tu);
+    for (const FunctionTemplateDecl *t : templates.found) {
+      const FunctionDecl *f = t->getTemplatedDecl();
+      bool named = std::any_of(
+          t->spec_begin(), t->spec_end(), [&](const FunctionDecl *spec) {
+            return spec->getTemplateSpecializationKind() ==
+                       TSK_ExplicitInstantiationDefinition &&
+                   C.SM.isInMainFile(
+                       C.SM.getExpansionLoc(spec->getPointOfInstantiation()));
+          });
+      if (!named || !f->doesThisDeclarationHaveABody() || isKernel(C, f) ||
+          isDeviceHelper(C, f) ||
+          C.SM.isInMainFile(C.SM.getExpansionLoc(f->getLocation())) ||
+          !inRewritableFile(C, f->getLocation()))
+        continue;
+      if (Followed.insert(f->getCanonicalDecl()).second) {
+        LaunchFinder launches(C, f);
+        launches.TraverseStmt(f->getBody());
+        launches.scanReferences();
+        followHostCalls(f);
+      }
+    }
+  }
+
   /// A call of a followed launcher (one that launches, directly or through
   /// others): the caller may pass on the launcher's launch parameters.
   void recordHostCall(const FunctionDecl *caller, const FunctionDecl *callee,
@@ -454,6 +491,7 @@ SourceFacts collectFacts(ASTContext &ctx, const std::string &fileAsGiven,
   findKernelsNamedNotLaunched(c);
   FunctionFinder finder(c);
   finder.TraverseDecl(ctx.getTranslationUnitDecl());
+  finder.followExplicitInstantiations(ctx.getTranslationUnitDecl());
   collectHostCode(c);
   dropUncoveredMacroSites(c);
   c.Sink.finish();

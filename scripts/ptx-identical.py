@@ -258,7 +258,12 @@ def main():
     # Map each template function to the original one it must equal: the same
     # name once trailing template arguments added by ktune are dropped.
     def key(dem):
-        return anonymous(strip_return_type(dem))
+        # c++filt writes nested closing brackets apart (`A<B<true> >`); keys
+        # are rebuilt without the space.
+        k = anonymous(strip_return_type(dem))
+        while "> >" in k:
+            k = k.replace("> >", ">>")
+        return k
 
     # Every mangled name the PTX uses, not only functions': the local
     # statics of an inlined helper (_ZZ<helper encoding>E8_ca_temp) follow

@@ -271,6 +271,10 @@ std::optional<ktune::Error> Rewriter::passLaunchParamsToCallers() {
       if (calleeIt == FnParams.end() || HostsLeftAlone.count(call.callee) ||
           !caller || caller->role != FunctionRole::Host)
         continue;
+      if (!call.implicitArgsError.empty()) {
+        noteCallAtDefaults(call);
+        continue;
+      }
       if (!caller->cannotTemplate.empty()) {
         HostsLeftAlone.insert(caller->id);
         Notes.push_back(location(Facts, filePart(call.offset), call.line) +

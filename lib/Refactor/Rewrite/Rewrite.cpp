@@ -127,6 +127,25 @@ void Rewriter::siteEdits() {
       }
 }
 
+void Rewriter::noteCallAtDefaults(const CallFacts &call) {
+  if (!CallsAtDefaults.insert({call.caller, call.callee}).second)
+    return;
+  const FunctionFacts *caller = Facts.function(call.caller);
+  const FunctionFacts *callee = Facts.function(call.callee);
+  // A call not spelled in the file has no place of its own: its caller's.
+  bool placed = call.implicitArgsError.find("not spelled") == std::string::npos;
+  Notes.push_back(
+      (placed || !caller
+           ? location(Facts, filePart(call.offset), call.line)
+           : location(Facts, filePart(caller->offset), caller->line)) +
+      ": the call of " +
+      (callee ? callee->qualifiedName : std::string("its callee")) +
+      (caller ? " in " + caller->qualifiedName : std::string()) +
+      " keeps the callee's default configuration: cannot pass template "
+      "arguments: " +
+      call.implicitArgsError);
+}
+
 std::optional<ktune::Error> Rewriter::callEdits() {
   for (const auto &call : Facts.calls) {
     auto callerIt = FnParams.find(call.caller);
@@ -161,12 +180,12 @@ std::optional<ktune::Error> Rewriter::callEdits() {
     std::string path = FnParamPath[call.callee + "\n" + pass.front()];
     if (path.empty())
       path = FnParamPath[call.caller + "\n" + pass.front()];
-    if (!call.implicitArgsError.empty())
-      return error(
-          path, location(Facts, filePart(call.offset), call.line, call.col) +
-                    ": cannot pass template arguments to " +
-                    (callee ? callee->qualifiedName : std::string("callee")) +
-                    ": " + call.implicitArgsError);
+    // A call that cannot be given template arguments keeps the callee's
+    // defaults (the site, not the file, keeps its value).
+    if (!call.implicitArgsError.empty()) {
+      noteCallAtDefaults(call);
+      continue;
+    }
     std::vector<std::string> all = call.implicitArgs;
     all.insert(all.end(), pass.begin(), pass.end());
     std::string list;

@@ -177,6 +177,8 @@ public:
   std::optional<ktune::Error> templateListEdits();
   void siteEdits();
   std::optional<ktune::Error> callEdits();
+  /// Notes once that a call keeps its callee's defaults.
+  void noteCallAtDefaults(const CallFacts &call);
   std::optional<ktune::Error> constraintEdits();
   void instantiationEdits();
   /// Structural parameters (RewriteStructural.cpp): a row_split kernel's
@@ -254,6 +256,9 @@ private:
   /// arguments (one it leaves implicit cannot be spelled): the host keeps
   /// that kernel's default configuration, its other launches are lifted.
   std::set<std::pair<std::string, std::string>> LaunchesLeftAlone;
+  /// Calls of a launcher that cannot be given template arguments (caller,
+  /// callee): the callee runs at its defaults there.
+  std::set<std::pair<std::string, std::string>> CallsAtDefaults;
   std::map<std::tuple<std::string, std::string, std::string>, std::string>
       HostNames;
 };

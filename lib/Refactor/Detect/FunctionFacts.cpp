@@ -71,6 +71,13 @@ std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
         llvm::isa<CXXConversionDecl>(md))
       return "it is a constructor, destructor or conversion (they take no "
              "explicit template arguments)";
+    // `void Cls::f(...) {...}` defines what the class declares, and other
+    // files call that symbol: a member template has none to call.
+    if (md->isOutOfLine() && !md->getDescribedFunctionTemplate() &&
+        !md->getParent()->isDependentContext() &&
+        !md->isTemplateInstantiation())
+      return "it is a member function defined out of its class, whose "
+             "declaration other files call";
   }
   // `void NS::render(...) {...}` defines what a declaration inside NS
   // declared: a template of that name would not match it, and its

@@ -230,19 +230,26 @@ public:
       const FunctionDecl *f = call->getDirectCallee();
       if (const FunctionDecl *pattern = f->getTemplateInstantiationPattern())
         f = pattern;
-      if (!f->doesThisDeclarationHaveABody() || f->isImplicit() ||
-          isKernel(C, f) || isDeviceHelper(C, f) ||
-          C.SM.isInMainFile(C.SM.getExpansionLoc(f->getLocation())) ||
-          !inRewritableFile(C, f->getLocation()))
-        continue;
-      if (Followed.insert(f->getCanonicalDecl()).second) {
-        LaunchFinder launches(C, f);
-        launches.TraverseStmt(f->getBody());
-        launches.scanReferences();
-        followHostCalls(f);
-      }
-      recordHostCall(fd, f, call);
+      if (follow(f))
+        recordHostCall(fd, f, call);
     }
+  }
+
+  /// Reads `f`, a host function of a project header, like a main-file
+  /// launcher (once); false when it is none such.
+  bool follow(const FunctionDecl *f) {
+    if (!f->doesThisDeclarationHaveABody() || f->isImplicit() ||
+        isKernel(C, f) || isDeviceHelper(C, f) ||
+        C.SM.isInMainFile(C.SM.getExpansionLoc(f->getLocation())) ||
+        !inRewritableFile(C, f->getLocation()))
+      return false;
+    if (Followed.insert(f->getCanonicalDecl()).second) {
+      LaunchFinder launches(C, f);
+      launches.TraverseStmt(f->getBody());
+      launches.scanReferences();
+      followHostCalls(f);
+    }
+    return true;
   }
 
   /// Host function templates of the project's headers that the main file
@@ -259,27 +266,15 @@ public:
       }
     } templates;
     templates.TraverseDecl(tu);
-    for (const FunctionTemplateDecl *t : templates.found) {
-      const FunctionDecl *f = t->getTemplatedDecl();
-      bool named = std::any_of(
-          t->spec_begin(), t->spec_end(), [&](const FunctionDecl *spec) {
-            return spec->getTemplateSpecializationKind() ==
-                       TSK_ExplicitInstantiationDefinition &&
-                   C.SM.isInMainFile(
-                       C.SM.getExpansionLoc(spec->getPointOfInstantiation()));
-          });
-      if (!named || !f->doesThisDeclarationHaveABody() || isKernel(C, f) ||
-          isDeviceHelper(C, f) ||
-          C.SM.isInMainFile(C.SM.getExpansionLoc(f->getLocation())) ||
-          !inRewritableFile(C, f->getLocation()))
-        continue;
-      if (Followed.insert(f->getCanonicalDecl()).second) {
-        LaunchFinder launches(C, f);
-        launches.TraverseStmt(f->getBody());
-        launches.scanReferences();
-        followHostCalls(f);
-      }
-    }
+    for (const FunctionTemplateDecl *t : templates.found)
+      if (std::any_of(
+              t->spec_begin(), t->spec_end(), [&](const FunctionDecl *spec) {
+                return spec->getTemplateSpecializationKind() ==
+                           TSK_ExplicitInstantiationDefinition &&
+                       C.SM.isInMainFile(C.SM.getExpansionLoc(
+                           spec->getPointOfInstantiation()));
+              }))
+        follow(t->getTemplatedDecl());
   }
 
   /// A call of a followed launcher (one that launches, directly or through

@@ -127,25 +127,6 @@ void Rewriter::siteEdits() {
       }
 }
 
-void Rewriter::noteCallAtDefaults(const CallFacts &call) {
-  if (!CallsAtDefaults.insert({call.caller, call.callee}).second)
-    return;
-  const FunctionFacts *caller = Facts.function(call.caller);
-  const FunctionFacts *callee = Facts.function(call.callee);
-  // A call not spelled in the file has no place of its own: its caller's.
-  bool placed = call.implicitArgsError.find("not spelled") == std::string::npos;
-  Notes.push_back(
-      (placed || !caller
-           ? location(Facts, filePart(call.offset), call.line)
-           : location(Facts, filePart(caller->offset), caller->line)) +
-      ": the call of " +
-      (callee ? callee->qualifiedName : std::string("its callee")) +
-      (caller ? " in " + caller->qualifiedName : std::string()) +
-      " keeps the callee's default configuration: cannot pass template "
-      "arguments: " +
-      call.implicitArgsError);
-}
-
 std::optional<ktune::Error> Rewriter::callEdits() {
   for (const auto &call : Facts.calls) {
     auto callerIt = FnParams.find(call.caller);

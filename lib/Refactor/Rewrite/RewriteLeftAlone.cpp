@@ -31,4 +31,27 @@ void Rewriter::leaveUnspellableLaunches(const KernelWork &w) {
   }
 }
 
+/// A call of a launcher that cannot be given template arguments keeps the
+/// launcher's defaults there: said once per caller and callee.
+void Rewriter::noteCallAtDefaults(const CallFacts &call) {
+  if (!CallsAtDefaults.insert({call.caller, call.callee}).second)
+    return;
+  const FunctionFacts *caller = Facts.function(call.caller);
+  const FunctionFacts *callee = Facts.function(call.callee);
+  // A call spelled outside its caller (in a header's macro) is placed at
+  // the caller.
+  bool inCaller = caller && caller->rangeBegin <= call.offset &&
+                  call.offset < caller->rangeEnd;
+  Notes.push_back(
+      (inCaller || !caller
+           ? location(Facts, filePart(call.offset), call.line)
+           : location(Facts, filePart(caller->offset), caller->line)) +
+      ": the call of " +
+      (callee ? callee->qualifiedName : std::string("its callee")) +
+      (caller ? " in " + caller->qualifiedName : std::string()) +
+      " keeps the callee's default configuration: cannot pass template "
+      "arguments: " +
+      call.implicitArgsError);
+}
+
 } // namespace ktune::refactor

@@ -83,7 +83,7 @@ std::optional<KindLimits> kindLimits(ParamKind kind,
   case ParamKind::GridSize:
     return KindLimits{1, 2147483647, false};
   case ParamKind::RowSplit:
-    return KindLimits{1, 64, true};
+    return KindLimits{1, 256, true}; // as a plan may name (PlanRules.cpp)
   case ParamKind::Other:
     break;
   }

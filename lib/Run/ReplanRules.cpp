@@ -109,12 +109,14 @@ void RuleReplanner::liftRowSplit(const ReplanContext &ctx,
 
 /// Blocks per row from 1 to the power of two that gives the smallest
 /// grid diagnosed a block on every SM (a one-row shape on 132 SMs: 256),
-/// at least 32.
-static Domain rowSplitDomain(const KernelAnalysis &a) {
+/// at least 32, at most what row_split allows.
+static Domain rowSplitDomain(const KernelAnalysis &a,
+                             const DeviceLimits &device) {
+  const int64_t most = kindLimits(ParamKind::RowSplit, device)->max;
   int64_t enough = 32;
   for (const Diagnosis &d : a.diagnoses)
     if (d.kind == DiagnosisKind::SmallGrid && d.smCount > 0)
-      while (enough * std::max(1, d.smsBusy) < d.smCount)
+      while (enough < most && enough * std::max(1, d.smsBusy) < d.smCount)
         enough *= 2;
   std::vector<int64_t> values;
   for (int64_t v = 1; v <= enough; v *= 2)
@@ -152,7 +154,7 @@ std::string RuleReplanner::rowSplitOutcome(const ReplanContext &ctx,
   param.kind = ParamKind::RowSplit;
   param.candidates = {split->id};
   param.defaultValue = 1;
-  param.domain = rowSplitDomain(a);
+  param.domain = rowSplitDomain(a, ctx.device);
   PlanKernel attempt = kernel;
   attempt.params.push_back(param);
   Plan trial = decision.plan;

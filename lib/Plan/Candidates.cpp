@@ -66,6 +66,9 @@ Expected<SourceSite> readSite(const JsonReader &j,
   s.role = *parsedRole;
   KTUNE_TRY_ASSIGN(s.replacement, j.optionalString("replacement", "{P}"));
   KTUNE_TRY_ASSIGN(s.shared, j.optionalBool("shared", false));
+  KTUNE_TRY_ASSIGN(s.before, j.optionalString("before", ""));
+  if (!s.before.empty() && s.before != ", ")
+    return j["before"].fail("before must be \", \" or absent");
   return s;
 }
 
@@ -129,6 +132,8 @@ json siteToJson(const SourceSite &s) {
               {"role", role},       {"replacement", s.replacement}};
   if (s.shared)
     out["shared"] = true;
+  if (!s.before.empty())
+    out["before"] = s.before;
   return out;
 }
 

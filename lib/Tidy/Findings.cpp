@@ -182,6 +182,12 @@ std::vector<Finding> findingsForPlan(const refactor::Detection &detection,
       std::ranges::sort(f.sites, {}, position);
       auto dups = std::ranges::unique(f.sites, {}, position);
       f.sites.erase(dups.begin(), dups.end());
+      // The first site that spells the value (an argument a site adds to
+      // a call spells nothing yet).
+      auto spelled = std::ranges::find_if(
+          f.sites, [](const SourceSite &s) { return s.length > 0; });
+      if (spelled != f.sites.end())
+        std::rotate(f.sites.begin(), spelled, spelled + 1);
       f.primary = f.sites.front();
       std::string unqualified = kernel.kernel;
       if (auto pos = unqualified.rfind("::"); pos != std::string::npos)
@@ -193,9 +199,11 @@ std::vector<Finding> findingsForPlan(const refactor::Detection &detection,
                   "); lift it to a template parameter";
       for (size_t i = 1; i < f.sites.size(); ++i)
         f.notes.push_back(
-            {f.sites[i], "'" + f.sites[i].text + "' here changes with it (" +
-                             std::string(siteRolePhrase(f.sites[i].role)) +
-                             ")"});
+            {f.sites[i],
+             (f.sites[i].length == 0
+                  ? std::string("an argument passed here changes with it (")
+                  : "'" + f.sites[i].text + "' here changes with it (") +
+                 std::string(siteRolePhrase(f.sites[i].role)) + ")"});
 
       // The fix: the plan restricted to this parameter, through the same
       // validation and rewrite as ktune-refactor.

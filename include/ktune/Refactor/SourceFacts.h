@@ -206,6 +206,11 @@ struct FunctionFacts {
   /// A kernel whose result does not depend on its grid's x size: blockIdx.x
   /// and gridDim.x only start and stride grid-stride loops.
   bool gridStride = false;
+  /// Kernels: named constants that keep their values (sorted): a host
+  /// helper computing a launch's grid reads them itself (`GET_BLOCKS(n)`
+  /// dividing by the block's constant), and this kernel's result depends on
+  /// its grid.
+  std::vector<std::string> keptConstants;
   /// Device helpers called directly (function ids).
   std::vector<std::string> callees;
   /// Kernels: whether each row (blockIdx.x) can be split over several
@@ -364,6 +369,7 @@ struct Occurrence {
   /// For `definition` sites: the role of the use that made it interesting.
   std::optional<SiteRole> useRole;
   std::string replacement = "{P}";
+  std::string before; // SourceSite::before: an argument added to a call
   int64_t value = 0;     // what the site spells
   int64_t baseValue = 0; // the parameter's value ("{P} + 1" sites: value - 1)
   Spelling spelling = Spelling::Literal;

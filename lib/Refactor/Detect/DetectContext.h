@@ -88,6 +88,10 @@ struct DetectContext {
   /// Kernels that are not templates, named other than as a launch's callee
   /// (cudaLaunchKernel((void *)k, ...), helper(k, ...)), with the line.
   std::map<const clang::FunctionDecl *, unsigned> NamedNotLaunched;
+  /// Constants a launch's grid helper reads in its body, for the launch
+  /// being read: kernel id, constant, and the note if the kernel uses it.
+  std::vector<std::tuple<std::string, std::string, std::string>>
+      GridHelperReads;
 };
 
 // --- locations as positions (CollectFacts.cpp) -------------------------------

@@ -97,6 +97,7 @@ struct Atom {
   std::string valueForm; // Occurrence::valueForm
   int64_t baseValue = 0;
   std::string macroBody; // Occurrence::macroBody
+  std::string before;    // Occurrence::before
 };
 
 /// How a role expression is read: the role of the sites found in it, and

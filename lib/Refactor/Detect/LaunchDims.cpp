@@ -216,6 +216,16 @@ bool collectDims(DetectContext &c, const Expr *e, const FunctionDecl *fn,
       dims.push_back(LaunchDim{a});
     return true;
   }
+  // `auto grid = dim3(divUp(rows, kRows))` in a template, its argument of
+  // a dependent type: a construction whose constructor is chosen later.
+  if (const auto *u = llvm::dyn_cast<CXXUnresolvedConstructExpr>(e)) {
+    const auto *record = u->getTypeAsWritten()->getAsCXXRecordDecl();
+    if (!record || record->getName() != "dim3" || u->getNumArgs() > 3)
+      return false;
+    for (const Expr *a : u->arguments())
+      dims.push_back(LaunchDim{a});
+    return true;
+  }
   if (e->getType().isNull())
     return false;
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e)) {

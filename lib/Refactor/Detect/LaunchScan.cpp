@@ -281,6 +281,30 @@ void launchSmem(DetectContext &c, const LaunchView &launch, const RoleCtx &base,
     cf.geometryError = "cannot express the dynamic shared memory size";
 }
 
+/// Constants the launch's grid helpers read in their bodies stay in the
+/// kernel (gridHelperConstants): said where the kernel spells them.
+void keepGridHelperConstants(DetectContext &c) {
+  for (auto &[kernelId, constant, note] : c.GridHelperReads) {
+    auto kernel = c.Sink.Facts.functions.find(kernelId);
+    if (kernel == c.Sink.Facts.functions.end())
+      continue;
+    auto &kept = kernel->second.keptConstants;
+    if (std::binary_search(kept.begin(), kept.end(), constant))
+      continue;
+    kept.insert(std::lower_bound(kept.begin(), kept.end(), constant),
+                constant);
+    bool used = std::any_of(c.Sink.Occs.begin(), c.Sink.Occs.end(),
+                            [&, &kernelId = kernelId,
+                             &constant = constant](const auto &entry) {
+                              return entry.second.kernel == kernelId &&
+                                     entry.second.constant == constant;
+                            });
+    if (used)
+      c.Sink.note(note);
+  }
+  c.GridHelperReads.clear();
+}
+
 bool alreadySeen(const SourceFacts &facts, const CallFacts &cf) {
   return std::any_of(facts.calls.begin(), facts.calls.end(), [&](auto &o) {
     return o.offset == cf.offset && o.caller == cf.caller &&
@@ -352,6 +376,7 @@ void scanLaunch(DetectContext &c, const LaunchView &launch,
     }
   launchGeometry(c, launch, host, base, cf);
   launchSmem(c, launch, base, cf);
+  keepGridHelperConstants(c);
   cf.hostNames.assign(hostNames.begin(), hostNames.end());
   launchCase(c, launch.launch, host, cf);
   c.Sink.call(std::move(cf));

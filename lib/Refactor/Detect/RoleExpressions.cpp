@@ -113,6 +113,7 @@ void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
   o.castType = a.castType;
   o.valueType = a.valueType;
   o.macroBody = a.macroBody;
+  o.before = a.before;
   if (a.derivedBases == 1) {
     o.constant = a.baseConstant;
     o.constantName = a.baseName;
@@ -401,6 +402,81 @@ std::optional<std::string> walkDim(DetectContext &c, const LaunchDim &dim,
   return "(" + *test + " ? " + *a + " : " + *b + ")";
 }
 
+/// A host helper computing a launch's grid (`GET_BLOCKS(n)`) may read the
+/// block's constant itself. Through a default argument (`int threads =
+/// THREADS_PER_BLOCK`) the call is a site: the parameter is passed
+/// (`GET_BLOCKS(n, P)`). Read in its body, the grid cannot follow: a
+/// kernel whose result depends on its grid keeps that constant.
+static void gridHelperConstants(DetectContext &c, const CallExpr *call,
+                                const RoleCtx &ctx) {
+  const FunctionDecl *callee = call->getDirectCallee();
+  auto kernel = c.Sink.Facts.functions.find(ctx.kernelId);
+  if (!callee || callee->hasAttr<CUDADeviceAttr>() ||
+      callee->hasAttr<CUDAGlobalAttr>() ||
+      kernel == c.Sink.Facts.functions.end())
+    return;
+  bool gridMatters = !kernel->second.gridStride;
+  std::set<std::string> seen;
+  auto keep = [&](const Atom &atom, const std::string &how) {
+    if (!gridMatters || isFixedByHardware(atom.constantName) ||
+        !seen.insert(atom.constant).second)
+      return;
+    c.GridHelperReads.emplace_back(
+        ctx.kernelId, atom.constant,
+        noteAt(c, call->getBeginLoc(),
+               "the grid is computed by " + callee->getNameAsString() +
+                   ", which reads " + atom.constantName + " " + how + " (" +
+                   c.Sink.Facts.pathOf(filePart(atom.offset)) + ":" +
+                   std::to_string(lineCol(c, atom.offset).first) + "), and " +
+                   kernel->second.qualifiedName + " depends on its grid: " +
+                   atom.constantName + " keeps its value in it (pass it to " +
+                   callee->getNameAsString() + " to tune it)"));
+  };
+  unsigned given = 0;
+  while (given < call->getNumArgs() &&
+         !llvm::isa<CXXDefaultArgExpr>(call->getArg(given)))
+    ++given;
+  for (unsigned i = given; i < call->getNumArgs(); ++i) {
+    const auto *d = llvm::dyn_cast<CXXDefaultArgExpr>(call->getArg(i));
+    auto atom = d ? classify(c, d->getExpr(), nullptr) : std::nullopt;
+    if (!atom || atom->spelling == Spelling::Literal || atom->localVar)
+      continue;
+    auto at = call->getRParenLoc().isFileID()
+                  ? positionOf(c, call->getRParenLoc())
+                  : std::nullopt;
+    if (i != given || !at) {
+      keep(*atom, "as a default argument");
+      continue;
+    }
+    atom->offset = *at;
+    atom->length = 0;
+    atom->text.clear();
+    atom->before = given ? ", " : "";
+    walkAtom(c, *atom, ctx);
+  }
+  const FunctionDecl *def = callee->getDefinition();
+  if (!gridMatters || !def || !def->hasBody() ||
+      c.SM.isInSystemHeader(c.SM.getExpansionLoc(def->getLocation())))
+    return;
+  struct Reads : RecursiveASTVisitor<Reads> {
+    std::vector<const Expr *> Named;
+    bool VisitDeclRefExpr(DeclRefExpr *e) {
+      Named.push_back(e);
+      return true;
+    }
+    bool VisitIntegerLiteral(IntegerLiteral *l) {
+      if (l->getLocation().isMacroID())
+        Named.push_back(l);
+      return true;
+    }
+  } reads;
+  reads.TraverseStmt(def->getBody());
+  for (const Expr *e : reads.Named)
+    if (auto atom = classify(c, e, def);
+        atom && atom->spelling != Spelling::Literal && !atom->localVar)
+      keep(*atom, "itself");
+}
+
 static std::optional<std::string> walkCall(DetectContext &c, const CallExpr *call,
                                     const RoleCtx &ctx) {
   // std::min / std::max / min / max: the bounds stay in the role (caps).
@@ -422,6 +498,8 @@ static std::optional<std::string> walkCall(DetectContext &c, const CallExpr *cal
   // Still record the constants among the arguments (no translation).
   for (const Expr *arg : call->arguments())
     walk(c, arg, inner);
+  if (ctx.role == SiteRole::LaunchGrid && !ctx.placeholders)
+    gridHelperConstants(c, call, inner);
   return std::nullopt;
 }
 

@@ -20,6 +20,7 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
               {"template", f.isTemplate},
               {"warp_level", f.usesWarpLevelOps},
               {"grid_stride", f.gridStride},
+              {"kept_constants", f.keptConstants},
               {"callees", f.callees}};
     if (!f.cannotTemplate.empty())
       j["cannot_template"] = f.cannotTemplate;

@@ -108,6 +108,7 @@ static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
     site.text = o.text;
     site.role = o.role;
     site.replacement = o.replacement;
+    site.before = o.before;
     site.shared = sharedSites.count(o.offset) > 0;
     c.sites.push_back(std::move(site));
   }

@@ -68,6 +68,10 @@ std::vector<Occurrence> kernelOccurrences(const SourceFacts &facts,
       continue;
     if (!o.constant.empty() && dispatchConstants.count(o.constant))
       continue;
+    if (!o.constant.empty() &&
+        std::binary_search(kernel.keptConstants.begin(),
+                           kernel.keptConstants.end(), o.constant))
+      continue;
     // A kernel that keeps its code and sizes a block collective for the
     // most threads a block has (cub::BlockReduce<float, 1024>) takes any
     // block: the host's block is then the launch's own knob.

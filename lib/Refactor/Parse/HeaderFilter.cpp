@@ -143,11 +143,12 @@ std::vector<std::string> includeRoots(const std::vector<std::string> &args,
 }
 
 /// Whether the body that follows the declaration of host function `d` (not
-/// parsed yet) spells a kernel launch: `<<<` or a cudaLaunch* call. Read
-/// from the text, braces balanced, comments and literals not told apart:
-/// a body kept by mistake is only parsed.
-static bool launchesInBody(const clang::SourceManager &sm,
-                           const clang::Decl *d) {
+/// parsed yet) is worth parsing: it spells a kernel launch (`<<<` or a
+/// cudaLaunch* call), or it is a short function returning an integer, which
+/// may compute a launch's grid (`GET_BLOCKS(n)`). Read from the text, braces
+/// balanced, comments and literals not told apart: a body kept by mistake
+/// is only parsed.
+static bool bodyMatters(const clang::SourceManager &sm, const clang::Decl *d) {
   clang::SourceLocation end = sm.getExpansionLoc(d->getEndLoc());
   if (end.isInvalid())
     return false;
@@ -168,8 +169,12 @@ static bool launchesInBody(const clang::SourceManager &sm,
       break;
   }
   llvm::StringRef body = text.slice(open, close);
-  return body.contains("<<<") || body.contains("cudaLaunchKernel") ||
-         body.contains("cudaLaunchCooperativeKernel");
+  if (body.contains("<<<") || body.contains("cudaLaunchKernel") ||
+      body.contains("cudaLaunchCooperativeKernel"))
+    return true;
+  const auto *fn = llvm::dyn_cast<clang::FunctionDecl>(d);
+  return fn && body.size() < 400 &&
+         fn->getReturnType()->isIntegralOrEnumerationType();
 }
 
 bool BodySkipper::skip(const clang::SourceManager &sm, const clang::Decl *d) {
@@ -185,7 +190,7 @@ bool BodySkipper::skip(const clang::SourceManager &sm, const clang::Decl *d) {
   const auto *ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(d);
   bool plainCtor = ctor && !ctor->getParent()->isDependentContext();
   if (!d->hasAttr<clang::CUDAGlobalAttr>() && !plainCtor &&
-      (d->hasAttr<clang::CUDADeviceAttr>() || !launchesInBody(sm, d)))
+      (d->hasAttr<clang::CUDADeviceAttr>() || !bodyMatters(sm, d)))
     return true;
   clang::FileID fid = sm.getFileID(loc);
   auto [it, inserted] = Skip.try_emplace(fid, true);

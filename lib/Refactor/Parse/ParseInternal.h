@@ -54,8 +54,9 @@ std::optional<std::string> joinSpacedLaunchChevrons(llvm::StringRef text);
 // bodies are never analysed: a parse skips them. The main file's bodies are
 // kept, and in the headers detection may follow kernels into, the kernels'
 // bodies, those of host functions that spell a launch (launchers the
-// main file may call) and the constructors of classes that are no templates
-// (a launch-parameter struct's fields). Other bodies in those headers (device
+// main file may call), short host functions returning an integer (a grid
+// helper's `(n + THREADS - 1) / THREADS`) and the constructors of classes
+// that are no templates (a launch-parameter struct's fields). Other bodies in those headers (device
 // helpers, other host code) are skipped too: read, they would be instantiated
 // with the kernels, and Clang refuses some template code nvcc takes
 // (`X<T>::f<N>()` without `template`).

@@ -199,7 +199,8 @@ configurePreamble(clang::CompilerInvocation &invocation,
   // Which header bodies a preamble keeps is ktune's choice (BodySkipper,
   // ParseInternal.h): a change to it must not reuse preambles built before.
   constexpr const char *BodyPolicy =
-      "bodies/3: kernels, launching host code, constructors";
+      "bodies/4: kernels, launching host code, constructors, short integer "
+      "host functions";
   std::string key =
       sha256Hex(std::string(BodyPolicy) + '\0' + argsKey + '\0' + preambleText +
                 '\0' + (bounds.PreambleEndsAtStartOfLine ? "1" : "0") + '\0' +

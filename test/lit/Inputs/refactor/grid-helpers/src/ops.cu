@@ -1,0 +1,54 @@
+#include "ops_common.h"
+
+// Grid-stride: any grid is right.
+__global__ void relu_kernel(const float *x, float *y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    y[i] = x[i] > 0.f ? x[i] : 0.f;
+}
+
+// One thread per element: the grid must cover n.
+__global__ void square_kernel(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = x[i] * x[i];
+}
+
+__global__ void negate_kernel(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = -x[i];
+}
+
+__global__ void halve_kernel(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = 0.5f * x[i];
+}
+
+__global__ void copy_kernel(const float *x, float *y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    y[i] = x[i];
+}
+
+void relu(const float *x, float *y, int n, cudaStream_t stream) {
+  relu_kernel<<<GET_BLOCKS(n), THREADS_PER_BLOCK, 0, stream>>>(x, y, n);
+}
+
+void square(const float *x, float *y, int n, cudaStream_t stream) {
+  int blocks = GET_BLOCKS(n);
+  square_kernel<<<blocks, THREADS_PER_BLOCK, 0, stream>>>(x, y, n);
+}
+
+void negate(const float *x, float *y, int n) {
+  negate_kernel<<<blocks_for(n), NUM_THREADS>>>(x, y, n);
+}
+
+void halve(const float *x, float *y, int n) {
+  halve_kernel<<<capped_blocks(n), WIDE_THREADS>>>(x, y, n);
+}
+
+void copy(const float *x, float *y, int n) {
+  copy_kernel<<<blocks_for(n), NUM_THREADS>>>(x, y, n);
+}

@@ -52,3 +52,15 @@ void halve(const float *x, float *y, int n) {
 void copy(const float *x, float *y, int n) {
   copy_kernel<<<blocks_for(n), NUM_THREADS>>>(x, y, n);
 }
+
+// Caffe's grid-stride loop, written as a macro.
+#define CUDA_KERNEL_LOOP(i, n) \
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+
+__global__ void abs_kernel(const float *x, float *y, int n) {
+  CUDA_KERNEL_LOOP(index, n) { y[index] = x[index] < 0.f ? -x[index] : x[index]; }
+}
+
+void absolute(const float *x, float *y, int n) {
+  abs_kernel<<<blocks_for(n), NUM_THREADS>>>(x, y, n);
+}

@@ -5,6 +5,7 @@
 #include "ktune/Support/Try.h"
 
 #include <limits>
+#include <regex>
 #include <set>
 #include <utility>
 
@@ -67,8 +68,18 @@ Expected<SourceSite> readSite(const JsonReader &j,
   KTUNE_TRY_ASSIGN(s.replacement, j.optionalString("replacement", "{P}"));
   KTUNE_TRY_ASSIGN(s.shared, j.optionalBool("shared", false));
   KTUNE_TRY_ASSIGN(s.before, j.optionalString("before", ""));
-  if (!s.before.empty() && s.before != ", ")
-    return j["before"].fail("before must be \", \" or absent");
+  KTUNE_TRY_ASSIGN(s.after, j.optionalString("after", ""));
+  static const std::regex shadow(
+      R"( constexpr [A-Za-z_][A-Za-z0-9_: ]* [A-Za-z_][A-Za-z0-9_]* = )");
+  bool declares = std::regex_match(s.before, shadow) && s.after == ";";
+  if (!declares && !s.after.empty())
+    return j["after"].fail("after must be \";\" after a constexpr "
+                           "declaration's before, or absent");
+  if (!declares && !s.before.empty() && s.before != ", ")
+    return j["before"].fail(
+        "before must be \", \", \" constexpr <type> <name> = \" or absent");
+  if (!s.before.empty() && s.length != 0)
+    return j["before"].fail("a site with before inserts: its length is 0");
   return s;
 }
 
@@ -134,11 +145,12 @@ json siteToJson(const SourceSite &s) {
     out["shared"] = true;
   if (!s.before.empty())
     out["before"] = s.before;
+  if (!s.after.empty())
+    out["after"] = s.after;
   return out;
 }
 
 } // namespace
-
 
 std::string_view confidenceName(Confidence c) {
   return nameOf(ConfidenceNames, c, "medium");

@@ -103,8 +103,10 @@ private:
                      ? c
                      : (it->second = root(it->second));
         };
-    std::map<std::tuple<std::string, unsigned, unsigned, std::string>,
-             const Candidate *>
+    // Insertions at one place are told apart by what they insert.
+    std::map<
+        std::tuple<std::string, unsigned, unsigned, std::string, std::string>,
+        const Candidate *>
         firstAt;
     for (const auto &c : Set.candidates) {
       if (Set.find(c.id) != &c)
@@ -113,7 +115,8 @@ private:
         if (!s.shared)
           continue;
         auto [it, fresh] = firstAt.try_emplace(
-            std::tuple{s.file, s.offset, s.length, s.replacement}, &c);
+            std::tuple{s.file, s.offset, s.length, s.replacement, s.before},
+            &c);
         if (!fresh && it->second->kernel != c.kernel)
           parent[root(&c)] = root(it->second);
       }
@@ -219,9 +222,7 @@ private:
       if (Options.sources && plan_rules::siteMismatch(s, *Options.sources))
         return false;
       for (size_t j = 0; j < i; ++j)
-        if (plan_rules::editsOverlap(s, c.sites[j]) &&
-            !(s.offset == c.sites[j].offset && s.length == c.sites[j].length &&
-              s.replacement == c.sites[j].replacement))
+        if (plan_rules::editsOverlap(s, c.sites[j]) && !sameEdit(s, c.sites[j]))
           return false;
       for (const auto &[accepted, owner] : Edits)
         if (plan_rules::editsOverlap(s, *accepted) &&
@@ -237,8 +238,7 @@ private:
   }
 
   static bool sameEdit(const SourceSite &a, const SourceSite &b) {
-    return a.file == b.file && a.offset == b.offset && a.length == b.length &&
-           a.replacement == b.replacement;
+    return plan_rules::samePlace(a, b) && a.replacement == b.replacement;
   }
 
   std::string freeName(const Candidate &c, const std::string &kernel,

@@ -56,8 +56,7 @@ void checkOverlaps(std::vector<Edit> &edits, std::vector<Error> &errors) {
         break;
       if (!plan_rules::editsOverlap(*a.site, *b.site))
         continue;
-      bool sameEdit = a.site->offset == b.site->offset &&
-                      a.site->length == b.site->length &&
+      bool sameEdit = plan_rules::samePlace(*a.site, *b.site) &&
                       a.site->replacement == b.site->replacement;
       // Two candidates of one parameter share a site, or a launch macro's
       // body serves several kernels' parameters of one name.
@@ -93,14 +92,16 @@ void checkSharedSites(const std::vector<Edit> &edits,
         continue;
       bool holds =
           std::any_of(c.sites.begin(), c.sites.end(), [&](const SourceSite &s) {
-            return s.file == e.site->file && s.offset == e.site->offset &&
-                   s.length == e.site->length;
+            return plan_rules::samePlace(s, *e.site);
           });
       if (holds && reported.emplace(e.site, c.id).second)
         addError(errors, e.where + " (" + plan_rules::location(*e.site) + ")",
-                 "the site is in the body of a macro that launchers of "
-                 "several kernels expand: one edit serves them all, so lift "
-                 "candidate " +
+                 std::string(e.site->after.empty()
+                                 ? "the site is in the body of a macro that "
+                                   "launchers of several kernels expand"
+                                 : "the site declares a local constant that "
+                                   "every launch of its function reads") +
+                     ": one edit serves them all, so lift candidate " +
                      quote(c.id) + " of kernel " + quote(c.kernel) +
                      " too, under the name " + quote(e.paramName));
     }

@@ -18,7 +18,8 @@ KindRange kindRange(ParamKind kind) {
   case ParamKind::GridSize:
     return {1, IntMax, false, "a grid has at least 1 block"};
   case ParamKind::RowSplit:
-    return {1, 256, true, "a row splits over a power of two of 1 to 256 blocks"};
+    return {1, 256, true,
+            "a row splits over a power of two of 1 to 256 blocks"};
   case ParamKind::VectorWidth:
     return {1, 16, true, "a vector width is a power of two from 1 to 16"};
   case ParamKind::Unroll:
@@ -91,8 +92,18 @@ std::optional<std::string> siteMismatch(const SourceSite &site,
   return std::nullopt;
 }
 
+bool samePlace(const SourceSite &a, const SourceSite &b) {
+  return a.file == b.file && a.offset == b.offset && a.length == b.length &&
+         a.before == b.before && a.after == b.after;
+}
+
 bool editsOverlap(const SourceSite &a, const SourceSite &b) {
   if (a.file != b.file)
+    return false;
+  // Insertions of different text at one place are both made (the local
+  // constants shadowing two header constants).
+  if (a.length == 0 && b.length == 0 && a.offset == b.offset &&
+      (a.before != b.before || a.after != b.after))
     return false;
   uint64_t aEnd = uint64_t(a.offset) + std::max(1u, a.length);
   uint64_t bEnd = uint64_t(b.offset) + std::max(1u, b.length);

@@ -37,6 +37,9 @@ std::optional<std::string> siteMismatch(const SourceSite &site,
 /// Two edits conflict when their byte ranges overlap; an insertion (length
 /// 0) conflicts with an edit at or around its offset.
 bool editsOverlap(const SourceSite &a, const SourceSite &b);
+/// The same place of the source, inserting the same text around the
+/// replacement (a shadowing declaration names its constant).
+bool samePlace(const SourceSite &a, const SourceSite &b);
 
 /// Longest constraint text accepted.
 inline constexpr size_t MaxConstraintLength = 2000;

@@ -197,13 +197,17 @@ std::vector<Finding> findingsForPlan(const refactor::Detection &detection,
                   unqualified + "' (" + std::to_string(f.sites.size()) +
                   (f.sites.size() == 1 ? " site" : " sites") +
                   "); lift it to a template parameter";
-      for (size_t i = 1; i < f.sites.size(); ++i)
+      for (size_t i = 1; i < f.sites.size(); ++i) {
+        const SourceSite &s = f.sites[i];
+        std::string what =
+            !s.after.empty()
+                ? "a local constant declared here, shadowing the one a "
+                  "macro's body spells, changes with it ("
+            : s.length == 0 ? "an argument passed here changes with it ("
+                            : "'" + s.text + "' here changes with it (";
         f.notes.push_back(
-            {f.sites[i],
-             (f.sites[i].length == 0
-                  ? std::string("an argument passed here changes with it (")
-                  : "'" + f.sites[i].text + "' here changes with it (") +
-                 std::string(siteRolePhrase(f.sites[i].role)) + ")"});
+            {s, what + std::string(siteRolePhrase(s.role)) + ")"});
+      }
 
       // The fix: the plan restricted to this parameter, through the same
       // validation and rewrite as ktune-refactor.

@@ -86,9 +86,12 @@ struct SourceSite {
   /// "{P}", "{P} + 1" (a tile's padded extent), "{P} - 1" (the 255 in
   /// `(n + 255) / 256`). A vector_type site may name a type expression.
   std::string replacement = "{P}";
-  /// Written before the replacement where the site adds an argument to a
-  /// call (", " in `GET_BLOCKS(n)` -> `GET_BLOCKS(n, P)`); length is then 0.
-  std::string before;
+  /// Written around the replacement where the site inserts text (length
+  /// 0): an argument added to a call (before ", ": `GET_BLOCKS(n)` ->
+  /// `GET_BLOCKS(n, P)`), or a local constant that shadows a header's
+  /// constant for a launch spelled in a macro's body (before " constexpr int
+  /// BLOCK_SIZE = ", after ";", at the start of the function's body).
+  std::string before, after;
   /// Spelled in the body of a function-like macro that launchers of several
   /// kernels expand: one edit serves them all, so every candidate with
   /// this site is lifted, under one name, or none is.

@@ -369,8 +369,8 @@ struct Occurrence {
   /// For `definition` sites: the role of the use that made it interesting.
   std::optional<SiteRole> useRole;
   std::string replacement = "{P}";
-  std::string before; // SourceSite::before: an argument added to a call
-  int64_t value = 0;     // what the site spells
+  std::string before, after; // SourceSite::before/after: inserted text
+  int64_t value = 0;         // what the site spells
   int64_t baseValue = 0; // the parameter's value ("{P} + 1" sites: value - 1)
   Spelling spelling = Spelling::Literal;
   /// Named constants: "macro:NAME", "var:<offset>", "enum:<offset>".

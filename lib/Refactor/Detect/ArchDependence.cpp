@@ -223,9 +223,10 @@ void dropSideDivergentConstants(SourceFacts &host, SourceFacts &device) {
   };
   auto site = [&](const SourceFacts &f, const Occurrence &o) {
     return std::make_tuple(where(f, o.offset), function(f, o.function),
-                           function(f, o.kernel));
+                           function(f, o.kernel),
+                           o.length == 0 ? o.constant : std::string());
   };
-  std::map<std::tuple<std::string, std::string, std::string>,
+  std::map<std::tuple<std::string, std::string, std::string, std::string>,
            const Occurrence *>
       hostSites;
   for (const Occurrence &o : host.occurrences)

@@ -107,6 +107,64 @@ macroBodyLiteral(DetectContext &c, const Expr *e, std::string &macro) {
   return std::pair{*at, length};
 }
 
+/// A constant of a header spelled in the body of a function-like macro that
+/// a host function expands (`kernel<<<NUM_BLOCKS, BLOCK_SIZE>>>` in a
+/// project's launch macro): the spelling is every expansion's, but a local
+/// constant of the same name declared at the start of the function's body
+/// shadows it there, and that declaration is the site.
+static std::optional<Atom> shadowedConstant(DetectContext &c, const Expr *s,
+                                            const FunctionDecl *fn) {
+  const auto *ref = llvm::dyn_cast<DeclRefExpr>(s);
+  const auto *var = ref ? llvm::dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || !fn || !ref->getLocation().isMacroID() ||
+      !c.SM.isMacroBodyExpansion(ref->getLocation()) || ref->hasQualifier() ||
+      var->isLocalVarDecl() || llvm::isa<ParmVarDecl>(var) ||
+      !var->getDeclContext()->isFileContext() ||
+      !(var->getType().isConstQualified() || var->isConstexpr()) ||
+      !var->getType()->isIntegralOrEnumerationType() ||
+      var->getType()->isBooleanType() ||
+      c.SM.isInSystemHeader(c.SM.getExpansionLoc(var->getLocation())))
+    return std::nullopt;
+  // Host code only: a launch's geometry.
+  if (fn->hasAttr<CUDAGlobalAttr>() ||
+      (fn->hasAttr<CUDADeviceAttr>() && !fn->hasAttr<CUDAHostAttr>()))
+    return std::nullopt;
+  const auto *body = llvm::dyn_cast_or_null<CompoundStmt>(fn->getBody());
+  if (!body || body->getLBracLoc().isMacroID())
+    return std::nullopt;
+  auto open = positionOf(c, body->getLBracLoc());
+  if (!open)
+    return std::nullopt;
+  // A local of that name in the body's own scope would be redeclared.
+  for (const Stmt *st : body->body())
+    if (const auto *ds = llvm::dyn_cast<DeclStmt>(st))
+      for (const Decl *d : ds->decls())
+        if (const auto *nd = llvm::dyn_cast<NamedDecl>(d);
+            nd && nd->getName() == var->getName())
+          return std::nullopt;
+  Expr::EvalResult result;
+  if (!s->EvaluateAsInt(result, c.Ctx))
+    return std::nullopt;
+  Atom a;
+  a.spelling = Spelling::Variable;
+  a.offset = *open + 1;
+  a.length = 0;
+  a.value = result.Val.getInt().getExtValue();
+  a.constant =
+      "var:" + var->getQualifiedNameAsString() + "@" +
+      std::to_string(c.SM.getDecomposedExpansionLoc(var->getLocation()).second);
+  a.constantName = var->getNameAsString();
+  a.castType = typeSpelling(c.Ctx, var->getType());
+  a.valueType = a.castType;
+  std::string type = a.castType.empty() ? "int" : a.castType;
+  a.before = " constexpr " + type + " " + a.constantName + " = ";
+  a.after = ";";
+  a.shadow = true;
+  if (isArchDependent(c, a, s, var))
+    return std::nullopt;
+  return a;
+}
+
 std::optional<Atom> classify(DetectContext &c, const Expr *e,
                              const FunctionDecl *fn) {
   if (!e || e->isValueDependent() || e->isTypeDependent())
@@ -130,7 +188,7 @@ std::optional<Atom> classify(DetectContext &c, const Expr *e,
   if (!range)
     range = macroBodyLiteral(c, s, macroBody);
   if (!range)
-    return std::nullopt;
+    return shadowedConstant(c, s, fn);
   Expr::EvalResult result;
   if (!s->EvaluateAsInt(result, c.Ctx))
     return std::nullopt;

@@ -52,7 +52,11 @@ public:
   void finish();
 
   SourceFacts &Facts;
-  std::map<std::tuple<Position, std::string, std::string>, Occurrence> Occs;
+  /// By position, function and kernel (and constant, for insertions: the
+  /// local constants shadowing header constants share one position).
+  std::map<std::tuple<Position, std::string, std::string, std::string>,
+           Occurrence>
+      Occs;
 };
 
 /// Bytes [begin, end) of a file included or not depending on __CUDA_ARCH__:

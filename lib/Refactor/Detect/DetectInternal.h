@@ -96,8 +96,12 @@ struct Atom {
   std::string baseConstant, baseName, replacement, derivedExpr;
   std::string valueForm; // Occurrence::valueForm
   int64_t baseValue = 0;
-  std::string macroBody; // Occurrence::macroBody
-  std::string before;    // Occurrence::before
+  std::string macroBody;     // Occurrence::macroBody
+  std::string before, after; // Occurrence::before/after
+  /// A header's constant spelled in a macro's body, shadowed by a local
+  /// constant declared at `offset` (the start of the function's body): no
+  /// marker names it in the launch's geometry.
+  bool shadow = false;
 };
 
 /// How a role expression is read: the role of the sites found in it, and

@@ -234,23 +234,32 @@ void launchGeometry(DetectContext &c, const LaunchView &launch,
         r.skipLiteral = 32;
       // A grid-stride kernel's grid x written as a literal: its own knob.
       auto kernel = c.Sink.Facts.functions.find(base.kernelId);
-      const auto *literal =
-          dims[d].value ? llvm::dyn_cast<IntegerLiteral>(
-                              dims[d].value->IgnoreParenImpCasts())
-                        : nullptr;
+      const auto *literal = dims[d].value
+                                ? llvm::dyn_cast<IntegerLiteral>(
+                                      dims[d].value->IgnoreParenImpCasts())
+                                : nullptr;
       // ... or as a local's initialiser (`int num_blocks = 64;`).
-      if (const auto *ref = dims[d].value ? llvm::dyn_cast<DeclRefExpr>(
-                                                dims[d].value->IgnoreParenImpCasts())
-                                          : nullptr) {
+      if (const auto *ref = dims[d].value
+                                ? llvm::dyn_cast<DeclRefExpr>(
+                                      dims[d].value->IgnoreParenImpCasts())
+                                : nullptr) {
         const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
         if (var && var->isLocalVarDecl() && var->getInit() &&
             isEffectivelyConst(c, var, host))
           literal = llvm::dyn_cast<IntegerLiteral>(
               var->getInit()->IgnoreParenImpCasts());
       }
-      if (which == 0 && d == 0 && literal && !launch.cooperative &&
+      // ... or as a named constant of its own (`NUM_BLOCKS`).
+      const Expr *named = nullptr;
+      if (!literal && dims[d].value)
+        if (auto atom = classify(c, dims[d].value, host);
+            atom && atom->spelling != Spelling::Literal && !atom->localVar &&
+            atom->derivedBases == 0)
+          named = dims[d].value;
+      if (which == 0 && d == 0 && (literal || named) && !launch.cooperative &&
           kernel != c.Sink.Facts.functions.end() && kernel->second.gridStride)
-        if (auto at = positionOf(c, literal->getLocation()))
+        if (auto at = positionOf(c, literal ? literal->getLocation()
+                                            : named->getBeginLoc()))
           r.family = Family::gridSize(*at);
       auto t = walkDim(c, dims[d], r);
       if (!t) {
@@ -291,14 +300,13 @@ void keepGridHelperConstants(DetectContext &c) {
     auto &kept = kernel->second.keptConstants;
     if (std::binary_search(kept.begin(), kept.end(), constant))
       continue;
-    kept.insert(std::lower_bound(kept.begin(), kept.end(), constant),
-                constant);
-    bool used = std::any_of(c.Sink.Occs.begin(), c.Sink.Occs.end(),
-                            [&, &kernelId = kernelId,
-                             &constant = constant](const auto &entry) {
-                              return entry.second.kernel == kernelId &&
-                                     entry.second.constant == constant;
-                            });
+    kept.insert(std::lower_bound(kept.begin(), kept.end(), constant), constant);
+    bool used = std::any_of(
+        c.Sink.Occs.begin(), c.Sink.Occs.end(),
+        [&, &kernelId = kernelId, &constant = constant](const auto &entry) {
+          return entry.second.kernel == kernelId &&
+                 entry.second.constant == constant;
+        });
     if (used)
       c.Sink.note(note);
   }

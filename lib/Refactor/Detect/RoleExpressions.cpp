@@ -35,12 +35,14 @@ int roleRank(SiteRole role, std::optional<SiteRole> useRole) {
 }
 
 void FactSink::addOccurrence(Occurrence o) {
-  auto key = std::make_tuple(o.offset, o.function, o.kernel);
+  auto key = std::make_tuple(o.offset, o.function, o.kernel,
+                             o.length == 0 ? o.constant : std::string());
   Occs.emplace(key, std::move(o));
 }
 
 void FactSink::occurrence(Occurrence o, std::optional<Position> launch) {
-  auto key = std::make_tuple(o.offset, o.function, o.kernel);
+  auto key = std::make_tuple(o.offset, o.function, o.kernel,
+                             o.length == 0 ? o.constant : std::string());
   auto it = Occs.find(key);
   std::vector<Position> launches;
   if (it != Occs.end())
@@ -114,6 +116,7 @@ void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
   o.valueType = a.valueType;
   o.macroBody = a.macroBody;
   o.before = a.before;
+  o.after = a.after;
   if (a.derivedBases == 1) {
     o.constant = a.baseConstant;
     o.constantName = a.baseName;
@@ -162,6 +165,8 @@ std::optional<std::string> walkAtom(DetectContext &c, const Atom &atom,
            "\xC2\xA7";
   }
   record(c, atom, ctx, ctx.role, std::nullopt);
+  if (atom.shadow)
+    return std::nullopt; // its declaration is no expression of the launch
   if (atom.spelling == Spelling::Literal && atom.constant.empty() &&
       (!ctx.recordLiterals || atom.value < smallestTunableLiteral(ctx.role)))
     return std::to_string(atom.value);
@@ -206,8 +211,8 @@ launcherParameter(DetectContext &c, const ParmVarDecl *p, const RoleCtx &ctx) {
   return name;
 }
 
-static std::optional<std::string> walkName(DetectContext &c, const DeclRefExpr *ref,
-                                    const RoleCtx &ctx) {
+static std::optional<std::string>
+walkName(DetectContext &c, const DeclRefExpr *ref, const RoleCtx &ctx) {
   if (const auto *nt = llvm::dyn_cast<NonTypeTemplateParmDecl>(ref->getDecl()))
     return nt->getNameAsString();
   if (const auto *p = llvm::dyn_cast<ParmVarDecl>(ref->getDecl()))
@@ -261,8 +266,8 @@ static std::optional<std::string> walkName(DetectContext &c, const DeclRefExpr *
   return std::nullopt;
 }
 
-static std::optional<std::string> walkUnary(DetectContext &c, const UnaryOperator *u,
-                                     const RoleCtx &ctx) {
+static std::optional<std::string>
+walkUnary(DetectContext &c, const UnaryOperator *u, const RoleCtx &ctx) {
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;
   auto t = walk(c, u->getSubExpr(), inner);
@@ -280,8 +285,8 @@ static std::optional<std::string> walkUnary(DetectContext &c, const UnaryOperato
   }
 }
 
-static std::optional<std::string> walkBinary(DetectContext &c, const BinaryOperator *b,
-                                      const RoleCtx &ctx) {
+static std::optional<std::string>
+walkBinary(DetectContext &c, const BinaryOperator *b, const RoleCtx &ctx) {
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;
   // `16 / sizeof(T)`: a vector width in bytes, wherever it is computed.
@@ -309,9 +314,10 @@ static std::optional<std::string> walkBinary(DetectContext &c, const BinaryOpera
 }
 
 /// `min(a, b)` or `max(a, b)`: both bounds stay in the role, as caps.
-static std::optional<std::string> walkBounds(DetectContext &c, const std::string &fn,
-                                      const Expr *a, const Expr *b,
-                                      const RoleCtx &ctx) {
+static std::optional<std::string> walkBounds(DetectContext &c,
+                                             const std::string &fn,
+                                             const Expr *a, const Expr *b,
+                                             const RoleCtx &ctx) {
   RoleCtx bound = ctx;
   bound.cap = true;
   auto l = walk(c, a, bound);
@@ -324,8 +330,7 @@ static std::optional<std::string> walkBounds(DetectContext &c, const std::string
 /// `a < b ? a : b` and its kin: "min" or "max", else empty.
 static std::string minMaxOf(DetectContext &c, const Expr *cond,
                             const Expr *onTrue, const Expr *onFalse) {
-  const auto *cmp =
-      llvm::dyn_cast<BinaryOperator>(cond->IgnoreParenImpCasts());
+  const auto *cmp = llvm::dyn_cast<BinaryOperator>(cond->IgnoreParenImpCasts());
   if (!cmp || !cmp->isRelationalOp() || !onTrue || !onFalse)
     return "";
   auto text = [&](const Expr *x) {
@@ -343,9 +348,9 @@ static std::string minMaxOf(DetectContext &c, const Expr *cond,
   return "";
 }
 
-static std::optional<std::string> walkConditional(DetectContext &c,
-                                           const ConditionalOperator *cond,
-                                           const RoleCtx &ctx) {
+static std::optional<std::string>
+walkConditional(DetectContext &c, const ConditionalOperator *cond,
+                const RoleCtx &ctx) {
   // A cap written as a comparison: every bound stays in the role, like
   // std::min's (the bound in the condition and in its branch change
   // together).
@@ -383,8 +388,8 @@ std::optional<std::string> walkDim(DetectContext &c, const LaunchDim &dim,
   // `if (x <= 1024) b.x = x; else b.x = 1024;` is a cap, like std::min:
   // the bound in the condition changes with its branch. Otherwise each
   // branch is a value of the dim and the condition's constants thresholds.
-  const Expr *onTrue = dim.then && !dim.then->condition ? dim.then->value
-                                                        : nullptr;
+  const Expr *onTrue =
+      dim.then && !dim.then->condition ? dim.then->value : nullptr;
   const Expr *onFalse = dim.otherwise && !dim.otherwise->condition
                             ? dim.otherwise->value
                             : nullptr;
@@ -477,8 +482,8 @@ static void gridHelperConstants(DetectContext &c, const CallExpr *call,
       keep(*atom, "itself");
 }
 
-static std::optional<std::string> walkCall(DetectContext &c, const CallExpr *call,
-                                    const RoleCtx &ctx) {
+static std::optional<std::string>
+walkCall(DetectContext &c, const CallExpr *call, const RoleCtx &ctx) {
   // std::min / std::max / min / max: the bounds stay in the role (caps).
   std::string name = calleeName(call);
   if ((name == "min" || name == "max" || name == "fminf" || name == "fmaxf") &&

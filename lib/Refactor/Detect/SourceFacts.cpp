@@ -283,9 +283,12 @@ void mergeFacts(SourceFacts &into, const SourceFacts &otherSide) {
       into.calls.push_back(c);
 
   auto occKey = [](const Occurrence &o) {
-    return std::make_tuple(o.offset, o.kernel, o.function, o.role);
+    return std::make_tuple(o.offset, o.kernel, o.function, o.role,
+                           o.length == 0 ? o.constant : std::string());
   };
-  std::map<std::tuple<Position, std::string, std::string, SiteRole>, size_t>
+  std::map<
+      std::tuple<Position, std::string, std::string, SiteRole, std::string>,
+      size_t>
       occs;
   for (size_t i = 0; i < into.occurrences.size(); ++i)
     occs.emplace(occKey(into.occurrences[i]), i);

@@ -56,10 +56,17 @@ static void finishGroup(const SourceFacts &facts, CandidateGroup &g) {
     finishReplacement(s, g.type);
 }
 
+/// A site's place: its position, and for an insertion its constant too
+/// (shadowing declarations of several constants share a position).
+using SiteKey = std::pair<Position, std::string>;
+static SiteKey siteKey(const Occurrence &o) {
+  return {o.offset, o.length == 0 ? o.constant : std::string()};
+}
+
 /// The candidate a finished group becomes, under `id`.
 static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
                              ParamKind kind, const std::string &id,
-                             const std::set<Position> &sharedSites) {
+                             const std::set<SiteKey> &sharedSites) {
   const FunctionFacts *kernel = facts.function(g.kernel);
   Candidate c;
   c.id = id;
@@ -109,7 +116,8 @@ static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
     site.role = o.role;
     site.replacement = o.replacement;
     site.before = o.before;
-    site.shared = sharedSites.count(o.offset) > 0;
+    site.after = o.after;
+    site.shared = sharedSites.count(siteKey(o)) > 0;
     c.sites.push_back(std::move(site));
   }
   return c;
@@ -204,18 +212,20 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
   // first overload's parameter is the launch's. A launch macro's body
   // shared by different kernels (one edit for every expansion) stays a site
   // of each: the plan lifts them together, under one name.
-  std::map<Position, std::string> launchSites; // site -> kernel's name
+  // So does a local constant shadowing a header's (one declaration for
+  // every launch in its function).
+  std::map<SiteKey, std::string> launchSites; // site -> kernel's name
   std::erase_if(groups, [&](const CandidateGroup &g) {
     if (!g.launchParam)
       return false;
     const std::string &name = facts.function(g.kernel)->qualifiedName;
     bool shared = std::any_of(g.sites.begin(), g.sites.end(), [&](auto &s) {
-      auto it = launchSites.find(s.offset);
-      return it != launchSites.end() &&
-             (s.macroBody.empty() || it->second == name);
+      auto it = launchSites.find(siteKey(s));
+      bool oneEdit = !s.macroBody.empty() || !s.after.empty();
+      return it != launchSites.end() && (!oneEdit || it->second == name);
     });
     for (const auto &s : g.sites)
-      launchSites.emplace(s.offset, name);
+      launchSites.emplace(siteKey(s), name);
     return shared;
   });
   for (auto &g : groups)
@@ -232,17 +242,17 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
   // or a host constant that sizes several kernels' launches (SHOC's
   // `int num_threads = 256;` before reduce<T, 256>, scan<T, 256>, ...).
   // A device helper's are not: each caller passes the helper its own.
-  std::map<Position, std::set<std::string>> kernelsAt;
+  std::map<SiteKey, std::set<std::string>> kernelsAt;
   for (const auto &g : groups)
     for (const auto &o : g.sites) {
       const FunctionFacts *f = facts.function(o.function);
       if (!o.macroBody.empty() || (f && f->role == FunctionRole::Host))
-        kernelsAt[o.offset].insert(g.kernel);
+        kernelsAt[siteKey(o)].insert(g.kernel);
     }
-  std::set<Position> sharedSites;
-  for (const auto &[offset, kernels] : kernelsAt)
+  std::set<SiteKey> sharedSites;
+  for (const auto &[key, kernels] : kernelsAt)
     if (kernels.size() > 1)
-      sharedSites.insert(offset);
+      sharedSites.insert(key);
 
   // Stable ids: kind + kernel + first site.
   std::set<std::string> used;

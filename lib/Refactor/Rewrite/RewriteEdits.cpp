@@ -92,10 +92,10 @@ std::optional<ktune::Error> Rewriter::constraintEdits() {
         return launchNames.count(n) != 0;
       });
       if (!onHost) {
-        kernelText += assertion(
-            e->rename(rename),
-            expr::renameIdentifiers(w.plan->constraints[i], rename), *w.kernel,
-            cpath);
+        kernelText +=
+            assertion(e->rename(rename),
+                      expr::renameIdentifiers(w.plan->constraints[i], rename),
+                      *w.kernel, cpath);
         continue;
       }
       std::set<std::string> launchers;
@@ -216,16 +216,20 @@ llvm::Expected<FileEdits> Rewriter::mergedReplacements() {
            std::tie(b.offset, b.length, b.order, b.text);
   });
   std::vector<Edit> merged;
+  std::set<std::string> joined; // the insertions at merged.back()'s offset
   for (const auto &e : sorted) {
-    if (!merged.empty() && merged.back().offset == e.offset &&
-        merged.back().length == e.length && merged.back().text == e.text)
+    bool sameOffset = !merged.empty() && merged.back().offset == e.offset;
+    if (sameOffset && merged.back().length == e.length &&
+        (merged.back().text == e.text ||
+         (e.length == 0 && joined.count(e.text))))
       continue;
-    if (!merged.empty() && merged.back().offset == e.offset &&
-        merged.back().length == 0 && e.length == 0) {
+    if (sameOffset && merged.back().length == 0 && e.length == 0) {
       merged.back().text += e.text;
+      joined.insert(e.text);
       continue;
     }
     merged.push_back(e);
+    joined = {e.text};
   }
   FileEdits out;
   for (const auto &e : merged) {

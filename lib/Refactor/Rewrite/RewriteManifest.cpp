@@ -157,6 +157,8 @@ ManifestKernel manifestFor(const SourceFacts &facts,
             known.insert(name);
             // A derived constant's site: its value from the parameter.
             SourceSite copy = *s.site;
+            copy.before.clear();
+            copy.after.clear();
             if (copy.replacement.rfind("static_cast<", 0) == 0)
               copy.replacement = "{P}";
             for (const auto &o : facts.occurrences)

@@ -50,7 +50,7 @@ std::string substitute(const SourceSite &site, const std::string &name) {
   bool compound = r != "{P}" && r.rfind("static_cast<", 0) != 0;
   if (compound && !delimited.count(site.role))
     out = "(" + out + ")";
-  return site.before + out;
+  return site.before + out + site.after;
 }
 
 } // namespace ktune::refactor

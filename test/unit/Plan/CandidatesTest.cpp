@@ -121,3 +121,48 @@ TEST(Candidates, ErrorsNameTheJsonPath) {
   EXPECT_EQ(dup.where, "candidates[1].id");
   EXPECT_NE(dup.message.find("duplicate"), std::string::npos);
 }
+
+// Text a site inserts is what ktune writes into the source: only the two
+// forms detection produces are read, and they round-trip.
+TEST(Candidates, InsertedTextIsOneOfTwoForms) {
+  auto withSite = [](json site) {
+    json j = json::parse(Example);
+    j["candidates"][0]["sites"] = json::array({site});
+    return candidatesFromJson(j);
+  };
+  json argument = {{"line", 3},     {"col", 20},  {"offset", 90},
+                   {"length", 0},   {"text", ""}, {"role", "launch_grid"},
+                   {"before", ", "}};
+  json shadow = {{"line", 2},
+                 {"col", 40},
+                 {"offset", 40},
+                 {"length", 0},
+                 {"text", ""},
+                 {"role", "launch_block"},
+                 {"before", " constexpr int BLOCK_SIZE = "},
+                 {"after", ";"}};
+  for (const json &site : {argument, shadow}) {
+    auto set = withSite(site);
+    ASSERT_TRUE(set) << set.error().str();
+    const SourceSite &s = set->candidates[0].sites[0];
+    EXPECT_EQ(s.before, site["before"].get<std::string>());
+    EXPECT_EQ(s.after, site.value("after", std::string()));
+    auto again = candidatesFromJson(candidatesToJson(*set));
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->candidates[0].sites[0].before, s.before);
+    EXPECT_EQ(again->candidates[0].sites[0].after, s.after);
+  }
+  json code = shadow;
+  code["before"] = " system(\"rm -rf /\"); int x = ";
+  EXPECT_FALSE(withSite(code));
+  json noSemicolon = shadow;
+  noSemicolon["after"] = "; int y;";
+  EXPECT_FALSE(withSite(noSemicolon));
+  json afterAlone = argument;
+  afterAlone["after"] = ";";
+  EXPECT_FALSE(withSite(afterAlone));
+  json replacing = argument;
+  replacing["length"] = 3;
+  replacing["text"] = "256";
+  EXPECT_FALSE(withSite(replacing));
+}

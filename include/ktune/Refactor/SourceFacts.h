@@ -206,11 +206,11 @@ struct FunctionFacts {
   /// A kernel whose result does not depend on its grid's x size: blockIdx.x
   /// and gridDim.x only start and stride grid-stride loops.
   bool gridStride = false;
-  /// Kernels: named constants that keep their values (sorted): a host
+  /// Kernels: named constants that keep their values: a host
   /// helper computing a launch's grid reads them itself (`GET_BLOCKS(n)`
   /// dividing by the block's constant), and this kernel's result depends on
   /// its grid.
-  std::vector<std::string> keptConstants;
+  std::set<std::string> keptConstants;
   /// Device helpers called directly (function ids).
   std::vector<std::string> callees;
   /// Kernels: whether each row (blockIdx.x) can be split over several

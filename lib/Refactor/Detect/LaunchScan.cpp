@@ -297,10 +297,8 @@ void keepGridHelperConstants(DetectContext &c) {
     auto kernel = c.Sink.Facts.functions.find(kernelId);
     if (kernel == c.Sink.Facts.functions.end())
       continue;
-    auto &kept = kernel->second.keptConstants;
-    if (std::binary_search(kept.begin(), kept.end(), constant))
+    if (!kernel->second.keptConstants.insert(constant).second)
       continue;
-    kept.insert(std::lower_bound(kept.begin(), kept.end(), constant), constant);
     bool used = std::any_of(
         c.Sink.Occs.begin(), c.Sink.Occs.end(),
         [&, &kernelId = kernelId, &constant = constant](const auto &entry) {

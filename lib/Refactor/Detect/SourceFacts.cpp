@@ -122,12 +122,8 @@ static void mergeFunction(FunctionFacts &into, const FunctionFacts &other) {
   mergeRowSplit(into.rowSplit, other.rowSplit);
   into.usesWarpLevelOps |= other.usesWarpLevelOps;
   into.gridStride |= other.gridStride;
-  for (const auto &k : other.keptConstants)
-    if (!std::binary_search(into.keptConstants.begin(),
-                            into.keptConstants.end(), k))
-      into.keptConstants.insert(std::lower_bound(into.keptConstants.begin(),
-                                                 into.keptConstants.end(), k),
-                                k);
+  into.keptConstants.insert(other.keptConstants.begin(),
+                            other.keptConstants.end());
   for (const auto &c : other.callees)
     if (std::find(into.callees.begin(), into.callees.end(), c) ==
         into.callees.end())

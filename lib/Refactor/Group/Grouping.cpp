@@ -68,9 +68,7 @@ std::vector<Occurrence> kernelOccurrences(const SourceFacts &facts,
       continue;
     if (!o.constant.empty() && dispatchConstants.count(o.constant))
       continue;
-    if (!o.constant.empty() &&
-        std::binary_search(kernel.keptConstants.begin(),
-                           kernel.keptConstants.end(), o.constant))
+    if (!o.constant.empty() && kernel.keptConstants.count(o.constant))
       continue;
     // A kernel that keeps its code and sizes a block collective for the
     // most threads a block has (cub::BlockReduce<float, 1024>) takes any
@@ -322,8 +320,8 @@ static bool passedAsKeptArgument(const SourceFacts &facts,
       if (!kernel ||
           !std::count(o.launches.begin(), o.launches.end(), call.offset))
         continue;
-      for (size_t i = 0; i < call.explicitArgs.size() &&
-                         i < kernel->templateParams.size();
+      for (size_t i = 0;
+           i < call.explicitArgs.size() && i < kernel->templateParams.size();
            ++i)
         if (call.explicitArgs[i] == value &&
             kernel->templateParams[i].sizesWork)

@@ -444,6 +444,13 @@ struct SourceFacts {
   llvm::StringRef textOf(unsigned fileIndex, llvm::StringRef mainText) const;
 };
 
+/// What tells apart occurrences at one position besides their function,
+/// kernel and role: an insertion's constant (the local constants shadowing
+/// several header constants are all inserted at the start of one body).
+inline std::string insertedConstant(const Occurrence &o) {
+  return o.length == 0 ? o.constant : std::string();
+}
+
 /// The role that makes a site interesting: a definition's use role, else
 /// its own (nullopt for a definition without one).
 inline std::optional<SiteRole> effectiveRole(const Occurrence &o) {

@@ -223,8 +223,7 @@ void dropSideDivergentConstants(SourceFacts &host, SourceFacts &device) {
   };
   auto site = [&](const SourceFacts &f, const Occurrence &o) {
     return std::make_tuple(where(f, o.offset), function(f, o.function),
-                           function(f, o.kernel),
-                           o.length == 0 ? o.constant : std::string());
+                           function(f, o.kernel), insertedConstant(o));
   };
   std::map<std::tuple<std::string, std::string, std::string, std::string>,
            const Occurrence *>

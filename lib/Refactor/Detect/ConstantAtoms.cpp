@@ -144,21 +144,9 @@ static std::optional<Atom> shadowedConstant(DetectContext &c, const Expr *s,
           return std::nullopt;
   // The local would change every use in the body: one spelled in the file
   // (a site of its own, or none) must keep the header's value.
-  struct SpelledUses : RecursiveASTVisitor<SpelledUses> {
-    const SourceManager *SM;
-    const VarDecl *Var;
-    bool Found = false;
-    bool VisitDeclRefExpr(DeclRefExpr *r) {
-      Found |=
-          r->getDecl() == Var && !SM->isMacroBodyExpansion(r->getLocation());
-      return !Found;
-    }
-  } spelled;
-  spelled.SM = &c.SM;
-  spelled.Var = var;
-  spelled.TraverseStmt(const_cast<CompoundStmt *>(body));
-  if (spelled.Found)
-    return std::nullopt;
+  for (const DeclRefExpr *r : referencesTo(var, body))
+    if (!c.SM.isMacroBodyExpansion(r->getLocation()))
+      return std::nullopt;
   Expr::EvalResult result;
   if (!s->EvaluateAsInt(result, c.Ctx))
     return std::nullopt;

@@ -35,14 +35,14 @@ int roleRank(SiteRole role, std::optional<SiteRole> useRole) {
 }
 
 void FactSink::addOccurrence(Occurrence o) {
-  auto key = std::make_tuple(o.offset, o.function, o.kernel,
-                             o.length == 0 ? o.constant : std::string());
+  auto key =
+      std::make_tuple(o.offset, o.function, o.kernel, insertedConstant(o));
   Occs.emplace(key, std::move(o));
 }
 
 void FactSink::occurrence(Occurrence o, std::optional<Position> launch) {
-  auto key = std::make_tuple(o.offset, o.function, o.kernel,
-                             o.length == 0 ? o.constant : std::string());
+  auto key =
+      std::make_tuple(o.offset, o.function, o.kernel, insertedConstant(o));
   auto it = Occs.find(key);
   std::vector<Position> launches;
   if (it != Occs.end())

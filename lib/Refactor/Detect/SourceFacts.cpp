@@ -280,7 +280,7 @@ void mergeFacts(SourceFacts &into, const SourceFacts &otherSide) {
 
   auto occKey = [](const Occurrence &o) {
     return std::make_tuple(o.offset, o.kernel, o.function, o.role,
-                           o.length == 0 ? o.constant : std::string());
+                           insertedConstant(o));
   };
   std::map<
       std::tuple<Position, std::string, std::string, SiteRole, std::string>,

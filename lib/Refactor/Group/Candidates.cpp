@@ -60,7 +60,7 @@ static void finishGroup(const SourceFacts &facts, CandidateGroup &g) {
 /// (shadowing declarations of several constants share a position).
 using SiteKey = std::pair<Position, std::string>;
 static SiteKey siteKey(const Occurrence &o) {
-  return {o.offset, o.length == 0 ? o.constant : std::string()};
+  return {o.offset, insertedConstant(o)};
 }
 
 /// The candidate a finished group becomes, under `id`.

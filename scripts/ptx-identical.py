@@ -34,9 +34,16 @@ def fail(message, code=2):
     sys.exit(code)
 
 
+def quote_dir(d):
+    """nvcc flags searching d for quoted #includes only (the host
+    preprocessor's -iquote; nvcc has none): a -I would also serve <...>
+    includes, where a project's features.h hides glibc's."""
+    return ["-I", d] if "," in d else ["-Xcompiler", "-iquote," + d]
+
+
 def compile_ptx(nvcc, arch, source, out, include_dir, extra):
-    cmd = [nvcc, f"-arch={arch}", "-ptx", "-std=c++17", "-I", include_dir,
-           "-w", "-o", out, source] + extra
+    cmd = [nvcc, f"-arch={arch}", "-ptx", "-std=c++17"] + quote_dir(include_dir) + \
+          ["-w", "-o", out, source] + extra
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         fail(f"nvcc failed on {source}:\n{proc.stdout}{proc.stderr}")
@@ -198,6 +205,9 @@ def main():
     first = []
     for d in manifest.get("include_dirs", []):
         first += ["-I", os.path.normpath(os.path.join(manifest_dir, d))]
+    quoted = []
+    for d in manifest.get("quote_dirs", []):
+        quoted += quote_dir(os.path.normpath(os.path.join(manifest_dir, d)))
 
     with tempfile.TemporaryDirectory(prefix="ktune-ptx-") as tmp:
         orig_ptx = compile_ptx(args.nvcc, args.arch, args.original,
@@ -251,7 +261,7 @@ def main():
         tpl_ptx = compile_ptx(args.nvcc, args.arch, instantiated,
                               os.path.join(tmp, "template.ptx"),
                               os.path.dirname(os.path.abspath(args.template)),
-                              first + extra + ["-I", include_dir])
+                              first + extra + (quoted or quote_dir(include_dir)))
         tpl_funcs = functions(tpl_ptx)
         tpl_names = demangle(list(tpl_funcs))
 

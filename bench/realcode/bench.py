@@ -62,13 +62,16 @@ def tuned_outputs(tuned_dir, name):
 
 def include_dirs(found):
     """Where the tuned header's includes are: its directory and the
-    manifest's include_dirs (the rewritten headers), first."""
+    manifest's include_dirs (the rewritten headers), first, then its
+    quote_dirs (the original's directory; SGLang's files include nothing
+    there that a -I could confuse with a system header)."""
     dirs = []
     if found["manifest"]:
         with open(found["manifest"]) as f:
             m = json.load(f)
         base = os.path.dirname(os.path.abspath(found["manifest"]))
-        dirs += [os.path.normpath(os.path.join(base, d)) for d in m.get("include_dirs", [])]
+        dirs += [os.path.normpath(os.path.join(base, d))
+                 for d in m.get("include_dirs", []) + m.get("quote_dirs", [])]
     if found["header"]:
         dirs.append(os.path.dirname(os.path.abspath(found["header"])))
     return dirs

@@ -287,15 +287,21 @@ class Harness:
             r["labels_found"], r["labels_lifted"] = found, lifted
             r["labels_missed"] = missed
 
-        # 3. nvcc on the output (the manifest's include directories first).
-        includes = []
+        # 3. nvcc on the output as the manifest says: its include
+        # directories first, its quoted ones (the original's directory:
+        # -iquote through the host preprocessor, as nvcc has none).
+        includes, quoted = [], []
         try:
             with open(manifest) as f:
-                for d in json.load(f).get("include_dirs", []):
-                    includes += ["-I", os.path.join(os.path.dirname(manifest), d)]
+                m = json.load(f)
+            base = os.path.dirname(manifest)
+            for d in m.get("include_dirs", []):
+                includes += ["-I", os.path.join(base, d)]
+            for d in m.get("quote_dirs", []):
+                quoted += ["-Xcompiler", "-iquote," + os.path.join(base, d)]
         except (OSError, ValueError):
             pass
-        includes += ["-I", os.path.dirname(src)]
+        includes += quoted or ["-Xcompiler", "-iquote," + os.path.dirname(src)]
         rc, out, err, _ = run([self.nvcc] + includes + flags + arch +
                               ["-c", tpl, "-o", os.path.join(work, "tpl.o")], cwd)
         if rc != 0:

@@ -29,10 +29,10 @@ std::string shellCommand(const std::string &program,
                          const std::vector<std::string> &args) {
   std::string out = program;
   for (const auto &a : args) {
-    bool plain = !a.empty() && a.find_first_not_of(
-                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
-                                   "OPQRSTUVWXYZ0123456789-_=+./,:@%") ==
-                                   std::string::npos;
+    bool plain = !a.empty() &&
+                 a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+                                     "OPQRSTUVWXYZ0123456789-_=+./,:@%") ==
+                     std::string::npos;
     out += " ";
     if (plain) {
       out += a;
@@ -73,6 +73,16 @@ std::vector<std::string> includeDirs(const CudaTuneOptions &o) {
   return out;
 }
 
+/// The manifest's quote_dirs, made absolute from the manifest's directory.
+static std::vector<std::string> quoteDirs(const CudaTuneOptions &o) {
+  std::vector<std::string> out;
+  fs::path base = fs::absolute(templateDir(o));
+  for (const auto &d : o.manifest.quoteDirs)
+    out.push_back(
+        fs::path(d).is_absolute() ? d : (base / d).lexically_normal().string());
+  return out;
+}
+
 /// The project's flags in nvcc's spelling: the command given to the tool,
 /// else the manifest's.
 std::vector<std::string> projectFlags(const CudaTuneOptions &o) {
@@ -105,6 +115,9 @@ Expected<Candidate> nvrtcCandidate(const CudaTuneOptions &o,
   s.includePaths = includeDirs(o);
   s.includePaths.insert(s.includePaths.begin() + o.manifest.includeDirs.size(),
                         templateDir(o));
+  // NVRTC reads no system headers: quoted directories are include paths.
+  for (auto &d : quoteDirs(o))
+    s.includePaths.push_back(std::move(d));
   s.extraOptions = mapped.options;
   for (const auto &d : o.nvrtcIncludeDirs)
     s.extraOptions.push_back("--include-path=" + d);
@@ -127,6 +140,7 @@ NvccCommand nvccCommand(const CudaTuneOptions &o, const std::string &arch) {
   NvccCommand c;
   c.arch = arch.starts_with("compute_") ? "sm_" + arch.substr(8) : arch;
   c.includeDirs = includeDirs(o);
+  c.quoteDirs = quoteDirs(o);
   c.projectFlags = projectFlags(o);
   c.extraFlags = nvccFlagsFromNvrtcOptions(o.spec.compileOptions);
   return c;
@@ -232,7 +246,8 @@ Expected<ChosenCompiler> chooseCompiler(const CudaTuneOptions &o,
       return makeError("NVRTC cannot honour " + flags + " (" + forcedBy +
                        " asks for NVRTC): let ktune choose, or ask for nvcc");
     KTUNE_TRY_ASSIGN(chosen, nvccCandidate(o, source, arch));
-    chosen.report.reason = "NVRTC cannot honour " + flags + ": nvcc builds with it";
+    chosen.report.reason =
+        "NVRTC cannot honour " + flags + ": nvcc builds with it";
   } else {
     KTUNE_TRY_ASSIGN(chosen, nvrtcCandidate(o, source, arch, mapped));
     if (o.compiler == CompilerChoice::Nvrtc) {

@@ -135,6 +135,9 @@ std::vector<std::string> nvccArgv(const NvccCommand &c, NvccOutput kind,
   std::vector<std::string> argv = {c.nvcc.empty() ? findNvcc() : c.nvcc};
   for (const auto &d : c.includeDirs)
     argv.push_back("-I" + d);
+  for (const auto &d : c.quoteDirs)
+    for (auto &f : nvccQuoteDir(d))
+      argv.push_back(std::move(f));
   bool hasStd = false, hasOpt = false;
   for (const auto *flags : {&c.projectFlags, &c.extraFlags})
     for (const auto &f : *flags) {

@@ -4,6 +4,7 @@
 #include "ktune/Support/JsonReader.h"
 #include "ktune/Support/Try.h"
 
+#include <algorithm>
 #include <limits>
 #include <regex>
 #include <set>
@@ -12,6 +13,13 @@
 namespace ktune {
 
 using nlohmann::json;
+
+bool isIntroduced(const Candidate &c) {
+  return std::any_of(c.sites.begin(), c.sites.end(), [](const SourceSite &s) {
+    return s.role == SiteRole::KernelBody ||
+           s.role == SiteRole::KernelAttributes;
+  });
+}
 
 namespace {
 
@@ -80,6 +88,15 @@ Expected<SourceSite> readSite(const JsonReader &j,
         "before must be \", \", \" constexpr <type> <name> = \" or absent");
   if (!s.before.empty() && s.length != 0)
     return j["before"].fail("a site with before inserts: its length is 0");
+  // A register cap's bounds: a minimum joining `__launch_bounds__(N`, or
+  // bounds that are none at the default.
+  if (s.role == SiteRole::KernelAttributes &&
+      (s.length != 0 ||
+       !(s.before == ", " ? s.replacement == "{P}"
+                          : s.replacement == RegisterCapBounds)))
+    return j["replacement"].fail(
+        "a kernel_attributes site inserts `, {P}` (before \", \") or \"" +
+        std::string(RegisterCapBounds) + "\" at length 0");
   return s;
 }
 

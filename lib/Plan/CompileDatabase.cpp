@@ -102,4 +102,10 @@ compileCommandFromDatabase(const std::string &buildDir,
   return info;
 }
 
+std::vector<std::string> nvccQuoteDir(const std::string &dir) {
+  if (dir.find(',') != std::string::npos)
+    return {"-I" + dir};
+  return {"-Xcompiler", "-iquote," + dir};
+}
+
 } // namespace ktune

@@ -71,6 +71,8 @@ std::string baseName(const Candidate &c) {
     return "GRID_SIZE";
   case ParamKind::RowSplit:
     return "ROW_SPLIT";
+  case ParamKind::MinBlocks:
+    return "MIN_BLOCKS";
   case ParamKind::Other: {
     std::string derived = upperSnake(c.spelling);
     return expr::isValidIdentifier(derived) ? derived : "PARAM";
@@ -126,6 +128,8 @@ ChosenDomain domainFor(const Candidate &c, bool multiDimBlock) {
     return {Domain::ofValues(withDefault(powersOfTwo(16, 8192), d)), {}};
   case ParamKind::RowSplit:
     return {Domain::ofValues(powersOfTwo(1, 32)), {}};
+  case ParamKind::MinBlocks:
+    return {Domain::ofValues(withDefault({0, 1, 2, 3, 4, 6, 8}, d)), {}};
   case ParamKind::TileSize:
     return {Domain::ofValues(withDefault(powersOfTwo(8, 64), d)), {}};
   case ParamKind::Unroll:

@@ -208,7 +208,7 @@ private:
   }
 
   bool liftable(const Candidate &c, bool anyConfidence = false) {
-    if (Blocked.count(&c) || isStructural(c.kind))
+    if (Blocked.count(&c) || isStructural(c.kind) || isIntroduced(c))
       return false;
     if (!anyConfidence &&
         confidenceRank(c.confidence) > confidenceRank(Options.minConfidence))

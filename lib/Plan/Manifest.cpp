@@ -250,6 +250,9 @@ Expected<Manifest> manifestFromJson(const json &json) {
   if (j.has("include_dirs")) {
     KTUNE_TRY_ASSIGN(m.includeDirs, j["include_dirs"].strings());
   }
+  if (j.has("quote_dirs")) {
+    KTUNE_TRY_ASSIGN(m.quoteDirs, j["quote_dirs"].strings());
+  }
   if (j.hasValue("compile")) {
     JsonReader c = j["compile"];
     if (!c.isObject())
@@ -311,7 +314,8 @@ static json argsToJson(const std::vector<KernelArg> &as) {
 
 json manifestToJson(const Manifest &m) {
   bool v2 = m.version == ManifestVersion2 || !m.launchers.empty() ||
-            !m.files.empty() || !m.includeDirs.empty() || m.compile;
+            !m.files.empty() || !m.includeDirs.empty() ||
+            !m.quoteDirs.empty() || m.compile;
   for (const auto &k : m.kernels)
     v2 = v2 || !k.launchParams.empty();
   json j = {{"ktune", v2 ? ManifestVersion2 : ManifestVersion},
@@ -355,6 +359,8 @@ json manifestToJson(const Manifest &m) {
   }
   if (!m.includeDirs.empty())
     j["include_dirs"] = m.includeDirs;
+  if (!m.quoteDirs.empty())
+    j["quote_dirs"] = m.quoteDirs;
   if (m.compile)
     j["compile"] = {{"directory", m.compile->directory},
                     {"arguments", m.compile->arguments},

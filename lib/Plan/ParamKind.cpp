@@ -17,6 +17,7 @@ constexpr EnumName<ParamKind> KindNames[] = {
     {ParamKind::WarpsPerBlock, "warps_per_block"},
     {ParamKind::GridSize, "grid_size"},
     {ParamKind::RowSplit, "row_split"},
+    {ParamKind::MinBlocks, "min_blocks"},
     {ParamKind::Other, "other"},
 };
 
@@ -37,7 +38,8 @@ Expected<ParamKind> kindFromJson(const JsonReader &j) {
     return j.failAt("kind", "unknown kind \"" + kind +
                                 "\" (expected block_size, tile_size, unroll, "
                                 "vector_width, items_per_thread, "
-                                "warps_per_block or other)");
+                                "warps_per_block, grid_size, row_split, "
+                                "min_blocks or other)");
   return *parsed;
 }
 

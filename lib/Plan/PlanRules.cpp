@@ -20,6 +20,9 @@ KindRange kindRange(ParamKind kind) {
   case ParamKind::RowSplit:
     return {1, 256, true,
             "a row splits over a power of two of 1 to 256 blocks"};
+  case ParamKind::MinBlocks:
+    return {0, 32, false,
+            "a minimum of resident blocks per SM is 0 (none) to 32"};
   case ParamKind::VectorWidth:
     return {1, 16, true, "a vector width is a power of two from 1 to 16"};
   case ParamKind::Unroll:

@@ -11,8 +11,8 @@
 #include "ktune/Refactor/Rewrite.h"
 #include "ktune/Refactor/ToolSupport.h"
 
-#include "Rewrite/RewriteInternal.h"
 #include "Rewrite/ParamNames.h"
+#include "Rewrite/RewriteInternal.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Sha256.h"
 
@@ -48,7 +48,8 @@ headerFilterFor(const CompileCommand &command, const ParserOptions &options,
 }
 
 llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
-                                     const ParserOptions &givenOptions) {
+                                     const ParserOptions &givenOptions,
+                                     const CandidateOptions &candidates) {
   Analysis a;
   a.file = command.file;
   a.command = command;
@@ -97,7 +98,7 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
                               std::to_string(k->line) + ": kernel " +
                               k->qualifiedName + " cannot become a template (" +
                               k->cannotTemplate + "): nothing in it is lifted");
-  a.candidates = buildCandidates(a.facts, a.index);
+  a.candidates = buildCandidates(a.facts, a.index, candidates);
   return a;
 }
 
@@ -211,11 +212,12 @@ makeTemplate(const Analysis &analysis, const Plan &givenPlan,
                        "header"});
     out.headers.push_back(std::move(header));
   }
-  // The copies first, then the original's directory: its quoted #includes
-  // are found there as before.
+  // The copies first; the original's directory for quoted #includes only:
+  // they are found there as before, and <...> ones are not (a project's
+  // `features.h` would hide glibc's).
   if (!out.headers.empty())
     m.includeDirs.push_back(relativeTo(includeDir, manifestPath));
-  m.includeDirs.push_back(
+  m.quoteDirs.push_back(
       relativeTo(std::filesystem::path(absolutePathIn("", analysis.file))
                      .parent_path()
                      .string(),

@@ -4,6 +4,7 @@
 
 #include "PtxCompare.h"
 
+#include "ktune/Plan/CompileDatabase.h"
 #include "ktune/Refactor/CompileCommand.h"
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Process.h"
@@ -139,9 +140,11 @@ llvm::Expected<std::string> verifyTemplate(const Analysis &analysis,
   path::remove_filename(originalDir);
   std::string origIncludes = std::string(originalDir);
 
-  auto original =
-      compilePtx(options, analysis.file, {"-I", origIncludes},
-                 tmp + "/original.ptx", "the original " + analysis.file);
+  // The original finds its quoted #includes beside it; so does the
+  // template, through -iquote (a -I would also serve <...> includes).
+  std::vector<std::string> quoteOriginal = nvccQuoteDir(origIncludes);
+  auto original = compilePtx(options, analysis.file, {}, tmp + "/original.ptx",
+                             "the original " + analysis.file);
   if (!original)
     return original.takeError();
 
@@ -172,7 +175,7 @@ llvm::Expected<std::string> verifyTemplate(const Analysis &analysis,
   std::vector<std::string> includes = {"-I", tmp};
   if (!out.headers.empty())
     includes.insert(includes.end(), {"-I", tmp + "/include"});
-  includes.insert(includes.end(), {"-I", origIncludes});
+  includes.insert(includes.end(), quoteOriginal.begin(), quoteOriginal.end());
   auto tpl = compilePtx(options, source, includes, tmp + "/template.ptx",
                         "the template");
   if (!tpl)

@@ -84,6 +84,8 @@ std::optional<KindLimits> kindLimits(ParamKind kind,
     return KindLimits{1, 2147483647, false};
   case ParamKind::RowSplit:
     return KindLimits{1, 256, true}; // as a plan may name (PlanRules.cpp)
+  case ParamKind::MinBlocks:
+    return KindLimits{0, device.maxThreadsPerSM / device.warpSize, false};
   case ParamKind::Other:
     break;
   }

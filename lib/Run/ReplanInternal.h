@@ -79,16 +79,20 @@ public:
   /// the refactorer introduces them).
   void proposeFromDiagnoses(const KernelAnalysis &a, const PlanKernel &kernel,
                             ReplanDecision &decision);
-  /// A small grid's proposal made: row_split lifted where the kernel has
-  /// the candidate (the refactorer found its row can be split), else the
-  /// refusal's reason recorded.
-  void liftRowSplit(const ReplanContext &ctx, const KernelAnalysis &a,
+  /// The proposals made: row_split lifted for a small grid, a register cap
+  /// (min_blocks) where registers limit occupancy, where the kernel has the
+  /// candidate; else the refusal's reason recorded.
+  void liftProposed(const ReplanContext &ctx, const KernelAnalysis &a,
                     PlanKernel &kernel, ReplanDecision &decision);
   /// Lifts row_split into `kernel` where it can; the proposal's
   /// availability: applied, or why not.
-  std::string rowSplitOutcome(const ReplanContext &ctx,
-                              const KernelAnalysis &a, PlanKernel &kernel,
-                              ReplanDecision &decision, Proposal &proposal);
+  std::string rowSplitOutcome(const ReplanContext &ctx, const KernelAnalysis &a,
+                              PlanKernel &kernel, ReplanDecision &decision,
+                              Proposal &proposal);
+  /// Lifts the kernel's register cap where it can; the availability.
+  std::string registerCapOutcome(const ReplanContext &ctx,
+                                 const KernelAnalysis &a, PlanKernel &kernel,
+                                 ReplanDecision &decision, Proposal &proposal);
 
 private:
   RuleOptions Options;

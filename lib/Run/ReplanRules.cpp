@@ -83,28 +83,110 @@ void RuleReplanner::replanKernel(const ReplanContext &ctx,
   dropInsensitive(a, kernel, toDrop, decision);
   liftIfFar(ctx, a, kernel, decision, toDrop);
   proposeFromDiagnoses(a, kernel, decision);
-  liftRowSplit(ctx, a, kernel, decision);
+  liftProposed(ctx, a, kernel, decision);
 }
 
-void RuleReplanner::liftRowSplit(const ReplanContext &ctx,
+void RuleReplanner::liftProposed(const ReplanContext &ctx,
                                  const KernelAnalysis &a, PlanKernel &kernel,
                                  ReplanDecision &decision) {
-  auto proposal =
-      std::find_if(decision.proposals.begin(), decision.proposals.end(),
-                   [&](const Proposal &p) {
-                     return p.kernel == kernel.kernel &&
-                            std::find(p.kinds.begin(), p.kinds.end(),
-                                      "row_split") != p.kinds.end();
-                   });
-  if (proposal == decision.proposals.end() || !ctx.candidates)
+  if (!ctx.candidates)
     return;
-  // Its "propose" reason then says what became of it.
-  std::string before = proposalText(*proposal);
-  proposal->availability =
-      rowSplitOutcome(ctx, a, kernel, decision, *proposal);
-  for (auto &r : decision.reasons)
-    if (r.action == ReplanAction::Propose && r.message == before)
-      r.message = proposalText(*proposal);
+  for (Proposal &proposal : decision.proposals) {
+    if (proposal.kernel != kernel.kernel)
+      continue;
+    auto proposes = [&](const char *kind) {
+      return std::find(proposal.kinds.begin(), proposal.kinds.end(), kind) !=
+             proposal.kinds.end();
+    };
+    // Its "propose" reason then says what became of it.
+    std::string before = proposalText(proposal);
+    if (proposes("row_split"))
+      proposal.availability =
+          rowSplitOutcome(ctx, a, kernel, decision, proposal);
+    else if (proposes("register_cap"))
+      proposal.availability =
+          registerCapOutcome(ctx, a, kernel, decision, proposal);
+    else
+      continue;
+    for (auto &r : decision.reasons)
+      if (r.action == ReplanAction::Propose && r.message == before)
+        r.message = proposalText(proposal);
+  }
+}
+
+/// The register-limited diagnosis a proposal was made from.
+static const Diagnosis *registerDiagnosis(const KernelAnalysis &a,
+                                          const Proposal &proposal) {
+  for (const Diagnosis &d : a.diagnoses)
+    if (d.kind == DiagnosisKind::RegisterLimited &&
+        d.message == proposal.diagnosis)
+      return &d;
+  return nullptr;
+}
+
+std::string RuleReplanner::registerCapOutcome(const ReplanContext &ctx,
+                                              const KernelAnalysis &a,
+                                              PlanKernel &kernel,
+                                              ReplanDecision &decision,
+                                              Proposal &proposal) {
+  for (const PlanParam &p : kernel.params)
+    if (p.kind == ParamKind::MinBlocks)
+      return "the register cap is already tuned (" + p.name + ")";
+  const Candidate *cap = nullptr;
+  for (const auto &c : ctx.candidates->candidates)
+    if (c.kind == ParamKind::MinBlocks && sameKernel(c.kernel, kernel.kernel) &&
+        !ctx.retiredCandidates.count(c.id))
+      cap = &c;
+  if (!cap) {
+    for (const auto &r : ctx.candidates->refusals)
+      if (r.kind == ParamKind::MinBlocks && sameKernel(r.kernel, kernel.kernel))
+        return "register cap refused: " + r.why;
+    return "the refactorer offers no register cap for this kernel";
+  }
+  const Diagnosis *d = registerDiagnosis(a, proposal);
+  // Bounds ktune writes name 1024 threads; a kernel's own, its block.
+  bool written = !cap->sites.empty() &&
+                 cap->sites.front().replacement == RegisterCapBounds;
+  int64_t threads = written ? 1024
+                    : d     ? std::max<int64_t>(1, d->threadsPerBlock)
+                            : 1024;
+  int64_t most = std::min<int64_t>(
+      kindLimits(ParamKind::MinBlocks, ctx.device)->max,
+      std::max<int64_t>(1, ctx.device.maxThreadsPerSM / threads));
+  std::vector<int64_t> values = {cap->value};
+  for (int64_t m = 1; m <= most; ++m)
+    if (m != cap->value)
+      values.push_back(m);
+  std::sort(values.begin(), values.end());
+  PlanParam param;
+  param.name = "MIN_BLOCKS";
+  for (int n = 2; std::any_of(kernel.params.begin(), kernel.params.end(),
+                              [&](auto &p) { return p.name == param.name; });
+       ++n)
+    param.name = "MIN_BLOCKS_" + std::to_string(n);
+  param.kind = ParamKind::MinBlocks;
+  param.candidates = {cap->id};
+  param.defaultValue = cap->value;
+  param.domain = Domain::ofValues(values);
+  PlanKernel attempt = kernel;
+  attempt.params.push_back(param);
+  Plan trial = decision.plan;
+  for (auto &k : trial.kernels)
+    if (k.kernel == kernel.kernel)
+      k = attempt;
+  auto errors = validatePlan(trial, *ctx.candidates, *ctx.sources);
+  if (!errors.empty())
+    return "the register cap cannot be lifted: " + errors.front().str();
+  kernel = attempt; // an element of decision.plan.kernels
+  proposal.available = true;
+  addReason(decision, kernel, param.name, ReplanAction::Lift,
+            proposal.diagnosis + ": lifting " + cap->id + " (min_blocks) as " +
+                param.name + " with domain " + param.domain.describe() +
+                ": M resident blocks of " + std::to_string(threads) +
+                " threads per SM in __launch_bounds__, at most 65536 / (" +
+                std::to_string(threads) + " * M) registers per thread");
+  return "applied: " + param.name + " (candidate " + cap->id +
+         ") in the next round";
 }
 
 /// Blocks per row from 1 to the power of two that gives the smallest
@@ -201,12 +283,8 @@ void RuleReplanner::proposeFromDiagnoses(const KernelAnalysis &a,
                  "most " +
                  std::to_string(d.capRegisters) +
                  " registers per thread, in the source the user builds";
-      p.availability =
-          "not available in this build: the refactorer does not write "
-          "__launch_bounds__ yet; a spec's max_registers [0, " +
-          std::to_string(d.capRegisters) +
-          "] measures the cap (--compile-only, ktune-tune), but a dispatch "
-          "header cannot apply it";
+      p.availability = "the refactorer offers no register cap for this "
+                       "kernel";
     }
     addReason(decision, kernel, "", ReplanAction::Propose, proposalText(p));
     decision.proposals.push_back(std::move(p));
@@ -335,7 +413,8 @@ freeCandidates(const ReplanContext &ctx, const PlanKernel &kernel,
   std::vector<const Candidate *> free;
   for (const auto &c : ctx.candidates->candidates)
     if (sameKernel(c.kernel, kernel.kernel) && !inPlan.count(c.id) &&
-        !dropped.count(c.id) && ctx.candidates->find(c.id) == &c)
+        !dropped.count(c.id) && ctx.candidates->find(c.id) == &c &&
+        !isIntroduced(c)) // structural: lifted from a diagnosis only
       free.push_back(&c);
   return free;
 }

@@ -219,11 +219,11 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
   cmd.arch = O.arch;
   cmd.gpus = Gpus;
   cmd.compiler = O.compiler;
-  // The template lives in the round's directory: headers included from the
-  // original file's directory must still be found; NVRTC also gets ktune's
-  // standard-library names (NvrtcGuard.h). Both compilers get the flags the
-  // source was parsed with (-p or --), nvcc as they are.
-  cmd.includeDirs = {sourceDir()};
+  // The template lives in the round's directory: the manifest's quote_dirs
+  // find the headers the original includes from its own directory; NVRTC
+  // also gets ktune's standard-library names (NvrtcGuard.h). Both
+  // compilers get the flags the source was parsed with (-p or --), nvcc as
+  // they are.
   cmd.nvrtcIncludeDirs = {
       (fs::path(refactor::findShareDir()) / "nvrtc-compat").string()};
   if (!made.manifest.compile)

@@ -216,7 +216,10 @@ static std::vector<std::string> launchedBy(const refactor::SourceFacts &facts,
 Status Runner::analyseSource() {
   if (!fs::exists(O.source))
     return makeError(O.source + ": no such file");
-  auto analysis = refactor::analyzeFile(O.compile, O.parser);
+  // Register caps are what the loop proposes where registers limit
+  // occupancy: its candidates must hold them.
+  auto analysis =
+      refactor::analyzeFile(O.compile, O.parser, {/*registerCaps=*/true});
   if (!analysis)
     return std::unexpected(fromLLVM(analysis.takeError(), O.log));
   Source = std::move(*analysis);

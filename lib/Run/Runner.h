@@ -88,12 +88,6 @@ private:
     return (std::filesystem::path(O.outDir) / relative).string();
   }
   std::string stem() const { return fileStem(O.source); }
-  std::string sourceDir() const {
-    return std::filesystem::absolute(std::filesystem::path(O.source))
-        .parent_path()
-        .lexically_normal()
-        .string();
-  }
   std::string headerName(const std::string &kernel) const {
     return Kernels.size() == 1 ? stem() + ".tuned.h" : kernel + ".tuned.h";
   }

@@ -56,6 +56,12 @@ static cl::opt<bool> Candidates(
     "candidates",
     cl::desc("Print the candidates as JSON to stdout; write nothing"),
     cl::cat(Category));
+static cl::opt<bool> RegisterCaps(
+    "register-caps",
+    cl::desc("Also offer each kernel a register cap (a min_blocks parameter "
+             "in its __launch_bounds__, 0 by default), as `ktune run` does "
+             "where registers limit occupancy"),
+    cl::cat(Category));
 static cl::opt<std::string>
     PlanFile("plan",
              cl::desc("Apply this plan instead of the built-in heuristic one"),
@@ -149,7 +155,7 @@ int main(int argc, const char **argv) {
     return 0;
   }
 
-  auto analysis = analyzeFile(*command, options);
+  auto analysis = analyzeFile(*command, options, {RegisterCaps});
   if (!analysis)
     return fail(analysis.takeError());
   const ParseStats &stats = analysis->stats;
@@ -184,8 +190,14 @@ int main(int argc, const char **argv) {
         llvm::errs() << "ktune-refactor: planner: " << line << "\n";
       });
   if (!chosen) {
-    for (const Error &e : chosen.error())
+    bool namesCap = false;
+    for (const Error &e : chosen.error()) {
       fail(e.str());
+      namesCap |= e.str().find("unknown candidate 'c_mb_") != std::string::npos;
+    }
+    if (namesCap && !RegisterCaps)
+      note("register caps (kind min_blocks, candidates c_mb_...) are "
+           "offered with --register-caps");
     return 1;
   }
   const ParserOptions *verify = Outputs.verify() ? &options : nullptr;

@@ -14,6 +14,7 @@
 #ifndef KTUNE_CUDA_NVCC_H
 #define KTUNE_CUDA_NVCC_H
 
+#include "ktune/Plan/CompileDatabase.h"
 #include "ktune/Plan/Manifest.h"
 #include "ktune/Support/Error.h"
 
@@ -39,9 +40,12 @@ std::vector<std::string> projectNvccFlags(const CompileCommandInfo &compile);
 
 /// How ktune calls nvcc for one build.
 struct NvccCommand {
-  std::string nvcc;                      // empty: findNvcc()
-  std::string arch = "sm_90";            // sm_XY (code for that GPU)
-  std::vector<std::string> includeDirs;  // absolute, first on the path
+  std::string nvcc;                     // empty: findNvcc()
+  std::string arch = "sm_90";           // sm_XY (code for that GPU)
+  std::vector<std::string> includeDirs; // absolute, first on the path
+  /// Absolute; searched by quoted #includes only (nvccQuoteDir,
+  /// CompileDatabase.h).
+  std::vector<std::string> quoteDirs;
   std::vector<std::string> projectFlags; // projectNvccFlags(...)
   std::vector<std::string> extraFlags;   // the spec's, in nvcc's spelling
   std::string templateDir;               // -I after the project's flags

@@ -46,6 +46,7 @@ enum class SiteRole {
   CubItemsPerThread,     // cub_items_per_thread: cub::BlockLoad<.., N, I>'s I
   Definition,            // definition: where a named constant's value is
   IndexArith,            // index_arith: blockIdx.x * N
+  KernelAttributes,      // kernel_attributes: bounds written for a register cap
   KernelBody,            // kernel_body: a structural parameter's kernel
   LaunchBlock,           // launch_block: <<<g, N>>>
   LaunchBounds,          // launch_bounds: __launch_bounds__(N)
@@ -126,6 +127,17 @@ struct Candidate {
   int caseIndex = -1;
   std::string caseCondition;
 };
+
+/// A parameter the refactorer introduces (row_split's body, a register
+/// cap's bounds): no constant of the code holds it, so the default plan
+/// never lifts it; the tuning loop proposes it from its diagnoses.
+bool isIntroduced(const Candidate &c);
+
+/// What a register cap writes before a kernel's name where it has no
+/// bounds: none at 0 (bounds of 0 and 0 emit no directive), else M blocks
+/// of at most 1024 threads.
+inline constexpr const char *RegisterCapBounds =
+    "__launch_bounds__({P} > 0 ? 1024 : 0, {P}) ";
 
 /// A structural parameter a kernel cannot take, and why.
 struct Refusal {

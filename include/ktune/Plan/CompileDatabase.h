@@ -30,6 +30,14 @@ compileCommandFromDatabase(const std::string &buildDir,
 /// backslashes group; nothing is expanded).
 std::vector<std::string> splitCommandLine(const std::string &line);
 
+/// nvcc's flags that make `dir` searched by quoted #includes only, as the
+/// including file's own directory is: a directory given as -I is also
+/// searched for <...> and can hide a system header (a project's
+/// `features.h` hides glibc's). nvcc has no -iquote; its host
+/// preprocessor, which preprocesses both sides, does. A directory whose
+/// name has a comma (which -Xcompiler would split) is given as -I.
+std::vector<std::string> nvccQuoteDir(const std::string &dir);
+
 } // namespace ktune
 
 #endif

@@ -28,11 +28,14 @@ enum class ParamKind {
   /// Structural: blocks per row, a parameter the refactorer introduces
   /// where a kernel's row can be split (no constant of the code holds it).
   RowSplit,
+  /// A minimum of resident blocks per SM (`__launch_bounds__(T, M)`): the
+  /// register cap ptxas derives from it. 0 names no minimum.
+  MinBlocks,
   Other,
 };
 
 /// "block_size", "tile_size", "unroll", "vector_width", "items_per_thread",
-/// "warps_per_block", "grid_size", "row_split", "other".
+/// "warps_per_block", "grid_size", "row_split", "min_blocks", "other".
 std::string_view kindName(ParamKind kind);
 std::optional<ParamKind> parseKind(std::string_view name);
 /// A kind the refactorer introduces (row_split): the default plan never

@@ -51,8 +51,17 @@ struct CandidateIndex {
   std::map<std::string, int> boundParam;
 };
 
+/// What buildCandidates adds beyond the constants of the code.
+struct CandidateOptions {
+  /// A register cap (`__launch_bounds__`' minimum, kind min_blocks) for
+  /// each kernel that can take one: what `ktune run` proposes where
+  /// registers limit occupancy. Off, they are neither listed nor accepted.
+  bool registerCaps = false;
+};
+
 /// Like buildCandidates, also returning the index.
-CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index);
+CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index,
+                             const CandidateOptions &options = {});
 
 /// What detection found in one file (one side, or both merged): the value
 /// ktune-refactor (Analysis, Refactorer.h) and the clang-tidy module both

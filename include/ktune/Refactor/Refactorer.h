@@ -47,7 +47,8 @@ headerFilterFor(const CompileCommand &command, const ParserOptions &options,
 /// kernels into the headers `options.headers` lets through (the default of
 /// headerFilterFor when null).
 llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
-                                     const ParserOptions &options);
+                                     const ParserOptions &options,
+                                     const CandidateOptions &candidates = {});
 
 /// A project header of the output: rewritten, or copied unchanged but for
 /// its #include spellings (it includes a rewritten one beside itself).

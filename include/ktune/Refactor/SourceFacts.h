@@ -162,6 +162,25 @@ struct RowSplitFacts {
   std::vector<std::string> opaqueCallees;
 };
 
+/// Whether a kernel can take a register cap: a minimum of resident blocks
+/// per SM in its `__launch_bounds__`, which ptxas turns into a register
+/// limit. Kernels whose bounds name no minimum get one inserted before the
+/// bounds' ')' (`, MIN_BLOCKS`); kernels without bounds get
+/// `__launch_bounds__(MIN_BLOCKS > 0 ? 1024 : 0, MIN_BLOCKS)` before their
+/// name (0 and 0 emit no directive at all: the original PTX).
+struct RegisterCapFacts {
+  bool analysed = false;
+  /// Why not (empty: it can), "file:line:col: ..." first.
+  std::string refusal;
+  unsigned at = 0; // a position: where the text goes
+  unsigned line = 0, col = 0;
+  /// The kernel has `__launch_bounds__(N)`: the minimum joins it.
+  bool extendsBounds = false;
+  /// The threads per block the bounds name (1024 where ktune writes them);
+  /// 0 when they depend on a template parameter.
+  int64_t maxThreads = 0;
+};
+
 struct FunctionFacts {
   std::string id; // "fn@<position of the name>" (functionId)
   FunctionRole role = FunctionRole::Host;
@@ -216,6 +235,8 @@ struct FunctionFacts {
   /// Kernels: whether each row (blockIdx.x) can be split over several
   /// blocks (a row_split parameter, RowSplit.cpp).
   RowSplitFacts rowSplit;
+  /// Kernels: whether a register cap can be introduced (RegisterCap.cpp).
+  RegisterCapFacts registerCap;
 };
 
 /// A static __shared__ array: bytes = elementSize * product(extents).
@@ -290,8 +311,10 @@ struct CallFacts {
   unsigned caseTableLine = 0;
   int caseIndex = -1;
   std::string caseCondition;
-  /// The numbers the case's conditions name, spelled or not, and whether
-  /// one takes a remainder: what may have chosen a template argument.
+  /// The numbers the conditions choosing the case name, spelled or not
+  /// (its own and the enclosing branches', not those of the earlier cases
+  /// it is the `else` of), and whether one takes a remainder: what may
+  /// have chosen a template argument.
   std::set<long long> caseNumbers;
   bool caseRemainder = false;
 

@@ -215,13 +215,25 @@ public:
   /// Host functions of the project's headers that `fd` calls (directly or
   /// through other such functions) are read like the main file's: a
   /// launcher in a header (FlashInfer's `norm::FusedAddRMSNorm`) is where
-  /// the block size of its kernel is chosen.
+  /// the block size of its kernel is chosen. So are those it names without
+  /// calling (a benchmark's `run("atomic", device_reduce_atomic, ...)`):
+  /// they keep their name as a function forwarding to the template.
   void followHostCalls(const FunctionDecl *fd) {
     struct Calls : RecursiveASTVisitor<Calls> {
       std::vector<const CallExpr *> calls;
+      std::set<const Expr *> callees;
+      std::vector<const FunctionDecl *> named;
       bool VisitCallExpr(CallExpr *call) {
         if (call->getDirectCallee() && !llvm::isa<CUDAKernelCallExpr>(call))
           calls.push_back(call);
+        if (const Expr *callee = call->getCallee())
+          callees.insert(callee->IgnoreParenImpCasts());
+        return true;
+      }
+      bool VisitDeclRefExpr(DeclRefExpr *ref) {
+        if (!callees.count(ref))
+          if (const auto *f = llvm::dyn_cast<FunctionDecl>(ref->getDecl()))
+            named.push_back(f);
         return true;
       }
     } calls;
@@ -233,6 +245,10 @@ public:
       if (follow(f))
         recordHostCall(fd, f, call);
     }
+    for (const FunctionDecl *f : calls.named)
+      if (!f->getDescribedFunctionTemplate() && !f->isTemplateInstantiation())
+        if (const FunctionDecl *def = f->getDefinition())
+          follow(def);
   }
 
   /// Reads `f`, a host function of a project header, like a main-file
@@ -267,13 +283,13 @@ public:
     } templates;
     templates.TraverseDecl(tu);
     for (const FunctionTemplateDecl *t : templates.found)
-      if (std::any_of(
-              t->spec_begin(), t->spec_end(), [&](const FunctionDecl *spec) {
-                return spec->getTemplateSpecializationKind() ==
-                           TSK_ExplicitInstantiationDefinition &&
-                       C.SM.isInMainFile(C.SM.getExpansionLoc(
-                           spec->getPointOfInstantiation()));
-              }))
+      if (std::any_of(t->spec_begin(), t->spec_end(),
+                      [&](const FunctionDecl *spec) {
+                        return spec->getTemplateSpecializationKind() ==
+                                   TSK_ExplicitInstantiationDefinition &&
+                               C.SM.isInMainFile(C.SM.getExpansionLoc(
+                                   spec->getPointOfInstantiation()));
+                      }))
         follow(t->getTemplatedDecl());
   }
 
@@ -309,6 +325,7 @@ public:
 /// Finds references to the main file's non-template kernels that are not
 /// the callee of a <<<>>> launch and cannot be given template arguments:
 /// outside a host function that can become a template, or in a macro body.
+/// And host functions named other than as a call's callee.
 class KernelReferenceFinder : public MainFileVisitor<KernelReferenceFinder> {
 public:
   using MainFileVisitor::MainFileVisitor;
@@ -329,7 +346,7 @@ public:
            !(loc.isMacroID() && C.SM.isMacroBodyExpansion(loc)) &&
            isEditableKernelUse(C, at, Current);
   }
-  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *call) {
+  bool VisitCallExpr(CallExpr *call) {
     if (const Expr *callee = call->getCallee())
       Callees.insert(callee->IgnoreParenImpCasts());
     return true;
@@ -348,6 +365,10 @@ public:
     return true;
   }
   void consider(const FunctionDecl *f, const Expr *at) {
+    if (f && !isKernel(C, f) && !isDeviceHelper(C, f) &&
+        !llvm::isa<CXXMethodDecl>(f) && !f->getDescribedFunctionTemplate() &&
+        !f->isTemplateInstantiation() && inRewritableFile(C, f->getLocation()))
+      C.HostNamedNotCalled.insert(f->getCanonicalDecl());
     if (!f || !isKernel(C, f) || f->getDescribedFunctionTemplate() ||
         f->isTemplateInstantiation() ||
         !inRewritableFile(C, f->getLocation()) || editable(at))

@@ -92,6 +92,11 @@ struct DetectContext {
   /// Kernels that are not templates, named other than as a launch's callee
   /// (cudaLaunchKernel((void *)k, ...), helper(k, ...)), with the line.
   std::map<const clang::FunctionDecl *, unsigned> NamedNotLaunched;
+  /// Host functions that are not templates, named other than as a call's
+  /// callee (`m.def("f", &f)`, a function pointer): a template of their
+  /// name would make that name an overload set, so the template takes
+  /// another (FunctionFacts::templateName) and they forward to it.
+  std::set<const clang::FunctionDecl *> HostNamedNotCalled;
   /// Constants a launch's grid helper reads in its body, for the launch
   /// being read: kernel id, constant, and the note if the kernel uses it.
   std::vector<std::tuple<std::string, std::string, std::string>>

@@ -15,6 +15,7 @@
 //   DeviceScanner.cpp    the roles constants play inside device code
 //   DeviceLoops.cpp      loop bounds that size register arrays or tiles
 //   RowSplit.cpp         whether a kernel's row can be split over blocks
+//   RegisterCap.cpp      whether a kernel can take a register cap
 //   LaunchForms.cpp      every spelling of a launch, read as a LaunchView
 //   LaunchHelpers.cpp    functions that launch the kernel they are given;
 //                        why a launch is not followed
@@ -227,6 +228,11 @@ void launchCase(DetectContext &c, const clang::Stmt *launch,
 /// facts.rowSplit (once per kernel and side).
 void analyseRowSplit(DetectContext &c, const clang::FunctionDecl *def,
                      FunctionFacts &facts);
+
+/// Whether kernel `def` can take a register cap (a minimum of blocks per
+/// SM in its __launch_bounds__), into facts.registerCap (RegisterCap.cpp).
+void analyseRegisterCap(DetectContext &c, const clang::FunctionDecl *def,
+                        FunctionFacts &facts);
 
 // --- host code (HostCode.cpp) ------------------------------------------------
 /// The main file's host-only functions, into the facts' hostOnlyRanges (on the

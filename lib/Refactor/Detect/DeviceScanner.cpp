@@ -378,6 +378,7 @@ void scanDeviceFunction(DetectContext &c, const FunctionDecl *def) {
   if (kernel) {
     facts.gridStride = isGridStride(c, def, scanner.Loops);
     analyseRowSplit(c, def, facts);
+    analyseRegisterCap(c, def, facts);
   }
   for (const FunctionDecl *h : scanner.Helpers)
     scanDeviceFunction(c, h);

@@ -219,8 +219,8 @@ static bool namesIdentifier(llvm::StringRef text, llvm::StringRef name) {
 /// symbol through a forwarding overload once it becomes a template.
 static bool needsForwarder(const FunctionDecl *def, const FunctionFacts &f) {
   return f.role == FunctionRole::Host && !f.isTemplate &&
-         def->isExternallyVisible() && !llvm::isa<CXXMethodDecl>(def) &&
-         f.bodyBegin != 0;
+         (def->isExternallyVisible() || !f.templateName.empty()) &&
+         !llvm::isa<CXXMethodDecl>(def) && f.bodyBegin != 0;
 }
 
 void readForwarder(DetectContext &c, const FunctionDecl *def,
@@ -312,10 +312,12 @@ FunctionFacts &functionFacts(DetectContext &c, const FunctionDecl *def,
   f.cannotTemplate = whyCannotTemplate(c, def);
   f.cLinkage = role == FunctionRole::Host &&
                (def->isExternC() || def->isInExternCContext());
-  if (def->isMain()) {
-    // main cannot be a template: a template of another name takes its
-    // body, and main calls it.
-    f.templateName = "ktune_main";
+  if (def->isMain() || (role == FunctionRole::Host &&
+                        c.HostNamedNotCalled.count(def->getCanonicalDecl()))) {
+    // main cannot be a template, nor a function whose name is taken
+    // (`&f`: a template of that name would make it an overload set): a
+    // template of another name takes its body, and the function calls it.
+    f.templateName = "ktune_" + f.name;
     while (namesIdentifier(fileText(c, 0), f.templateName))
       f.templateName += "_";
   }

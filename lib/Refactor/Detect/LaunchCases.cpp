@@ -146,8 +146,14 @@ void launchCase(DetectContext &c, const Stmt *launch, const FunctionDecl *host,
     return;
   std::vector<std::string> terms; // innermost first
   bool known = true;
+  bool innermost = true;
   auto addTerm = [&](const Expr *cond, bool negate) {
-    numbersIn(c, cond, cf);
+    // The numbers that choose this case: its own condition's and those of
+    // the branches it is inside; an earlier case's, which the chain has
+    // ruled out (`else` of `k <= 64`), choose nothing here.
+    if (!negate || innermost)
+      numbersIn(c, cond, cf);
+    innermost = false;
     auto s = cond ? spellCondition(c, cond, host) : std::nullopt;
     if (!s)
       known = false;
@@ -190,6 +196,7 @@ void launchCase(DetectContext &c, const Stmt *launch, const FunctionDecl *host,
       auto up = c.Ctx.getParents(*parent);
       const auto *sw = up.empty() ? nullptr : up[0].get<SwitchStmt>();
       if (sw && sw->getBody() == parent) {
+        innermost = false;
         auto labels = labelsOf(sw, child);
         auto subject = spellCondition(c, sw->getCond(), host);
         // The numbers a case names, whether or not its subject can be

@@ -118,8 +118,17 @@ static void mergeRowSplit(RowSplitFacts &into, const RowSplitFacts &other) {
       into.opaqueCallees.push_back(name);
 }
 
+/// Both sides must allow the cap (they read the same declaration).
+static void mergeRegisterCap(RegisterCapFacts &into,
+                             const RegisterCapFacts &other) {
+  if (other.analysed &&
+      (!into.analysed || (into.refusal.empty() && !other.refusal.empty())))
+    into = other;
+}
+
 static void mergeFunction(FunctionFacts &into, const FunctionFacts &other) {
   mergeRowSplit(into.rowSplit, other.rowSplit);
+  mergeRegisterCap(into.registerCap, other.registerCap);
   into.usesWarpLevelOps |= other.usesWarpLevelOps;
   into.gridStride |= other.gridStride;
   into.keptConstants.insert(other.keptConstants.begin(),

@@ -29,6 +29,12 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
                            ? json{{"uses", f.rowSplit.uses.size()},
                                   {"opaque_callees", f.rowSplit.opaqueCallees}}
                            : json{{"refusal", f.rowSplit.refusal}};
+    if (f.registerCap.analysed)
+      j["register_cap"] =
+          f.registerCap.refusal.empty()
+              ? json{{"extends_bounds", f.registerCap.extendsBounds},
+                     {"max_threads", f.registerCap.maxThreads}}
+              : json{{"refusal", f.registerCap.refusal}};
     out["functions"].push_back(j);
   }
   for (const auto &c : facts.calls) {

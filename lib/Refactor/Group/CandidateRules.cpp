@@ -107,6 +107,11 @@ ParamKind inferKind(const CandidateGroup &g) {
         return o.family.kind == Family::Kind::GridSize;
       }))
     return ParamKind::GridSize;
+  if (!g.sites.empty() &&
+      std::all_of(g.sites.begin(), g.sites.end(), [](const Occurrence &o) {
+        return o.role == SiteRole::LaunchBoundsMinBlocks;
+      }))
+    return ParamKind::MinBlocks;
   if (g.hasRole({SiteRole::UnrollPragma}))
     return ParamKind::Unroll;
   if (g.named)

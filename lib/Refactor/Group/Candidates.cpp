@@ -21,7 +21,7 @@ static constexpr EnumName<ParamKind> Abbreviations[] = {
     {ParamKind::Unroll, "ur"},          {ParamKind::VectorWidth, "vw"},
     {ParamKind::ItemsPerThread, "ipt"}, {ParamKind::WarpsPerBlock, "wpb"},
     {ParamKind::GridSize, "gs"},        {ParamKind::RowSplit, "rs"},
-    {ParamKind::Other, "ot"},
+    {ParamKind::MinBlocks, "mb"},       {ParamKind::Other, "ot"},
 };
 
 static uint64_t fnv1a(const std::string &s) {
@@ -123,10 +123,80 @@ static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
   return c;
 }
 
+/// A structural candidate's id: stable over edits elsewhere in the file.
+static std::string structuralId(const std::string &kind,
+                                const std::string &prefix,
+                                const FunctionFacts &kernel,
+                                std::set<std::string> &used) {
+  uint64_t h = fnv1a(kind + "|" + kernel.qualifiedName + "|" +
+                     std::to_string(kernel.line));
+  std::string id;
+  for (unsigned digits = 4; digits <= 16; digits += 2) {
+    id = prefix + hex(h, digits);
+    if (!used.count(id))
+      break;
+  }
+  used.insert(id);
+  return id;
+}
+
+/// A register cap (RegisterCap.cpp): a minimum of blocks per SM written
+/// into the kernel's __launch_bounds__, 0 (no minimum) by default.
+static void addRegisterCapCandidate(const SourceFacts &facts,
+                                    const FunctionFacts &kernel,
+                                    std::set<std::string> &used,
+                                    CandidateIndex &index, CandidateSet &set) {
+  const RegisterCapFacts &rc = kernel.registerCap;
+  if (!rc.analysed)
+    return;
+  std::string name = facts.kernelPlanName(kernel);
+  std::string refusal = rc.refusal;
+  if (refusal.empty() && !kernel.cannotTemplate.empty())
+    refusal = kernel.qualifiedName +
+              " cannot become a template: " + kernel.cannotTemplate;
+  if (!refusal.empty()) {
+    set.refusals.push_back({name, ParamKind::MinBlocks, refusal});
+    return;
+  }
+  Candidate c;
+  c.id = structuralId("min_blocks", "c_mb_", kernel, used);
+  c.kind = ParamKind::MinBlocks;
+  c.kernel = name;
+  c.value = 0;
+  c.spelling = "0";
+  c.confidence = Confidence::Low;
+  std::string threads =
+      rc.maxThreads > 0 ? std::to_string(rc.maxThreads) : "its bound's";
+  c.why = "a register cap: M blocks of " + threads +
+          " threads resident per SM (__launch_bounds__'s minimum) limit each "
+          "thread to 65536 / (" +
+          threads +
+          " * M) registers; 0 names no "
+          "minimum, the original code";
+  SourceSite site;
+  site.file = facts.pathOf(filePart(rc.at));
+  site.offset = localPart(rc.at);
+  site.line = rc.line;
+  site.col = rc.col;
+  site.role = SiteRole::KernelAttributes;
+  if (rc.extendsBounds) {
+    site.before = ", ";
+  } else {
+    // Bounds of 0 and 0 emit no directive: the default is the original.
+    site.replacement = RegisterCapBounds;
+  }
+  c.sites.push_back(std::move(site));
+  index.kernelOf[c.id] = kernel.id;
+  index.boundParam[c.id] = -1;
+  set.candidates.push_back(std::move(c));
+}
+
 /// row_split where a kernel's row can be split (RowSplit.cpp), else the
 /// reason it cannot. Its one site is the kernel's body, which the rewrite
-/// keeps for the default and copies, split, for the other values.
+/// keeps for the default and copies, split, for the other values. Then the
+/// register cap of each kernel that can take one.
 static void addStructuralCandidates(const SourceFacts &facts,
+                                    const CandidateOptions &options,
                                     std::set<std::string> &used,
                                     CandidateIndex &index, CandidateSet &set) {
   for (const FunctionFacts *kernel : facts.kernels()) {
@@ -155,17 +225,8 @@ static void addStructuralCandidates(const SourceFacts &facts,
       set.refusals.push_back({name, ParamKind::RowSplit, refusal});
       continue;
     }
-    uint64_t h = fnv1a("row_split|" + kernel->qualifiedName + "|" +
-                       std::to_string(kernel->line));
-    std::string id;
-    for (unsigned digits = 4; digits <= 16; digits += 2) {
-      id = "c_rs_" + hex(h, digits);
-      if (!used.count(id))
-        break;
-    }
-    used.insert(id);
     Candidate c;
-    c.id = id;
+    c.id = structuralId("row_split", "c_rs_", *kernel, used);
     c.kind = ParamKind::RowSplit;
     c.kernel = name;
     c.value = 1;
@@ -190,13 +251,17 @@ static void addStructuralCandidates(const SourceFacts &facts,
     site.col = rs.bodyCol;
     site.role = SiteRole::KernelBody;
     c.sites.push_back(std::move(site));
-    index.kernelOf[id] = kernel->id;
-    index.boundParam[id] = -1;
+    index.kernelOf[c.id] = kernel->id;
+    index.boundParam[c.id] = -1;
     set.candidates.push_back(std::move(c));
   }
+  if (options.registerCaps)
+    for (const FunctionFacts *kernel : facts.kernels())
+      addRegisterCapCandidate(facts, *kernel, used, index, set);
 }
 
-CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
+CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index,
+                             const CandidateOptions &options) {
   CandidateSet set;
   set.file = facts.file;
   std::vector<CandidateGroup> groups;
@@ -293,7 +358,7 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index) {
   }
 
   addImpliedConstraints({facts, groups, ids, idOfConstant, values, index}, set);
-  addStructuralCandidates(facts, used, index, set);
+  addStructuralCandidates(facts, options, used, index, set);
   return set;
 }
 

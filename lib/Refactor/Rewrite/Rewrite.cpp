@@ -11,6 +11,7 @@
 #include "RewriteInternal.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 
 namespace ktune::refactor {
@@ -70,11 +71,12 @@ std::optional<ktune::Error> Rewriter::templateListEdits() {
       else
         e.text = "template <" + params + ">\n" + d.indent;
       if (!f->templateName.empty() && d.isDefinition) {
-        // main: the template takes another name (and main's implicit
-        // `return 0`); main itself forwards to it.
+        // main, or a function whose name is taken: the template takes
+        // another name (and main's implicit `return 0`); the function
+        // itself forwards to it.
         Edits.push_back(Edit{f->offset, static_cast<unsigned>(f->name.size()),
                              f->templateName, path, 0});
-        if (!f->endsWithReturn && f->rangeEnd > 0)
+        if (f->name == "main" && !f->endsWithReturn && f->rangeEnd > 0)
           Edits.push_back(Edit{f->rangeEnd - 1, 0, "return 0; ", path, 0});
       }
       if (f->cLinkage) {
@@ -94,7 +96,8 @@ void Rewriter::siteEdits() {
   for (auto &w : Work)
     for (auto &p : w.params)
       for (const PlacedSite &s : p.sites) {
-        if (s.site->role == SiteRole::KernelBody)
+        if (s.site->role == SiteRole::KernelBody ||
+            s.site->role == SiteRole::KernelAttributes)
           continue; // structuralEdits
         // A site in a macro's body is held by every function expanding it:
         // one edit, so one name in all and none left alone.
@@ -166,6 +169,21 @@ std::optional<ktune::Error> Rewriter::callEdits() {
     if (!call.implicitArgsError.empty()) {
       noteCallAtDefaults(call);
       continue;
+    }
+    // A callee whose template took another name: the call names it, or
+    // (its name not spelled here) calls the original at the defaults.
+    if (!call.namesKernel() && callee && !callee->templateName.empty()) {
+      llvm::StringRef at = textAt(call.offset).substr(localPart(call.offset));
+      if (!at.starts_with(callee->name) ||
+          (at.size() > callee->name.size() &&
+           (std::isalnum(static_cast<unsigned char>(at[callee->name.size()])) ||
+            at[callee->name.size()] == '_'))) {
+        noteCallAtDefaults(call);
+        continue;
+      }
+      Edits.push_back(Edit{call.offset,
+                           static_cast<unsigned>(callee->name.size()),
+                           callee->templateName, path, 0});
     }
     std::vector<std::string> all = call.implicitArgs;
     all.insert(all.end(), pass.begin(), pass.end());

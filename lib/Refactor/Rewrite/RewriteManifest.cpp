@@ -242,8 +242,11 @@ ManifestKernel manifestFor(const SourceFacts &facts,
 ManifestLauncher launcherFor(const SourceFacts &facts, const FunctionFacts &f,
                              const std::vector<FnParam> &params) {
   ManifestLauncher l;
-  l.name = f.name;
-  l.qualifiedName = f.qualifiedName;
+  // A function whose template took another name is launched by that name.
+  l.name = f.templateName.empty() ? f.name : f.templateName;
+  l.qualifiedName =
+      f.qualifiedName.substr(0, f.qualifiedName.size() - f.name.size()) +
+      l.name;
   for (const auto &tp : f.templateParams) {
     TemplateParam fixed;
     fixed.name = tp.name;

@@ -11,6 +11,9 @@
 // discarded branch of a template is never instantiated: the same PTX), and
 // each launch's grid x is multiplied by the host's ROW_SPLIT.
 //
+// A register cap (min_blocks, Detect/RegisterCap.cpp) writes its bounds
+// into the kernel's declaration; launches pass it like any parameter.
+//
 //===----------------------------------------------------------------------===//
 
 #include "RewriteInternal.h"
@@ -59,9 +62,10 @@ std::optional<ktune::Error> Rewriter::rowSplitEdits(const KernelWork &w,
   unsigned open = rs.bodyOpen, close = rs.bodyClose;
   llvm::StringRef text = textAt(open);
   auto overlap = [&](Position at) {
-    return error(p.path, location(Facts, filePart(at), lineOf(text, localPart(at))) +
-                             ": two edits of " + k.qualifiedName +
-                             "'s body overlap: it cannot be split");
+    return error(p.path,
+                 location(Facts, filePart(at), lineOf(text, localPart(at))) +
+                     ": two edits of " + k.qualifiedName +
+                     "'s body overlap: it cannot be split");
   };
   // The copy: the body's text with the edits already made inside it, the
   // builtin reads split and each block-stride loop strided over the row's
@@ -87,8 +91,7 @@ std::optional<ktune::Error> Rewriter::rowSplitEdits(const KernelWork &w,
                          ") + (" + stepText + ") * (blockIdx.x % " + s + ")",
                          p.path, 3});
     split.push_back(Edit{l.step, 0, "(", p.path, -1});
-    split.push_back(
-        Edit{l.step + l.stepLength, 0, ") * " + s, p.path, 3});
+    split.push_back(Edit{l.step + l.stepLength, 0, ") * " + s, p.path, 3});
   }
   std::stable_sort(split.begin(), split.end(), [](auto &a, auto &b) {
     return std::tie(a.offset, a.order) < std::tie(b.offset, b.order);
@@ -98,9 +101,8 @@ std::optional<ktune::Error> Rewriter::rowSplitEdits(const KernelWork &w,
     return overlap(*at);
   Edits.push_back(
       Edit{open, 0, "{ if constexpr (" + s + " == 1) ", p.path, -1});
-  Edits.push_back(Edit{close + 1, 0,
-                       " else " + std::get<std::string>(copy) + " }", p.path,
-                       0});
+  Edits.push_back(Edit{
+      close + 1, 0, " else " + std::get<std::string>(copy) + " }", p.path, 0});
 
   // Every launch's grid x, times the host's value.
   for (const auto &call : Facts.calls) {
@@ -130,10 +132,16 @@ std::optional<ktune::Error> Rewriter::rowSplitEdits(const KernelWork &w,
 
 std::optional<ktune::Error> Rewriter::structuralEdits() {
   for (const auto &w : Work)
-    for (const auto &p : w.params)
+    for (const auto &p : w.params) {
       if (p.plan->kind == ParamKind::RowSplit)
         if (auto e = rowSplitEdits(w, p))
           return e;
+      // A register cap's bounds, in the kernel's declaration.
+      for (const PlacedSite &s : p.sites)
+        if (s.site->role == SiteRole::KernelAttributes)
+          Edits.push_back(Edit{s.position, 0, substitute(*s.site, p.kernelName),
+                               p.path, 0});
+    }
   return std::nullopt;
 }
 

@@ -31,7 +31,7 @@ void launch_all(float *x) {
 // CAND-NEXT:   SITE 14:35 launch_bounds '128' -> {P}
 // CAND-NEXT:   SITE 25:17 launch_block '128' -> {P}
 // CAND-NEXT:   IMPLIES {block_size#0} <= 1024
-// CAND-NEXT: CAND other two_args value=4 spelling=4 medium
+// CAND-NEXT: CAND min_blocks two_args value=4 spelling=4 medium
 // CAND-NEXT:   SITE 14:40 launch_bounds_min_blocks '4' -> {P}
 // CAND-NEXT: CAND block_size by_macro value=256 spelling=MAX_THREADS high
 // CAND-NEXT:   SITE 17:35 launch_bounds 'MAX_THREADS' -> {P}

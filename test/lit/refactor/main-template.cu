@@ -42,7 +42,7 @@ int main(int, char **) {
 
 // MANIFEST: KERNEL fill
 // MANIFEST:   LAUNCH grid=['4096 / BLOCK_SIZE'] block=['BLOCK_SIZE'] smem=0
-// MANIFEST: LAUNCHER main
+// MANIFEST: LAUNCHER ktune_main
 
 // PTX: ptx-identical: 1 function(s) identical
 

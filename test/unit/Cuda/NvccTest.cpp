@@ -44,6 +44,25 @@ TEST(Nvcc, ObjectCommandPutsRewrittenHeadersFirst) {
   EXPECT_EQ(argv.back(), "b.cu");
 }
 
+// The original's directory serves its quoted #includes only: a -I would
+// also serve <features.h>, and a project header of that name would hide
+// glibc's.
+TEST(Nvcc, QuoteDirsServeQuotedIncludesOnly) {
+  NvccCommand c;
+  c.nvcc = "/cuda/bin/nvcc";
+  c.includeDirs = {"/out/include"};
+  c.quoteDirs = {"/proj/src", "/odd,dir"};
+  auto argv = nvccArgv(c, NvccOutput::Object, "b.cu", "b.o");
+  auto at = [&](const std::string &x) {
+    return std::find(argv.begin(), argv.end(), x) - argv.begin();
+  };
+  ASSERT_LT(at("-iquote,/proj/src"), static_cast<long>(argv.size()));
+  EXPECT_EQ(argv[at("-iquote,/proj/src") - 1], "-Xcompiler");
+  EXPECT_FALSE(contains(argv, "-I/proj/src"));
+  // -Xcompiler splits at commas: such a directory is an include path.
+  EXPECT_TRUE(contains(argv, "-I/odd,dir"));
+}
+
 TEST(Nvcc, ProjectFlagsDropClangOnlyAndBuildFlags) {
   CompileCommandInfo c;
   c.directory = "/proj/build";
@@ -105,8 +124,7 @@ TEST(Nvcc, NvrtcTakesTheProjectFlagsItUnderstands) {
   EXPECT_EQ(f.options, want);
   std::vector<std::string> dropped = {"-O3",
                                       "-gencode=arch=compute_90,code=sm_90",
-                                      "-Xcompiler -fPIC",
-                                      "--threads=32"};
+                                      "-Xcompiler -fPIC", "--threads=32"};
   EXPECT_EQ(f.dropped, dropped);
   std::vector<std::string> unsupported = {"--expt-relaxed-constexpr",
                                           "--expt-extended-lambda"};

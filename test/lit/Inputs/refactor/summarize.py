@@ -9,6 +9,7 @@
     summarize.py < manifest.json
         HEADER <path> <- <original>     (manifest/2, rewritten headers)
         INCLUDE-DIR <dir>               (manifest/2)
+        QUOTE-DIR <dir>                 (manifest/2: quoted #includes only)
         KERNEL <qualified name>
           PARAM <name> <type> [tunable <kind> default=<d> values=... [case=<c>]]
           LAUNCH-PARAM <name> <type> <kind> default=<d> launcher=<l>
@@ -72,6 +73,8 @@ elif kind.startswith("manifest/"):
     if any(f["role"] == "header" for f in doc.get("files", [])):
         for d in doc.get("include_dirs", []):
             print(f"INCLUDE-DIR {d}")
+        for d in doc.get("quote_dirs", []):
+            print(f"QUOTE-DIR {d}")
     for k in doc["kernels"]:
         print(f"KERNEL {k['qualified_name']}")
         params(k.get("template_params", []))

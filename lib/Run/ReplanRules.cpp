@@ -114,6 +114,44 @@ void RuleReplanner::liftProposed(const ReplanContext &ctx,
   }
 }
 
+/// Lifts the structural candidate `c` into `kernel` as `base` (base_2, ...
+/// where the kernel has that name) with `domain`, where the plan stays
+/// valid; the proposal's availability: applied, or why not. `effect` says
+/// what the values do.
+static std::string liftIntroduced(const ReplanContext &ctx, PlanKernel &kernel,
+                                  ReplanDecision &decision, Proposal &proposal,
+                                  const Candidate &c, const std::string &base,
+                                  Domain domain, const std::string &effect) {
+  PlanParam param;
+  param.name = base;
+  for (int n = 2; std::any_of(kernel.params.begin(), kernel.params.end(),
+                              [&](auto &p) { return p.name == param.name; });
+       ++n)
+    param.name = base + "_" + std::to_string(n);
+  param.kind = c.kind;
+  param.candidates = {c.id};
+  param.defaultValue = c.value;
+  param.domain = std::move(domain);
+  PlanKernel attempt = kernel;
+  attempt.params.push_back(param);
+  Plan trial = decision.plan;
+  for (auto &k : trial.kernels)
+    if (k.kernel == kernel.kernel)
+      k = attempt;
+  std::string kind(kindName(c.kind));
+  auto errors = validatePlan(trial, *ctx.candidates, *ctx.sources);
+  if (!errors.empty())
+    return kind + " cannot be lifted: " + errors.front().str();
+  kernel = attempt; // an element of decision.plan.kernels
+  proposal.available = true;
+  addReason(decision, kernel, param.name, ReplanAction::Lift,
+            proposal.diagnosis + ": lifting " + c.id + " (" + kind + ") as " +
+                param.name + " with domain " + param.domain.describe() + ": " +
+                effect);
+  return "applied: " + param.name + " (candidate " + c.id +
+         ") in the next round";
+}
+
 /// The register-limited diagnosis a proposal was made from.
 static const Diagnosis *registerDiagnosis(const KernelAnalysis &a,
                                           const Proposal &proposal) {
@@ -158,35 +196,12 @@ std::string RuleReplanner::registerCapOutcome(const ReplanContext &ctx,
     if (m != cap->value)
       values.push_back(m);
   std::sort(values.begin(), values.end());
-  PlanParam param;
-  param.name = "MIN_BLOCKS";
-  for (int n = 2; std::any_of(kernel.params.begin(), kernel.params.end(),
-                              [&](auto &p) { return p.name == param.name; });
-       ++n)
-    param.name = "MIN_BLOCKS_" + std::to_string(n);
-  param.kind = ParamKind::MinBlocks;
-  param.candidates = {cap->id};
-  param.defaultValue = cap->value;
-  param.domain = Domain::ofValues(values);
-  PlanKernel attempt = kernel;
-  attempt.params.push_back(param);
-  Plan trial = decision.plan;
-  for (auto &k : trial.kernels)
-    if (k.kernel == kernel.kernel)
-      k = attempt;
-  auto errors = validatePlan(trial, *ctx.candidates, *ctx.sources);
-  if (!errors.empty())
-    return "the register cap cannot be lifted: " + errors.front().str();
-  kernel = attempt; // an element of decision.plan.kernels
-  proposal.available = true;
-  addReason(decision, kernel, param.name, ReplanAction::Lift,
-            proposal.diagnosis + ": lifting " + cap->id + " (min_blocks) as " +
-                param.name + " with domain " + param.domain.describe() +
-                ": M resident blocks of " + std::to_string(threads) +
-                " threads per SM in __launch_bounds__, at most 65536 / (" +
-                std::to_string(threads) + " * M) registers per thread");
-  return "applied: " + param.name + " (candidate " + cap->id +
-         ") in the next round";
+  return liftIntroduced(
+      ctx, kernel, decision, proposal, *cap, "MIN_BLOCKS",
+      Domain::ofValues(values),
+      "M resident blocks of " + std::to_string(threads) +
+          " threads per SM in __launch_bounds__, at most 65536 / (" +
+          std::to_string(threads) + " * M) registers per thread");
 }
 
 /// Blocks per row from 1 to the power of two that gives the smallest
@@ -227,33 +242,9 @@ std::string RuleReplanner::rowSplitOutcome(const ReplanContext &ctx,
                "; rows_per_block is not available in this build yet";
     return proposal.availability;
   }
-  PlanParam param;
-  param.name = "ROW_SPLIT";
-  for (int n = 2; std::any_of(kernel.params.begin(), kernel.params.end(),
-                              [&](auto &p) { return p.name == param.name; });
-       ++n)
-    param.name = "ROW_SPLIT_" + std::to_string(n);
-  param.kind = ParamKind::RowSplit;
-  param.candidates = {split->id};
-  param.defaultValue = 1;
-  param.domain = rowSplitDomain(a, ctx.device);
-  PlanKernel attempt = kernel;
-  attempt.params.push_back(param);
-  Plan trial = decision.plan;
-  for (auto &k : trial.kernels)
-    if (k.kernel == kernel.kernel)
-      k = attempt;
-  auto errors = validatePlan(trial, *ctx.candidates, *ctx.sources);
-  if (!errors.empty())
-    return "row_split cannot be lifted: " + errors.front().str();
-  kernel = attempt; // an element of decision.plan.kernels
-  proposal.available = true;
-  addReason(decision, kernel, param.name, ReplanAction::Lift,
-            proposal.diagnosis + ": lifting " + split->id + " (row_split) as " +
-                param.name + " with domain " + param.domain.describe() +
-                ": each row over that many blocks");
-  return "applied: " + param.name + " (candidate " + split->id +
-         ") in the next round";
+  return liftIntroduced(ctx, kernel, decision, proposal, *split, "ROW_SPLIT",
+                        rowSplitDomain(a, ctx.device),
+                        "each row over that many blocks");
 }
 
 void RuleReplanner::proposeFromDiagnoses(const KernelAnalysis &a,

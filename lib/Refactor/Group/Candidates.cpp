@@ -140,6 +140,19 @@ static std::string structuralId(const std::string &kind,
   return id;
 }
 
+/// The one site of a structural candidate: a place the rewrite writes at,
+/// no constant's text.
+static SourceSite structuralSite(const SourceFacts &facts, Position at,
+                                 unsigned line, unsigned col, SiteRole role) {
+  SourceSite site;
+  site.file = facts.pathOf(filePart(at));
+  site.offset = localPart(at);
+  site.line = line;
+  site.col = col;
+  site.role = role;
+  return site;
+}
+
 /// A register cap (RegisterCap.cpp): a minimum of blocks per SM written
 /// into the kernel's __launch_bounds__, 0 (no minimum) by default.
 static void addRegisterCapCandidate(const SourceFacts &facts,
@@ -170,15 +183,9 @@ static void addRegisterCapCandidate(const SourceFacts &facts,
   c.why = "a register cap: M blocks of " + threads +
           " threads resident per SM (__launch_bounds__'s minimum) limit each "
           "thread to 65536 / (" +
-          threads +
-          " * M) registers; 0 names no "
-          "minimum, the original code";
-  SourceSite site;
-  site.file = facts.pathOf(filePart(rc.at));
-  site.offset = localPart(rc.at);
-  site.line = rc.line;
-  site.col = rc.col;
-  site.role = SiteRole::KernelAttributes;
+          threads + " * M) registers; 0 names no minimum, the original code";
+  SourceSite site =
+      structuralSite(facts, rc.at, rc.line, rc.col, SiteRole::KernelAttributes);
   if (rc.extendsBounds) {
     site.before = ", ";
   } else {
@@ -244,13 +251,8 @@ static void addStructuralCandidates(const SourceFacts &facts,
       c.why +=
           "; called without a body here, assumed not to communicate: " + names;
     }
-    SourceSite site;
-    site.file = facts.pathOf(filePart(rs.bodyOpen));
-    site.offset = localPart(rs.bodyOpen);
-    site.line = rs.bodyLine;
-    site.col = rs.bodyCol;
-    site.role = SiteRole::KernelBody;
-    c.sites.push_back(std::move(site));
+    c.sites.push_back(structuralSite(facts, rs.bodyOpen, rs.bodyLine,
+                                     rs.bodyCol, SiteRole::KernelBody));
     index.kernelOf[c.id] = kernel->id;
     index.boundParam[c.id] = -1;
     set.candidates.push_back(std::move(c));

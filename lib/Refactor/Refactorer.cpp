@@ -214,9 +214,13 @@ makeTemplate(const Analysis &analysis, const Plan &givenPlan,
   }
   // The copies first; the original's directory for quoted #includes only:
   // they are found there as before, and <...> ones are not (a project's
-  // `features.h` would hide glibc's).
-  if (!out.headers.empty())
+  // `features.h` would hide glibc's). Quoted directories come before -I
+  // ones, so the copies are a quoted directory too, ahead of the original's
+  // (`#include "kernel.cuh"` beside the original must read the copy).
+  if (!out.headers.empty()) {
     m.includeDirs.push_back(relativeTo(includeDir, manifestPath));
+    m.quoteDirs.push_back(m.includeDirs.back());
+  }
   m.quoteDirs.push_back(
       relativeTo(std::filesystem::path(absolutePathIn("", analysis.file))
                      .parent_path()

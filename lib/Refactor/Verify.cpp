@@ -172,9 +172,14 @@ llvm::Expected<std::string> verifyTemplate(const Analysis &analysis,
   std::string source = tmp + "/" + path::filename(templatePath).str();
   if (auto s = writeFileAtomically(source, tampered(out.text) + instances); !s)
     return llvm::createStringError(s.error().str());
+  // As the manifest says: the copies on both paths, ahead of the original's
+  // directory, which quoted #includes search before any -I.
   std::vector<std::string> includes = {"-I", tmp};
-  if (!out.headers.empty())
+  if (!out.headers.empty()) {
     includes.insert(includes.end(), {"-I", tmp + "/include"});
+    for (auto &f : nvccQuoteDir(tmp + "/include"))
+      includes.push_back(std::move(f));
+  }
   includes.insert(includes.end(), quoteOriginal.begin(), quoteOriginal.end());
   auto tpl = compilePtx(options, source, includes, tmp + "/template.ptx",
                         "the template");

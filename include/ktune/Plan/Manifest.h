@@ -175,9 +175,10 @@ struct Manifest {
   std::vector<ManifestKernel> kernels;
   std::vector<ManifestFile> files;
   std::vector<std::string> includeDirs; // relative to the manifest
-  /// Searched by quoted #includes only (the original's directory, where
-  /// its `#include "x.h"` found x.h): -iquote, never -I, which would also
-  /// serve <...> includes. Relative to the manifest.
+  /// Searched by quoted #includes only, before any -I: the rewritten
+  /// copies, then the original's directory (where its `#include "x.h"`
+  /// found x.h; as -I it would also serve <...> includes). Relative to the
+  /// manifest.
   std::vector<std::string> quoteDirs;
   std::optional<CompileCommandInfo> compile;
   std::vector<ManifestLauncher> launchers;

@@ -152,6 +152,28 @@ static std::string liftIntroduced(const ReplanContext &ctx, PlanKernel &kernel,
          ") in the next round";
 }
 
+/// The kernel's candidate of a structural `kind` that the loop has not
+/// retired, or null.
+static const Candidate *structuralCandidate(const ReplanContext &ctx,
+                                            const std::string &kernel,
+                                            ParamKind kind) {
+  const Candidate *found = nullptr;
+  for (const auto &c : ctx.candidates->candidates)
+    if (c.kind == kind && sameKernel(c.kernel, kernel) &&
+        !ctx.retiredCandidates.count(c.id))
+      found = &c;
+  return found;
+}
+
+/// Why the refactorer refused `kind` for the kernel; empty when it did not.
+static std::string refusalOf(const ReplanContext &ctx,
+                             const std::string &kernel, ParamKind kind) {
+  for (const auto &r : ctx.candidates->refusals)
+    if (r.kind == kind && sameKernel(r.kernel, kernel))
+      return r.why;
+  return "";
+}
+
 /// The register-limited diagnosis a proposal was made from.
 static const Diagnosis *registerDiagnosis(const KernelAnalysis &a,
                                           const Proposal &proposal) {
@@ -170,16 +192,12 @@ std::string RuleReplanner::registerCapOutcome(const ReplanContext &ctx,
   for (const PlanParam &p : kernel.params)
     if (p.kind == ParamKind::MinBlocks)
       return "the register cap is already tuned (" + p.name + ")";
-  const Candidate *cap = nullptr;
-  for (const auto &c : ctx.candidates->candidates)
-    if (c.kind == ParamKind::MinBlocks && sameKernel(c.kernel, kernel.kernel) &&
-        !ctx.retiredCandidates.count(c.id))
-      cap = &c;
+  const Candidate *cap =
+      structuralCandidate(ctx, kernel.kernel, ParamKind::MinBlocks);
   if (!cap) {
-    for (const auto &r : ctx.candidates->refusals)
-      if (r.kind == ParamKind::MinBlocks && sameKernel(r.kernel, kernel.kernel))
-        return "register cap refused: " + r.why;
-    return "the refactorer offers no register cap for this kernel";
+    std::string why = refusalOf(ctx, kernel.kernel, ParamKind::MinBlocks);
+    return why.empty() ? "the refactorer offers no register cap for this kernel"
+                       : "register cap refused: " + why;
   }
   const Diagnosis *d = registerDiagnosis(a, proposal);
   // Bounds ktune writes name 1024 threads; a kernel's own, its block.
@@ -230,17 +248,14 @@ std::string RuleReplanner::rowSplitOutcome(const ReplanContext &ctx,
           kernel.params.begin(), kernel.params.end(),
           [](const PlanParam &p) { return p.kind == ParamKind::RowSplit; }))
     return "row_split is already tuned: " + proposal.availability;
-  const Candidate *split = nullptr;
-  for (const auto &c : ctx.candidates->candidates)
-    if (c.kind == ParamKind::RowSplit && sameKernel(c.kernel, kernel.kernel) &&
-        !ctx.retiredCandidates.count(c.id))
-      split = &c;
+  const Candidate *split =
+      structuralCandidate(ctx, kernel.kernel, ParamKind::RowSplit);
   if (!split) {
-    for (const auto &r : ctx.candidates->refusals)
-      if (r.kind == ParamKind::RowSplit && sameKernel(r.kernel, kernel.kernel))
-        return "row_split refused: " + r.why +
-               "; rows_per_block is not available in this build yet";
-    return proposal.availability;
+    std::string why = refusalOf(ctx, kernel.kernel, ParamKind::RowSplit);
+    return why.empty() ? proposal.availability
+                       : "row_split refused: " + why +
+                             "; rows_per_block is not available in this build "
+                             "yet";
   }
   return liftIntroduced(ctx, kernel, decision, proposal, *split, "ROW_SPLIT",
                         rowSplitDomain(a, ctx.device),

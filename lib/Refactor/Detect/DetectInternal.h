@@ -110,6 +110,8 @@ struct Atom {
 struct RoleCtx {
   SiteRole role = SiteRole::Other;
   Family family;
+  /// Where set, only the constant spelled there takes `family`.
+  std::optional<Position> familyAt;
   int dim = -1;
   int boundParam = -1;
   bool top = true;
@@ -331,6 +333,14 @@ std::optional<std::string> walkDim(DetectContext &c, const LaunchDim &dim,
 /// warp size...).
 void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
             std::optional<SiteRole> useRole);
+
+/// The value an integer local has where `use` reads it, followed from its
+/// declaration through the assignments and `if`s that run before (`if (c)
+/// t = A; else t = B;` gives `c ? A : B`); false where a path leaves it
+/// unset or changes it otherwise (a loop, a switch, a pointer).
+bool reachingValue(DetectContext &c, const clang::VarDecl *var,
+                   const clang::FunctionDecl *fn, const clang::DeclRefExpr *use,
+                   LaunchDim &value);
 
 // --- device code (DeviceScanner.cpp) and launches (LaunchScan.cpp) ----------
 void scanDeviceFunction(DetectContext &c, const clang::FunctionDecl *def);

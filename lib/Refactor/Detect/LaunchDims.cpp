@@ -1,4 +1,5 @@
-//===- LaunchDims.cpp - A launch's grid and block as dims ------------------===//
+//===- LaunchDims.cpp - A launch's grid and block as dims
+//------------------===//
 //
 // The dims a launch's grid or block gives: a dim3's constructor or braces,
 // an integer, or a local dim3 followed from its declaration to the launch
@@ -83,12 +84,21 @@ private:
       return false;
     e = e->IgnoreImplicit();
     if (const auto *op = llvm::dyn_cast<BinaryOperator>(e)) {
+      // `v = e;` of an integer: its one field.
+      if (const auto *lhs =
+              llvm::dyn_cast<DeclRefExpr>(op->getLHS()->IgnoreParenImpCasts());
+          lhs && lhs->getDecl() == Var &&
+          Var->getType()->isIntegralOrEnumerationType()) {
+        if (op->getOpcode() != BO_Assign || changes(op->getRHS()))
+          return false;
+        f[0] = leaf(op->getRHS());
+        return true;
+      }
       const auto *member =
           llvm::dyn_cast<MemberExpr>(op->getLHS()->IgnoreParenImpCasts());
-      const auto *base =
-          member ? llvm::dyn_cast<DeclRefExpr>(
-                       member->getBase()->IgnoreParenImpCasts())
-                 : nullptr;
+      const auto *base = member ? llvm::dyn_cast<DeclRefExpr>(
+                                      member->getBase()->IgnoreParenImpCasts())
+                                : nullptr;
       if (op->getOpcode() != BO_Assign || changes(op->getRHS()) || !base ||
           base->getDecl() != Var)
         return false;
@@ -179,7 +189,34 @@ bool reachingFields(DetectContext &c, const VarDecl *var,
   return true;
 }
 
+/// Whether every path gives the value (an integer declared without one and
+/// assigned on some paths only has none on the others).
+bool complete(const LaunchDim &d) {
+  if (!d.condition)
+    return d.value != nullptr;
+  return d.then && d.otherwise && complete(*d.then) && complete(*d.otherwise);
+}
+
 } // namespace
+
+bool reachingValue(DetectContext &c, const VarDecl *var, const FunctionDecl *fn,
+                   const DeclRefExpr *use, LaunchDim &value) {
+  if (!fn || !fn->hasBody() || !var->isLocalVarDecl() ||
+      llvm::isa<ParmVarDecl>(var) ||
+      !var->getType()->isIntegralOrEnumerationType())
+    return false;
+  const CompoundStmt *scope = declaringBlock(c, var);
+  if (!scope)
+    return false;
+  Fields fields;
+  if (var->getInit())
+    fields[0] = leaf(var->getInit());
+  if (!FieldFlow(c, var, fn).runTo(scope, use, fields) || !fields[0] ||
+      !complete(*fields[0]))
+    return false;
+  value = *fields[0];
+  return true;
+}
 
 bool collectDims(DetectContext &c, const Expr *e, const FunctionDecl *fn,
                  std::vector<LaunchDim> &dims) {

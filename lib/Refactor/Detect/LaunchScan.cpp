@@ -180,6 +180,51 @@ bool warpWidthBlock(DetectContext &c, const std::vector<const Expr *> &dims,
   return false;
 }
 
+/// The constant capping a grid: the literal or named bound of `min(x, C)`
+/// (std::min, `x < C ? x : C`), read through a constant local's
+/// initialiser (`int blocks = min(..., 2048);`).
+static const Expr *gridCap(DetectContext &c, const Expr *e,
+                           const FunctionDecl *host) {
+  e = e->IgnoreParenImpCasts();
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e)) {
+    const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
+    if (!var || !var->isLocalVarDecl() || !var->getInit() ||
+        !isEffectivelyConst(c, var, host))
+      return nullptr;
+    e = var->getInit()->IgnoreParenImpCasts();
+  }
+  const Expr *a = nullptr, *b = nullptr;
+  if (const auto *call = llvm::dyn_cast<CallExpr>(e);
+      call && calleeName(call) == "min" && call->getNumArgs() == 2) {
+    a = call->getArg(0);
+    b = call->getArg(1);
+  } else if (const auto *cond = llvm::dyn_cast<ConditionalOperator>(e)) {
+    const auto *cmp =
+        llvm::dyn_cast<BinaryOperator>(cond->getCond()->IgnoreParenImpCasts());
+    if (!cmp || (cmp->getOpcode() != BO_LT && cmp->getOpcode() != BO_LE))
+      return nullptr;
+    auto same = [&](const Expr *x, const Expr *y) {
+      return textOf(c, x->IgnoreParenImpCasts()->getSourceRange()) ==
+             textOf(c, y->IgnoreParenImpCasts()->getSourceRange());
+    };
+    if (!same(cmp->getLHS(), cond->getTrueExpr()) ||
+        !same(cmp->getRHS(), cond->getFalseExpr()))
+      return nullptr;
+    a = cond->getTrueExpr();
+    b = cond->getFalseExpr();
+  } else {
+    return nullptr;
+  }
+  auto constant = [&](const Expr *x) -> const Expr * {
+    auto atom = classify(c, x, host);
+    if (!atom || atom->localVar || atom->derivedBases != 0)
+      return nullptr;
+    return x->IgnoreParenImpCasts();
+  };
+  const Expr *ca = constant(a), *cb = constant(b);
+  return ca && cb ? nullptr : ca ? ca : cb;
+}
+
 /// Grid and block dims as expressions (each kept only when all its dims
 /// are known); their constants are sites either way.
 void launchGeometry(DetectContext &c, const LaunchView &launch,
@@ -256,11 +301,21 @@ void launchGeometry(DetectContext &c, const LaunchView &launch,
             atom && atom->spelling != Spelling::Literal && !atom->localVar &&
             atom->derivedBases == 0)
           named = dims[d].value;
-      if (which == 0 && d == 0 && (literal || named) && !launch.cooperative &&
-          kernel != c.Sink.Facts.functions.end() && kernel->second.gridStride)
+      bool gridStride = which == 0 && d == 0 && !launch.cooperative &&
+                        kernel != c.Sink.Facts.functions.end() &&
+                        kernel->second.gridStride;
+      if (gridStride && (literal || named))
         if (auto at = positionOf(c, literal ? literal->getLocation()
                                             : named->getBeginLoc()))
           r.family = Family::gridSize(*at);
+      // ... or as the cap of the grid the size asks for (`min((n + t - 1) /
+      // t, 2048)`): the cap alone is the knob, the rest stays the problem's.
+      if (gridStride && !literal && !named && dims[d].value)
+        if (const Expr *cap = gridCap(c, dims[d].value, host))
+          if (auto at = positionOf(c, cap->getBeginLoc())) {
+            r.family = Family::gridSize(*at);
+            r.familyAt = *at;
+          }
       auto t = walkDim(c, dims[d], r);
       if (!t) {
         cf.geometryError = "cannot express " +

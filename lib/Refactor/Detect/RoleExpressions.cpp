@@ -101,10 +101,12 @@ void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
   o.constant = a.constant;
   o.constantName = a.constantName;
   // A grid-stride kernel's grid keeps its family spelled as a local too.
-  o.family = (a.spelling == Spelling::Literal && a.constant.empty()) ||
-                     ctx.family.kind == Family::Kind::GridSize
-                 ? ctx.family
-                 : Family();
+  bool familyHere = !ctx.familyAt || *ctx.familyAt == a.offset;
+  o.family =
+      familyHere && ((a.spelling == Spelling::Literal && a.constant.empty()) ||
+                     ctx.family.kind == Family::Kind::GridSize)
+          ? ctx.family
+          : Family();
   o.dim = ctx.dim;
   o.top = ctx.top || ctx.cap;
   // A literal that is only part of the argument is not the kernel's
@@ -261,6 +263,14 @@ walkName(DetectContext &c, const DeclRefExpr *ref, const RoleCtx &ctx) {
         if (v != bound)
           walk(c, v, grid);
       return walkBounds(c, "min", var->getInit(), bound, ctx);
+    }
+    // Assigned on the paths that reach the read (`if (shared) t = A; else
+    // t = B;`): each value in the role, the condition choosing.
+    if (LaunchDim value; reachingValue(c, var, ctx.fn, ref, value)) {
+      auto t = walkDim(c, value, ctx);
+      if (!t)
+        return std::nullopt;
+      return "(" + *t + ")";
     }
   }
   return std::nullopt;

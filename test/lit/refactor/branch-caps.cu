@@ -1,8 +1,8 @@
 // A block size capped by a branch (Rodinia's `int threads = n; if (n > MAX)
 // { blocks = ...; threads = MAX; }`) is a cap like std::min(n, MAX): the
 // bound assigned and the one compared are launch-block sites, the grid the
-// branch computes from it grid sites. Not when the branch has an else, the
-// condition compares something else, or the local changes again.
+// branch computes from it grid sites (with an else, each value is its own).
+// Not when the condition compares something else, or the local changes again.
 // REQUIRES: clang
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ktune-refactor %s --candidates 2> /dev/null | %python %inputs/refactor/summarize.py > %t/cands.txt
@@ -41,7 +41,7 @@ void run(int *cost, int n) {
   dim3 block(threads, 1, 1);
   visit<<<grid, block>>>(cost, n);
 
-  // An else branch: the local is not a cap.
+  // An else branch: no cap; each assigned value is a block size.
   int t2 = n;
   if (n > 256)
     t2 = 256;
@@ -63,18 +63,25 @@ void run(int *cost, int n) {
 // CAND-NEXT:   SITE 37:19 launch_grid 'MAX_THREADS' -> {P}
 // CAND-NEXT:   SITE 37:38 launch_grid 'MAX_THREADS' -> {P}
 // CAND-NEXT:   SITE 38:15 launch_block 'MAX_THREADS' -> {P}
-// CAND-NOT:  CAND {{.*}} clear
+// CAND-NEXT: IMPLIES
+// CAND-NEXT: CAND block_size clear value=256 spelling=256 high launch-param
+// CAND-NEXT:   SITE 47:10 launch_block '256' -> {P}
+// CAND-NEXT:   IMPLIES
+// CAND-NEXT: CAND block_size clear value=64 spelling=64 high launch-param
+// CAND-NEXT:   SITE 49:10 launch_block '64' -> {P}
 // CAND-NOT:  CAND {{.*}} mark
 
 // TPL:      template <int BLOCK_SIZE = 512>
 // TPL-NEXT: __global__ void visit(int *cost, int n) {
-// TPL:      template <int BLOCK_SIZE = 512>
+// TPL:      template <int [[VISIT:[A-Z_0-9]+]] = 512, int [[CLEAR:[A-Z_0-9]+]] = 256, int [[OTHER:[A-Z_0-9]+]] = 64>
 // TPL-NEXT: void run(int *cost, int n) {
-// TPL:        if (n > BLOCK_SIZE) {
-// TPL-NEXT:     blocks = (n + BLOCK_SIZE - 1) / BLOCK_SIZE;
-// TPL-NEXT:     threads = BLOCK_SIZE;
-// TPL:        visit<BLOCK_SIZE><<<grid, block>>>(cost, n);
+// TPL:        if (n > [[VISIT]]) {
+// TPL-NEXT:     blocks = (n + [[VISIT]] - 1) / [[VISIT]];
+// TPL-NEXT:     threads = [[VISIT]];
+// TPL:        visit<[[VISIT]]><<<grid, block>>>(cost, n);
 // TPL:        if (n > 256)
-// TPL-NEXT:     t2 = 256;
+// TPL-NEXT:     t2 = [[CLEAR]];
+// TPL-NEXT:   else
+// TPL-NEXT:     t2 = [[OTHER]];
 // TPL:        if (n >= 128)
 // TPL-NEXT:     t3 = 128;

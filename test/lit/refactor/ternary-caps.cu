@@ -1,7 +1,7 @@
 // A cap written as a comparison (`a < C ? a : C`), in a local declared
 // without a value and assigned once: the bound is the knob, its two
-// spellings change together. Assigned in a branch or twice, the local has
-// no one value and nothing is lifted.
+// spellings change together. Assigned in both branches of an `if`, each
+// value is a block size of its own; assigned from itself, nothing is lifted.
 // REQUIRES: clang
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
@@ -45,20 +45,28 @@ void launch_branches(float *x, int n, int order) {
 // CAND-NEXT:   SITE 27:21 launch_block '512' -> {P}
 // CAND-NEXT:   SITE 27:35 launch_block '512' -> {P}
 // CAND-NEXT:   IMPLIES {block_size#0} <= 1024
+// CAND-NEXT: CAND block_size shift_kernel value=256 spelling=256 high launch-param
+// CAND-NEXT:   SITE 34:15 launch_block '256' -> {P}
+// CAND-NEXT:   IMPLIES
+// CAND-NEXT: CAND block_size shift_kernel value=128 spelling=128 high launch-param
+// CAND-NEXT:   SITE 36:15 launch_block '128' -> {P}
+// CAND-NEXT:   IMPLIES
 // CAND-NOT:  CAND
 
 // TPL:        template <int BLOCK_SIZE = 512>
 // TPL-NEXT:   void launch(float *x, int n, int order) {
 // TPL:        threads = order < BLOCK_SIZE ? order : BLOCK_SIZE;
 // TPL:        void launch_branches(float *x, int n, int order) {
-// TPL-NEXT:   int threads;
+// TPL:        int threads;
 // TPL-NEXT:   if (order > 100)
-// TPL-NEXT:   threads = 256;
+// TPL-NEXT:   threads = BLOCK_SIZE;
 // TPL-NEXT:   else
-// TPL-NEXT:   threads = 128;
+// TPL-NEXT:   threads = BLOCK_SIZE_2;
 // TPL:        twice = 64;
 // TPL-NEXT:   twice = order > twice ? twice : order;
 
 // MANIFEST:      KERNEL scale_kernel
 // MANIFEST-NEXT:   LAUNCH-PARAM BLOCK_SIZE int block_size default=512 launcher=launch
 // MANIFEST:        LAUNCH grid=['(n + min(order, BLOCK_SIZE) - 1) / min(order, BLOCK_SIZE)'] block=['min(order, BLOCK_SIZE)'] smem=0
+// MANIFEST:      KERNEL shift_kernel
+// MANIFEST:        LAUNCH grid=['(n + (order > 100 ? BLOCK_SIZE : BLOCK_SIZE_2) - 1) / (order > 100 ? BLOCK_SIZE : BLOCK_SIZE_2)'] block=['order > 100 ? BLOCK_SIZE : BLOCK_SIZE_2'] smem=0

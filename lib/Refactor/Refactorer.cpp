@@ -94,10 +94,10 @@ llvm::Expected<Analysis> analyzeFile(const CompileCommand &command,
   attributeHelperOccurrences(a.facts);
   for (const FunctionFacts *k : a.facts.kernels())
     if (!k->cannotTemplate.empty())
-      a.facts.notes.push_back(a.facts.pathOf(filePart(k->offset)) + ":" +
-                              std::to_string(k->line) + ": kernel " +
-                              k->qualifiedName + " cannot become a template (" +
-                              k->cannotTemplate + "): nothing in it is lifted");
+      a.facts.notes.push_back(
+          a.facts.pathOf(filePart(k->offset)) + ":" + std::to_string(k->line) +
+          ": kernel " + k->qualifiedName + " cannot become a template (" +
+          k->cannotTemplate + "): nothing in its code is lifted");
   a.candidates = buildCandidates(a.facts, a.index, candidates);
   return a;
 }

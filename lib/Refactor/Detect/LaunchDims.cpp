@@ -234,6 +234,30 @@ bool collectDims(DetectContext &c, const Expr *e, const FunctionDecl *fn,
   if (const auto *ctor = llvm::dyn_cast<CXXConstructExpr>(e)) {
     if (ctor->getNumArgs() == 1 && ctor->getArg(0)->getType()->isRecordType())
       return collectDims(c, ctor->getArg(0), fn, dims);
+    // `<<<g, {x, y, 1}>>>`, which the parser reads parenthesised (a comma
+    // list in a launch's dims is no code anyone writes): its dims.
+    if (ctor->getNumArgs() >= 1)
+      if (const auto *list =
+              llvm::dyn_cast<ParenExpr>(ctor->getArg(0)->IgnoreImplicit());
+          list && (ctor->getNumArgs() == 1 ||
+                   llvm::isa<CXXDefaultArgExpr>(ctor->getArg(1)))) {
+        std::vector<const Expr *> items;
+        const Expr *x = list->getSubExpr()->IgnoreImplicit();
+        while (const auto *comma = llvm::dyn_cast<BinaryOperator>(x)) {
+          if (comma->getOpcode() != BO_Comma)
+            break;
+          items.insert(items.begin(), comma->getRHS());
+          x = comma->getLHS()->IgnoreImplicit();
+        }
+        if (!items.empty()) {
+          items.insert(items.begin(), x);
+          if (items.size() > 3)
+            return false;
+          for (const Expr *item : items)
+            dims.push_back(LaunchDim{item});
+          return true;
+        }
+      }
     for (const Expr *a : ctor->arguments()) {
       if (llvm::isa<CXXDefaultArgExpr>(a))
         break;

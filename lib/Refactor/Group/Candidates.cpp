@@ -262,6 +262,16 @@ static void addStructuralCandidates(const SourceFacts &facts,
       addRegisterCapCandidate(facts, *kernel, used, index, set);
 }
 
+/// Whether every site of `g` is in host code (the kernel's own code keeps
+/// its spelling).
+static bool onlyOnTheHost(const SourceFacts &facts, const CandidateGroup &g) {
+  return !g.sites.empty() &&
+         std::all_of(g.sites.begin(), g.sites.end(), [&](const Occurrence &s) {
+           const FunctionFacts *f = facts.function(s.function);
+           return f && f->role == FunctionRole::Host;
+         });
+}
+
 CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index,
                              const CandidateOptions &options) {
   CandidateSet set;
@@ -269,9 +279,12 @@ CandidateSet buildCandidates(const SourceFacts &facts, CandidateIndex &index,
   std::vector<CandidateGroup> groups;
   for (const FunctionFacts *kernel : facts.kernels()) {
     // A kernel that cannot become a template keeps its code: only what its
-    // launches spell on the host, and its code does not, can be lifted.
+    // launches spell on the host, and its code does not, can be lifted (a
+    // launch parameter, or a host constant passed as one of the template
+    // arguments it already has).
     for (auto &g : groupKernel(facts, *kernel))
-      if (kernel->cannotTemplate.empty() || g.launchParam)
+      if (kernel->cannotTemplate.empty() || g.launchParam ||
+          onlyOnTheHost(facts, g))
         groups.push_back(std::move(g));
   }
   // One launch of overloads (vLLM's enable_if pairs, the overload chosen

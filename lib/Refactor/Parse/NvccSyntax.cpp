@@ -1,6 +1,7 @@
 //===- NvccSyntax.cpp - Spellings nvcc accepts and Clang does not ---------===//
 //
-// Spaced launch chevrons (`k << < g, b >> > (x)`) joined, offsets kept.
+// Spaced launch chevrons (`k << < g, b >> > (x)`) joined and braced launch
+// dims (`<<<g, {x, y, 1}>>>`) parenthesised, offsets kept.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,10 +65,34 @@ std::optional<std::string> joinSpacedLaunchChevrons(llvm::StringRef text) {
     } else {
       continue;
     }
-    // The closer: the first `>>>`, or `>>` `>`, outside brackets.
+    // The closer: the first `>>>`, or `>>` `>`, outside brackets. A braced
+    // list as a whole argument (`<<<grid, {bx, by, 1}>>>`, a dim3 nvcc
+    // accepts) is parenthesised: collectDims reads the comma list as dims.
     int depth = 0;
     for (size_t j = after; j < tokens.size(); ++j) {
       tok::TokenKind k = tokens[j].getKind();
+      bool argumentStart =
+          j == after || (depth == 0 && tokens[j - 1].is(tok::comma));
+      if (k == tok::l_brace && argumentStart) {
+        int inner = 0;
+        for (size_t e = j + 1; e < tokens.size(); ++e) {
+          tok::TokenKind ke = tokens[e].getKind();
+          if (ke == tok::l_paren || ke == tok::l_square || ke == tok::l_brace)
+            ++inner;
+          else if ((ke == tok::r_paren || ke == tok::r_square ||
+                    ke == tok::r_brace) &&
+                   inner-- == 0) {
+            if (ke == tok::r_brace) {
+              out[offset(tokens[j])] = '(';
+              out[offset(tokens[e])] = ')';
+              changed = true;
+            }
+            break;
+          } else if (ke == tok::semi) {
+            break;
+          }
+        }
+      }
       if (k == tok::l_paren || k == tok::l_square || k == tok::l_brace) {
         ++depth;
       } else if (k == tok::r_paren || k == tok::r_square || k == tok::r_brace) {

@@ -45,7 +45,8 @@ namespace ktune::refactor {
 // offset, and every line but the chevrons' own, is unchanged.
 
 /// `text` with spaced launch chevrons joined (`<< <` -> `<<< `, and the
-/// matching `>> >` -> `>>> `); nullopt when there are none.
+/// matching `>> >` -> `>>> `) and braced launch arguments parenthesised
+/// (`{x, y, 1}` -> `(x, y, 1)`); nullopt when there are none.
 std::optional<std::string> joinSpacedLaunchChevrons(llvm::StringRef text);
 
 // --- Which function bodies a parse skips ------------------------------------
@@ -56,9 +57,10 @@ std::optional<std::string> joinSpacedLaunchChevrons(llvm::StringRef text);
 // bodies, those of host functions that spell a launch (launchers the
 // main file may call), short host functions returning an integer (a grid
 // helper's `(n + THREADS - 1) / THREADS`) and the constructors of classes
-// that are no templates (a launch-parameter struct's fields). Other bodies in those headers (device
-// helpers, other host code) are skipped too: read, they would be instantiated
-// with the kernels, and Clang refuses some template code nvcc takes
+// that are no templates (a launch-parameter struct's fields). Other bodies in
+// those headers (device helpers, other host code) are skipped too: read, they
+// would be instantiated with the kernels, and Clang refuses some template code
+// nvcc takes
 // (`X<T>::f<N>()` without `template`).
 
 class BodySkipper {

@@ -41,7 +41,7 @@ void find_k_wrapper(int *out, int order, int count) {
 // CAND-NEXT:   SITE 34:25 launch_block '1024' -> {P}
 // CAND-NEXT:   SITE 34:40 launch_block '1024' -> {P}
 
-// NOTE: kernel find_k cannot become a template (it has C linkage (extern "C")): nothing in it is lifted
+// NOTE: kernel find_k cannot become a template (it has C linkage (extern "C")): nothing in its code is lifted
 
 // TPL:      extern "C" void histogram_run(unsigned *h, const unsigned char *d, int n);
 // TPL-NEXT: extern "C" extern "C++" {

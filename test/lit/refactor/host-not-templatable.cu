@@ -41,7 +41,7 @@ void run_c(float *x) { c_kernel<<<1, 128>>>(x); }
 // CAND-NEXT: CAND block_size c_kernel value=128 spelling=128 high launch-param
 // CAND-NEXT:   SITE 33:38 launch_block '128' -> {P}
 
-// NOTE: note: {{.*}}host-not-templatable.cu:32: kernel c_kernel cannot become a template (it has C linkage (extern "C")): nothing in it is lifted
+// NOTE: note: {{.*}}host-not-templatable.cu:32: kernel c_kernel cannot become a template (it has C linkage (extern "C")): nothing in its code is lifted
 // NOTE: note: {{.*}}host-not-templatable.cu:25: the launch of work in log_entry keeps the default configuration: log_entry cannot become a template (it is variadic (no forwarding overload can keep its symbol))
 
 // TPL:      template <int BLOCK_SIZE = 64>

@@ -74,7 +74,7 @@ void run(float *x, int n, cudaStream_t s) {
 // CAND:      CAND {{.*}} plain_kernel value=128
 // CAND-NOT:  opaque_kernel
 
-// NOTE:      kernel opaque_kernel cannot become a template (it is named on line 57 other than in a launch, where a template's name would not name one function): nothing in it is lifted
+// NOTE:      kernel opaque_kernel cannot become a template (it is named on line 57 other than in a launch, where a template's name would not name one function): nothing in its code is lifted
 
 // TPL:       template <int ITEMS_PER_THREAD = 4>
 // TPL-NEXT:  __device__ void twice(float *x) {

@@ -40,7 +40,7 @@ void run(float *x, int n) {
   scale<<<1, 128>>>(x);
 }
 
-// NOTE: kernel add cannot become a template (it is an overloaded kernel (nvcc needs the overloads' template parameters alike)): nothing in it is lifted
+// NOTE: kernel add cannot become a template (it is an overloaded kernel (nvcc needs the overloads' template parameters alike)): nothing in its code is lifted
 // NOTE: wrote {{.*}}: 1 parameter in 1 kernel
 // TPL:      template <typename T, int width>
 // TPL-NEXT: __global__ std::enable_if_t<(width > 0)> add(T *x, int n) {

@@ -35,3 +35,21 @@ TEST(SpacedChevrons, OtherCodeUntouched) {
   EXPECT_EQ(joinSpacedLaunchChevrons("const char *s = \"k << < g >> >\";"),
             std::nullopt);
 }
+
+TEST(BracedLaunchDims, Parenthesised) {
+  EXPECT_EQ(joinSpacedLaunchChevrons("k<<<g, {bx, by, 1}, 0, s>>>(x);"),
+            "k<<<g, (bx, by, 1), 0, s>>>(x);");
+  EXPECT_EQ(joinSpacedLaunchChevrons("k<<<{n, f(m)}, b>>>(x);"),
+            "k<<<(n, f(m)), b>>>(x);");
+  // Spaced chevrons and a braced block together.
+  EXPECT_EQ(joinSpacedLaunchChevrons("k << < g, {32, 8} >> > (x);"),
+            "k <<<  g, (32, 8) >>>  (x);");
+}
+
+TEST(BracedLaunchDims, OtherBracesUntouched) {
+  // A dim3 written with braces is a whole expression already.
+  EXPECT_EQ(joinSpacedLaunchChevrons("k<<<g, dim3{bx, by}>>>(x);"),
+            std::nullopt);
+  // Braces among the kernel's arguments are no launch dims.
+  EXPECT_EQ(joinSpacedLaunchChevrons("k<<<g, b>>>(S{1, 2});"), std::nullopt);
+}

@@ -223,9 +223,22 @@ public:
       std::vector<const CallExpr *> calls;
       std::set<const Expr *> callees;
       std::vector<const FunctionDecl *> named;
+      std::vector<const FunctionDecl *> dependent;
       bool VisitCallExpr(CallExpr *call) {
         if (call->getDirectCallee() && !llvm::isa<CUDAKernelCallExpr>(call))
           calls.push_back(call);
+        // A call in a template whose arguments are dependent
+        // (`detail::ComputeShap(X, ...)` in GPUTreeShap's entry point):
+        // every function (template) of that name is a callee.
+        if (const auto *lookup = llvm::dyn_cast<UnresolvedLookupExpr>(
+                call->getCallee()->IgnoreParenImpCasts()))
+          for (const NamedDecl *d : lookup->decls()) {
+            const NamedDecl *u = d->getUnderlyingDecl();
+            if (const auto *t = llvm::dyn_cast<FunctionTemplateDecl>(u))
+              dependent.push_back(t->getTemplatedDecl());
+            else if (const auto *f = llvm::dyn_cast<FunctionDecl>(u))
+              dependent.push_back(f);
+          }
         if (const Expr *callee = call->getCallee())
           callees.insert(callee->IgnoreParenImpCasts());
         return true;
@@ -249,6 +262,9 @@ public:
       if (!f->getDescribedFunctionTemplate() && !f->isTemplateInstantiation())
         if (const FunctionDecl *def = f->getDefinition())
           follow(def);
+    for (const FunctionDecl *f : calls.dependent)
+      if (const FunctionDecl *def = f->getDefinition())
+        follow(def);
   }
 
   /// Reads `f`, a host function of a project header, like a main-file

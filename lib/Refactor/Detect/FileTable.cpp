@@ -9,6 +9,8 @@
 
 #include "DetectInternal.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
 #include "llvm/Support/Path.h"
 
 namespace ktune::refactor {
@@ -101,6 +103,11 @@ std::optional<unsigned> fileIndex(DetectContext &c, FileID fid) {
   header.path = name;
   header.absolutePath = absolute;
   header.text = text.str();
+  // Read with nvcc's launch spellings rewritten (Parse/NvccSyntax.cpp): the
+  // output keeps the project's own text.
+  if (auto original = llvm::MemoryBuffer::getFile(absolute);
+      original && (*original)->getBufferSize() == text.size())
+    header.text = (*original)->getBuffer().str();
   header.includedAs = includeSpelling(c.SM, c.SM.getIncludeLoc(fid));
   // Clang names a header by the directory it was found in joined with the
   // spelling: what is left of the name is that directory.

@@ -9,6 +9,8 @@
 
 #include "DetectInternal.h"
 
+#include <cctype>
+
 #include <algorithm>
 
 namespace ktune::refactor {
@@ -178,6 +180,18 @@ void readDeclarations(DetectContext &c, const FunctionDecl *def,
       df.hasTemplateList = true;
       df.emptyTemplateList = dt->getTemplateParameters()->size() == 0;
       off = positionOf(c, dt->getTemplateParameters()->getRAngleLoc());
+    } else if (unsigned lists = d->getNumTemplateParameterLists()) {
+      // A member of a class template defined out of line (`template <typename
+      // T> R S<T>::f(...)`): its own list goes after the class's.
+      off =
+          positionOf(c, d->getTemplateParameterList(lists - 1)->getRAngleLoc());
+      if (off) {
+        llvm::StringRef buffer = fileText(c, *off);
+        unsigned at = localPart(*off) + 1;
+        while (at < buffer.size() && std::isspace(buffer[at]))
+          ++at;
+        off = makePosition(filePart(*off), at);
+      }
     } else {
       off = positionOf(c, c.SM.getExpansionLoc(d->getOuterLocStart()));
     }

@@ -200,11 +200,58 @@ fileSystemOf(const std::vector<std::string> &cl) {
   for (size_t i = 0; i + 1 < cl.size(); ++i)
     if (cl[i] == "-ivfsoverlay")
       if (auto yaml = llvm::MemoryBuffer::getFile(cl[i + 1]))
-        if (auto overlay = llvm::vfs::getVFSFromYAML(
-                std::move(*yaml), nullptr, cl[i + 1], nullptr, fs))
+        if (auto overlay = llvm::vfs::getVFSFromYAML(std::move(*yaml), nullptr,
+                                                     cl[i + 1], nullptr, fs))
           fs = overlay.release();
   return fs;
 }
+
+/// The project's headers read as the main file is (joinSpacedLaunchChevrons:
+/// nvcc's launch spellings Clang does not take, rewritten in place, offsets
+/// kept); every other file as it is.
+class NvccSyntaxFileSystem : public llvm::vfs::ProxyFileSystem {
+public:
+  NvccSyntaxFileSystem(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs,
+                       std::shared_ptr<const HeaderFilter> headers)
+      : ProxyFileSystem(std::move(fs)), Headers(std::move(headers)) {}
+
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>>
+  openFileForRead(const llvm::Twine &path) override {
+    auto file = ProxyFileSystem::openFileForRead(path);
+    std::string name = path.str();
+    if (!file || !Headers || !Headers->allows(name, absolutePathIn("", name)))
+      return file;
+    auto status = (*file)->status();
+    auto buffer = (*file)->getBuffer(name);
+    if (!status || !buffer)
+      return file;
+    std::optional<std::string> text =
+        joinSpacedLaunchChevrons((*buffer)->getBuffer());
+    if (!text)
+      return ProxyFileSystem::openFileForRead(path);
+    return std::unique_ptr<llvm::vfs::File>(
+        new TextFile(std::move(*status), std::move(*text)));
+  }
+
+private:
+  class TextFile : public llvm::vfs::File {
+  public:
+    TextFile(llvm::vfs::Status status, std::string text)
+        : Status(std::move(status)), Text(std::move(text)) {}
+    llvm::ErrorOr<llvm::vfs::Status> status() override { return Status; }
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
+    getBuffer(const llvm::Twine &name, int64_t, bool, bool) override {
+      return llvm::MemoryBuffer::getMemBufferCopy(Text, name);
+    }
+    std::error_code close() override { return {}; }
+
+  private:
+    llvm::vfs::Status Status;
+    std::string Text;
+  };
+
+  std::shared_ptr<const HeaderFilter> Headers;
+};
 
 SideResult runSide(const CompileCommand &command, const ParserOptions &options,
                    const SideCallback &onAST, CudaSide side,
@@ -238,7 +285,9 @@ SideResult runSide(const CompileCommand &command, const ParserOptions &options,
     clang::TextDiagnosticPrinter printer(os, diagOpts.get());
     ErrorRecorder recorder(printer);
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(
-        clang::FileSystemOptions(), fileSystemOf(*cl));
+        clang::FileSystemOptions(),
+        llvm::makeIntrusiveRefCnt<NvccSyntaxFileSystem>(fileSystemOf(*cl),
+                                                        options.headers));
     SideToolAction action(onAST, side, opts, key, &recorder,
                           mainText ? &*mainText : nullptr);
     action.OnlyPreamble = onlyPreamble;

@@ -13,11 +13,13 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace ktune::refactor {
 
@@ -75,8 +77,9 @@ bool HeaderFilter::allows(llvm::StringRef name,
 }
 
 std::string HeaderFilter::key() const {
-  // Which bodies are kept also depends on BodySkipper's rule: kernels only.
-  return "kernel bodies;" + filterKey();
+  // Which bodies are kept also depends on BodySkipper's rule: kernels,
+  // launchers and their callers.
+  return "kernel and launcher bodies;" + filterKey();
 }
 
 std::string HeaderFilter::filterKey() const {
@@ -142,24 +145,59 @@ std::vector<std::string> includeRoots(const std::vector<std::string> &args,
   return roots;
 }
 
+namespace {
+
+/// What the body of a host function holds, as far as detection cares.
+enum class BodyUse {
+  None,
+  Launches, // spells a launch, or calls a function whose body does
+  Helper,   // a short function returning an integer (a grid helper)
+};
+
+/// Whether `body` names one of `names` (identifiers, read from the text).
+bool mentions(llvm::StringRef body, const llvm::StringSet<> &names) {
+  if (names.empty())
+    return false;
+  auto isStart = [](char c) { return std::isalpha(c) || c == '_'; };
+  auto isPart = [](char c) { return std::isalnum(c) || c == '_'; };
+  for (size_t i = 0; i < body.size();) {
+    if (!isStart(body[i])) {
+      ++i;
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < body.size() && isPart(body[end]))
+      ++end;
+    if (names.contains(body.slice(i, end)))
+      return true;
+    i = end;
+  }
+  return false;
+}
+
+} // namespace
+
 /// Whether the body that follows the declaration of host function `d` (not
 /// parsed yet) is worth parsing: it spells a kernel launch (`<<<` or a
-/// cudaLaunch* call), or it is a short function returning an integer, which
-/// may compute a launch's grid (`GET_BLOCKS(n)`). Read from the text, braces
-/// balanced, comments and literals not told apart: a body kept by mistake
-/// is only parsed.
-static bool bodyMatters(const clang::SourceManager &sm, const clang::Decl *d) {
+/// cudaLaunch* call) or names a function of the project's headers whose body
+/// does (an entry point calling a launcher: read, it leads to the launcher),
+/// or it is a short function returning an integer, which may compute a
+/// launch's grid (`GET_BLOCKS(n)`). Read from the text, braces balanced,
+/// comments and literals not told apart: a body kept by mistake is only
+/// parsed.
+static BodyUse bodyUse(const clang::SourceManager &sm, const clang::Decl *d,
+                       const llvm::StringSet<> &launchers) {
   clang::SourceLocation end = sm.getExpansionLoc(d->getEndLoc());
   if (end.isInvalid())
-    return false;
+    return BodyUse::None;
   auto [fid, offset] = sm.getDecomposedLoc(end);
   bool invalid = false;
   llvm::StringRef text = sm.getBufferData(fid, &invalid);
   if (invalid || offset >= text.size())
-    return false;
+    return BodyUse::None;
   size_t open = text.find('{', offset);
   if (open == llvm::StringRef::npos)
-    return false;
+    return BodyUse::None;
   int depth = 0;
   size_t close = open;
   for (; close < text.size(); ++close) {
@@ -170,11 +208,13 @@ static bool bodyMatters(const clang::SourceManager &sm, const clang::Decl *d) {
   }
   llvm::StringRef body = text.slice(open, close);
   if (body.contains("<<<") || body.contains("cudaLaunchKernel") ||
-      body.contains("cudaLaunchCooperativeKernel"))
-    return true;
+      body.contains("cudaLaunchCooperativeKernel") || mentions(body, launchers))
+    return BodyUse::Launches;
   const auto *fn = llvm::dyn_cast<clang::FunctionDecl>(d);
   return fn && body.size() < 400 &&
-         fn->getReturnType()->isIntegralOrEnumerationType();
+                 fn->getReturnType()->isIntegralOrEnumerationType()
+             ? BodyUse::Helper
+             : BodyUse::None;
 }
 
 bool BodySkipper::skip(const clang::SourceManager &sm, const clang::Decl *d) {
@@ -189,18 +229,26 @@ bool BodySkipper::skip(const clang::SourceManager &sm, const clang::Decl *d) {
   // a launch-parameter struct's fields hold.
   const auto *ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(d);
   bool plainCtor = ctor && !ctor->getParent()->isDependentContext();
-  if (!d->hasAttr<clang::CUDAGlobalAttr>() && !plainCtor &&
-      (d->hasAttr<clang::CUDADeviceAttr>() || !bodyMatters(sm, d)))
+  bool kernel = d->hasAttr<clang::CUDAGlobalAttr>();
+  BodyUse use = kernel || d->hasAttr<clang::CUDADeviceAttr>()
+                    ? BodyUse::None
+                    : bodyUse(sm, d, Launchers);
+  if (!kernel && !plainCtor && use == BodyUse::None)
     return true;
   clang::FileID fid = sm.getFileID(loc);
   auto [it, inserted] = Skip.try_emplace(fid, true);
-  if (!inserted)
-    return it->second;
-  clang::OptionalFileEntryRef entry = sm.getFileEntryRefForID(fid);
-  if (entry && !sm.isInSystemHeader(loc)) {
-    std::string name = entry->getName().str();
-    it->second = !Headers->allows(name, absolutePathIn("", name));
+  if (inserted) {
+    clang::OptionalFileEntryRef entry = sm.getFileEntryRefForID(fid);
+    if (entry && !sm.isInSystemHeader(loc)) {
+      std::string name = entry->getName().str();
+      it->second = !Headers->allows(name, absolutePathIn("", name));
+    }
   }
+  // A kept launcher's callers are kept too (headers declare before use).
+  if (!it->second && use == BodyUse::Launches)
+    if (const auto *fn = llvm::dyn_cast<clang::FunctionDecl>(d);
+        fn && fn->getDeclName().isIdentifier())
+      Launchers.insert(fn->getName());
   return it->second;
 }
 

@@ -27,6 +27,7 @@
 #include "clang/Serialization/PCHContainerOperations.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <memory>
@@ -74,6 +75,9 @@ public:
 private:
   const HeaderFilter *Headers;
   llvm::DenseMap<clang::FileID, bool> Skip; // per file
+  /// Host functions of the project's headers whose bodies are kept because
+  /// they launch (directly or through others): a body naming one is kept.
+  llvm::StringSet<> Launchers;
 };
 
 // --- Carrying on past errors in unrelated code ------------------------------

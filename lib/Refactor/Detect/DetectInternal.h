@@ -105,6 +105,8 @@ struct Atom {
   bool shadow = false;
 };
 
+struct LaunchDim;
+
 /// How a role expression is read: the role of the sites found in it, and
 /// what names mean when it is translated into an expression.
 struct RoleCtx {
@@ -143,6 +145,9 @@ struct RoleCtx {
   int64_t skipLiteral = 0;
   /// The launch being read (its CallFacts::offset).
   std::optional<Position> launch;
+  /// Reads of a dim3's field that stand for an earlier value of it.
+  const std::map<const clang::Expr *, std::shared_ptr<const LaunchDim>>
+      *priors = nullptr;
 };
 
 std::vector<ArchRange> archConditionalRanges(llvm::StringRef buffer,
@@ -320,6 +325,10 @@ void namedAtomsIn(DetectContext &c, const clang::Expr *e,
 struct LaunchDim {
   const clang::Expr *value = nullptr, *condition = nullptr;
   std::shared_ptr<const LaunchDim> then, otherwise; // nullptr: 1
+  /// `b.x = b.x / 2`: the reads of the field in `value` (`reads`) stand for
+  /// its value before (`prior`; nullptr: 1).
+  std::vector<const clang::Expr *> reads;
+  std::shared_ptr<const LaunchDim> prior;
 };
 std::optional<std::string> walk(DetectContext &c, const clang::Expr *e,
                                 RoleCtx ctx);

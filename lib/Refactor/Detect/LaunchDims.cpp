@@ -106,7 +106,14 @@ private:
       int field = name == "x" ? 0 : name == "y" ? 1 : name == "z" ? 2 : -1;
       if (field < 0)
         return false;
-      f[field] = leaf(op->getRHS());
+      // `v.x = v.x / k;`: the reads of v.x are its value before.
+      LaunchDim value{op->getRHS()};
+      fieldReads(op->getRHS(), name, value.reads);
+      if (value.reads.size() != referencesTo(Var, op->getRHS()).size())
+        return false; // the variable read otherwise, or another field
+      if (!value.reads.empty())
+        value.prior = f[field];
+      f[field] = std::make_shared<LaunchDim>(value);
       return true;
     }
     const auto *call = llvm::dyn_cast<CXXOperatorCallExpr>(e);
@@ -122,6 +129,23 @@ private:
     for (size_t i = 0; i < dims.size(); ++i)
       f[i] = std::make_shared<LaunchDim>(dims[i]);
     return true;
+  }
+
+  /// The reads of `Var.<field>` in `s`.
+  void fieldReads(const Stmt *s, llvm::StringRef field,
+                  std::vector<const Expr *> &out) const {
+    if (!s)
+      return;
+    if (const auto *m = llvm::dyn_cast<MemberExpr>(s))
+      if (const auto *base =
+              llvm::dyn_cast<DeclRefExpr>(m->getBase()->IgnoreParenImpCasts());
+          base && base->getDecl() == Var &&
+          m->getMemberDecl()->getName() == field) {
+        out.push_back(m);
+        return;
+      }
+    for (const Stmt *child : s->children())
+      fieldReads(child, field, out);
   }
 
   /// Runs `s` (all of it).

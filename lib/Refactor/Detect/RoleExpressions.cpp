@@ -393,6 +393,15 @@ walkConditional(DetectContext &c, const ConditionalOperator *cond,
 
 std::optional<std::string> walkDim(DetectContext &c, const LaunchDim &dim,
                                    const RoleCtx &r) {
+  if (!dim.condition && !dim.reads.empty()) {
+    // `b.x = b.x / k;`: its earlier value where it reads b.x.
+    std::map<const Expr *, std::shared_ptr<const LaunchDim>> priors;
+    for (const Expr *read : dim.reads)
+      priors[read] = dim.prior;
+    RoleCtx inner = r;
+    inner.priors = &priors;
+    return walk(c, dim.value, inner);
+  }
   if (!dim.condition)
     return dim.value ? walk(c, dim.value, r) : std::optional<std::string>("1");
   // `if (x <= 1024) b.x = x; else b.x = 1024;` is a cap, like std::min:
@@ -524,6 +533,18 @@ walkCall(DetectContext &c, const CallExpr *call, const RoleCtx &ctx) {
 std::optional<std::string> walk(DetectContext &c, const Expr *e, RoleCtx ctx) {
   if (!e)
     return std::nullopt;
+  if (ctx.priors)
+    if (auto it = ctx.priors->find(e->IgnoreParenImpCasts());
+        it != ctx.priors->end()) {
+      if (!it->second)
+        return std::string("1");
+      RoleCtx before = ctx;
+      before.priors = nullptr;
+      auto t = walkDim(c, *it->second, before);
+      if (!t)
+        return std::nullopt;
+      return "(" + *t + ")";
+    }
   if (auto atom = classify(c, e, ctx.fn))
     return walkAtom(c, *atom, ctx);
   if (auto param = kernelArgument(c, e, ctx))

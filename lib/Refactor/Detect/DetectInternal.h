@@ -112,8 +112,8 @@ struct LaunchDim;
 struct RoleCtx {
   SiteRole role = SiteRole::Other;
   Family family;
-  /// Where set, only the constant spelled there takes `family`.
-  std::optional<Position> familyAt;
+  /// Where set, only the constants spelled there take `family`.
+  std::vector<Position> familyAt;
   int dim = -1;
   int boundParam = -1;
   bool top = true;

@@ -181,19 +181,19 @@ bool warpWidthBlock(DetectContext &c, const std::vector<const Expr *> &dims,
 }
 
 /// The constant capping a grid: the literal or named bound of `min(x, C)`
-/// (std::min, `x < C ? x : C`), read through a constant local's
-/// initialiser (`int blocks = min(..., 2048);`).
-static const Expr *gridCap(DetectContext &c, const Expr *e,
-                           const FunctionDecl *host) {
+/// (std::min, `x < C ? x : C`, both of whose Cs are returned), read through
+/// a constant local's initialiser (`int blocks = min(..., 2048);`).
+static std::vector<const Expr *> gridCap(DetectContext &c, const Expr *e,
+                                         const FunctionDecl *host) {
   e = e->IgnoreParenImpCasts();
   if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e)) {
     const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
     if (!var || !var->isLocalVarDecl() || !var->getInit() ||
         !isEffectivelyConst(c, var, host))
-      return nullptr;
+      return {};
     e = var->getInit()->IgnoreParenImpCasts();
   }
-  const Expr *a = nullptr, *b = nullptr;
+  const Expr *a = nullptr, *b = nullptr, *compared = nullptr;
   if (const auto *call = llvm::dyn_cast<CallExpr>(e);
       call && calleeName(call) == "min" && call->getNumArgs() == 2) {
     a = call->getArg(0);
@@ -202,18 +202,19 @@ static const Expr *gridCap(DetectContext &c, const Expr *e,
     const auto *cmp =
         llvm::dyn_cast<BinaryOperator>(cond->getCond()->IgnoreParenImpCasts());
     if (!cmp || (cmp->getOpcode() != BO_LT && cmp->getOpcode() != BO_LE))
-      return nullptr;
+      return {};
     auto same = [&](const Expr *x, const Expr *y) {
       return textOf(c, x->IgnoreParenImpCasts()->getSourceRange()) ==
              textOf(c, y->IgnoreParenImpCasts()->getSourceRange());
     };
     if (!same(cmp->getLHS(), cond->getTrueExpr()) ||
         !same(cmp->getRHS(), cond->getFalseExpr()))
-      return nullptr;
+      return {};
     a = cond->getTrueExpr();
     b = cond->getFalseExpr();
+    compared = cmp->getRHS();
   } else {
-    return nullptr;
+    return {};
   }
   auto constant = [&](const Expr *x) -> const Expr * {
     auto atom = classify(c, x, host);
@@ -222,7 +223,13 @@ static const Expr *gridCap(DetectContext &c, const Expr *e,
     return x->IgnoreParenImpCasts();
   };
   const Expr *ca = constant(a), *cb = constant(b);
-  return ca && cb ? nullptr : ca ? ca : cb;
+  if ((ca != nullptr) == (cb != nullptr))
+    return {};
+  if (ca)
+    return {ca};
+  if (compared)
+    return {cb, compared->IgnoreParenImpCasts()};
+  return {cb};
 }
 
 /// Grid and block dims as expressions (each kept only when all its dims
@@ -311,10 +318,11 @@ void launchGeometry(DetectContext &c, const LaunchView &launch,
       // ... or as the cap of the grid the size asks for (`min((n + t - 1) /
       // t, 2048)`): the cap alone is the knob, the rest stays the problem's.
       if (gridStride && !literal && !named && dims[d].value)
-        if (const Expr *cap = gridCap(c, dims[d].value, host))
+        for (const Expr *cap : gridCap(c, dims[d].value, host))
           if (auto at = positionOf(c, cap->getBeginLoc())) {
-            r.family = Family::gridSize(*at);
-            r.familyAt = *at;
+            if (r.familyAt.empty())
+              r.family = Family::gridSize(*at);
+            r.familyAt.push_back(*at);
           }
       auto t = walkDim(c, dims[d], r);
       if (!t) {

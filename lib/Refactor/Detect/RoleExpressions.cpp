@@ -101,7 +101,9 @@ void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
   o.constant = a.constant;
   o.constantName = a.constantName;
   // A grid-stride kernel's grid keeps its family spelled as a local too.
-  bool familyHere = !ctx.familyAt || *ctx.familyAt == a.offset;
+  bool familyHere = ctx.familyAt.empty() ||
+                    std::find(ctx.familyAt.begin(), ctx.familyAt.end(),
+                              a.offset) != ctx.familyAt.end();
   o.family =
       familyHere && ((a.spelling == Spelling::Literal && a.constant.empty()) ||
                      ctx.family.kind == Family::Kind::GridSize)

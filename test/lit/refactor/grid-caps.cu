@@ -56,7 +56,10 @@ void partials(const float *x, float *partial, int n) {
 // CAND-NEXT:  SITE 39:49 launch_grid '2048' -> {P}
 // CAND:     CAND grid_size scale value=1024 spelling=MAX_GRID high
 // CAND:     CAND grid_size scale value=4096 spelling=4096 high launch-param
+// CAND-NEXT:  SITE 46:20 launch_grid '4096' -> {P}
+// CAND-NEXT:  SITE 46:36 launch_grid '4096' -> {P}
 // CAND-NOT: value=512
 // TPL: int blocks = min((n + threads - 1) / threads, GRID_SIZE);
+// TPL: scale<<<wanted < [[CAP:GRID_SIZE[_0-9]*]] ? wanted : [[CAP]], BLOCK_SIZE>>>(x, a, n);
 // TPL: int blocks = min((n + (BLOCK_SIZE - 1)) / BLOCK_SIZE, 512);
 // PTX: ptx-identical: {{[0-9]+}} function(s) identical

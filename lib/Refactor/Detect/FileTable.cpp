@@ -56,6 +56,20 @@ std::string includeSpelling(const SourceManager &sm, SourceLocation loc) {
 
 } // namespace
 
+/// Whether `read` is `original` with at most launch spellings changed in
+/// place: every differing character a chevron, a bracket or a space.
+static bool onlyLaunchSpellingsDiffer(llvm::StringRef original,
+                                      llvm::StringRef read) {
+  if (original.size() != read.size() || original == read)
+    return false;
+  llvm::StringRef launch = " <>{}()";
+  for (size_t i = 0; i < read.size(); ++i)
+    if (original[i] != read[i] &&
+        (!launch.contains(original[i]) || !launch.contains(read[i])))
+      return false;
+  return true;
+}
+
 std::optional<unsigned> fileIndex(DetectContext &c, FileID fid) {
   if (fid.isInvalid())
     return std::nullopt;
@@ -103,11 +117,12 @@ std::optional<unsigned> fileIndex(DetectContext &c, FileID fid) {
   header.path = name;
   header.absolutePath = absolute;
   header.text = text.str();
-  // Read with nvcc's launch spellings rewritten (Parse/NvccSyntax.cpp): the
-  // output keeps the project's own text.
-  if (auto original = llvm::MemoryBuffer::getFile(absolute);
-      original && (*original)->getBufferSize() == text.size())
-    header.text = (*original)->getBuffer().str();
+  // Read with nvcc's launch spellings rewritten in place (Parse/NvccSyntax:
+  // chevrons joined, braces parenthesised): the output keeps the project's
+  // own text.
+  if (auto original = llvm::MemoryBuffer::getFile(absolute))
+    if (onlyLaunchSpellingsDiffer((*original)->getBuffer(), text))
+      header.text = (*original)->getBuffer().str();
   header.includedAs = includeSpelling(c.SM, c.SM.getIncludeLoc(fid));
   // Clang names a header by the directory it was found in joined with the
   // spelling: what is left of the name is that directory.

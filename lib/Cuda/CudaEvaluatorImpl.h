@@ -54,6 +54,11 @@ public:
   std::vector<EvalResult>
   retime(const Shape &shape,
          const std::vector<Configuration> &configs) override;
+  /// In a worker of its own, started under Nsight Compute for these
+  /// configurations and ended to have its log written.
+  Expected<std::vector<HardwareCounters>>
+  profile(const Shape &shape, const std::vector<Configuration> &configs,
+          const ProfileRequest &request) override;
 
 private:
   struct Prepared {

@@ -8,7 +8,9 @@
 #include "CudaEvaluatorImpl.h"
 
 #include "ktune/Cuda/HelperKernels.h"
+#include "ktune/Cuda/Ncu.h"
 #include "ktune/Support/DType.h"
+#include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Text.h"
 #include "ktune/Support/Try.h"
 #include "ktune/Target/Pruning.h"
@@ -259,6 +261,64 @@ std::optional<EvalResult> CudaEvaluator::setUpShape(const Shape &shape) {
                    static_cast<unsigned long long>(c.wantNonFinite));
   }
   return std::nullopt;
+}
+
+Expected<std::vector<HardwareCounters>>
+CudaEvaluator::profile(const Shape &shape,
+                       const std::vector<Configuration> &configs,
+                       const ProfileRequest &request) {
+  if (CompileOnly)
+    return makeError("a compile-only evaluator has no GPU to profile on");
+  WorkerClient::Settings settings = WorkerSettings;
+  settings.wrapper = ncuCommand(request.ncu, request.logPath);
+  std::error_code ec;
+  std::filesystem::remove(request.logPath, ec);
+  auto profiler = WorkerClient::start(settings);
+  if (!profiler)
+    return makeError("the worker under Nsight Compute did not start: " +
+                     profiler.error().str());
+
+  // The profiling worker stands in for the tuning one meanwhile: its shape,
+  // buffers and loaded kernels are its own.
+  std::swap(Worker, *profiler);
+  auto savedShape = std::exchange(CurrentShape, std::nullopt);
+  auto savedHandles = std::exchange(Handles, {});
+  auto measure = [&]() -> Status {
+    for (const auto &config : configs) {
+      if (auto failed = ensureShape(shape, config))
+        return makeError("setting up " + shapeLiteral(shape) + ": " +
+                         failed->reason);
+      EvalResult r;
+      auto prepared = compileAndPrune(shape, config, r);
+      if (!prepared)
+        return makeError(std::string(statusPhrase(r.status)) + ": " + r.reason);
+      auto loaded = loadKernel(prepared->Kernel);
+      if (!loaded)
+        return makeError("loading the module: " + loaded.error().message);
+      auto ran = Worker->profile(loaded->handle, prepared->Launch);
+      if (!ran)
+        return makeError(ran.error().message);
+    }
+    return {};
+  };
+  Status measured = measure();
+  ExitStatus ended = Worker->quit(120);
+  std::swap(Worker, *profiler);
+  CurrentShape = savedShape;
+  Handles = std::move(savedHandles);
+  if (!measured)
+    return std::unexpected(measured.error());
+  auto log = readFile(request.logPath);
+  if (!log)
+    return makeError("Nsight Compute wrote no log (" + ended.describe() +
+                     "): " + log.error().str());
+  KTUNE_TRY_ASSIGN(auto counters, countersFromNcuLog(*log));
+  if (counters.size() != configs.size())
+    return makeError("Nsight Compute measured " +
+                     std::to_string(counters.size()) + " of " +
+                     std::to_string(configs.size()) + " configurations (" +
+                     ended.describe() + ")");
+  return counters;
 }
 
 } // namespace ktune

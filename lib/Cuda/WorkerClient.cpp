@@ -9,9 +9,15 @@ Expected<std::unique_ptr<WorkerClient>>
 WorkerClient::start(const Settings &settings) {
   std::unique_ptr<WorkerClient> c(new WorkerClient());
   c->Config = settings;
-  auto process =
-      WorkerProcess::start(settings.executable, {}, settings.stderrPath,
-                           settings.environment);
+  std::string program = settings.executable;
+  std::vector<std::string> args;
+  if (!settings.wrapper.empty()) {
+    program = settings.wrapper.front();
+    args.assign(settings.wrapper.begin() + 1, settings.wrapper.end());
+    args.push_back(settings.executable);
+  }
+  auto process = WorkerProcess::start(program, args, settings.stderrPath,
+                                      settings.environment);
   if (!process)
     return std::unexpected(process.error());
   c->Process = std::move(*process);
@@ -105,6 +111,22 @@ WorkerResult<LoadedKernel> WorkerClient::load(const std::string &image,
 WorkerResult<void> WorkerClient::unloadAll() {
   KTUNE_TRY(call(json{{"op", "unload_all"}}, Config.watchdogSeconds + 30));
   return {};
+}
+
+WorkerResult<void> WorkerClient::profile(int handle,
+                                         const protocol::Launch &launch) {
+  // A profiler replays the launch once per pass of counters.
+  KTUNE_TRY(call(json{{"op", "profile"},
+                      {"handle", handle},
+                      {"launch", protocol::toJson(launch)}},
+                 10 * Config.watchdogSeconds + 60));
+  return {};
+}
+
+ExitStatus WorkerClient::quit(double graceSeconds) {
+  if (!Process)
+    return {};
+  return Process->finish(json{{"op", "quit"}}, graceSeconds);
 }
 
 WorkerResult<RunReply> WorkerClient::run(int handle,

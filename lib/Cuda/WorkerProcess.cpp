@@ -54,6 +54,20 @@ WorkerProcess::start(const std::string &executable,
 
 WorkerProcess::~WorkerProcess() { kill(); }
 
+ExitStatus WorkerProcess::finish(const nlohmann::json &message,
+                                 double graceSeconds) {
+  if (!running())
+    return {};
+  std::string line = message.dump() + "\n";
+  ChildProcess::Exchange x;
+  x.input = line;
+  x.closeInputAfter = true;
+  x.enough = [](const std::string &) { return true; };
+  Child->exchange(x, deadlineIn(graceSeconds));
+  Buffered.clear();
+  return Child->wait(deadlineIn(graceSeconds));
+}
+
 void WorkerProcess::kill() {
   if (Child)
     Child->kill();

@@ -326,6 +326,20 @@ Expected<KernelAnalysis> analyzeKernel(const KernelRoundInput &in,
                        return a.maxSpreadPct > b.maxSpreadPct;
                      });
   }
+  if (in.profiles)
+    for (auto &s : out.shapes) {
+      s.profiled = true;
+      auto it = std::find_if(
+          in.profiles->begin(), in.profiles->end(),
+          [&](const ShapeProfile &p) { return p.shape == s.shape; });
+      if (it == in.profiles->end()) {
+        s.countersError = "not profiled";
+        continue;
+      }
+      s.defaultCounters = it->defaultCounters;
+      s.bestCounters = it->bestCounters;
+      s.countersError = it->error;
+    }
   analyzeLaunches(in, options, out);
   return out;
 }
@@ -344,8 +358,8 @@ json shapeAnalysisToJson(const ShapeAnalysis &s) {
          {"launch",
           {{"default", s.defaultLaunch ? launchFactsToJson(*s.defaultLaunch)
                                        : json(nullptr)},
-           {"best", s.bestLaunch ? launchFactsToJson(*s.bestLaunch)
-                                 : json(nullptr)},
+           {"best",
+            s.bestLaunch ? launchFactsToJson(*s.bestLaunch) : json(nullptr)},
            {"latency_trivial", s.latencyTrivial}}},
          {"speedup", s.speedup},
          {"choice",
@@ -359,6 +373,15 @@ json shapeAnalysisToJson(const ShapeAnalysis &s) {
          {"noise_pct", 100.0 * s.noise},
          {"evaluated", s.evaluated},
          {"statuses", s.statusCounts}};
+  if (s.profiled) {
+    auto counters = [](const std::optional<HardwareCounters> &c) {
+      return c ? hardwareCountersToJson(*c) : json(nullptr);
+    };
+    j["counters"] = {{"default", counters(s.defaultCounters)},
+                     {"best", counters(s.bestCounters)}};
+    if (!s.countersError.empty())
+      j["counters"]["error"] = s.countersError;
+  }
   json roof = json::object();
   roof["bytes"] = optionalNumber(s.bytes);
   roof["bytes_from"] = s.bytesFromExpression ? "spec bytes" : "buffer sizes";
@@ -433,9 +456,9 @@ json kernelAnalysisToJson(const KernelAnalysis &a) {
   json diagnoses = json::array();
   for (const auto &d : a.diagnoses)
     diagnoses.push_back(diagnosisToJson(d));
-  j["device_limits"] = a.limitsName.empty()
-                           ? json(nullptr)
-                           : json{{"name", a.limitsName}, {"sm_count", a.smCount}};
+  j["device_limits"] = a.limitsName.empty() ? json(nullptr)
+                                            : json{{"name", a.limitsName},
+                                                   {"sm_count", a.smCount}};
   j["diagnoses"] = diagnoses;
   if (a.general)
     j["general"] = {{"config", configJson(a.general->config)},

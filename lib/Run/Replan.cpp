@@ -213,6 +213,15 @@ json tuningSummary(const ReplanContext &ctx) {
         launch["latency_trivial"] = s.latencyTrivial;
         sj["launch"] = launch;
       }
+      // Nsight Compute's counters (--profile).
+      if (s.defaultCounters || s.bestCounters) {
+        json counters = json::object();
+        if (s.defaultCounters)
+          counters["default"] = hardwareCountersToJson(*s.defaultCounters);
+        if (s.bestCounters)
+          counters["best"] = hardwareCountersToJson(*s.bestCounters);
+        sj["counters"] = counters;
+      }
       shapes.push_back(sj);
     }
     k["shapes"] = shapes;

@@ -46,6 +46,70 @@ std::string rooflineCell(const std::optional<double> &pct) {
   return pct ? cell(formatDouble("%.1f", *pct) + "%") : dash();
 }
 
+std::string countersCells(const std::optional<HardwareCounters> &c) {
+  if (!c) {
+    std::string s;
+    for (int i = 0; i < 6; ++i)
+      s += dash();
+    return s;
+  }
+  auto megabytes = [](double bytes) {
+    return bytes < 0 ? dash() : cell(formatDouble("%.3g", bytes / 1e6));
+  };
+  auto pct = [](double v) {
+    return v < 0 ? dash() : cell(formatDouble("%.1f", v) + "%");
+  };
+  std::string s = megabytes(c->dramReadBytes) + megabytes(c->dramWriteBytes);
+  s += pct(c->dramThroughputPct);
+  s += c->achievedOccupancyPct < 0
+           ? dash()
+           : cell(formatDouble("%.1f", c->achievedOccupancyPct) + "%" +
+                  (c->theoreticalOccupancyPct < 0
+                       ? std::string()
+                       : " <span class=\"muted\">of " +
+                             formatDouble("%.0f", c->theoreticalOccupancyPct) +
+                             "%</span>"));
+  s += c->durationUs < 0 ? dash() : cell(formatDouble("%.3g", c->durationUs));
+  s += cell(std::to_string(c->launches));
+  return s;
+}
+
+/// Nsight Compute's counters per shape (--profile), default and tuned.
+std::string countersTable(const KernelAnalysis &a) {
+  bool any = false;
+  for (const auto &sh : a.shapes)
+    any |= sh.profiled;
+  if (!any)
+    return "";
+  std::string s =
+      "<table><tr><th>shape</th><th>configuration</th><th class=\"num\">DRAM "
+      "read MB</th><th class=\"num\">DRAM written MB</th><th class=\"num\">"
+      "DRAM throughput</th><th class=\"num\">achieved occupancy</th><th "
+      "class=\"num\">duration &micro;s</th><th class=\"num\">launches</th>"
+      "</tr>\n";
+  for (const auto &sh : a.shapes) {
+    std::string label = esc(shapeLabel(sh.shape));
+    if (!sh.defaultCounters && !sh.bestCounters) {
+      s += "<tr><td class=\"mono\">" + label +
+           "</td><td colspan=\"7\" class=\"muted\">no counters: " +
+           esc(sh.countersError) + "</td></tr>\n";
+      continue;
+    }
+    bool same = sh.bestConfig == sh.defaultConfig;
+    s += "<tr><td class=\"mono\"" + std::string(same ? "" : " rowspan=\"2\"") +
+         ">" + label + "</td><td>" + (same ? "default = tuned" : "default") +
+         "</td>" + countersCells(sh.defaultCounters) + "</tr>\n";
+    if (!same)
+      s += "<tr><td>tuned</td>" + countersCells(sh.bestCounters) + "</tr>\n";
+  }
+  return s +
+         "</table>\n<p class=\"muted\">Hardware counters from Nsight "
+         "Compute (<code>--profile</code>): one launch of each configuration "
+         "after the search, caches flushed, at the clocks the tuner timed "
+         "with; achieved occupancy = warps active per cycle / the SM's "
+         "maximum, beside what the launch allows.</p>\n";
+}
+
 } // namespace
 
 std::string launches(const RunRecord &, const RoundRecord &best) {
@@ -54,7 +118,7 @@ std::string launches(const RunRecord &, const RoundRecord &best) {
     const KernelAnalysis &a = k.analysis;
     bool any = false;
     for (const auto &sh : a.shapes)
-      any |= sh.defaultLaunch || sh.bestLaunch;
+      any |= sh.defaultLaunch || sh.bestLaunch || sh.profiled;
     if (!any)
       continue;
     s += "<h3><code>" + esc(k.kernel) + "</code></h3>\n";
@@ -66,13 +130,13 @@ std::string launches(const RunRecord &, const RoundRecord &best) {
          "busy</th><th class=\"num\">roofline</th></tr>\n";
     for (const auto &sh : a.shapes) {
       bool same = sh.bestConfig == sh.defaultConfig;
-      std::string label = esc(shapeLabel(sh.shape)) +
-                          (sh.latencyTrivial
-                               ? " <span class=\"muted\">(latency)</span>"
-                               : "");
-      s += "<tr><td class=\"mono\"" + std::string(same ? "" : " rowspan=\"2\"") +
-           ">" + label + "</td><td>" + (same ? "default = tuned" : "default") +
-           "</td>" + factsCells(sh.defaultLaunch) +
+      std::string label =
+          esc(shapeLabel(sh.shape)) +
+          (sh.latencyTrivial ? " <span class=\"muted\">(latency)</span>" : "");
+      s += "<tr><td class=\"mono\"" +
+           std::string(same ? "" : " rowspan=\"2\"") + ">" + label +
+           "</td><td>" + (same ? "default = tuned" : "default") + "</td>" +
+           factsCells(sh.defaultLaunch) +
            rooflineCell(same ? sh.rooflinePct : sh.defaultRooflinePct) +
            "</tr>\n";
       if (!same)
@@ -80,6 +144,7 @@ std::string launches(const RunRecord &, const RoundRecord &best) {
              rooflineCell(sh.rooflinePct) + "</tr>\n";
     }
     s += "</table>\n";
+    s += countersTable(a);
     if (!a.diagnoses.empty()) {
       s += "<ul class=\"reasons\">";
       for (const auto &d : a.diagnoses)

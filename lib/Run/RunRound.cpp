@@ -233,6 +233,10 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
   cmd.headerPath = (fs::path(dir) / headerName(Kernels[i])).string();
   cmd.progress = O.progress;
   cmd.stopRequested = O.stopRequested;
+  if (!ProfileWith.empty() && !cmd.compileOnly) {
+    cmd.profileWith = ProfileWith;
+    cmd.profileDir = dir;
+  }
   log("round " + std::to_string(rec.round) + ": " +
       (cmd.compileOnly ? "compiling" : "tuning") + " " + spec.spec.kernel +
       (cmd.compileOnly ? " (every configuration)"
@@ -278,6 +282,21 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
       log("round " + std::to_string(rec.round) + ": " + note);
     }
 
+  if (!cmd.profileWith.empty()) {
+    size_t measured = 0;
+    for (const auto &p : session.profiles) {
+      if (p.error.empty())
+        ++measured;
+      else
+        log("round " + std::to_string(rec.round) + ": " + spec.spec.kernel +
+            ": no hardware counters at " + shapeLiteral(p.shape) + ": " +
+            p.error);
+    }
+    log("round " + std::to_string(rec.round) + ": " + spec.spec.kernel +
+        ": hardware counters of " + std::to_string(measured) + " of " +
+        std::to_string(session.profiles.size()) +
+        " shapes measured under Nsight Compute");
+  }
   kr.kernel = session.results.kernel;
   kr.results = session.results;
   kr.resultsPath = rec.dir + "/" + resultsName(Kernels[i]);
@@ -311,6 +330,8 @@ Expected<bool> Runner::tuneKernel(size_t i, const RoundRecord &rec,
   in.manifestKernel = session.inputs->kernel();
   auto limits = staticDeviceLimits(kr.results.arch);
   in.device = limits ? *limits : Device;
+  if (!cmd.profileWith.empty())
+    in.profiles = &session.profiles;
   auto analysis = analyzeKernel(in, O.analysis);
   if (!analysis)
     return std::unexpected(withContext(analysis.error(), spec.path));

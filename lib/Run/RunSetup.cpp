@@ -17,6 +17,7 @@
 
 #ifdef KTUNE_HAVE_CUDA
 #include "ktune/Cuda/CudaEvaluator.h"
+#include "ktune/Cuda/Ncu.h"
 #endif
 
 #include <cstdio>
@@ -112,6 +113,7 @@ Status Runner::readSpecs() {
 
 Status Runner::chooseBackend() {
   KTUNE_TRY(chooseMode());
+  KTUNE_TRY(chooseProfiler());
   if (O.gpus.empty())
     return {};
   if (O.compileOnly)
@@ -131,6 +133,31 @@ Status Runner::chooseBackend() {
     log("tuning on " + std::to_string(Gpus.size()) +
         (Mode == Backend::Synthetic ? " virtual devices" : " GPUs") +
         ", one search");
+  return {};
+}
+
+Status Runner::chooseProfiler() {
+  if (!O.profile)
+    return {};
+  if (O.compileOnly)
+    return makeError("--profile measures kernels on a GPU; --compile-only "
+                     "runs none",
+                     "--profile");
+  if (Mode == Backend::CompileOnly) {
+    log("no GPU to profile on: --profile is ignored");
+    return {};
+  }
+  if (Mode == Backend::Synthetic) {
+    // Nothing runs: each shape says why it has no counters.
+    ProfileWith = "ncu";
+    return {};
+  }
+#ifdef KTUNE_HAVE_CUDA
+  KTUNE_TRY_ASSIGN(ProfileWith, findNsightCompute());
+  log("hardware counters: each shape's default and best configurations are "
+      "measured under " +
+      ProfileWith + " once tuned");
+#endif
   return {};
 }
 

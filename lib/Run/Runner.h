@@ -62,6 +62,7 @@ private:
   Backend Mode = Backend::Gpu;
   std::optional<SyntheticModel> Synthetic;
   std::vector<int> Gpus;       // --gpus, resolved; empty = one device
+  std::string ProfileWith;     // --profile: ncu's path; empty: no counters
   std::vector<SpecFile> Specs; // one per selected kernel, in order
   std::vector<std::string> Kernels;
   /// Per spec, the kernels whose parameters it tunes: its kernel, or in
@@ -102,7 +103,8 @@ private:
   Expected<planner::ChosenPlan> setUp();
   Status readSpecs();
   Status chooseBackend();
-  Status chooseMode(); // GPU, compile-only or synthetic
+  Status chooseMode();     // GPU, compile-only or synthetic
+  Status chooseProfiler(); // --profile: Nsight Compute, after the mode
   Status analyseSource();
   Expected<planner::ChosenPlan> firstPlan();
   EvaluatorFactory evaluatorFactory() const;

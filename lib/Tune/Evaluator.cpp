@@ -73,6 +73,23 @@ nlohmann::json resourcesToJson(const Resources &r,
   return j;
 }
 
+nlohmann::json hardwareCountersToJson(const HardwareCounters &c) {
+  nlohmann::json j = {{"launches", c.launches}};
+  auto put = [&](const char *key, double v) {
+    if (v >= 0)
+      j[key] = v;
+  };
+  put("dram_read_bytes", c.dramReadBytes);
+  put("dram_write_bytes", c.dramWriteBytes);
+  put("dram_throughput_pct", c.dramThroughputPct);
+  put("achieved_occupancy_pct", c.achievedOccupancyPct);
+  put("theoretical_occupancy_pct", c.theoreticalOccupancyPct);
+  put("duration_us", c.durationUs);
+  if (c.registers >= 0)
+    j["registers"] = c.registers;
+  return j;
+}
+
 Expected<Resources> resourcesFromJson(const JsonReader &j) {
   if (!j.isObject())
     return j.fail("expected an object");

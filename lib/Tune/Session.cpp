@@ -90,6 +90,38 @@ Status writeHeader(const TuneCommand &cmd, const Prepared &p,
 
 /// A session over a recording (no inputs), or over a template's inputs
 /// (read by the caller when it did not pass them).
+/// Each shape's default and best configurations measured under Nsight
+/// Compute, one profiler run per shape.
+std::vector<ShapeProfile> profileShapes(const TuneCommand &cmd,
+                                        Evaluator &evaluator,
+                                        const TuneResults &results) {
+  std::vector<ShapeProfile> out;
+  for (size_t i = 0; i < results.shapes.size(); ++i) {
+    const ShapeResult &sr = results.shapes[i];
+    ShapeProfile sp;
+    sp.shape = sr.shape;
+    std::vector<Configuration> configs = {sr.defaultConfig};
+    bool bestDiffers = sr.bestConfig != sr.defaultConfig;
+    if (bestDiffers)
+      configs.push_back(sr.bestConfig);
+    ProfileRequest request;
+    request.ncu = cmd.profileWith;
+    request.logPath =
+        (std::filesystem::path(cmd.profileDir) /
+         (results.kernel + ".shape-" + std::to_string(i) + ".ncu.csv"))
+            .string();
+    auto counters = evaluator.profile(sr.shape, configs, request);
+    if (!counters) {
+      sp.error = counters.error().message;
+    } else {
+      sp.defaultCounters = (*counters)[0];
+      sp.bestCounters = (*counters)[bestDiffers ? 1 : 0];
+    }
+    out.push_back(std::move(sp));
+  }
+  return out;
+}
+
 Expected<SessionReport> runSession(const TuneCommand &cmd,
                                    std::optional<TuneInputs> inputs,
                                    const EvaluatorFactory &makeEvaluator) {
@@ -228,9 +260,13 @@ Expected<SessionReport> runSession(const TuneCommand &cmd,
       report.journal.push_back(e);
   if (!cmd.t4Path.empty()) {
     report.t4Path = cmd.t4Path;
-    KTUNE_TRY(writeFileAtomically(
-        cmd.t4Path, journalToT4(report.journal).dump(1) + "\n"));
+    KTUNE_TRY(writeFileAtomically(cmd.t4Path,
+                                  journalToT4(report.journal).dump(1) + "\n"));
   }
+
+  if (!cmd.profileWith.empty() && !simulate && !cmd.compileOnly &&
+      !report.interrupted)
+    report.profiles = profileShapes(cmd, *p.evaluator, results);
 
   if (!simulate && !cmd.compileOnly) {
     KTUNE_TRY(writeHeader(cmd, p, results, report.headerPath));
@@ -270,10 +306,10 @@ prepareRankWorkers(const TuneCommand &cmd,
   if (cmd.simulatePath.empty()) {
     KTUNE_TRY_ASSIGN(inputs, readTuneInputs(cmd));
   }
-  KTUNE_TRY_ASSIGN(Prepared p,
-                   inputs ? prepareTemplate(cmd, std::move(*inputs),
-                                            makeEvaluator, true, true)
-                          : prepareSimulation(cmd, true));
+  KTUNE_TRY_ASSIGN(Prepared p, inputs
+                                   ? prepareTemplate(cmd, std::move(*inputs),
+                                                     makeEvaluator, true, true)
+                                   : prepareSimulation(cmd, true));
   return RankWorkers{std::move(p.host), std::move(p.workers)};
 }
 

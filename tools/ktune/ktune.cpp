@@ -88,6 +88,11 @@ int main(int argc, char **argv) {
       "--roofline-tbps", roofline,
       "The device's memory bandwidth in TB/s, measured by a device-to-device "
       "copy (default: ktune's table: 4.25 for an H200)");
+  runCmd->add_flag("--profile", o.profile,
+                   "Measure each shape's default and best configurations "
+                   "under Nsight Compute (ncu) after tuning: DRAM bytes and "
+                   "throughput, achieved occupancy, in the analysis and the "
+                   "report");
   runCmd->add_option("-p", buildPath,
                      "Build directory holding compile_commands.json, for the "
                      "flags to parse the source with");

@@ -43,6 +43,10 @@ enum CompareStatsWord : int {
   CompareStatsWords = 5,
 };
 
+/// The marker kernel (no template): launched before each configuration a
+/// profiler measures, where that configuration's launches begin.
+inline constexpr const char *ProfileMarkerKernel = "ktune_profile_marker";
+
 /// Fill modes, as the fill kernel's `mode` argument.
 int fillMode(const std::string &init); // -1 when unknown
 

@@ -48,6 +48,9 @@ public:
     std::string stderrPath; // empty: inherit
     /// Added to the worker's environment (KTUNE_DEVICE pins it to a GPU).
     std::map<std::string, std::string> environment;
+    /// A program the worker runs under, with its arguments (a profiler):
+    /// `wrapper... executable`.
+    std::vector<std::string> wrapper;
   };
 
   /// Starts the worker and says hello. Errors when it cannot start or
@@ -65,6 +68,11 @@ public:
   WorkerResult<LoadedKernel> load(const std::string &image,
                                   const std::string &function);
   WorkerResult<void> unloadAll();
+  /// One launch under a profiler (protocol.h: "profile").
+  WorkerResult<void> profile(int handle, const protocol::Launch &launch);
+  /// Asks the worker to exit and waits up to `graceSeconds` for it (and a
+  /// wrapper writing its results) to end; says how it ended.
+  ExitStatus quit(double graceSeconds);
   WorkerResult<RunReply> run(int handle, const protocol::Launch &launch,
                              int poison, bool makeReference);
   WorkerResult<protocol::TimeResult> time(int handle,

@@ -49,6 +49,10 @@ public:
   /// On Timeout the worker has been killed; on Died it has been reaped.
   Outcome request(const nlohmann::json &message, double timeoutSeconds);
 
+  /// Sends a last message (no reply expected), closes the worker's stdin
+  /// and waits up to `graceSeconds` for it to end, then kills it.
+  ExitStatus finish(const nlohmann::json &message, double graceSeconds);
+
   /// SIGKILL and reap (idempotent).
   void kill();
   bool running() const { return Child && Child->running(); }

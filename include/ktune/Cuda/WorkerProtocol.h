@@ -3,7 +3,7 @@
 // The tuner talks to its worker process in JSON lines: one request object per
 // line on the worker's stdin, one reply object per line on its stdout.
 //
-//   {"op":"hello"}                    -> {"ok":true,"protocol":1,"limits":{..}}
+//   {"op":"hello"}                    -> {"ok":true,"protocol":2,"limits":{..}}
 //   {"op":"setup","helper_image":..,"helpers":{..},"buffers":[..]}
 //                                     -> buffers allocated, inputs filled
 //   {"op":"load","image":..,"function":..}   -> {"handle":h,"attributes":{..}}
@@ -13,7 +13,10 @@
 //                                        first index, got/want, max error
 //   {"op":"time","handle":h,"launch":{..},"cold_l2":true,...}
 //                                     -> per-launch samples in microseconds
-//   {"op":"quit"}
+//   {"op":"profile","handle":h,"launch":{..}}
+//                                     -> one launch after a marker kernel,
+//                                        between cuProfilerStart and Stop
+//   {"op":"quit"}                     -> the worker exits (no reply)
 //
 // A failure is {"ok":false,"error":"..","fatal":true|false}; after a fatal
 // one (a sticky CUDA error: illegal address, trap, launch failure) the worker
@@ -36,7 +39,7 @@
 
 namespace ktune::protocol {
 
-inline constexpr int Version = 1;
+inline constexpr int Version = 2;
 
 struct BufferSpec {
   std::string name;

@@ -22,6 +22,7 @@
 #include "ktune/Target/Pruning.h"
 #include "ktune/Tune/Journal.h"
 #include "ktune/Tune/Results.h"
+#include "ktune/Tune/Session.h"
 #include "ktune/Tune/Spec.h"
 #include "ktune/Tune/Tuner.h"
 
@@ -133,6 +134,11 @@ struct ShapeAnalysis {
   /// How the default and the best configuration use the GPU (absent when
   /// their threads per block or the device are unknown).
   std::optional<LaunchFacts> defaultLaunch, bestLaunch;
+  /// `ktune run --profile`: Nsight Compute's counters of the default and
+  /// the best configuration, or why there are none.
+  bool profiled = false;
+  std::optional<HardwareCounters> defaultCounters, bestCounters;
+  std::string countersError;
   /// The default runs in less than AnalysisOptions::latencyFloorUs: launch
   /// latency dominates, and the grid diagnosis leaves the shape alone.
   bool latencyTrivial = false;
@@ -264,6 +270,8 @@ struct KernelRoundInput {
   /// device limits: without both there are no launch facts.
   const ManifestKernel *manifestKernel = nullptr;
   std::optional<DeviceLimits> device;
+  /// Hardware counters per shape (`--profile`); null when not profiled.
+  const std::vector<ShapeProfile> *profiles = nullptr;
 };
 
 /// Reads one kernel's round. Errors only for a spec `bytes` expression that

@@ -68,6 +68,9 @@ struct RunOptions {
   // Analysis.
   std::optional<double> rooflineTBps;
   AnalysisOptions analysis;
+  /// --profile: each shape's default and best configurations measured
+  /// under Nsight Compute once tuned (hardware counters in the analysis).
+  bool profile = false;
 
   /// Testing aid: a "synthetic/1" file whose formulas stand in for the GPU.
   std::string syntheticTimes;

@@ -87,6 +87,25 @@ struct Timing {
   bool coldL2 = true;        // L2 flushed between repetitions
 };
 
+/// What Nsight Compute measured of one configuration's launches at one
+/// shape (`ktune run --profile`). -1: not measured.
+struct HardwareCounters {
+  int launches = 0; // kernels the configuration launched (a launcher: >= 1)
+  double dramReadBytes = -1, dramWriteBytes = -1;
+  double dramThroughputPct = -1;       // of the peak, over the elapsed time
+  double achievedOccupancyPct = -1;    // warps active / the SM's maximum
+  double theoreticalOccupancyPct = -1; // what the launch allows
+  double durationUs = -1;              // under the profiler
+  int registers = -1;                  // per thread (the largest kernel's)
+};
+nlohmann::json hardwareCountersToJson(const HardwareCounters &c);
+
+/// How to profile: Nsight Compute's executable, and where its log goes.
+struct ProfileRequest {
+  std::string ncu;
+  std::string logPath;
+};
+
 struct EvalResult {
   EvalStatus status = EvalStatus::Ok;
   std::string reason; // for every status other than Ok
@@ -203,6 +222,13 @@ public:
   /// nothing for a job whose device was lost (re-time it now).
   virtual std::vector<std::optional<std::vector<EvalResult>>> collectAside() {
     return {};
+  }
+  /// Hardware counters of `configs` at `shape`, one each, measured under a
+  /// profiler. Evaluators without a GPU cannot.
+  virtual Expected<std::vector<HardwareCounters>>
+  profile(const Shape &shape, const std::vector<Configuration> &configs,
+          const ProfileRequest &request) {
+    return makeError("this evaluator has no GPU to profile on");
   }
 };
 

@@ -72,6 +72,12 @@ public:
   bool retimeAside(const RetimeJob &job) override;
   std::vector<std::optional<std::vector<EvalResult>>> collectAside() override;
   size_t parallelism() const override { return Workers.size(); }
+  /// On the first GPU (the search is over when a run profiles).
+  Expected<std::vector<HardwareCounters>>
+  profile(const Shape &shape, const std::vector<Configuration> &configs,
+          const ProfileRequest &request) override {
+    return Workers[0]->profile(shape, configs, request);
+  }
   void evaluateBatch(const Shape &shape,
                      const std::vector<Configuration> &configs,
                      const BatchDone &done) override;

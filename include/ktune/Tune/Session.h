@@ -101,8 +101,22 @@ struct TuneCommand {
   std::string t4Path;
   std::string journalPath;
 
+  /// Nsight Compute's ncu: once tuned, each shape's default and best
+  /// configurations are measured again under it (SessionReport::profiles),
+  /// its logs written to profileDir. Empty: no profiling.
+  std::string profileWith;
+  std::string profileDir;
+
   ProgressOptions progress;
   const std::atomic<bool> *stopRequested = nullptr;
+};
+
+/// A shape's hardware counters, for its default and its best configuration
+/// (the same measurement when the default is the best).
+struct ShapeProfile {
+  Shape shape;
+  std::optional<HardwareCounters> defaultCounters, bestCounters;
+  std::string error; // why there are none
 };
 
 /// What a template session tunes, each read and parsed once: from the files
@@ -164,6 +178,8 @@ struct SessionReport {
   std::optional<TuneInputs> inputs;
   /// The journal's entries of this tuning (journaledBy the results).
   std::vector<JournalEntry> journal;
+  /// With TuneCommand::profileWith: per shape of the results, in order.
+  std::vector<ShapeProfile> profiles;
 };
 
 /// Runs one invocation. Errors name the file and JSON path they concern.

@@ -12,6 +12,8 @@
 #include "ktune/Support/FileUtil.h"
 #include "ktune/Support/Try.h"
 
+#include <cudaProfiler.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -440,6 +442,31 @@ DeviceSession::run(int handle, const protocol::Launch &l, int poison,
     result.checks.push_back(check);
   }
   return result;
+}
+
+WStatus DeviceSession::profile(int handle, const protocol::Launch &l) {
+  if (handle < 0 || handle >= static_cast<int>(Kernels.size()))
+    return workerError("unknown kernel handle " + std::to_string(handle));
+  if (!HelperModule)
+    return workerError("profile before setup");
+  CUfunction marker = nullptr;
+  KTUNE_CU(cuModuleGetFunction(&marker, HelperModule, ProfileMarkerKernel));
+  Kernel &k = Kernels[handle];
+  KTUNE_WTRY(prepareLaunch(k, l));
+  std::vector<uint64_t> storage;
+  std::vector<void *> params;
+  KTUNE_WTRY(buildParams(l, 0, storage, params));
+  KTUNE_WTRY(restoreInOut(0));
+  KTUNE_CU(cuStreamSynchronize(Stream));
+  KTUNE_CU(cuProfilerStart());
+  KTUNE_CU(
+      cuLaunchKernel(marker, 1, 1, 1, 1, 1, 1, 0, Stream, nullptr, nullptr));
+  WStatus launched = launch(k, l, params.data());
+  CUresult synced = cuStreamSynchronize(Stream);
+  KTUNE_CU(cuProfilerStop());
+  KTUNE_WTRY(launched);
+  KTUNE_CU(synced);
+  return {};
 }
 
 } // namespace ktune::worker

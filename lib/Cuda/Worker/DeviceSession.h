@@ -63,6 +63,12 @@ public:
                                      int poison, bool makeReference,
                                      int &blocksPerSM);
 
+  /// One launch under a profiler: in/out buffers restored, then the helper
+  /// module's marker kernel and the configuration's launch between
+  /// cuProfilerStart and cuProfilerStop (Nsight Compute started with
+  /// profiling off measures just these).
+  WStatus profile(int handle, const protocol::Launch &launch);
+
   WExpected<protocol::TimeResult> time(int handle,
                                        const protocol::Launch &launch,
                                        const protocol::TimeOptions &options);

@@ -86,11 +86,15 @@ static WExpected<json> handle(DeviceSession &session, bool &opened,
     KTUNE_TRY(session.unloadAll());
     return json{{"ok", true}};
   }
-  if (op == "run" || op == "time") {
+  if (op == "run" || op == "time" || op == "profile") {
     auto launch = protocol::launchFromJson(req.at("launch"));
     if (!launch)
       return workerError(launch.error().str());
     int handleId = req.at("handle").get<int>();
+    if (op == "profile") {
+      KTUNE_TRY(session.profile(handleId, *launch));
+      return json{{"ok", true}};
+    }
     if (op == "run") {
       int blocksPerSM = -1;
       KTUNE_TRY_ASSIGN(

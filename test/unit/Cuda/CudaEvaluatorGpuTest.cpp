@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ktune/Cuda/CudaEvaluator.h"
+#include "ktune/Cuda/Ncu.h"
 #include "ktune/Cuda/NvrtcCompiler.h"
 #include "ktune/Cuda/WorkerClient.h"
 #include "ktune/Support/DType.h"
@@ -77,6 +78,32 @@ TEST_F(Gpu, DefaultConfigurationVerifiesAndTimes) {
   for (int64_t block : {32, 256, 1024})
     EXPECT_EQ(e->evaluate(PlantedShape, fault(0, block)).status, EvalStatus::Ok)
         << block;
+}
+
+TEST_F(Gpu, ProfilingMeasuresEachConfigurationUnderNsightCompute) {
+  SKIP_WITHOUT_GPU();
+  auto ncu = findNsightCompute();
+  if (!ncu)
+    GTEST_SKIP() << ncu.error().str();
+  auto e = make(elementwiseOptions(planted(), PlantedN, Cache));
+  ASSERT_TRUE(e);
+  // The tuning worker keeps its shape across the profiling.
+  ASSERT_EQ(e->evaluate(PlantedShape, fault(0)).status, EvalStatus::Ok);
+  ProfileRequest request{*ncu, Cache + "/profile.csv"};
+  auto counters =
+      e->profile(PlantedShape, {fault(0, 128), fault(0, 1024)}, request);
+  ASSERT_TRUE(counters) << counters.error().str();
+  ASSERT_EQ(counters->size(), 2u);
+  for (const auto &c : *counters) {
+    EXPECT_EQ(c.launches, 1);
+    // Caches are flushed: the input (n floats) comes from DRAM.
+    EXPECT_GT(c.dramReadBytes, 0.9 * 4 * PlantedN);
+    EXPECT_GT(c.achievedOccupancyPct, 0);
+    EXPECT_LE(c.achievedOccupancyPct, 100.5);
+    EXPECT_GT(c.durationUs, 0);
+    EXPECT_GT(c.registers, 0);
+  }
+  EXPECT_EQ(e->evaluate(PlantedShape, fault(0, 256)).status, EvalStatus::Ok);
 }
 
 TEST_F(Gpu, VerificationCatchesPlantedFaults) {

@@ -224,9 +224,11 @@ private:
       for (size_t j = 0; j < i; ++j)
         if (plan_rules::editsOverlap(s, c.sites[j]) && !sameEdit(s, c.sites[j]))
           return false;
+      // Only a site flagged shared (a launch macro's body) is edited once
+      // for a family; validation refuses any other overlap.
       for (const auto &[accepted, owner] : Edits)
         if (plan_rules::editsOverlap(s, *accepted) &&
-            !(sameFamily(&c, owner) && sameEdit(s, *accepted)))
+            !(s.shared && sameFamily(&c, owner) && sameEdit(s, *accepted)))
           return false;
     }
     return true;

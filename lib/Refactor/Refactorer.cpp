@@ -195,10 +195,9 @@ makeTemplate(const Analysis &analysis, const Plan &givenPlan,
   std::string includeDir =
       (std::filesystem::path(templatePath).parent_path() / "include").string();
   for (auto &h : tree->headers) {
-    const SourceFile &original = analysis.facts.files[h.fileIndex];
     HeaderOutput header;
     header.path = (std::filesystem::path(includeDir) / h.includePath).string();
-    header.original = original.path;
+    header.original = h.originalPath;
     header.text = std::move(h.text);
     header.rewritten = h.rewritten;
     for (const SourceFile &read : analysis.facts.files)
@@ -208,7 +207,7 @@ makeTemplate(const Analysis &analysis, const Plan &givenPlan,
             ": write the output somewhere else (the originals are never "
             "changed)");
     m.files.push_back({relativeTo(header.path, manifestPath),
-                       relativeTo(original.absolutePath, manifestPath),
+                       relativeTo(h.originalAbsolutePath, manifestPath),
                        "header"});
     out.headers.push_back(std::move(header));
   }

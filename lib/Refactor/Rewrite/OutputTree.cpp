@@ -11,8 +11,10 @@
 #include "ktune/Refactor/HeaderFilter.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -109,6 +111,7 @@ public:
               const FileEdits &marked, FileExists exists)
       : Facts(facts), MainSource(mainSource), Marked(marked),
         Exists(std::move(exists)) {
+    // Files below are appended to the copy (addUnrecordedHeaders).
     if (!Exists)
       Exists = [](const std::string &p) {
         return llvm::sys::fs::is_regular_file(p);
@@ -117,6 +120,8 @@ public:
   }
 
   llvm::Expected<OutputTree> build() {
+    if (!Marked.empty())
+      addUnrecordedHeaders();
     if (auto e = chooseFiles())
       return e;
     OutputTree tree;
@@ -128,8 +133,9 @@ public:
       auto text = textOf(index);
       if (!text)
         return text.takeError();
-      tree.headers.push_back(
-          {index, path, std::move(*text), Marked.count(index) > 0});
+      const SourceFile &f = Facts.files[index];
+      tree.headers.push_back({index, path, std::move(*text),
+                              Marked.count(index) > 0, f.path, f.absolutePath});
     }
     return tree;
   }
@@ -144,6 +150,51 @@ private:
   }
   std::string original(unsigned index) const {
     return index == 0 ? absoluteMain() : Facts.files[index].absolutePath;
+  }
+
+  /// Headers the parse recorded nothing in (one of #includes only) are not
+  /// among the files read: they are found on disk through the quoted
+  /// #includes of those that are (the includer's directory, then the
+  /// project's include roots), so that one including a rewritten header
+  /// beside itself is copied too and its #include reaches the copy.
+  void addUnrecordedHeaders() {
+    constexpr size_t MaxFiles = 512;
+    std::set<std::string> known;
+    for (const auto &f : Facts.files)
+      known.insert(normalized(f.absolutePath));
+    for (size_t i = 0; i < Facts.files.size() && Facts.files.size() < MaxFiles;
+         ++i) {
+      std::string text = source(i).str(); // the vector may grow below
+      for (const auto &q : quotedIncludes(text)) {
+        if (llvm::sys::path::is_absolute(q.spelling))
+          continue;
+        std::vector<std::string> dirs = {parentOf(original(i))};
+        dirs.insert(dirs.end(), Facts.includeRoots.begin(),
+                    Facts.includeRoots.end());
+        std::string found, under;
+        for (const auto &dir : dirs)
+          if (Exists(joined(dir, q.spelling))) {
+            found = joined(dir, q.spelling);
+            under = dir;
+            break;
+          }
+        bool inProject = std::any_of(
+            Facts.includeRoots.begin(), Facts.includeRoots.end(),
+            [&](const std::string &root) { return isUnder(found, root); });
+        if (found.empty() || !inProject || !known.insert(found).second)
+          continue;
+        auto buffer = llvm::MemoryBuffer::getFile(found);
+        if (!buffer)
+          continue;
+        SourceFile header;
+        header.path = found;
+        header.absolutePath = found;
+        header.text = (*buffer)->getBuffer().str();
+        header.includedAs = q.spelling;
+        header.foundUnder = under;
+        Facts.files.push_back(std::move(header));
+      }
+    }
   }
 
   /// The rewritten headers, then (to a fixed point) the headers of the
@@ -263,7 +314,7 @@ private:
     return *text;
   }
 
-  const SourceFacts &Facts;
+  SourceFacts Facts;
   llvm::StringRef MainSource;
   const FileEdits &Marked;
   FileExists Exists;

@@ -279,10 +279,12 @@ private:
 
 /// A header of the output tree.
 struct HeaderCopy {
-  unsigned fileIndex = 0;  // in SourceFacts::files
+  unsigned fileIndex = 0;  // in SourceFacts::files, or past them: a header
+                           // found on disk (its #includes only)
   std::string includePath; // relative to the output's include directory
   std::string text;
   bool rewritten = false; // false: copied for its #includes only
+  std::string originalPath, originalAbsolutePath;
 };
 
 struct OutputTree {

@@ -1,0 +1,4 @@
+#pragma once
+
+// Every kernel of the project, by #include only.
+#include "kernels/gemm_naive.cuh"

@@ -391,9 +391,10 @@ WStatus DeviceSession::restoreInOut(int set) {
   return {};
 }
 
-WExpected<protocol::RunResult>
-DeviceSession::run(int handle, const protocol::Launch &l, int poison,
-                   bool makeReference, int &blocksPerSM) {
+WExpected<DeviceSession::Kernel *>
+DeviceSession::readyToLaunch(int handle, const protocol::Launch &l,
+                             std::vector<uint64_t> &storage,
+                             std::vector<void *> &params) {
   if (handle < 0 || handle >= static_cast<int>(Kernels.size()))
     return workerError("unknown kernel handle " + std::to_string(handle));
   if (Buffers.empty() && !l.args.empty())
@@ -402,9 +403,17 @@ DeviceSession::run(int handle, const protocol::Launch &l, int poison,
         return workerError("run before setup");
   Kernel &k = Kernels[handle];
   KTUNE_WTRY(prepareLaunch(k, l));
+  KTUNE_WTRY(buildParams(l, 0, storage, params));
+  return &k;
+}
+
+WExpected<protocol::RunResult>
+DeviceSession::run(int handle, const protocol::Launch &l, int poison,
+                   bool makeReference, int &blocksPerSM) {
   std::vector<uint64_t> storage;
   std::vector<void *> params;
-  KTUNE_WTRY(buildParams(l, 0, storage, params));
+  KTUNE_TRY_ASSIGN(Kernel * kernel, readyToLaunch(handle, l, storage, params));
+  Kernel &k = *kernel;
 
   KTUNE_WTRY(restoreInOut(0));
   for (const auto &b : Buffers)
@@ -445,23 +454,19 @@ DeviceSession::run(int handle, const protocol::Launch &l, int poison,
 }
 
 WStatus DeviceSession::profile(int handle, const protocol::Launch &l) {
-  if (handle < 0 || handle >= static_cast<int>(Kernels.size()))
-    return workerError("unknown kernel handle " + std::to_string(handle));
   if (!HelperModule)
     return workerError("profile before setup");
   CUfunction marker = nullptr;
   KTUNE_CU(cuModuleGetFunction(&marker, HelperModule, ProfileMarkerKernel));
-  Kernel &k = Kernels[handle];
-  KTUNE_WTRY(prepareLaunch(k, l));
   std::vector<uint64_t> storage;
   std::vector<void *> params;
-  KTUNE_WTRY(buildParams(l, 0, storage, params));
+  KTUNE_TRY_ASSIGN(Kernel * k, readyToLaunch(handle, l, storage, params));
   KTUNE_WTRY(restoreInOut(0));
   KTUNE_CU(cuStreamSynchronize(Stream));
   KTUNE_CU(cuProfilerStart());
   KTUNE_CU(
       cuLaunchKernel(marker, 1, 1, 1, 1, 1, 1, 0, Stream, nullptr, nullptr));
-  WStatus launched = launch(k, l, params.data());
+  WStatus launched = launch(*k, l, params.data());
   CUresult synced = cuStreamSynchronize(Stream);
   KTUNE_CU(cuProfilerStop());
   KTUNE_WTRY(launched);

@@ -102,6 +102,11 @@ private:
                                DType dtype, const char *what);
   WStatus launchHelper(CUfunction f, int64_t n, void **params);
   WStatus prepareLaunch(Kernel &k, const protocol::Launch &launch);
+  /// The kernel of `handle`, prepared for `launch`, with its parameters in
+  /// set 0's buffers (run and profile).
+  WExpected<Kernel *> readyToLaunch(int handle, const protocol::Launch &launch,
+                                    std::vector<uint64_t> &storage,
+                                    std::vector<void *> &params);
   /// Kernel parameter storage for buffer set `set`.
   WStatus buildParams(const protocol::Launch &launch, int set,
                       std::vector<uint64_t> &storage,

@@ -11,16 +11,33 @@ std::string cell(const std::string &v) {
 
 std::string dash() { return cell("&ndash;"); }
 
+std::string dashes(int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i)
+    s += dash();
+  return s;
+}
+
+/// A shape's rows: one when the tuned configuration is the default, else
+/// the default's and the tuned one's, the shape's cell spanning both.
+std::string shapeRows(const std::string &label, bool same,
+                      const std::string &defaultCells,
+                      const std::string &tunedCells) {
+  std::string s = "<tr><td class=\"mono\"" +
+                  std::string(same ? "" : " rowspan=\"2\"") + ">" + label +
+                  "</td><td>" + (same ? "default = tuned" : "default") +
+                  "</td>" + defaultCells + "</tr>\n";
+  if (!same)
+    s += "<tr><td>tuned</td>" + tunedCells + "</tr>\n";
+  return s;
+}
+
 /// One configuration's facts: threads, registers, resident blocks and what
 /// limits them, occupancy, grid blocks, waves, the last wave's fill, SMs
 /// busy.
 std::string factsCells(const std::optional<LaunchFacts> &f) {
-  if (!f) {
-    std::string s;
-    for (int i = 0; i < 8; ++i)
-      s += dash();
-    return s;
-  }
+  if (!f)
+    return dashes(8);
   std::string s = cell(std::to_string(f->threadsPerBlock));
   s += f->registers >= 0 ? cell(std::to_string(f->registers)) : dash();
   if (f->occupancy)
@@ -47,12 +64,8 @@ std::string rooflineCell(const std::optional<double> &pct) {
 }
 
 std::string countersCells(const std::optional<HardwareCounters> &c) {
-  if (!c) {
-    std::string s;
-    for (int i = 0; i < 6; ++i)
-      s += dash();
-    return s;
-  }
+  if (!c)
+    return dashes(6);
   auto megabytes = [](double bytes) {
     return bytes < 0 ? dash() : cell(formatDouble("%.3g", bytes / 1e6));
   };
@@ -95,12 +108,9 @@ std::string countersTable(const KernelAnalysis &a) {
            esc(sh.countersError) + "</td></tr>\n";
       continue;
     }
-    bool same = sh.bestConfig == sh.defaultConfig;
-    s += "<tr><td class=\"mono\"" + std::string(same ? "" : " rowspan=\"2\"") +
-         ">" + label + "</td><td>" + (same ? "default = tuned" : "default") +
-         "</td>" + countersCells(sh.defaultCounters) + "</tr>\n";
-    if (!same)
-      s += "<tr><td>tuned</td>" + countersCells(sh.bestCounters) + "</tr>\n";
+    s += shapeRows(label, sh.bestConfig == sh.defaultConfig,
+                   countersCells(sh.defaultCounters),
+                   countersCells(sh.bestCounters));
   }
   return s +
          "</table>\n<p class=\"muted\">Hardware counters from Nsight "
@@ -133,15 +143,11 @@ std::string launches(const RunRecord &, const RoundRecord &best) {
       std::string label =
           esc(shapeLabel(sh.shape)) +
           (sh.latencyTrivial ? " <span class=\"muted\">(latency)</span>" : "");
-      s += "<tr><td class=\"mono\"" +
-           std::string(same ? "" : " rowspan=\"2\"") + ">" + label +
-           "</td><td>" + (same ? "default = tuned" : "default") + "</td>" +
-           factsCells(sh.defaultLaunch) +
-           rooflineCell(same ? sh.rooflinePct : sh.defaultRooflinePct) +
-           "</tr>\n";
-      if (!same)
-        s += "<tr><td>tuned</td>" + factsCells(sh.bestLaunch) +
-             rooflineCell(sh.rooflinePct) + "</tr>\n";
+      s += shapeRows(
+          label, same,
+          factsCells(sh.defaultLaunch) +
+              rooflineCell(same ? sh.rooflinePct : sh.defaultRooflinePct),
+          factsCells(sh.bestLaunch) + rooflineCell(sh.rooflinePct));
     }
     s += "</table>\n";
     s += countersTable(a);

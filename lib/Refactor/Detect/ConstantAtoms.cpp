@@ -170,6 +170,23 @@ static std::optional<Atom> shadowedConstant(DetectContext &c, const Expr *s,
   return a;
 }
 
+/// `int THREADS = 512;` in a host function that never changes it: a
+/// constant in all but its declaration, valued by its initializer.
+static bool unchangedHostLocalValue(DetectContext &c, const Expr *s,
+                                    const FunctionDecl *fn,
+                                    Expr::EvalResult &result) {
+  const auto *ref = llvm::dyn_cast<DeclRefExpr>(s);
+  const auto *var = ref ? llvm::dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || !fn || !var->isLocalVarDecl() || llvm::isa<ParmVarDecl>(var) ||
+      var->isStaticLocal() || var->getType().isVolatileQualified() ||
+      !var->getInit() || var->getInit()->isValueDependent() ||
+      fn->hasAttr<CUDAGlobalAttr>() ||
+      (fn->hasAttr<CUDADeviceAttr>() && !fn->hasAttr<CUDAHostAttr>()))
+    return false;
+  return var->getInit()->EvaluateAsInt(result, c.Ctx) &&
+         isEffectivelyConst(c, var, fn);
+}
+
 std::optional<Atom> classify(DetectContext &c, const Expr *e,
                              const FunctionDecl *fn) {
   if (!e || e->isValueDependent() || e->isTypeDependent())
@@ -195,7 +212,8 @@ std::optional<Atom> classify(DetectContext &c, const Expr *e,
   if (!range)
     return shadowedConstant(c, s, fn);
   Expr::EvalResult result;
-  if (!s->EvaluateAsInt(result, c.Ctx))
+  if (!s->EvaluateAsInt(result, c.Ctx) &&
+      !unchangedHostLocalValue(c, s, fn, result))
     return std::nullopt;
   Atom a;
   a.offset = range->first;

@@ -137,15 +137,72 @@ void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
   c.Sink.occurrence(std::move(o), ctx.launch);
 }
 
+/// Whether `e` is integer literals and arithmetic only (`1 << 10`, `32 * 8`).
+static bool onlyLiteralArithmetic(const Expr *e) {
+  e = e->IgnoreParenImpCasts();
+  if (llvm::isa<IntegerLiteral>(e))
+    return true;
+  if (const auto *u = llvm::dyn_cast<UnaryOperator>(e))
+    return u->getOpcode() == UO_Minus && onlyLiteralArithmetic(u->getSubExpr());
+  if (const auto *b = llvm::dyn_cast<BinaryOperator>(e)) {
+    switch (b->getOpcode()) {
+    case BO_Add:
+    case BO_Sub:
+    case BO_Mul:
+    case BO_Div:
+    case BO_Shl:
+      return onlyLiteralArithmetic(b->getLHS()) &&
+             onlyLiteralArithmetic(b->getRHS());
+    default:
+      return false;
+    }
+  }
+  return false;
+}
+
+/// A local constant's initializer written as literal arithmetic
+/// (`int threads = 1 << 10;`): the whole initializer is the value's site.
+static std::optional<Atom> literalArithmetic(DetectContext &c, const Expr *e) {
+  if (!e || e->isValueDependent() || !onlyLiteralArithmetic(e) ||
+      !e->getType()->isIntegerType() || e->getType()->isBooleanType())
+    return std::nullopt;
+  auto range = fileRange(c, e->getSourceRange());
+  Expr::EvalResult result;
+  if (!range || !e->EvaluateAsInt(result, c.Ctx))
+    return std::nullopt;
+  Atom a;
+  a.offset = range->first;
+  a.length = range->second;
+  a.text = text(c, a.offset, a.length);
+  a.value = result.Val.getInt().getExtValue();
+  a.castType = typeSpelling(c.Ctx, e->IgnoreParenImpCasts()->getType());
+  a.valueType = a.castType;
+  a.literalArithmetic = true;
+  return a;
+}
+
 /// A constant: recorded (a local constant at its definition), and named by
 /// its marker, or by its value where it is no site.
 std::optional<std::string> walkAtom(DetectContext &c, const Atom &atom,
                                     const RoleCtx &ctx) {
   if (atom.localVar) {
     const Expr *init = atom.localVar->getInit();
+    // An unchanged non-const local sizing a grid that is no grid-stride
+    // loop's: no knob, as its value spelled at the launch would not be.
+    bool declaredConst = atom.localVar->getType().isConstQualified() ||
+                         atom.localVar->isConstexpr();
+    if (!declaredConst && ctx.role == SiteRole::LaunchGrid &&
+        ctx.family.kind != Family::Kind::GridSize) {
+      auto t = walk(c, init, ctx);
+      if (!t)
+        return std::nullopt;
+      return "(" + *t + ")";
+    }
     auto inner = classify(c, init, ctx.fn);
+    if (!inner)
+      inner = literalArithmetic(c, init);
     if (inner && inner->spelling == Spelling::Literal &&
-        isIntegerLiteralText(inner->text)) {
+        (isIntegerLiteralText(inner->text) || inner->literalArithmetic)) {
       // `constexpr int kTile = 32;`: the definition is the site.
       inner->spelling = Spelling::Variable;
       inner->constant = atom.constant;

@@ -272,6 +272,28 @@ void absorbLiteralBlocks(std::vector<CandidateGroup> &named, KernelGroups &k) {
         g.boundParam = it->second.boundParam;
       k.block.erase(it);
     }
+    // `int threads = 256; k<T, 256><<<g, threads>>>`: the template argument
+    // the launches pass (folded alone, no literal block to join) is the
+    // launch's block, as it is when the block is spelled 256 too.
+    if (kind != ParamKind::BlockSize || g.boundParam >= 0 ||
+        !std::any_of(g.sites.begin(), g.sites.end(), [](const Occurrence &o) {
+          return o.role == SiteRole::LaunchBlock ||
+                 o.useRole == SiteRole::LaunchBlock;
+        }))
+      continue;
+    for (auto it = k.single.begin(); it != k.single.end(); ++it) {
+      CandidateGroup &t = it->second;
+      if (t.value != g.value || t.boundParam < 0 ||
+          !std::all_of(t.sites.begin(), t.sites.end(), [](const Occurrence &o) {
+            return o.role == SiteRole::TemplateArg;
+          }))
+        continue;
+      for (auto &s : t.sites)
+        g.sites.push_back(s);
+      g.boundParam = t.boundParam;
+      k.single.erase(it);
+      break;
+    }
   }
 }
 

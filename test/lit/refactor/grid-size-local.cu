@@ -43,8 +43,8 @@ void run(float *x, float *partials, int n) {
   partial_sums<<<partial_blocks, 256>>>(x, partials, n);
 }
 
-// CAND:     CAND grid_size fill value=120 spelling=120 high launch-param
-// CAND-NEXT:  SITE 39:20 launch_grid '120' -> {P}
+// CAND:     CAND grid_size fill value=120 spelling=num_blocks high launch-param
+// CAND-NEXT:  SITE 39:20 definition '120' -> {P}
 // CAND-NOT: value=64
 // TPL: int num_blocks = GRID_SIZE;
 // TPL: int partial_blocks = 64;

@@ -54,10 +54,12 @@ template <typename T> void scan(const T *in, T *sums, int n) {
 
 template void scan<float>(const float *, float *, int);
 
-// CAND:      CAND block_size block_sums value=256 spelling=256 high
-// CAND-NEXT:   SITE 50:21 launch_block '256' -> {P} shared
-// CAND:      CAND block_size scan_sums value=256 spelling=256 high
-// CAND-NEXT:   SITE 50:21 launch_block '256' -> {P} shared
+// CAND:      CAND block_size block_sums value=256 spelling=num_threads high
+// CAND-NEXT:   SITE 50:21 definition '256' -> {P} shared
+// CAND-NEXT:   SITE 51:17 template_arg '256' -> {P}
+// CAND:      CAND block_size scan_sums value=256 spelling=num_threads high
+// CAND-NEXT:   SITE 50:21 definition '256' -> {P} shared
+// CAND-NEXT:   SITE 52:16 template_arg '256' -> {P}
 // CHECK: wrote {{.*}}out.cu {{.*}}: 2 parameters in 2 kernels
 // TPL: int num_threads = BLOCK_SIZE;
 // TPL-NEXT: block_sums<T, BLOCK_SIZE><<<num_blocks, num_threads>>>(in, sums, n);

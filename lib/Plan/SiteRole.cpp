@@ -86,4 +86,23 @@ std::ostream &operator<<(std::ostream &os, SiteRole role) {
   return os << siteRoleName(role);
 }
 
+bool delimitsItsSite(SiteRole role) {
+  switch (role) {
+  case SiteRole::Definition:
+  case SiteRole::SharedExtent:
+  case SiteRole::RegisterArray:
+  case SiteRole::UnrollPragma:
+  case SiteRole::LaunchBounds:
+  case SiteRole::LaunchBoundsMinBlocks:
+  case SiteRole::CubBlockSize:
+  case SiteRole::CubItemsPerThread:
+  case SiteRole::TemplateArg:
+  case SiteRole::TemplateDefault:
+  case SiteRole::KernelAttributes:
+    return true;
+  default:
+    return false;
+  }
+}
+
 } // namespace ktune

@@ -74,6 +74,10 @@ std::ostream &operator<<(std::ostream &os, SiteRole role);
 std::string_view siteRoleDescription(SiteRole role);
 /// How a note at a coupled site names `role` ("launch block dimension").
 std::string_view siteRolePhrase(SiteRole role);
+/// Roles whose whole expression is delimited already (an array extent, a
+/// template argument, a pragma's count): a compound replacement of that
+/// whole needs no parentheses.
+bool delimitsItsSite(SiteRole role);
 
 /// One place in the source that changes with the parameter.
 struct SourceSite {

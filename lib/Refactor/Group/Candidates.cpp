@@ -115,6 +115,11 @@ static Candidate candidateOf(const SourceFacts &facts, const CandidateGroup &g,
     site.text = o.text;
     site.role = o.role;
     site.replacement = o.replacement;
+    // An operand of a delimited expression (`smem[BDIM + 2 * RADIUS]`,
+    // RADIUS -> `{P}/2`): the parentheses the role would not add.
+    if (!o.top && delimitsItsSite(o.role) && site.replacement != "{P}" &&
+        site.replacement.rfind("static_cast<", 0) != 0)
+      site.replacement = "(" + site.replacement + ")";
     site.before = o.before;
     site.after = o.after;
     site.shared = sharedSites.count(siteKey(o)) > 0;

@@ -39,17 +39,8 @@ std::string substitute(const SourceSite &site, const std::string &name) {
       out += r[i];
     }
   }
-  // Roles whose text is delimited already (an array extent, a template
-  // argument, a pragma's count): no parentheses needed.
-  static const std::set<SiteRole> delimited = {
-      SiteRole::Definition,      SiteRole::SharedExtent,
-      SiteRole::RegisterArray,   SiteRole::UnrollPragma,
-      SiteRole::LaunchBounds,    SiteRole::LaunchBoundsMinBlocks,
-      SiteRole::CubBlockSize,    SiteRole::CubItemsPerThread,
-      SiteRole::TemplateArg,     SiteRole::TemplateDefault,
-      SiteRole::KernelAttributes};
   bool compound = r != "{P}" && r.rfind("static_cast<", 0) != 0;
-  if (compound && !delimited.count(site.role))
+  if (compound && !delimitsItsSite(site.role))
     out = "(" + out + ")";
   return site.before + out + site.after;
 }

@@ -255,7 +255,7 @@ public:
       const FunctionDecl *f = call->getDirectCallee();
       if (const FunctionDecl *pattern = f->getTemplateInstantiationPattern())
         f = pattern;
-      if (follow(f))
+      if (follow(f) || launcherTemplateOfTheFile(f, call))
         recordHostCall(fd, f, call);
     }
     for (const FunctionDecl *f : calls.named)
@@ -265,6 +265,25 @@ public:
     for (const FunctionDecl *f : calls.dependent)
       if (const FunctionDecl *def = f->getDefinition())
         follow(def);
+  }
+
+  /// A host function template of the main file called with explicit
+  /// non-type template arguments (`launch<float, 256>(x, n)`): its launches'
+  /// geometry may come from the call (LauncherCallers.cpp), and the caller
+  /// launches what it launches.
+  bool launcherTemplateOfTheFile(const FunctionDecl *f, const CallExpr *call) {
+    const auto *ref =
+        llvm::dyn_cast<DeclRefExpr>(call->getCallee()->IgnoreParenImpCasts());
+    return ref && ref->hasExplicitTemplateArgs() &&
+           std::any_of(ref->template_arguments().begin(),
+                       ref->template_arguments().end(),
+                       [](const TemplateArgumentLoc &a) {
+                         return a.getArgument().getKind() ==
+                                TemplateArgument::Expression;
+                       }) &&
+           f->getDescribedFunctionTemplate() && !isKernel(C, f) &&
+           !isDeviceHelper(C, f) &&
+           C.SM.isInMainFile(C.SM.getExpansionLoc(f->getLocation()));
   }
 
   /// Reads `f`, a host function of a project header, like a main-file

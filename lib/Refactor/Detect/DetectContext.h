@@ -101,6 +101,16 @@ struct DetectContext {
   /// being read: kernel id, constant, and the note if the kernel uses it.
   std::vector<std::tuple<std::string, std::string, std::string>>
       GridHelperReads;
+  /// Host function templates' calls with explicit template arguments, in
+  /// non-template host functions of rewritable files: per template, each
+  /// call's written arguments and the calling function (LauncherCallers.cpp).
+  struct TemplateCall {
+    std::vector<const clang::Expr *> args; // null: not an expression
+    const clang::FunctionDecl *caller = nullptr;
+  };
+  std::optional<
+      std::map<const clang::FunctionTemplateDecl *, std::vector<TemplateCall>>>
+      LauncherCalls;
 };
 
 // --- locations as positions (CollectFacts.cpp) -------------------------------

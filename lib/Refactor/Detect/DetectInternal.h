@@ -278,6 +278,13 @@ macroBodyLiteral(DetectContext &c, const clang::Expr *e, std::string &macro);
 /// the macro in the main file lies in a function holding them (each
 /// takes the parameter); others are dropped with a note.
 void dropUncoveredMacroSites(DetectContext &c);
+/// A host launcher template's non-type parameter that its only call (in a
+/// non-template host function) sets by an explicit template argument: that
+/// argument, and the calling function.
+std::optional<std::pair<const clang::Expr *, const clang::FunctionDecl *>>
+soleCallerArgument(DetectContext &c,
+                   const clang::NonTypeTemplateParmDecl *param,
+                   const clang::FunctionDecl *launcher);
 bool isEffectivelyConst(DetectContext &c, const clang::VarDecl *var,
                         const clang::FunctionDecl *fn);
 /// `int threads; ... threads = order < 1024 ? order : 1024;`: a local

@@ -254,6 +254,37 @@ kernelArgument(DetectContext &c, const Expr *e, const RoleCtx &ctx) {
   return std::nullopt;
 }
 
+/// A launcher template's own parameter in its launch's geometry
+/// (`dim3 block(THREADS)` in `template <int THREADS> void launch(...)`),
+/// set by the only call's explicit argument (`launch<float, 256>(x, n)`):
+/// that constant, a site of the calling function.
+static std::optional<std::string>
+callerTemplateArgument(DetectContext &c, const Expr *e, const RoleCtx &ctx) {
+  const auto *ref = llvm::dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+  const auto *nt =
+      ref ? llvm::dyn_cast<NonTypeTemplateParmDecl>(ref->getDecl()) : nullptr;
+  if (!nt || !ctx.launch || ctx.placeholders ||
+      (ctx.role != SiteRole::LaunchBlock && ctx.role != SiteRole::LaunchGrid &&
+       ctx.role != SiteRole::LaunchSmem))
+    return std::nullopt;
+  auto arg = soleCallerArgument(c, nt, ctx.fn);
+  if (!arg)
+    return std::nullopt;
+  auto atom = classify(c, arg->first, arg->second);
+  if (!atom || atom->shadow)
+    return std::nullopt;
+  RoleCtx caller = ctx;
+  caller.fn = arg->second;
+  caller.fnId = functionFacts(c, arg->second, FunctionRole::Host).id;
+  caller.varToParam = nullptr;
+  caller.textToParam = nullptr;
+  caller.typeToParam = nullptr;
+  caller.kernelNames = nullptr;
+  caller.hostNames = nullptr;
+  caller.priors = nullptr;
+  return walkAtom(c, *atom, caller);
+}
+
 /// A parameter of the launching function that the kernel does not receive
 /// (`num_tokens` in `dim3 grid(num_tokens)`): a dimension of the problem,
 /// named as it is when nothing in the function changes it and no kernel
@@ -606,6 +637,8 @@ std::optional<std::string> walk(DetectContext &c, const Expr *e, RoleCtx ctx) {
     }
   if (auto atom = classify(c, e, ctx.fn))
     return walkAtom(c, *atom, ctx);
+  if (auto t = callerTemplateArgument(c, e, ctx))
+    return t;
   if (auto param = kernelArgument(c, e, ctx))
     return param;
 

@@ -234,9 +234,13 @@ llvm::Expected<RewriteResult> Rewriter::run() {
   for (auto &w : Work) {
     auto launchName = [&](const ParamWork &p, const std::string &host) {
       auto hosts = launchersOf(p);
-      if (std::find(hosts.begin(), hosts.end(), host) == hosts.end())
-        return std::string();
-      return nameIn(host, w, p);
+      if (std::find(hosts.begin(), hosts.end(), host) != hosts.end())
+        return nameIn(host, w, p);
+      // A launcher template's launch whose geometry its caller sets
+      // (`launch<float, 256>(x, n)`): the name in that caller.
+      if (hosts.size() == 1)
+        return nameIn(hosts.front(), w, p);
+      return std::string();
     };
     result.kernels.push_back(
         manifestFor(Facts, *w.kernel, *w.plan, w.params, launchName));

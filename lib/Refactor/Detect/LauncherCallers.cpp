@@ -1,0 +1,100 @@
+//===- LauncherCallers.cpp - Launcher templates and their callers --------===//
+//
+// A host function template that launches a kernel with its own template
+// parameter as the geometry (`template <int THREADS> void launch(...) {
+// k<THREADS><<<g, THREADS>>>(...); }`) takes the value from its caller's
+// explicit template argument (`launch<float, 256>(x, n)`): that argument is
+// the constant the launch spells.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DetectInternal.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+
+namespace ktune::refactor {
+
+using namespace clang;
+
+namespace {
+
+class TemplateCallFinder : public RecursiveASTVisitor<TemplateCallFinder> {
+public:
+  TemplateCallFinder(DetectContext &c,
+                     std::map<const FunctionTemplateDecl *,
+                              std::vector<DetectContext::TemplateCall>> &out)
+      : C(c), Out(out) {}
+
+  bool TraverseFunctionDecl(FunctionDecl *fd) {
+    // Host functions of the rewritable files that are no template (a
+    // template's own calls are dependent); explicit specialisations are
+    // read (their sites are refused later, with a note).
+    if (!fd->doesThisDeclarationHaveABody() ||
+        fd->getDescribedFunctionTemplate() || fd->isTemplateInstantiation() ||
+        fd->hasAttr<CUDAGlobalAttr>() ||
+        (fd->hasAttr<CUDADeviceAttr>() && !fd->hasAttr<CUDAHostAttr>()) ||
+        !inRewritableFile(C, fd->getLocation()))
+      return true;
+    const FunctionDecl *outer = Current;
+    Current = fd;
+    TraverseStmt(fd->getBody());
+    Current = outer;
+    return true;
+  }
+  bool TraverseCXXMethodDecl(CXXMethodDecl *) { return true; }
+
+  bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    const auto *fd = llvm::dyn_cast<FunctionDecl>(ref->getDecl());
+    if (!Current || !fd || !ref->hasExplicitTemplateArgs())
+      return true;
+    const FunctionTemplateDecl *ft = fd->getPrimaryTemplate();
+    // A function of the template's name forwards to it with its defaults
+    // (the overload that keeps a rewritten launcher's symbol): no choice.
+    if (!ft || ft->getDeclName() == Current->getDeclName())
+      return true;
+    DetectContext::TemplateCall call;
+    call.caller = Current;
+    for (const TemplateArgumentLoc &a : ref->template_arguments())
+      call.args.push_back(a.getArgument().getKind() ==
+                                  TemplateArgument::Expression
+                              ? a.getSourceExpression()
+                              : nullptr);
+    Out[ft->getCanonicalDecl()].push_back(std::move(call));
+    return true;
+  }
+
+private:
+  DetectContext &C;
+  std::map<const FunctionTemplateDecl *,
+           std::vector<DetectContext::TemplateCall>> &Out;
+  const FunctionDecl *Current = nullptr;
+};
+
+} // namespace
+
+std::optional<std::pair<const Expr *, const FunctionDecl *>>
+soleCallerArgument(DetectContext &c, const NonTypeTemplateParmDecl *param,
+                   const FunctionDecl *launcher) {
+  const FunctionTemplateDecl *ft =
+      launcher ? launcher->getDescribedFunctionTemplate() : nullptr;
+  if (!ft || param->getDepth() != ft->getTemplateParameters()->getDepth() ||
+      launcher->hasAttr<CUDAGlobalAttr>() ||
+      (launcher->hasAttr<CUDADeviceAttr>() &&
+       !launcher->hasAttr<CUDAHostAttr>()))
+    return std::nullopt;
+  if (!c.LauncherCalls) {
+    c.LauncherCalls.emplace();
+    TemplateCallFinder(c, *c.LauncherCalls)
+        .TraverseDecl(c.Ctx.getTranslationUnitDecl());
+  }
+  auto it = c.LauncherCalls->find(ft->getCanonicalDecl());
+  if (it == c.LauncherCalls->end() || it->second.size() != 1)
+    return std::nullopt; // uncalled, or several cases: no one value
+  const DetectContext::TemplateCall &call = it->second.front();
+  unsigned index = param->getIndex();
+  if (index >= call.args.size() || !call.args[index])
+    return std::nullopt; // deduced or defaulted there
+  return std::make_pair(call.args[index], call.caller);
+}
+
+} // namespace ktune::refactor

@@ -88,7 +88,7 @@ struct Atom {
   int64_t value = 0;
   std::string constant, constantName;
   const clang::VarDecl *localVar = nullptr; // a local constant: follow its init
-  bool literalArithmetic = false; // `1 << 10`: literals and operators only
+  bool shiftOfLiterals = false;             // `1 << 10`: a shift of literals
   std::string castType;
   std::string valueType; // the constant's type (a variable's: declared)
   /// A constant defined from other constants (`kThreads = kWarps * 32`):

@@ -137,33 +137,20 @@ void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
   c.Sink.occurrence(std::move(o), ctx.launch);
 }
 
-/// Whether `e` is integer literals and arithmetic only (`1 << 10`, `32 * 8`).
-static bool onlyLiteralArithmetic(const Expr *e) {
-  e = e->IgnoreParenImpCasts();
-  if (llvm::isa<IntegerLiteral>(e))
-    return true;
-  if (const auto *u = llvm::dyn_cast<UnaryOperator>(e))
-    return u->getOpcode() == UO_Minus && onlyLiteralArithmetic(u->getSubExpr());
-  if (const auto *b = llvm::dyn_cast<BinaryOperator>(e)) {
-    switch (b->getOpcode()) {
-    case BO_Add:
-    case BO_Sub:
-    case BO_Mul:
-    case BO_Div:
-    case BO_Shl:
-      return onlyLiteralArithmetic(b->getLHS()) &&
-             onlyLiteralArithmetic(b->getRHS());
-    default:
-      return false;
-    }
-  }
-  return false;
+/// `1 << 10`: a power of two written as a shift of literals (a form the
+/// role expressions do not spell, unlike `32 * 4`, whose literals are sites
+/// of their own).
+static bool literalShift(const Expr *e) {
+  const auto *b = llvm::dyn_cast<BinaryOperator>(e->IgnoreParenImpCasts());
+  return b && b->getOpcode() == BO_Shl &&
+         llvm::isa<IntegerLiteral>(b->getLHS()->IgnoreParenImpCasts()) &&
+         llvm::isa<IntegerLiteral>(b->getRHS()->IgnoreParenImpCasts());
 }
 
-/// A local constant's initializer written as literal arithmetic
+/// A local constant's initializer written as a literal shift
 /// (`int threads = 1 << 10;`): the whole initializer is the value's site.
-static std::optional<Atom> literalArithmetic(DetectContext &c, const Expr *e) {
-  if (!e || e->isValueDependent() || !onlyLiteralArithmetic(e) ||
+static std::optional<Atom> literalShiftAtom(DetectContext &c, const Expr *e) {
+  if (!e || e->isValueDependent() || !literalShift(e) ||
       !e->getType()->isIntegerType() || e->getType()->isBooleanType())
     return std::nullopt;
   auto range = fileRange(c, e->getSourceRange());
@@ -177,7 +164,7 @@ static std::optional<Atom> literalArithmetic(DetectContext &c, const Expr *e) {
   a.value = result.Val.getInt().getExtValue();
   a.castType = typeSpelling(c.Ctx, e->IgnoreParenImpCasts()->getType());
   a.valueType = a.castType;
-  a.literalArithmetic = true;
+  a.shiftOfLiterals = true;
   return a;
 }
 
@@ -200,9 +187,9 @@ std::optional<std::string> walkAtom(DetectContext &c, const Atom &atom,
     }
     auto inner = classify(c, init, ctx.fn);
     if (!inner)
-      inner = literalArithmetic(c, init);
+      inner = literalShiftAtom(c, init);
     if (inner && inner->spelling == Spelling::Literal &&
-        (isIntegerLiteralText(inner->text) || inner->literalArithmetic)) {
+        (isIntegerLiteralText(inner->text) || inner->shiftOfLiterals)) {
       // `constexpr int kTile = 32;`: the definition is the site.
       inner->spelling = Spelling::Variable;
       inner->constant = atom.constant;

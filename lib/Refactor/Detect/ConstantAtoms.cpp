@@ -126,8 +126,7 @@ static std::optional<Atom> shadowedConstant(DetectContext &c, const Expr *s,
       c.SM.isInSystemHeader(c.SM.getExpansionLoc(var->getLocation())))
     return std::nullopt;
   // Host code only: a launch's geometry.
-  if (fn->hasAttr<CUDAGlobalAttr>() ||
-      (fn->hasAttr<CUDADeviceAttr>() && !fn->hasAttr<CUDAHostAttr>()))
+  if (!runsOnHost(fn))
     return std::nullopt;
   const auto *body = llvm::dyn_cast_or_null<CompoundStmt>(fn->getBody());
   if (!body || body->getLBracLoc().isMacroID())
@@ -179,9 +178,7 @@ static bool unchangedHostLocalValue(DetectContext &c, const Expr *s,
   const auto *var = ref ? llvm::dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
   if (!var || !fn || !var->isLocalVarDecl() || llvm::isa<ParmVarDecl>(var) ||
       var->isStaticLocal() || var->getType().isVolatileQualified() ||
-      !var->getInit() || var->getInit()->isValueDependent() ||
-      fn->hasAttr<CUDAGlobalAttr>() ||
-      (fn->hasAttr<CUDADeviceAttr>() && !fn->hasAttr<CUDAHostAttr>()))
+      !var->getInit() || var->getInit()->isValueDependent() || !runsOnHost(fn))
     return false;
   return var->getInit()->EvaluateAsInt(result, c.Ctx) &&
          isEffectivelyConst(c, var, fn);

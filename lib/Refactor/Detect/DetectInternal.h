@@ -253,6 +253,8 @@ const clang::FunctionDecl *definitionOf(DetectContext &c,
 std::string idOf(DetectContext &c, const clang::FunctionDecl *def);
 bool isKernel(DetectContext &c, const clang::FunctionDecl *fd);
 bool isDeviceHelper(DetectContext &c, const clang::FunctionDecl *fd);
+/// Host code: no kernel, no device-only function (`__host__ __device__` is).
+bool runsOnHost(const clang::FunctionDecl *fd);
 FunctionFacts &functionFacts(DetectContext &c, const clang::FunctionDecl *def,
                              FunctionRole role);
 std::string whyCannotTemplate(DetectContext &c, const clang::FunctionDecl *def);

@@ -45,6 +45,11 @@ bool isDeviceHelper(DetectContext &c, const FunctionDecl *fd) {
   return !isKernel(c, fd) && fd->hasAttr<CUDADeviceAttr>();
 }
 
+bool runsOnHost(const FunctionDecl *fd) {
+  return !fd->hasAttr<CUDAGlobalAttr>() &&
+         (!fd->hasAttr<CUDADeviceAttr>() || fd->hasAttr<CUDAHostAttr>());
+}
+
 std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
   if (auto it = c.NamedNotLaunched.find(def->getCanonicalDecl());
       it != c.NamedNotLaunched.end())

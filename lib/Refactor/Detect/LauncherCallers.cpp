@@ -31,9 +31,7 @@ public:
     // read (their sites are refused later, with a note).
     if (!fd->doesThisDeclarationHaveABody() ||
         fd->getDescribedFunctionTemplate() || fd->isTemplateInstantiation() ||
-        fd->hasAttr<CUDAGlobalAttr>() ||
-        (fd->hasAttr<CUDADeviceAttr>() && !fd->hasAttr<CUDAHostAttr>()) ||
-        !inRewritableFile(C, fd->getLocation()))
+        !runsOnHost(fd) || !inRewritableFile(C, fd->getLocation()))
       return true;
     const FunctionDecl *outer = Current;
     Current = fd;
@@ -78,9 +76,7 @@ soleCallerArgument(DetectContext &c, const NonTypeTemplateParmDecl *param,
   const FunctionTemplateDecl *ft =
       launcher ? launcher->getDescribedFunctionTemplate() : nullptr;
   if (!ft || param->getDepth() != ft->getTemplateParameters()->getDepth() ||
-      launcher->hasAttr<CUDAGlobalAttr>() ||
-      (launcher->hasAttr<CUDADeviceAttr>() &&
-       !launcher->hasAttr<CUDAHostAttr>()))
+      !runsOnHost(launcher))
     return std::nullopt;
   if (!c.LauncherCalls) {
     c.LauncherCalls.emplace();

@@ -206,9 +206,9 @@ fileSystemOf(const std::vector<std::string> &cl) {
   return fs;
 }
 
-/// The project's headers read as the main file is (joinSpacedLaunchChevrons:
-/// nvcc's launch spellings Clang does not take, rewritten in place, offsets
-/// kept); every other file as it is.
+/// The project's headers read as the main file is (nvccSpellings: nvcc's
+/// spellings Clang does not take, rewritten in place, offsets kept); every
+/// other file as it is.
 class NvccSyntaxFileSystem : public llvm::vfs::ProxyFileSystem {
 public:
   NvccSyntaxFileSystem(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs,
@@ -225,8 +225,7 @@ public:
     auto buffer = (*file)->getBuffer(name);
     if (!status || !buffer)
       return file;
-    std::optional<std::string> text =
-        joinSpacedLaunchChevrons((*buffer)->getBuffer());
+    std::optional<std::string> text = nvccSpellings((*buffer)->getBuffer());
     if (!text)
       return ProxyFileSystem::openFileForRead(path);
     return std::unique_ptr<llvm::vfs::File>(
@@ -269,11 +268,12 @@ SideResult runSide(const CompileCommand &command, const ParserOptions &options,
   llvm::SmallString<256> absFile(command.file);
   llvm::sys::fs::make_absolute(absFile);
   key += '\x1f' + std::string(absFile);
-  // Spaced launch chevrons (`k << < g, b >> > (x)`), which nvcc reads and
-  // Clang does not, are joined in a copy of the same length.
+  // What nvcc reads and Clang does not (spaced launch chevrons, `__host__
+  // __device__` specialisations of `__device__` templates) is rewritten in a
+  // copy of the same length.
   std::optional<std::string> mainText;
   if (auto buffer = llvm::MemoryBuffer::getFile(command.file))
-    mainText = joinSpacedLaunchChevrons((*buffer)->getBuffer());
+    mainText = nvccSpellings((*buffer)->getBuffer());
 
   auto attempt = [&](const ParserOptions &opts) {
     std::string text;

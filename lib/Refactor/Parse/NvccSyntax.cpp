@@ -1,7 +1,10 @@
 //===- NvccSyntax.cpp - Spellings nvcc accepts and Clang does not ---------===//
 //
-// Spaced launch chevrons (`k << < g, b >> > (x)`) joined and braced launch
-// dims (`<<<g, {x, y, 1}>>>`) parenthesised, offsets kept.
+// Spaced launch chevrons (`k << < g, b >> > (x)`) joined, braced launch
+// dims (`<<<g, {x, y, 1}>>>`) parenthesised, and `__host__` dropped from an
+// explicit specialisation `__host__ __device__` of a `__device__` template
+// (nvcc matches them, Clang does not: "target attributes do not match");
+// offsets kept.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +13,7 @@
 #include "clang/Basic/LangOptions.h"
 #include "clang/Lex/Lexer.h"
 
+#include <map>
 #include <vector>
 
 namespace ktune::refactor {
@@ -108,6 +112,107 @@ std::optional<std::string> joinSpacedLaunchChevrons(llvm::StringRef text) {
     }
   }
   return changed ? std::optional<std::string>(std::move(out)) : std::nullopt;
+}
+
+namespace {
+
+/// A function declaration's head after `template <...>`: the name before
+/// its `(` and the target attributes spelled before it.
+struct DeclHead {
+  std::string name;
+  std::optional<size_t> host; // the `__host__` token's offset
+  bool device = false;
+};
+
+std::optional<DeclHead> declHead(const std::vector<Token> &tokens, size_t i) {
+  DeclHead head;
+  for (; i < tokens.size(); ++i) {
+    const Token &t = tokens[i];
+    if (t.isOneOf(tok::semi, tok::l_brace, tok::r_brace, tok::equal))
+      return std::nullopt; // no function (a class, a variable)
+    if (t.is(tok::l_paren)) {
+      if (i == 0 || !tokens[i - 1].is(tok::raw_identifier))
+        return std::nullopt;
+      head.name = tokens[i - 1].getRawIdentifier().str();
+      return head;
+    }
+    if (!t.is(tok::raw_identifier))
+      continue;
+    llvm::StringRef word = t.getRawIdentifier();
+    if (word == "__host__")
+      head.host = static_cast<size_t>(t.getLocation().getRawEncoding());
+    else if (word == "__device__")
+      head.device = true;
+    else if (word == "operator" || word == "template")
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::string> matchSpecializationTargets(llvm::StringRef text) {
+  if (!text.contains("template") || !text.contains("__host__"))
+    return std::nullopt;
+  LangOptions lo;
+  lo.CPlusPlus = lo.CPlusPlus11 = lo.CPlusPlus17 = true;
+  lo.CUDA = true;
+  Lexer lexer(SourceLocation(), lo, text.begin(), text.begin(), text.end());
+  std::vector<Token> tokens;
+  Token tok;
+  while (!lexer.LexFromRawLexer(tok) && !tok.is(tok::eof))
+    tokens.push_back(tok);
+  // Primary templates by name: whether each is __device__ only (nullopt
+  // where two disagree); explicit specialisations spelled __host__
+  // __device__.
+  std::map<std::string, std::optional<bool>> deviceOnly;
+  std::vector<DeclHead> specializations;
+  for (size_t i = 0; i + 2 < tokens.size(); ++i) {
+    if (!tokens[i].is(tok::raw_identifier) ||
+        tokens[i].getRawIdentifier() != "template" ||
+        !tokens[i + 1].is(tok::less))
+      continue;
+    if (tokens[i + 2].is(tok::greater)) {
+      if (auto head = declHead(tokens, i + 3);
+          head && head->host && head->device)
+        specializations.push_back(*head);
+      continue;
+    }
+    size_t j = i + 2;
+    for (int depth = 1; j < tokens.size() && depth > 0; ++j) {
+      if (tokens[j].is(tok::less))
+        ++depth;
+      else if (tokens[j].is(tok::greater))
+        --depth;
+      else if (tokens[j].is(tok::greatergreater))
+        depth -= 2;
+      else if (tokens[j].isOneOf(tok::semi, tok::l_brace))
+        break;
+    }
+    if (auto head = declHead(tokens, j)) {
+      bool only = head->device && !head->host;
+      auto [it, added] = deviceOnly.emplace(head->name, only);
+      if (!added && it->second != only)
+        it->second.reset();
+    }
+  }
+  std::string out = text.str();
+  bool changed = false;
+  for (const DeclHead &s : specializations) {
+    auto primary = deviceOnly.find(s.name);
+    if (primary == deviceOnly.end() || primary->second != true)
+      continue;
+    out.replace(*s.host, 8, std::string(8, ' '));
+    changed = true;
+  }
+  return changed ? std::optional<std::string>(std::move(out)) : std::nullopt;
+}
+
+std::optional<std::string> nvccSpellings(llvm::StringRef text) {
+  std::optional<std::string> joined = joinSpacedLaunchChevrons(text);
+  std::optional<std::string> matched =
+      matchSpecializationTargets(joined ? llvm::StringRef(*joined) : text);
+  return matched ? matched : joined;
 }
 
 } // namespace ktune::refactor

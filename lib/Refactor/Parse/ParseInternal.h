@@ -49,6 +49,11 @@ namespace ktune::refactor {
 /// matching `>> >` -> `>>> `) and braced launch arguments parenthesised
 /// (`{x, y, 1}` -> `(x, y, 1)`); nullopt when there are none.
 std::optional<std::string> joinSpacedLaunchChevrons(llvm::StringRef text);
+/// `__host__` blanked out of explicit specialisations `__host__ __device__`
+/// of a function template the same text declares `__device__` only.
+std::optional<std::string> matchSpecializationTargets(llvm::StringRef text);
+/// Both of the above: the text Clang parses in place of a project file's.
+std::optional<std::string> nvccSpellings(llvm::StringRef text);
 
 // --- Which function bodies a parse skips ------------------------------------
 //

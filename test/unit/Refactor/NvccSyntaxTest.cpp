@@ -53,3 +53,41 @@ TEST(BracedLaunchDims, OtherBracesUntouched) {
   // Braces among the kernel's arguments are no launch dims.
   EXPECT_EQ(joinSpacedLaunchChevrons("k<<<g, b>>>(S{1, 2});"), std::nullopt);
 }
+
+TEST(SpecializationTargets, HostDroppedWhereThePrimaryIsDeviceOnly) {
+  // jetson-utils' cudaVector.h: nvcc matches the specialisation, Clang
+  // ignores the template ("target attributes do not match").
+  std::string text =
+      "template<typename T> inline __device__ T alpha(T v, T d = 255) {}\n"
+      "template<> inline __host__ __device__ float alpha(float v, float d) "
+      "{ return d; }\n";
+  auto out = matchSpecializationTargets(text);
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->size(), text.size());
+  EXPECT_NE(out->find("template<> inline          __device__ float alpha("),
+            std::string::npos);
+  EXPECT_EQ(nvccSpellings(text), out);
+}
+
+TEST(SpecializationTargets, MatchingOrUnknownTargetsUntouched) {
+  // The primary is __host__ __device__ too.
+  EXPECT_EQ(matchSpecializationTargets(
+                "template<typename T> __host__ __device__ T f(T);\n"
+                "template<> __host__ __device__ int f(int x) { return x; }\n"),
+            std::nullopt);
+  // No primary in this text, or two that disagree.
+  EXPECT_EQ(matchSpecializationTargets(
+                "template<> __host__ __device__ int g(int x) { return x; }\n"),
+            std::nullopt);
+  EXPECT_EQ(matchSpecializationTargets(
+                "template<typename T> __device__ T h(T);\n"
+                "template<typename T, int N> __host__ __device__ T h(T, int);\n"
+                "template<> __host__ __device__ int h(int x) { return x; }\n"),
+            std::nullopt);
+  // A class template's specialisation is no function.
+  EXPECT_EQ(
+      matchSpecializationTargets(
+          "template<typename T> struct S { __device__ void f(); };\n"
+          "template<> struct S<int> { __host__ __device__ void f(); };\n"),
+      std::nullopt);
+}

@@ -427,6 +427,14 @@ struct Occurrence {
   std::string macroBody;
 };
 
+/// A function-like macro of a project header whose body spells a site: the
+/// output redefines it in the main file (`#undef` and the definition with
+/// the edits), so the header and the other files expanding it keep theirs.
+struct MacroCopy {
+  Position begin = 0, end = 0; // the `#define` line(s) in the header
+  Position insertAt = 0;       // a main-file line start before every expansion
+};
+
 struct SourceFacts {
   std::string file; // main file as given
   /// The files positions point into, the main file first. Empty in facts
@@ -445,6 +453,13 @@ struct SourceFacts {
   /// their first token to the closing brace or ';': what `ktune run` hides
   /// from NVRTC (RewriteOptions::guardHostCode). Read on the host side.
   std::vector<std::pair<Position, Position>> hostOnlyRanges;
+  /// Uses of a namespace-scope constant of the main file (`const int
+  /// WARPS = 4;`) -> where its declaration starts: once its uses are lifted
+  /// it is marked [[maybe_unused]] (nvcc warns of an unreferenced variable,
+  /// an error under -Werror=all-warnings).
+  std::map<Position, Position> constantDeclarations;
+  /// Header macros the output redefines in the main file, by name.
+  std::map<std::string, MacroCopy> macroCopies;
   /// __launch_bounds__ max-threads expressions per kernel id (markers).
   std::map<std::string, std::string> launchBounds;
   /// Things detection saw but could not use, as "line:col: message".

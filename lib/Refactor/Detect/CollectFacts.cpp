@@ -450,6 +450,21 @@ void dropUncoveredMacroSites(DetectContext &c) {
     std::set<std::string> functions;
     bool host = true;
   };
+  std::map<Position, int64_t> dropped; // site -> value
+  // A header function expanding a header's macro was expanded before the
+  // main file redefines it: its launches keep the header's constants.
+  for (auto it = c.Sink.Occs.begin(); it != c.Sink.Occs.end();) {
+    auto f = c.Sink.Facts.functions.find(it->second.function);
+    if (!it->second.macroBody.empty() &&
+        c.Sink.Facts.macroCopies.count(it->second.macroBody) &&
+        f != c.Sink.Facts.functions.end() &&
+        filePart(f->second.rangeBegin) != 0) {
+      dropped[it->second.offset] = it->second.value;
+      it = c.Sink.Occs.erase(it);
+    } else {
+      ++it;
+    }
+  }
   std::map<std::string, Holders> holders; // by macro
   for (const auto &[key, o] : c.Sink.Occs) {
     if (o.macroBody.empty())
@@ -460,7 +475,6 @@ void dropUncoveredMacroSites(DetectContext &c) {
     h.host &= f != c.Sink.Facts.functions.end() &&
               f->second.role == FunctionRole::Host;
   }
-  std::map<Position, int64_t> dropped; // site -> value
   auto drop = [&](const std::string &macro) {
     for (auto it = c.Sink.Occs.begin(); it != c.Sink.Occs.end();) {
       if (it->second.macroBody != macro) {
@@ -487,6 +501,23 @@ void dropUncoveredMacroSites(DetectContext &c) {
         break;
       }
     }
+    auto copy = c.Sink.Facts.macroCopies.find(macro);
+    bool header = copy != c.Sink.Facts.macroCopies.end();
+    Position first = 0;
+    for (const std::string &id : h.functions)
+      if (const FunctionFacts &f = c.Sink.Facts.functions.at(id);
+          first == 0 || f.rangeBegin < first)
+        first = f.rangeBegin;
+    if (why.empty() && header) {
+      // The redefinition goes on its own line before the first function
+      // expanding the macro.
+      llvm::StringRef text = c.SM.getBufferData(c.Main);
+      size_t token = text.find_first_not_of(" \t\r\n", localPart(first));
+      size_t nl = token == llvm::StringRef::npos ? llvm::StringRef::npos
+                                                 : text.rfind('\n', token);
+      copy->second.insertAt = makePosition(
+          0, nl == llvm::StringRef::npos ? 0 : static_cast<unsigned>(nl + 1));
+    }
     for (unsigned at : why.empty() ? expansionsOf(c.SM, c.LO, macro)
                                    : std::vector<unsigned>{}) {
       Position position = makePosition(0, at);
@@ -504,6 +535,7 @@ void dropUncoveredMacroSites(DetectContext &c) {
     if (why.empty())
       continue;
     drop(macro);
+    c.Sink.Facts.macroCopies.erase(macro);
     c.Sink.note(noteAt(c, c.SM.getComposedLoc(c.Main, where),
                        "constants in the body of macro " + macro +
                            " are not lifted: " + why +
@@ -545,6 +577,14 @@ SourceFacts collectFacts(ASTContext &ctx, const std::string &fileAsGiven,
   finder.followExplicitInstantiations(ctx.getTranslationUnitDecl());
   collectHostCode(c);
   dropUncoveredMacroSites(c);
+  // Header macros whose sites were all dropped need no copy.
+  for (auto it = facts.macroCopies.begin(); it != facts.macroCopies.end();)
+    if (std::none_of(
+            c.Sink.Occs.begin(), c.Sink.Occs.end(),
+            [&](const auto &o) { return o.second.macroBody == it->first; }))
+      it = facts.macroCopies.erase(it);
+    else
+      ++it;
   c.Sink.finish();
   return facts;
 }

@@ -89,6 +89,49 @@ std::string typeSpelling(const ASTContext &ctx, QualType t) {
   return t.getUnqualifiedType().getAsString(p);
 }
 
+/// The `#define` of function-like macro `name` around `spelled` (a token of
+/// its body in a project header), recorded in the facts' macroCopies; false
+/// when the text there is no such definition.
+static bool headerMacroDefinition(DetectContext &c, SourceLocation spelled,
+                                  const std::string &name) {
+  if (c.Sink.Facts.macroCopies.count(name))
+    return true;
+  auto [file, offset] = c.SM.getDecomposedLoc(spelled);
+  llvm::StringRef text = c.SM.getBufferData(file);
+  auto continued = [&](size_t lineEnd) { // the line ending at lineEnd
+    llvm::StringRef line = text.substr(0, lineEnd).rtrim("\r");
+    return line.ends_with("\\");
+  };
+  size_t begin = text.rfind('\n', offset);
+  begin = begin == llvm::StringRef::npos ? 0 : begin + 1;
+  while (begin > 0 && continued(begin - 1)) {
+    size_t previous = text.rfind('\n', begin - 1);
+    begin = previous == llvm::StringRef::npos ? 0 : previous + 1;
+  }
+  size_t end = text.find('\n', offset);
+  while (end != llvm::StringRef::npos && continued(end))
+    end = text.find('\n', end + 1);
+  if (end == llvm::StringRef::npos)
+    end = text.size();
+  llvm::StringRef def = text.substr(begin, end - begin).ltrim(" \t");
+  if (!def.consume_front("#"))
+    return false;
+  def = def.ltrim(" \t");
+  if (!def.consume_front("define"))
+    return false;
+  def = def.ltrim(" \t");
+  if (!def.consume_front(name) || !def.starts_with("("))
+    return false;
+  auto at = positionOf(c, c.SM.getComposedLoc(file, begin));
+  if (!at)
+    return false;
+  MacroCopy copy;
+  copy.begin = *at;
+  copy.end = *at + static_cast<unsigned>(end - begin);
+  c.Sink.Facts.macroCopies.emplace(name, copy);
+  return true;
+}
+
 std::optional<std::pair<Position, unsigned>>
 macroBodyLiteral(DetectContext &c, const Expr *e, std::string &macro) {
   const auto *lit = llvm::dyn_cast<IntegerLiteral>(e);
@@ -97,8 +140,11 @@ macroBodyLiteral(DetectContext &c, const Expr *e, std::string &macro) {
   std::string name = macroBodyOf(c, lit->getLocation());
   SourceLocation spelled = c.SM.getSpellingLoc(lit->getLocation());
   auto at = positionOf(c, spelled);
-  // The main file's macros only: a header's serve other files too.
-  if (name.empty() || !at || filePart(*at) != 0)
+  if (name.empty() || !at)
+    return std::nullopt;
+  // A project header's macro serves other files too: the output redefines
+  // it in the main file (SourceFacts::macroCopies).
+  if (filePart(*at) != 0 && !headerMacroDefinition(c, spelled, name))
     return std::nullopt;
   unsigned length = Lexer::MeasureTokenLength(spelled, c.SM, c.LO);
   if (length == 0)
@@ -169,6 +215,53 @@ static std::optional<Atom> shadowedConstant(DetectContext &c, const Expr *s,
   return a;
 }
 
+/// A local constant that a launch macro's body declares and reads
+/// (`const int num_threads = 256; ... (dim + num_threads - 1) / num_threads`
+/// in Warp's `wp_launch_device`): followed into its initialiser like a
+/// local written in the file; its definition's literal is the macro's site.
+static std::optional<Atom> macroLocalAtom(DetectContext &c, const Expr *s,
+                                          const FunctionDecl *fn) {
+  const auto *ref = llvm::dyn_cast<DeclRefExpr>(s);
+  const auto *var = ref ? llvm::dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || !fn || !var->isLocalVarDecl() || llvm::isa<ParmVarDecl>(var) ||
+      var->isStaticLocal() || !var->getInit() ||
+      var->getInit()->isValueDependent() || !ref->getLocation().isMacroID() ||
+      !var->getLocation().isMacroID())
+    return std::nullopt;
+  std::string macro = macroBodyOf(c, ref->getLocation());
+  if (macro.empty() || macro != macroBodyOf(c, var->getLocation()) ||
+      c.SM.getExpansionLoc(ref->getLocation()) !=
+          c.SM.getExpansionLoc(var->getLocation()))
+    return std::nullopt; // declared and read in one expansion only
+  if (!(var->getType().isConstQualified() || var->isConstexpr() ||
+        isEffectivelyConst(c, var, fn)) ||
+      !var->getType()->isIntegralOrEnumerationType() ||
+      var->getType()->isBooleanType() || isDispatchedConstant(c, var))
+    return std::nullopt;
+  SourceLocation spelled = c.SM.getSpellingLoc(ref->getLocation());
+  auto at = positionOf(c, spelled);
+  Expr::EvalResult result;
+  if (!at || !var->getInit()->EvaluateAsInt(result, c.Ctx))
+    return std::nullopt;
+  Atom a;
+  a.offset = *at;
+  a.length = Lexer::MeasureTokenLength(spelled, c.SM, c.LO);
+  a.text = var->getNameAsString();
+  a.value = result.Val.getInt().getExtValue();
+  // One constant for every expansion: the macro's spelling of it.
+  auto declared = positionOf(c, c.SM.getSpellingLoc(var->getLocation()));
+  if (!declared)
+    return std::nullopt;
+  a.spelling = Spelling::Variable;
+  a.constant = "var:" + macro + "::" + var->getNameAsString() + "@" +
+               std::to_string(*declared);
+  a.constantName = var->getNameAsString();
+  a.castType = typeSpelling(c.Ctx, var->getType());
+  a.valueType = a.castType;
+  a.localVar = var;
+  return a;
+}
+
 /// `int THREADS = 512;` in a host function that never changes it: a
 /// constant in all but its declaration, valued by its initializer.
 static bool unchangedHostLocalValue(DetectContext &c, const Expr *s,
@@ -206,8 +299,11 @@ std::optional<Atom> classify(DetectContext &c, const Expr *e,
   std::string macroBody;
   if (!range)
     range = macroBodyLiteral(c, s, macroBody);
-  if (!range)
+  if (!range) {
+    if (auto local = macroLocalAtom(c, s, fn))
+      return local;
     return shadowedConstant(c, s, fn);
+  }
   Expr::EvalResult result;
   if (!s->EvaluateAsInt(result, c.Ctx) &&
       !unchangedHostLocalValue(c, s, fn, result))
@@ -286,6 +382,12 @@ std::optional<Atom> classify(DetectContext &c, const Expr *e,
         return std::nullopt;
       else if (var->getInit())
         describeDerived(c, var, a);
+      if (var->getDeclContext()->isFileContext() &&
+          !var->hasExternalStorage() && !var->getDescribedVarTemplate() &&
+          var->getBeginLoc().isFileID())
+        if (auto declared = positionOf(c, var->getBeginLoc());
+            declared && filePart(*declared) == 0)
+          c.Sink.Facts.constantDeclarations.emplace(a.offset, *declared);
       return a;
     }
     return std::nullopt;

@@ -92,18 +92,39 @@ std::vector<DispatchedValue> dispatchedValues(DetectContext &c,
   return out;
 }
 
+/// Every read of `var`, a local a macro's body declares, is in that body
+/// (of the same expansion), none in the code the macro was given.
+static bool readOnlyInItsMacroBody(DetectContext &c, const VarDecl *var) {
+  const auto *fn =
+      llvm::dyn_cast_or_null<FunctionDecl>(var->getParentFunctionOrMethod());
+  if (!fn || !fn->getBody())
+    return false;
+  SourceLocation expansion = c.SM.getExpansionLoc(var->getLocation());
+  std::string macro = macroBodyOf(c, var->getLocation());
+  for (const DeclRefExpr *r : referencesTo(var, fn->getBody()))
+    if (!r->getLocation().isMacroID() ||
+        !c.SM.isMacroBodyExpansion(r->getLocation()) ||
+        c.SM.getExpansionLoc(r->getLocation()) != expansion ||
+        macroBodyOf(c, r->getLocation()) != macro)
+      return false; // read by the code given, or by another macro's body
+  return true;
+}
+
 bool isDispatchedConstant(DetectContext &c, const VarDecl *var) {
   if (!var->isLocalVarDecl() || !var->getInit() ||
       !var->getType()->isIntegralOrEnumerationType() ||
       !(var->isConstexpr() || var->getType().isConstQualified()))
     return false;
-  // Declared by a function-like macro (DISPATCH_*, BOOL_SWITCH): one per
-  // case, each with its own value.
+  // Declared by a function-like macro (DISPATCH_*, BOOL_SWITCH) for the
+  // code it is given: one per case, each with its own value. A launch
+  // macro's own local, read only in its body (`const int num_threads =
+  // 256;` in Warp's `wp_launch_device`), is the macro's constant.
   SourceLocation loc = var->getLocation();
   if (loc.isMacroID() && c.SM.isMacroBodyExpansion(loc) &&
       c.SM.getSLocEntry(c.SM.getFileID(loc))
           .getExpansion()
-          .isFunctionMacroExpansion())
+          .isFunctionMacroExpansion() &&
+      !readOnlyInItsMacroBody(c, var))
     return true;
   // Written out: `case 8: { constexpr int V = 8; ...}`.
   const CompoundStmt *body = declaringBlock(c, var);

@@ -211,6 +211,15 @@ void remapFiles(SourceFacts &facts, const std::vector<unsigned> &newIndex) {
     pos(begin);
     pos(end);
   }
+  std::map<Position, Position> declarations;
+  for (const auto &[use, declaration] : facts.constantDeclarations)
+    declarations.emplace(moved(use), moved(declaration));
+  facts.constantDeclarations = std::move(declarations);
+  for (auto &[name, copy] : facts.macroCopies) {
+    pos(copy.begin);
+    pos(copy.end);
+    pos(copy.insertAt);
+  }
   std::map<std::string, std::string> bounds;
   for (const auto &[key, value] : facts.launchBounds) {
     std::string k = key, v = value;
@@ -317,6 +326,12 @@ void mergeFacts(SourceFacts &into, const SourceFacts &otherSide) {
       into.sharedArrays.push_back(a);
   for (const auto &[k, v] : other.launchBounds)
     into.launchBounds.emplace(k, v);
+  // A side seeing another definition (under #if) keeps the first's: the
+  // host side's, where launches are compiled.
+  for (const auto &[use, declaration] : other.constantDeclarations)
+    into.constantDeclarations.emplace(use, declaration);
+  for (const auto &[name, copy] : other.macroCopies)
+    into.macroCopies.emplace(name, copy);
   for (const auto &r : other.hostOnlyRanges)
     if (std::find(into.hostOnlyRanges.begin(), into.hostOnlyRanges.end(), r) ==
         into.hostOnlyRanges.end())

@@ -92,6 +92,9 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
                                     {"extents", a.extents}});
   for (const auto &[k, v] : facts.launchBounds)
     out["launch_bounds"][k] = v;
+  for (const auto &[name, m] : facts.macroCopies)
+    out["macro_copies"][name] = {
+        {"begin", m.begin}, {"end", m.end}, {"insert_at", m.insertAt}};
   out["notes"] = facts.notes;
   return out;
 }

@@ -127,6 +127,10 @@ void Rewriter::siteEdits() {
             p.boundParam >= 0)
           continue; // `int COLS = COLS`: the parameter's own default stays
         Edits.push_back(Edit{s.position, s.site->length, text, p.path, 0});
+        // The constant the site named may have no use left.
+        if (auto d = Facts.constantDeclarations.find(s.position);
+            d != Facts.constantDeclarations.end())
+          Edits.push_back(Edit{d->second, 0, "[[maybe_unused]] ", p.path, 0});
       }
 }
 

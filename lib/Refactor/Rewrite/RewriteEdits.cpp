@@ -207,6 +207,53 @@ void Rewriter::hostGuardEdits() {
   }
 }
 
+std::optional<ktune::Error>
+Rewriter::moveIntoMacroCopies(std::vector<Edit> &edits) {
+  for (const auto &[name, copy] : Facts.macroCopies) {
+    std::vector<Edit> inside;
+    for (auto it = edits.begin(); it != edits.end();) {
+      bool in = filePart(it->offset) == filePart(copy.begin) &&
+                copy.begin <= it->offset && it->offset < copy.end;
+      if (in && it->offset + it->length > copy.end)
+        return error(it->path, "an edit crosses the end of macro " + name);
+      if (!in) {
+        ++it;
+        continue;
+      }
+      inside.push_back(*it);
+      it = edits.erase(it);
+    }
+    if (inside.empty())
+      continue;
+    // The header's definition with the edits, after an #undef of the one
+    // included: the header itself is left as it is.
+    std::string text = textAt(copy.begin)
+                           .substr(localPart(copy.begin), copy.end - copy.begin)
+                           .str();
+    std::sort(inside.begin(), inside.end(),
+              [](const Edit &a, const Edit &b) { return a.offset > b.offset; });
+    for (const Edit &e : inside)
+      text.replace(e.offset - copy.begin, e.length, e.text);
+    std::string definition = "#undef " + name +
+                             " // redefined with ktune's parameters\n" + text +
+                             "\n";
+    // Before whatever else is inserted there (a template parameter list).
+    auto at = std::find_if(edits.begin(), edits.end(), [&](const Edit &e) {
+      return e.offset == copy.insertAt && e.length == 0;
+    });
+    if (at != edits.end())
+      at->text = definition + at->text;
+    else
+      edits.push_back(
+          Edit{copy.insertAt, 0, definition, inside.front().path, -2});
+  }
+  std::sort(edits.begin(), edits.end(), [](const Edit &a, const Edit &b) {
+    return std::tie(a.offset, a.length, a.order) <
+           std::tie(b.offset, b.length, b.order);
+  });
+  return std::nullopt;
+}
+
 llvm::Expected<FileEdits> Rewriter::mergedReplacements() {
   // Identical edits (a site shared by two kernels' candidates, lifted under
   // the same name) are made once; insertions at one offset are joined.
@@ -231,6 +278,8 @@ llvm::Expected<FileEdits> Rewriter::mergedReplacements() {
     merged.push_back(e);
     joined = {e.text};
   }
+  if (auto err = moveIntoMacroCopies(merged))
+    return toLLVMError(*err);
   FileEdits out;
   for (const auto &e : merged) {
     unsigned file = filePart(e.offset);

@@ -186,6 +186,9 @@ public:
   /// its launches' grids multiplied. After every other edit in the body.
   std::optional<ktune::Error> structuralEdits();
   void hostGuardEdits();
+  /// Edits inside a header macro the output redefines (Facts.macroCopies)
+  /// become one insertion of the edited definition in the main file.
+  std::optional<ktune::Error> moveIntoMacroCopies(std::vector<Edit> &edits);
   /// The edits of every file, by file index.
   llvm::Expected<FileEdits> mergedReplacements();
 

@@ -1,0 +1,4 @@
+#pragma once
+struct Runner {
+  void run(float *x, int n);
+};

@@ -137,8 +137,21 @@ macroBodyLiteral(DetectContext &c, const Expr *e, std::string &macro) {
   const auto *lit = llvm::dyn_cast<IntegerLiteral>(e);
   if (!lit || !lit->getLocation().isMacroID())
     return std::nullopt;
-  std::string name = macroBodyOf(c, lit->getLocation());
-  SourceLocation spelled = c.SM.getSpellingLoc(lit->getLocation());
+  SourceLocation token = lit->getLocation();
+  // An object-like macro's value (`#define THREADS 512`) named in the body
+  // of a launch macro (`k<<<divup(n, THREADS), THREADS>>>`): the name there
+  // is the site, as a literal there would be.
+  if (c.SM.isMacroBodyExpansion(token) &&
+      !c.SM.getSLocEntry(c.SM.getFileID(token))
+           .getExpansion()
+           .isFunctionMacroExpansion()) {
+    SourceLocation name = c.SM.getImmediateExpansionRange(token).getBegin();
+    if (!name.isMacroID() || !c.SM.isMacroBodyExpansion(name))
+      return std::nullopt;
+    token = name;
+  }
+  std::string name = macroBodyOf(c, token);
+  SourceLocation spelled = c.SM.getSpellingLoc(token);
   auto at = positionOf(c, spelled);
   if (name.empty() || !at)
     return std::nullopt;

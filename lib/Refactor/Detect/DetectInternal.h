@@ -495,6 +495,8 @@ public:
   /// After the walk: loop bounds of loops that index register arrays or
   /// tiles (DeviceLoops.cpp).
   void finish();
+  void chunkLoop(const clang::ForStmt *loop, const clang::VarDecl *iv,
+                 const clang::Expr *bound);
 
   DetectContext &C;
   const clang::FunctionDecl *Fn;

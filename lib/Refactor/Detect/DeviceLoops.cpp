@@ -9,6 +9,8 @@
 
 #include "DetectInternal.h"
 
+#include "clang/AST/RecursiveASTVisitor.h"
+
 #include "clang/AST/ParentMapContext.h"
 
 #include <algorithm>
@@ -102,6 +104,80 @@ bool DeviceScanner::hasConstantStride(const ForStmt *loop) {
   return false;
 }
 
+/// `(n - 1) / C + 1` or `(n + C - 1) / C`, through a local holding it: the
+/// divisor C when it is an integer literal.
+static const Expr *ceilDivisor(DetectContext &c, const FunctionDecl *fn,
+                               const Expr *e) {
+  e = e->IgnoreParenImpCasts();
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e))
+    if (const auto *var = llvm::dyn_cast<VarDecl>(ref->getDecl());
+        var && var->isLocalVarDecl() && var->getInit() &&
+        (var->getType().isConstQualified() || isEffectivelyConst(c, var, fn)))
+      e = var->getInit()->IgnoreParenImpCasts();
+  const auto *b = llvm::dyn_cast<BinaryOperator>(e);
+  if (b && b->getOpcode() == BO_Add) // (n - 1) / C + 1
+    if (const auto *one =
+            llvm::dyn_cast<IntegerLiteral>(b->getRHS()->IgnoreParenImpCasts());
+        one && one->getValue() == 1)
+      b = llvm::dyn_cast<BinaryOperator>(b->getLHS()->IgnoreParenImpCasts());
+  if (!b || b->getOpcode() != BO_Div)
+    return nullptr;
+  const Expr *divisor = b->getRHS()->IgnoreParenImpCasts();
+  return llvm::isa<IntegerLiteral>(divisor) ? divisor : nullptr;
+}
+
+/// A loop over a thread's chunks of a block's width (GPUMD's patches:
+/// `for (p = 0; p < (N - 1) / 1024 + 1; ++p) { n = tid + p * 1024; ...}`,
+/// or a chunk count the host passes): the width, spelled as the stride from
+/// a thread's index (and as the count's divisor), is the block's size.
+void DeviceScanner::chunkLoop(const ForStmt *loop, const VarDecl *iv,
+                              const Expr *bound) {
+  struct Strides : RecursiveASTVisitor<Strides> {
+    DeviceScanner &S;
+    const VarDecl *Iv;
+    std::vector<const IntegerLiteral *> Found;
+    Strides(DeviceScanner &s, const VarDecl *iv) : S(s), Iv(iv) {}
+    bool VisitBinaryOperator(BinaryOperator *add) {
+      if (add->getOpcode() != BO_Add)
+        return true;
+      for (auto [thread, product] : {std::pair{add->getLHS(), add->getRHS()},
+                                     std::pair{add->getRHS(), add->getLHS()}}) {
+        const auto *mul =
+            llvm::dyn_cast<BinaryOperator>(product->IgnoreParenImpCasts());
+        if (!mul || mul->getOpcode() != BO_Mul ||
+            !S.mentionsThreadIndex(thread))
+          continue;
+        for (auto [var, literal] : {std::pair{mul->getLHS(), mul->getRHS()},
+                                    std::pair{mul->getRHS(), mul->getLHS()}}) {
+          const auto *ref =
+              llvm::dyn_cast<DeclRefExpr>(var->IgnoreParenImpCasts());
+          const auto *lit =
+              llvm::dyn_cast<IntegerLiteral>(literal->IgnoreParenImpCasts());
+          if (ref && ref->getDecl() == Iv && lit)
+            Found.push_back(lit);
+        }
+      }
+      return true;
+    }
+  } strides(*this, iv);
+  strides.TraverseStmt(const_cast<Stmt *>(loop->getBody()));
+  if (strides.Found.empty())
+    return;
+  int64_t width = strides.Found.front()->getValue().getSExtValue();
+  for (const IntegerLiteral *l : strides.Found)
+    if (l->getValue().getSExtValue() != width)
+      return; // two widths: no one block
+  const Expr *divisor = ceilDivisor(C, Fn, bound);
+  if (width < 32 ||
+      (divisor &&
+       llvm::cast<IntegerLiteral>(divisor)->getValue().getSExtValue() != width))
+    return;
+  if (divisor)
+    walk(C, divisor, ctx(SiteRole::LoopBound));
+  for (const Expr *stride : strides.Found)
+    walk(C, stride, ctx(SiteRole::LoopStride));
+}
+
 void DeviceScanner::finish() {
   for (const ForStmt *loop : Loops) {
     const auto *cond = llvm::dyn_cast_or_null<BinaryOperator>(loop->getCond());
@@ -112,8 +188,11 @@ void DeviceScanner::finish() {
     if (!ivRef)
       continue;
     auto bound = classify(C, cond->getRHS(), Fn);
-    if (!bound)
+    if (!bound) {
+      if (const auto *iv = llvm::dyn_cast<VarDecl>(ivRef->getDecl()))
+        chunkLoop(loop, iv, cond->getRHS());
       continue;
+    }
     if (bound->spelling != Spelling::Literal) {
       walk(C, cond->getRHS(), ctx(SiteRole::LoopBound));
       continue;
@@ -170,7 +249,6 @@ void componentXReads(const Stmt *s, llvm::StringRef name,
     componentXReads(c, name, out);
 }
 
-
 /// DeclRefExprs to `var` in `s`.
 void usesOf(const Stmt *s, const VarDecl *var,
             std::vector<const DeclRefExpr *> &out) {
@@ -221,8 +299,8 @@ bool isGridStride(DetectContext &c, const FunctionDecl *kernel,
             ? llvm::dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreImpCasts())
             : nullptr;
     const auto *var = iv ? llvm::dyn_cast<VarDecl>(iv->getDecl()) : nullptr;
-    const auto *body = loop ? llvm::dyn_cast<CompoundStmt>(loop->getBody())
-                            : nullptr;
+    const auto *body =
+        loop ? llvm::dyn_cast<CompoundStmt>(loop->getBody()) : nullptr;
     if (!var || !var->isLocalVarDecl() || !var->getInit() || !body)
       return;
     for (const Stmt *st : body->body()) {

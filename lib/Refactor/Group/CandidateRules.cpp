@@ -81,9 +81,9 @@ std::optional<ParamKind> kindFromName(const std::string &name) {
     return ParamKind::TileSize;
   if (has("threadsperblock") || has("blocksize") || has("blockdim") ||
       has("numthreads") || has("nthreads") || has("ctasize") ||
-      has("blockthreads") ||
+      has("blockthreads") || llvm::StringRef(n).ends_with("threads") ||
       is({"threads", "bs", "block", "blockx", "blocky", "blockz"}))
-    return ParamKind::BlockSize;
+    return ParamKind::BlockSize; // VECMAT_THREADS: threads, not a width
   if (has("warps") || has("warpcount"))
     return ParamKind::WarpsPerBlock;
   if (has("perthread") || has("items") || is({"ipt", "elems", "elts"}))

@@ -70,6 +70,8 @@ TEST(CandidateRules, KindFromName) {
   EXPECT_EQ(kindFromName("kWarps"), ParamKind::WarpsPerBlock);
   EXPECT_EQ(kindFromName("ITEMS_PER_THREAD"), ParamKind::ItemsPerThread);
   EXPECT_EQ(kindFromName("kVecWidth"), ParamKind::VectorWidth);
+  // A vector-matrix kernel's threads, not a vector width.
+  EXPECT_EQ(kindFromName("VECMAT_THREADS"), ParamKind::BlockSize);
   EXPECT_EQ(kindFromName("kWarpSize"), std::nullopt);
   EXPECT_EQ(kindFromName("SCALE"), std::nullopt);
 }

@@ -114,6 +114,12 @@ static bool headerMacroDefinition(DetectContext &c, SourceLocation spelled,
   if (end == llvm::StringRef::npos)
     end = text.size();
   llvm::StringRef def = text.substr(begin, end - begin).ltrim(" \t");
+  // A block comment running past a line's end without a backslash keeps
+  // the definition going: not read here.
+  if (size_t open = def.rfind("/*");
+      open != llvm::StringRef::npos &&
+      def.find("*/", open) == llvm::StringRef::npos)
+    return false;
   if (!def.consume_front("#"))
     return false;
   def = def.ltrim(" \t");

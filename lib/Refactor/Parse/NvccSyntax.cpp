@@ -20,9 +20,8 @@ namespace ktune::refactor {
 
 using namespace clang;
 
-std::optional<std::string> joinSpacedLaunchChevrons(llvm::StringRef text) {
-  if (!text.contains("<<"))
-    return std::nullopt;
+/// The raw tokens of `text`; a token's location encodes its offset.
+static std::vector<Token> rawTokens(llvm::StringRef text) {
   LangOptions lo;
   lo.CPlusPlus = lo.CPlusPlus11 = lo.CPlusPlus17 = true;
   lo.CUDA = true;
@@ -37,6 +36,13 @@ std::optional<std::string> joinSpacedLaunchChevrons(llvm::StringRef text) {
     if (atEnd)
       break;
   }
+  return tokens;
+}
+
+std::optional<std::string> joinSpacedLaunchChevrons(llvm::StringRef text) {
+  if (!text.contains("<<"))
+    return std::nullopt;
+  std::vector<Token> tokens = rawTokens(text);
   auto offset = [](const Token &t) {
     return static_cast<size_t>(t.getLocation().getRawEncoding());
   };
@@ -154,14 +160,7 @@ std::optional<DeclHead> declHead(const std::vector<Token> &tokens, size_t i) {
 std::optional<std::string> matchSpecializationTargets(llvm::StringRef text) {
   if (!text.contains("template") || !text.contains("__host__"))
     return std::nullopt;
-  LangOptions lo;
-  lo.CPlusPlus = lo.CPlusPlus11 = lo.CPlusPlus17 = true;
-  lo.CUDA = true;
-  Lexer lexer(SourceLocation(), lo, text.begin(), text.begin(), text.end());
-  std::vector<Token> tokens;
-  Token tok;
-  while (!lexer.LexFromRawLexer(tok) && !tok.is(tok::eof))
-    tokens.push_back(tok);
+  std::vector<Token> tokens = rawTokens(text);
   // Primary templates by name: whether each is __device__ only (nullopt
   // where two disagree); explicit specialisations spelled __host__
   // __device__.

@@ -260,6 +260,9 @@ enum class CallForm {
   CooperativeKernel, // "cudaLaunchCooperativeKernel"
   LaunchHelper,      // "launch_helper": a function of the file that launches
                      // the kernel it is given
+  LauncherCall,      // "launcher_call": a call of a launcher template whose
+                     // explicit arguments set the launch's template
+                     // arguments or geometry, read as a launch in the caller
   Reference,         // "reference"
 };
 std::string_view callFormName(CallForm form);
@@ -295,6 +298,13 @@ struct CallFacts {
   /// Explicit template arguments at the call, as written.
   std::vector<std::string> explicitArgs;
   CallForm form = CallForm::DeviceCall;
+  /// LauncherCall: the launcher template called (a function id). Its own
+  /// launch has setByCallers: each call says what it launches.
+  std::string launcher;
+  bool setByCallers = false;
+  /// LauncherCall: where the caller spells each of the kernel's explicit
+  /// template arguments (0: it does not, the launcher does).
+  std::vector<Position> explicitArgAt;
   bool cooperative = false;
   /// Parameters of the launching function that the geometry names (the
   /// problem's dimensions, `num_tokens`), besides the kernel's arguments.

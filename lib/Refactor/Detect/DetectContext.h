@@ -106,6 +106,8 @@ struct DetectContext {
   /// call's written arguments and the calling function (LauncherCallers.cpp).
   struct TemplateCall {
     std::vector<const clang::Expr *> args; // null: not an expression
+    std::vector<std::string> argTexts;     // each as written
+    const clang::DeclRefExpr *ref = nullptr;
     const clang::FunctionDecl *caller = nullptr;
   };
   std::optional<

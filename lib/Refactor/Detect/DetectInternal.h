@@ -146,6 +146,12 @@ struct RoleCtx {
   int64_t skipLiteral = 0;
   /// The launch being read (its CallFacts::offset).
   std::optional<Position> launch;
+  /// Launch translation of one call of a launcher template (a
+  /// LauncherCall): the argument that call gives each of the launcher's
+  /// non-type parameters, and the calling function.
+  const std::map<const clang::NonTypeTemplateParmDecl *,
+                 std::pair<const clang::Expr *, const clang::FunctionDecl *>>
+      *callerArgs = nullptr;
   /// Reads of a dim3's field that stand for an earlier value of it.
   const std::map<const clang::Expr *, std::shared_ptr<const LaunchDim>>
       *priors = nullptr;
@@ -280,6 +286,10 @@ macroBodyLiteral(DetectContext &c, const clang::Expr *e, std::string &macro);
 /// the macro in the main file lies in a function holding them (each
 /// takes the parameter); others are dropped with a note.
 void dropUncoveredMacroSites(DetectContext &c);
+/// The calls of a host launcher template with explicit template arguments
+/// from non-template host functions of the rewritable files.
+const std::vector<DetectContext::TemplateCall> &
+launcherCalls(DetectContext &c, const clang::FunctionDecl *launcher);
 /// A host launcher template's non-type parameter that its only call (in a
 /// non-template host function) sets by an explicit template argument: that
 /// argument, and the calling function.

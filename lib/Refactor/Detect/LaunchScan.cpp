@@ -381,6 +381,141 @@ bool alreadySeen(const SourceFacts &facts, const CallFacts &cf) {
   });
 }
 
+/// A launcher template called with explicit arguments from several places
+/// (`if (b <= 4) launch<half, 256, 8>(p); else launch<half, 128, 16>(p);`,
+/// or once from each of two functions): each call is a launch of its own,
+/// in its caller (a LauncherCall, with the caller's case of a configuration
+/// table), whose sites are the call's arguments for the launcher's
+/// parameters that size the launch or are passed on as the kernel's
+/// template arguments. `real` is the launcher's own launch.
+void scanLauncherCalls(DetectContext &c, const LaunchView &launch,
+                       const FunctionDecl *launcher, const FunctionDecl *kernel,
+                       CallFacts &real) {
+  const FunctionTemplateDecl *lt = launcher->getDescribedFunctionTemplate();
+  const FunctionTemplateDecl *kt = kernel->getDescribedFunctionTemplate();
+  const auto &calls = launcherCalls(c, launcher);
+  if (!lt || !kt || calls.size() < 2 || !launch.named.ref)
+    return;
+  llvm::ArrayRef<TemplateArgumentLoc> kernelArgs;
+  if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(launch.named.ref))
+    kernelArgs = ref->template_arguments();
+  else if (const auto *ule =
+               llvm::dyn_cast<UnresolvedLookupExpr>(launch.named.ref))
+    kernelArgs = ule->template_arguments();
+  auto ownParam = [&](const Expr *e) -> const NonTypeTemplateParmDecl * {
+    const auto *ref =
+        e ? llvm::dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()) : nullptr;
+    const auto *nt =
+        ref ? llvm::dyn_cast<NonTypeTemplateParmDecl>(ref->getDecl()) : nullptr;
+    return nt && nt->getDepth() == lt->getTemplateParameters()->getDepth()
+               ? nt
+               : nullptr;
+  };
+  // The kernel's template arguments that are the launcher's parameters.
+  std::map<unsigned, const NonTypeTemplateParmDecl *> passed;
+  for (unsigned i = 0;
+       i < kernelArgs.size() && i < kt->getTemplateParameters()->size(); ++i)
+    if (kernelArgs[i].getArgument().getKind() == TemplateArgument::Expression)
+      if (const auto *nt = ownParam(kernelArgs[i].getSourceExpression()))
+        passed.emplace(i, nt);
+  real.setByCallers = true;
+  for (const DetectContext::TemplateCall &call : calls) {
+    if (!call.ref || !call.caller)
+      continue;
+    std::map<const NonTypeTemplateParmDecl *,
+             std::pair<const Expr *, const FunctionDecl *>>
+        callerArgs;
+    // Parameter -> the argument as written, and where.
+    std::map<std::string, std::pair<std::string, Position>> spelled;
+    for (unsigned j = 0;
+         j < call.args.size() && j < lt->getTemplateParameters()->size(); ++j) {
+      const NamedDecl *param = lt->getTemplateParameters()->getParam(j);
+      std::optional<Position> argAt;
+      if (call.args[j])
+        argAt = positionOf(c, call.args[j]->getBeginLoc());
+      spelled[param->getNameAsString()] = {call.argTexts[j],
+                                           argAt.value_or(Position())};
+      if (const auto *nt = llvm::dyn_cast<NonTypeTemplateParmDecl>(param);
+          nt && call.args[j])
+        callerArgs.emplace(nt, std::make_pair(call.args[j], call.caller));
+    }
+    auto at = positionOf(c, call.ref->getLocation());
+    if (!at)
+      continue;
+    FunctionFacts &callerFacts =
+        functionFacts(c, call.caller, FunctionRole::Host);
+    CallFacts cf;
+    cf.isLaunch = true;
+    cf.form = CallForm::LauncherCall;
+    cf.cooperative = real.cooperative;
+    cf.caller = callerFacts.id;
+    cf.callee = real.callee;
+    cf.launcher = functionFacts(c, launcher, FunctionRole::Host).id;
+    cf.offset = *at;
+    std::tie(cf.line, cf.col) = lineCol(c, *at);
+    cf.insertOffset = *at;
+    cf.macro = macroBodyOf(c, call.ref->getBeginLoc());
+    // The kernel's template arguments as this call makes them.
+    for (const std::string &a : real.explicitArgs) {
+      auto it = spelled.find(a);
+      cf.explicitArgs.push_back(it == spelled.end() ? a : it->second.first);
+      cf.explicitArgAt.push_back(it == spelled.end() ? Position()
+                                                     : it->second.second);
+    }
+    cf.hasExplicitArgs = !cf.explicitArgs.empty();
+    cf.explicitArgCount = static_cast<unsigned>(cf.explicitArgs.size());
+    if (alreadySeen(c.Sink.Facts, cf))
+      continue;
+
+    // The geometry first: a constant sizing it and passed to the kernel
+    // too is the launch's (its role wins ties), as with one call.
+    LaunchArguments args = kernelArguments(c, launch, kernel);
+    for (const auto &[i, nt] : passed)
+      args.varToParam.emplace(
+          nt, kt->getTemplateParameters()->getParam(i)->getNameAsString());
+    std::set<std::string> hostNames;
+    RoleCtx base;
+    base.fn = launcher;
+    base.fnId = real.caller;
+    base.kernelId = real.callee;
+    base.family = Family::block();
+    base.varToParam = &args.varToParam;
+    base.textToParam = &args.textToParam;
+    base.typeToParam = &args.typeToParam;
+    base.kernelNames = &args.kernelNames;
+    base.hostNames = &hostNames;
+    base.launch = cf.offset;
+    base.callerArgs = &callerArgs;
+    cf.geometryError = launch.problem;
+    launchGeometry(c, launch, launcher, base, cf);
+    launchSmem(c, launch, base, cf);
+    cf.hostNames.assign(hostNames.begin(), hostNames.end());
+
+    for (const auto &[i, nt] : passed) {
+      const NamedDecl *kp = kt->getTemplateParameters()->getParam(i);
+      auto arg = callerArgs.find(nt);
+      if (arg == callerArgs.end() || selectsBehaviour(kp, kernel))
+        continue;
+      if (sizesWork(kp, kernel))
+        if (auto kf = c.Sink.Facts.functions.find(real.callee);
+            kf != c.Sink.Facts.functions.end() &&
+            i < kf->second.templateParams.size())
+          kf->second.templateParams[i].sizesWork = true;
+      RoleCtx r;
+      r.role = SiteRole::TemplateArg;
+      r.family = Family::templateArg(i);
+      r.boundParam = static_cast<int>(i);
+      r.fn = call.caller;
+      r.fnId = callerFacts.id;
+      r.kernelId = real.callee;
+      r.launch = cf.offset;
+      walk(c, arg->second.first, r);
+    }
+    launchCase(c, call.ref, call.caller, cf);
+    c.Sink.call(std::move(cf));
+  }
+}
+
 } // namespace
 
 void scanLaunch(DetectContext &c, const LaunchView &launch,
@@ -448,6 +583,7 @@ void scanLaunch(DetectContext &c, const LaunchView &launch,
   keepGridHelperConstants(c);
   cf.hostNames.assign(hostNames.begin(), hostNames.end());
   launchCase(c, launch.launch, host, cf);
+  scanLauncherCalls(c, launch, host, kernel, cf);
   c.Sink.call(std::move(cf));
 }
 

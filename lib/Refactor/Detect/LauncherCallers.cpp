@@ -52,11 +52,14 @@ public:
       return true;
     DetectContext::TemplateCall call;
     call.caller = Current;
-    for (const TemplateArgumentLoc &a : ref->template_arguments())
+    call.ref = ref;
+    for (const TemplateArgumentLoc &a : ref->template_arguments()) {
       call.args.push_back(a.getArgument().getKind() ==
                                   TemplateArgument::Expression
                               ? a.getSourceExpression()
                               : nullptr);
+      call.argTexts.push_back(textOf(C, a.getSourceRange()));
+    }
     Out[ft->getCanonicalDecl()].push_back(std::move(call));
     return true;
   }
@@ -70,23 +73,33 @@ private:
 
 } // namespace
 
-std::optional<std::pair<const Expr *, const FunctionDecl *>>
-soleCallerArgument(DetectContext &c, const NonTypeTemplateParmDecl *param,
-                   const FunctionDecl *launcher) {
+const std::vector<DetectContext::TemplateCall> &
+launcherCalls(DetectContext &c, const FunctionDecl *launcher) {
+  static const std::vector<DetectContext::TemplateCall> none;
   const FunctionTemplateDecl *ft =
       launcher ? launcher->getDescribedFunctionTemplate() : nullptr;
-  if (!ft || param->getDepth() != ft->getTemplateParameters()->getDepth() ||
-      !runsOnHost(launcher))
-    return std::nullopt;
+  if (!ft || !runsOnHost(launcher))
+    return none;
   if (!c.LauncherCalls) {
     c.LauncherCalls.emplace();
     TemplateCallFinder(c, *c.LauncherCalls)
         .TraverseDecl(c.Ctx.getTranslationUnitDecl());
   }
   auto it = c.LauncherCalls->find(ft->getCanonicalDecl());
-  if (it == c.LauncherCalls->end() || it->second.size() != 1)
-    return std::nullopt; // uncalled, or several cases: no one value
-  const DetectContext::TemplateCall &call = it->second.front();
+  return it == c.LauncherCalls->end() ? none : it->second;
+}
+
+std::optional<std::pair<const Expr *, const FunctionDecl *>>
+soleCallerArgument(DetectContext &c, const NonTypeTemplateParmDecl *param,
+                   const FunctionDecl *launcher) {
+  const FunctionTemplateDecl *ft =
+      launcher ? launcher->getDescribedFunctionTemplate() : nullptr;
+  if (!ft || param->getDepth() != ft->getTemplateParameters()->getDepth())
+    return std::nullopt;
+  const auto &calls = launcherCalls(c, launcher);
+  if (calls.size() != 1)
+    return std::nullopt; // uncalled, or several: each call is a launch
+  const DetectContext::TemplateCall &call = calls.front();
   unsigned index = param->getIndex();
   if (index >= call.args.size() || !call.args[index])
     return std::nullopt; // deduced or defaulted there

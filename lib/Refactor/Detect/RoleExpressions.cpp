@@ -243,8 +243,9 @@ kernelArgument(DetectContext &c, const Expr *e, const RoleCtx &ctx) {
 
 /// A launcher template's own parameter in its launch's geometry
 /// (`dim3 block(THREADS)` in `template <int THREADS> void launch(...)`),
-/// set by the only call's explicit argument (`launch<float, 256>(x, n)`):
-/// that constant, a site of the calling function.
+/// set by the only call's explicit argument (`launch<float, 256>(x, n)`),
+/// or by the call a LauncherCall reads: that constant, a site of the
+/// calling function.
 static std::optional<std::string>
 callerTemplateArgument(DetectContext &c, const Expr *e, const RoleCtx &ctx) {
   const auto *ref = llvm::dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
@@ -254,7 +255,13 @@ callerTemplateArgument(DetectContext &c, const Expr *e, const RoleCtx &ctx) {
       (ctx.role != SiteRole::LaunchBlock && ctx.role != SiteRole::LaunchGrid &&
        ctx.role != SiteRole::LaunchSmem))
     return std::nullopt;
-  auto arg = soleCallerArgument(c, nt, ctx.fn);
+  std::optional<std::pair<const Expr *, const FunctionDecl *>> arg;
+  if (ctx.callerArgs) {
+    if (auto it = ctx.callerArgs->find(nt); it != ctx.callerArgs->end())
+      arg = it->second;
+  } else {
+    arg = soleCallerArgument(c, nt, ctx.fn);
+  }
   if (!arg)
     return std::nullopt;
   auto atom = classify(c, arg->first, arg->second);
@@ -269,6 +276,7 @@ callerTemplateArgument(DetectContext &c, const Expr *e, const RoleCtx &ctx) {
   caller.kernelNames = nullptr;
   caller.hostNames = nullptr;
   caller.priors = nullptr;
+  caller.callerArgs = nullptr;
   return walkAtom(c, *atom, caller);
 }
 

@@ -25,6 +25,7 @@ static constexpr EnumName<CallForm> CallFormNames[] = {
     {CallForm::LaunchKernel, "cudaLaunchKernel"},
     {CallForm::CooperativeKernel, "cudaLaunchCooperativeKernel"},
     {CallForm::LaunchHelper, "launch_helper"},
+    {CallForm::LauncherCall, "launcher_call"},
     {CallForm::Reference, "reference"},
 };
 
@@ -184,6 +185,11 @@ void remapFiles(SourceFacts &facts, const std::vector<unsigned> &newIndex) {
     pos(c.insertOffset);
     id(c.caller);
     id(c.callee);
+    if (!c.launcher.empty())
+      id(c.launcher);
+    for (auto &at : c.explicitArgAt)
+      if (at != 0)
+        pos(at);
     for (auto *dims : {&c.grid, &c.block})
       for (auto &d : *dims)
         markers(d);

@@ -50,6 +50,10 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
     j["form"] = std::string(callFormName(c.form));
     if (!c.macro.empty())
       j["macro"] = c.macro;
+    if (!c.launcher.empty())
+      j["launcher"] = c.launcher;
+    if (c.setByCallers)
+      j["set_by_callers"] = true;
     if (c.caseTable)
       j["case"] = {{"table", unsigned(*c.caseTable)},
                    {"index", c.caseIndex},

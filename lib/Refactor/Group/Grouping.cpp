@@ -26,7 +26,9 @@ std::set<int> dispatchParams(const SourceFacts &facts,
   for (const CallFacts &call : facts.calls) {
     // Overloads count as one kernel: the arguments pick the overload.
     const FunctionFacts *callee = facts.function(call.callee);
-    if (!call.isLaunch || !callee ||
+    // A launcher's own launch spells its parameters: each call of the
+    // launcher says what it passes (its LauncherCall).
+    if (!call.isLaunch || call.setByCallers || !callee ||
         callee->qualifiedName != kernel.qualifiedName)
       continue;
     for (size_t i = 0; i < call.explicitArgs.size(); ++i) {
@@ -344,10 +346,15 @@ static bool passedAsKeptArgument(const SourceFacts &facts,
         continue;
       for (size_t i = 0;
            i < call.explicitArgs.size() && i < kernel->templateParams.size();
-           ++i)
+           ++i) {
+        // A launcher's call passing this very constant as both (its
+        // launcher sizes the block with the parameter it passes on).
+        if (i < call.explicitArgAt.size() && call.explicitArgAt[i] == o.offset)
+          continue;
         if (call.explicitArgs[i] == value &&
             kernel->templateParams[i].sizesWork)
           return true;
+      }
     }
   }
   return false;

@@ -193,9 +193,18 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
     if (!h || h->role == FunctionRole::Kernel ||
         h->role == FunctionRole::DeviceHelper)
       continue;
-    bool passes = std::any_of(w.params.begin(), w.params.end(), [](auto &p) {
-      return p.boundParam < 0 && !p.launchParam;
-    });
+    // A call of a launcher template (LauncherCall) takes the parameters of
+    // the constants it spells; the kernel's new ones reach the launcher
+    // and come back to the caller through the call of the launcher.
+    bool launcherCall = call.form == CallForm::LauncherCall;
+    bool passes = !launcherCall &&
+                  std::any_of(w.params.begin(), w.params.end(), [](auto &p) {
+                    return p.boundParam < 0 && !p.launchParam;
+                  });
+    if (launcherCall &&
+        std::none_of(w.params.begin(), w.params.end(),
+                     [&](auto &p) { return p.functions.count(h->id) > 0; }))
+      continue;
     if (passes && !call.macro.empty() && h->cannotTemplate.empty()) {
       // The kernel's new arguments would go into the macro's body, which
       // every expansion shares: the host keeps the default configuration.
@@ -220,8 +229,12 @@ std::optional<ktune::Error> Rewriter::assignKernelParams(const KernelWork &w) {
     if (passes && LaunchesLeftAlone.count({h->id, k.id}))
       continue;
     for (auto &p : w.params) {
-      if ((p.launchParam || !p.caseCondition.empty()) &&
+      if ((p.launchParam || !p.caseCondition.empty() || launcherCall) &&
           !p.functions.count(h->id))
+        continue;
+      // A launcher whose callers set the kernel's template arguments needs
+      // no parameter for a constant they spell.
+      if (call.setByCallers && p.boundParam >= 0 && !p.functions.count(h->id))
         continue;
       std::string name = nameIn(h->id, w, p);
       ParamWork renamed = p;

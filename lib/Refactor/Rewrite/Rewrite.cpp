@@ -141,6 +141,9 @@ std::optional<ktune::Error> Rewriter::callEdits() {
     std::vector<std::string> pass;
     const FunctionFacts *callee = Facts.function(call.callee);
     if (call.namesKernel()) {
+      // A launcher's call: the call of the launcher passes what it takes.
+      if (call.form == CallForm::LauncherCall)
+        continue;
       if (callerIt == FnParams.end() || HostsLeftAlone.count(call.caller) ||
           LaunchesLeftAlone.count({call.caller, call.callee}))
         continue;

@@ -229,8 +229,27 @@ ManifestKernel manifestFor(const SourceFacts &facts,
 
   // The plan's constraints in the manifest's names.
   // (Two launchers' parameters bound to one kernel parameter say the same.)
+  // A constraint on a parameter that no launcher took (its function kept
+  // its value, a note says why) constrains nothing left to tune.
+  std::set<std::string> inManifest;
+  for (const auto *list : {&mk.templateParams, &mk.launchParams})
+    for (const auto &tp : *list)
+      inManifest.insert(tp.name);
+  std::set<std::string> leftOut;
+  for (const ParamWork &p : params) {
+    auto renamed = rename.find(p.name);
+    std::string name = renamed == rename.end() ? p.name : renamed->second;
+    if (p.launchParam && !inManifest.count(name))
+      leftOut.insert(name);
+  }
   for (const auto &c : pk.constraints) {
     auto e = expr::Expr::parse(c);
+    if (e) {
+      std::vector<std::string> names = e->rename(rename).names();
+      if (std::any_of(names.begin(), names.end(),
+                      [&](auto &n) { return leftOut.count(n) > 0; }))
+        continue;
+    }
     std::string text = e ? e->rename(rename).str() : c;
     if (std::find(mk.constraints.begin(), mk.constraints.end(), text) ==
         mk.constraints.end())

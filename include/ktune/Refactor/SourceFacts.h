@@ -220,6 +220,11 @@ struct FunctionFacts {
   /// The body ends in a return statement (a renamed `main` that does not
   /// gets `return 0;`, which `main` alone may leave out).
   bool endsWithReturn = false;
+  /// A virtual member defined in its class: its template (templateName)
+  /// drops the specifiers at templateDrops (`virtual`, `override`,
+  /// `final`: [position, length) each); its callers call it as it is.
+  bool isVirtual = false;
+  std::vector<std::pair<Position, unsigned>> templateDrops;
   /// Warp-level code (__shfl*, votes, warp reductions, 32-lane arithmetic).
   bool usesWarpLevelOps = false;
   /// A kernel whose result does not depend on its grid's x size: blockIdx.x

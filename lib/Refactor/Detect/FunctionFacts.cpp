@@ -50,6 +50,18 @@ bool runsOnHost(const FunctionDecl *fd) {
          (!fd->hasAttr<CUDADeviceAttr>() || fd->hasAttr<CUDAHostAttr>());
 }
 
+/// A virtual member function defined in its class, declared nowhere else:
+/// its body can move to a member template of another name, which the
+/// function itself calls (a virtual function cannot be a template).
+static bool virtualDefinedInClass(const FunctionDecl *def) {
+  const auto *md = llvm::dyn_cast<CXXMethodDecl>(def);
+  return md && md->isVirtual() && !md->isOutOfLine() &&
+         md->isThisDeclarationADefinition() && !md->getPreviousDecl() &&
+         !llvm::isa<CXXDestructorDecl>(md) && !md->getParent()->isLambda() &&
+         !md->getParent()->isLocalClass() &&
+         !md->getDescribedFunctionTemplate();
+}
+
 std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
   if (auto it = c.NamedNotLaunched.find(def->getCanonicalDecl());
       it != c.NamedNotLaunched.end())
@@ -66,9 +78,10 @@ std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
     // In a class template the overridden methods are not known yet: an
     // `override` or `final` written on it says so as well.
     const CXXMethodDecl *first = md->getCanonicalDecl();
-    if (md->isVirtual() || first->isVirtualAsWritten() ||
-        first->hasAttr<OverrideAttr>() || first->hasAttr<FinalAttr>() ||
-        md->hasAttr<OverrideAttr>() || md->hasAttr<FinalAttr>())
+    if ((md->isVirtual() || first->isVirtualAsWritten() ||
+         first->hasAttr<OverrideAttr>() || first->hasAttr<FinalAttr>() ||
+         md->hasAttr<OverrideAttr>() || md->hasAttr<FinalAttr>()) &&
+        !virtualDefinedInClass(md))
       return "it is a virtual member function";
     if (md->getParent()->isLambda())
       return "it is a lambda";
@@ -85,6 +98,18 @@ std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
         !md->isTemplateInstantiation())
       return "it is a member function defined out of its class, whose "
              "declaration other files call";
+    // `template <typename T> void Cls<T>::f(...) {...}` in another file
+    // than the class: files including the class call the instantiations
+    // this file makes (`template class Cls<float>;`), and the class would
+    // still declare a plain member.
+    if (md->isOutOfLine() && !md->getDescribedFunctionTemplate() &&
+        md->getParent()->isDependentContext() &&
+        c.SM.getFileID(c.SM.getExpansionLoc(md->getLocation())) !=
+            c.SM.getFileID(
+                c.SM.getExpansionLoc(md->getParent()->getLocation())))
+      return "it is a member of a class template defined out of its class, "
+             "in another file than the class, whose instantiations other "
+             "files call";
   }
   // `void NS::render(...) {...}` defines what a declaration inside NS
   // declared: a template of that name would not match it, and its
@@ -235,11 +260,46 @@ static bool namesIdentifier(llvm::StringRef text, llvm::StringRef name) {
 }
 
 /// A non-template free host function visible to other files keeps its
-/// symbol through a forwarding overload once it becomes a template.
+/// symbol through a forwarding overload once it becomes a template; so
+/// does a virtual member, whose body moves to a member template.
 static bool needsForwarder(const FunctionDecl *def, const FunctionFacts &f) {
   return f.role == FunctionRole::Host && !f.isTemplate &&
          (def->isExternallyVisible() || !f.templateName.empty()) &&
-         !llvm::isa<CXXMethodDecl>(def) && f.bodyBegin != 0;
+         (!llvm::isa<CXXMethodDecl>(def) || f.isVirtual) && f.bodyBegin != 0;
+}
+
+/// Where `virtual`, `override` and `final` are spelled on a virtual member
+/// defined in its class: its member template cannot have them (the
+/// function calling it keeps them). False when one is not in the file's
+/// text (spelled by a macro).
+static bool readVirtualSpecifiers(DetectContext &c, const CXXMethodDecl *md,
+                                  FunctionFacts &f) {
+  auto begin = positionOf(c, md->getOuterLocStart());
+  if (!begin || md->getOuterLocStart().isMacroID() ||
+      md->getLocation().isMacroID() || filePart(*begin) != filePart(f.offset))
+    return false;
+  llvm::StringRef head =
+      fileText(c, f.offset).slice(localPart(*begin), localPart(f.offset));
+  auto isWord = [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+  };
+  for (size_t at = head.find("virtual"); at != llvm::StringRef::npos;
+       at = head.find("virtual", at + 1))
+    if ((at == 0 || !isWord(head[at - 1])) &&
+        (at + 7 == head.size() || !isWord(head[at + 7])))
+      f.templateDrops.emplace_back(*begin + static_cast<unsigned>(at), 7);
+  for (const Attr *a : md->attrs()) {
+    if (!llvm::isa<OverrideAttr>(a) && !llvm::isa<FinalAttr>(a))
+      continue;
+    auto at = positionOf(c, a->getLocation());
+    if (!at || a->getLocation().isMacroID())
+      return false;
+    unsigned length = llvm::isa<OverrideAttr>(a) ? 8 : 5;
+    if (text(c, *at, length) != (length == 8 ? "override" : "final"))
+      return false;
+    f.templateDrops.emplace_back(*at, length);
+  }
+  return true;
 }
 
 void readForwarder(DetectContext &c, const FunctionDecl *def,
@@ -331,6 +391,21 @@ FunctionFacts &functionFacts(DetectContext &c, const FunctionDecl *def,
   f.cannotTemplate = whyCannotTemplate(c, def);
   f.cLinkage = role == FunctionRole::Host &&
                (def->isExternC() || def->isInExternCContext());
+  if (role == FunctionRole::Host && f.cannotTemplate.empty() &&
+      virtualDefinedInClass(def)) {
+    // The body moves to a member template of another name; the virtual
+    // function calls it with the defaults.
+    f.isVirtual = true;
+    const auto *md = llvm::cast<CXXMethodDecl>(def);
+    f.templateName = "ktune_" + f.name;
+    while (!md->getParent()
+                ->lookup(DeclarationName(&c.Ctx.Idents.get(f.templateName)))
+                .empty())
+      f.templateName += "_";
+    if (!readVirtualSpecifiers(c, md, f))
+      f.cannotTemplate = "it is a virtual member function whose `virtual`, "
+                         "`override` or `final` a macro spells";
+  }
   if (def->isMain() || (role == FunctionRole::Host &&
                         c.HostNamedNotCalled.count(def->getCanonicalDecl()))) {
     // main cannot be a template, nor a function whose name is taken

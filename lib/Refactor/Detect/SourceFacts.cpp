@@ -175,6 +175,8 @@ void remapFiles(SourceFacts &facts, const std::vector<unsigned> &newIndex) {
     pos(f.rangeEnd);
     for (auto &d : f.declarations)
       pos(d.insertOffset);
+    for (auto &drop : f.templateDrops)
+      pos(drop.first);
     for (auto &c : f.callees)
       id(c);
     functions.emplace(f.id, std::move(f));

@@ -238,6 +238,17 @@ private:
       apply(f, value);
       return separate ? 1 : 0;
     }
+    // nvcc announces these modes to the code, which may test them (cuco's
+    // headers refuse to build without extended lambdas).
+    if (a == "--expt-extended-lambda" || a == "-expt-extended-lambda" ||
+        a == "--extended-lambda" || a == "-extended-lambda") {
+      add({"-D__CUDACC_EXTENDED_LAMBDA__=1"});
+      return 0;
+    }
+    if (a == "--expt-relaxed-constexpr" || a == "-expt-relaxed-constexpr") {
+      add({"-D__CUDACC_RELAXED_CONSTEXPR__=1"});
+      return 0;
+    }
     // A dropped option: its separate value goes with it.
     llvm::StringRef name = a.split('=').first;
     if (!a.contains('=') && takesSeparateValue(name)) {

@@ -3,8 +3,9 @@
 // Spaced launch chevrons (`k << < g, b >> > (x)`) joined, braced launch
 // dims (`<<<g, {x, y, 1}>>>`) parenthesised, and `__host__` dropped from an
 // explicit specialisation `__host__ __device__` of a `__device__` template
-// (nvcc matches them, Clang does not: "target attributes do not match");
-// offsets kept.
+// (nvcc matches them, Clang does not: "target attributes do not match"),
+// or from a declaration of a CUDA runtime function that Clang declares
+// `__device__` only; offsets kept.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "clang/Basic/LangOptions.h"
 #include "clang/Lex/Lexer.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -207,11 +209,56 @@ std::optional<std::string> matchSpecializationTargets(llvm::StringRef text) {
   return changed ? std::optional<std::string>(std::move(out)) : std::nullopt;
 }
 
+std::optional<std::string> matchRuntimeDeclarations(llvm::StringRef text) {
+  // Declared `__host__ __device__` by CUDA's CRT headers, `__device__` only
+  // by Clang's runtime wrapper.
+  static const char *const deviceOnlyInClang[] = {"__assertfail"};
+  if (std::none_of(std::begin(deviceOnlyInClang), std::end(deviceOnlyInClang),
+                   [&](const char *n) { return text.contains(n); }))
+    return std::nullopt;
+  std::vector<Token> tokens = rawTokens(text);
+  std::string out = text.str();
+  bool changed = false;
+  for (size_t i = 0; i + 1 < tokens.size(); ++i) {
+    if (!tokens[i].is(tok::raw_identifier) || !tokens[i + 1].is(tok::l_paren))
+      continue;
+    llvm::StringRef name = tokens[i].getRawIdentifier();
+    if (std::none_of(std::begin(deviceOnlyInClang), std::end(deviceOnlyInClang),
+                     [&](const char *n) { return name == n; }))
+      continue;
+    // The declaration's head: back to the end of what comes before it.
+    std::vector<size_t> host;
+    bool device = false;
+    for (size_t j = i; j-- > 0;) {
+      const Token &t = tokens[j];
+      if (t.isOneOf(tok::semi, tok::l_brace, tok::r_brace, tok::l_paren,
+                    tok::r_paren, tok::comma, tok::equal))
+        break;
+      if (!t.is(tok::raw_identifier))
+        continue;
+      if (t.getRawIdentifier() == "__host__")
+        host.push_back(static_cast<size_t>(t.getLocation().getRawEncoding()));
+      else if (t.getRawIdentifier() == "__device__")
+        device = true;
+    }
+    if (!device)
+      continue;
+    for (size_t at : host)
+      out.replace(at, 8, std::string(8, ' '));
+    changed |= !host.empty();
+  }
+  return changed ? std::optional<std::string>(std::move(out)) : std::nullopt;
+}
+
 std::optional<std::string> nvccSpellings(llvm::StringRef text) {
   std::optional<std::string> joined = joinSpacedLaunchChevrons(text);
   std::optional<std::string> matched =
       matchSpecializationTargets(joined ? llvm::StringRef(*joined) : text);
-  return matched ? matched : joined;
+  if (matched)
+    joined = std::move(matched);
+  std::optional<std::string> runtime =
+      matchRuntimeDeclarations(joined ? llvm::StringRef(*joined) : text);
+  return runtime ? runtime : joined;
 }
 
 } // namespace ktune::refactor

@@ -52,7 +52,11 @@ std::optional<std::string> joinSpacedLaunchChevrons(llvm::StringRef text);
 /// `__host__` blanked out of explicit specialisations `__host__ __device__`
 /// of a function template the same text declares `__device__` only.
 std::optional<std::string> matchSpecializationTargets(llvm::StringRef text);
-/// Both of the above: the text Clang parses in place of a project file's.
+/// `__host__` blanked out of declarations `__host__ __device__` of CUDA
+/// runtime functions that Clang's wrapper declares `__device__` only
+/// (`__assertfail`, which projects declare as CUDA's CRT headers do).
+std::optional<std::string> matchRuntimeDeclarations(llvm::StringRef text);
+/// All of the above: the text Clang parses in place of a project file's.
 std::optional<std::string> nvccSpellings(llvm::StringRef text);
 
 // --- Which function bodies a parse skips ------------------------------------
@@ -97,6 +101,9 @@ struct ReportedError {
   clang::SourceLocation loc; // where Clang reported it (may be invalid)
   std::string text;          // "file:line:col: error: message"
   bool fatal = false;
+  /// Clang recovers as nvcc reads the code (a `template` keyword nvcc does
+  /// not require, supplied): nothing the analysis reads is lost.
+  bool readAsNvcc = false;
 };
 
 /// Passes every diagnostic on to `next` and keeps the errors.

@@ -4,7 +4,8 @@
 // recovered AST: only errors in host functions that are no kernel, no
 // kernel's callee and no launcher let the analysis carry on, and
 // file-scope redeclarations of the CUDA builtin variables with nvcc's
-// types, which Clang declares with its own.
+// types, which Clang declares with its own; anywhere, a `template`
+// keyword nvcc does not require, which Clang supplies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/DiagnosticParse.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/SmallString.h"
 
@@ -47,6 +49,10 @@ void ErrorRecorder::HandleDiagnostic(DiagnosticsEngine::Level level,
   ReportedError e;
   e.loc = info.getLocation();
   e.fatal = level == DiagnosticsEngine::Fatal;
+  // nvcc accepts a dependent member template named without `template`
+  // (cuCollections' `ref_type<...>`); Clang supplies the keyword and
+  // goes on.
+  e.readAsNvcc = info.getID() == diag::err_missing_dependent_template_keyword;
   llvm::SmallString<256> message;
   info.FormatDiagnostic(message);
   if (e.loc.isValid() && info.hasSourceManager()) {
@@ -256,7 +262,7 @@ RecoveryVerdict judgeErrors(ASTContext &ctx,
 
   std::set<SourceLocation> builtinClashes = builtinVariableRedeclarations(ctx);
   for (const ReportedError &e : errors) {
-    if (builtinClashes.count(SM.getExpansionLoc(e.loc)))
+    if (e.readAsNvcc || builtinClashes.count(SM.getExpansionLoc(e.loc)))
       continue;
     auto [file, offset] = SM.getDecomposedLoc(SM.getExpansionLoc(e.loc));
     bool enclosed = false;

@@ -281,8 +281,12 @@ std::optional<ktune::Error> Rewriter::passLaunchParamsToCallers() {
         continue;
       auto calleeIt = FnParams.find(call.callee);
       const FunctionFacts *caller = Facts.function(call.caller);
+      // A virtual function is called as it is (a call naming its template
+      // would no longer dispatch): it forwards its defaults.
+      const FunctionFacts *callee = Facts.function(call.callee);
       if (calleeIt == FnParams.end() || HostsLeftAlone.count(call.callee) ||
-          !caller || caller->role != FunctionRole::Host)
+          !caller || caller->role != FunctionRole::Host ||
+          (callee && callee->isVirtual))
         continue;
       if (!call.implicitArgsError.empty()) {
         noteCallAtDefaults(call);

@@ -76,6 +76,9 @@ std::optional<ktune::Error> Rewriter::templateListEdits() {
         // itself forwards to it.
         Edits.push_back(Edit{f->offset, static_cast<unsigned>(f->name.size()),
                              f->templateName, path, 0});
+        // A member template cannot be virtual: the forwarder stays so.
+        for (const auto &[at, length] : f->templateDrops)
+          Edits.push_back(Edit{at, length, "", path, 0});
         if (f->name == "main" && !f->endsWithReturn && f->rangeEnd > 0)
           Edits.push_back(Edit{f->rangeEnd - 1, 0, "return 0; ", path, 0});
       }
@@ -154,7 +157,9 @@ std::optional<ktune::Error> Rewriter::callEdits() {
             if (p.boundParam < 0 && !p.launchParam)
               pass.push_back(nameIn(call.caller, w, p));
     } else {
-      if (calleeIt == FnParams.end() || callerIt == FnParams.end())
+      // A virtual function is called as it is: it forwards its defaults.
+      if (calleeIt == FnParams.end() || callerIt == FnParams.end() ||
+          (callee && callee->isVirtual))
         continue;
       for (const FnParam &q : calleeIt->second) {
         bool callerHas =

@@ -62,4 +62,18 @@ KTUNE_HOST_MINMAX(double, double, float)
 #define __CUDACC_VER_BUILD__ 0
 #endif
 #endif
+// nvcc's builtins that tell its extended lambdas apart, which CCCL calls
+// when __CUDACC_EXTENDED_LAMBDA__ is defined: Clang's lambdas are plain
+// closure types.
+#ifndef __nv_is_extended_device_lambda_closure_type
+#define __nv_is_extended_device_lambda_closure_type(...) false
+#define __nv_is_extended_host_device_lambda_closure_type(...) false
+#define __nv_is_extended_device_lambda_with_preserved_return_type(...) false
+#endif
+// nvcc defines __CUDACC__ as 1, which `#if __CUDACC__` tests (NCCL's device
+// headers); Clang's runtime wrapper defines it empty.
+#ifdef __CUDACC__
+#undef __CUDACC__
+#define __CUDACC__ 1
+#endif
 #endif

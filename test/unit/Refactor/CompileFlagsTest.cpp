@@ -83,10 +83,13 @@ TEST(CompileFlags, NvccSpellingsTranslated) {
       {{"-fopenmp-simd"}, {}},
       {{"-Xcompiler", "-fno-strict-aliasing"}, {}},
       // nvcc-only flags dropped, their values with them.
-      {{"--expt-relaxed-constexpr", "--expt-extended-lambda",
-        "--extended-lambda", "-use_fast_math", "--use_fast_math", "-lineinfo",
-        "-rdc=true", "-O3", "-g", "-G", "-x", "cu", "-c", "-o", "k.o"},
+      {{"-use_fast_math", "--use_fast_math", "-lineinfo", "-rdc=true", "-O3",
+        "-g", "-G", "-x", "cu", "-c", "-o", "k.o"},
        {}},
+      // Modes nvcc announces to the code as macros.
+      {{"--expt-relaxed-constexpr"}, {"-D__CUDACC_RELAXED_CONSTEXPR__=1"}},
+      {{"--expt-extended-lambda"}, {"-D__CUDACC_EXTENDED_LAMBDA__=1"}},
+      {{"--extended-lambda"}, {"-D__CUDACC_EXTENDED_LAMBDA__=1"}},
       {{"--threads", "32", "-Xptxas", "-v", "-maxrregcount", "64"}, {}},
       {{"--threads=4", "-Xptxas=-v,-O3", "--maxrregcount=64"}, {}},
       {{"-ccbin", "g++-12", "--compiler-bindir=/usr/bin", "-rdc", "true"}, {}},
@@ -114,8 +117,9 @@ TEST(CompileFlags, ArgumentsAfterDashDashKeepClangFlags) {
        "-use_fast_math", "--cuda-gpu-arch=sm_80", "-fno-exceptions"},
       "", /*keepUnknown=*/true);
   EXPECT_EQ(t.args,
-            (std::vector<std::string>{"-I", "inc", "-Wno-unused", "-nocudainc",
-                                      "-fno-exceptions"}));
+            (std::vector<std::string>{"-I", "inc", "-Wno-unused",
+                                      "-D__CUDACC_RELAXED_CONSTEXPR__=1",
+                                      "-nocudainc", "-fno-exceptions"}));
   EXPECT_EQ(t.gpuArchs, (std::vector<std::string>{"sm_80"}));
 }
 

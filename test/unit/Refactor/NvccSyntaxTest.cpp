@@ -91,3 +91,23 @@ TEST(SpecializationTargets, MatchingOrUnknownTargetsUntouched) {
           "template<> struct S<int> { __host__ __device__ void f(); };\n"),
       std::nullopt);
 }
+
+TEST(RuntimeDeclarations, HostDroppedFromAssertfail) {
+  // haste's device_assert.h declares __assertfail as CUDA's CRT headers do;
+  // Clang's wrapper declares it __device__ only ("cannot overload").
+  std::string text = "extern \"C\"\n__host__ __device__\nvoid __assertfail(\n"
+                     "    const char *a, const char *f, unsigned l,\n"
+                     "    const char *fn, size_t n);\n";
+  auto out = matchRuntimeDeclarations(text);
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->size(), text.size());
+  EXPECT_NE(out->find("extern \"C\"\n         __device__\nvoid __assertfail("),
+            std::string::npos);
+  EXPECT_EQ(nvccSpellings(text), out);
+  // Calls, other functions and host-only declarations are left.
+  EXPECT_EQ(matchRuntimeDeclarations(
+                "__device__ void f() { __assertfail(\"x\", \"f\", 1, \"f\", "
+                "1); }\n__host__ __device__ void g(int);\n"
+                "extern \"C\" __host__ void __assertfail(const char *);\n"),
+            std::nullopt);
+}

@@ -102,6 +102,26 @@ LaunchArguments kernelArguments(DetectContext &c, const LaunchView &launch,
   return out;
 }
 
+/// How a launch's geometry is read in `host`: the kernel's arguments and
+/// the launcher parameters it names (collected in `hostNames`), block
+/// literals grouped as blocks, every site read by the launch at `launchAt`.
+RoleCtx launchContext(const FunctionDecl *host, const std::string &hostId,
+                      const std::string &kernelId, const LaunchArguments &args,
+                      std::set<std::string> &hostNames, Position launchAt) {
+  RoleCtx base;
+  base.fn = host;
+  base.fnId = hostId;
+  base.kernelId = kernelId;
+  base.family = Family::block();
+  base.varToParam = &args.varToParam;
+  base.textToParam = &args.textToParam;
+  base.typeToParam = &args.typeToParam;
+  base.kernelNames = &args.kernelNames;
+  base.hostNames = &hostNames;
+  base.launch = launchAt;
+  return base;
+}
+
 /// The launch's explicit kernel template arguments: sites of the kernel's
 /// parameters unless they select behaviour; host template parameters and
 /// dispatched constants passed on (with the runtime values they stand
@@ -474,17 +494,8 @@ void scanLauncherCalls(DetectContext &c, const LaunchView &launch,
       args.varToParam.emplace(
           nt, kt->getTemplateParameters()->getParam(i)->getNameAsString());
     std::set<std::string> hostNames;
-    RoleCtx base;
-    base.fn = launcher;
-    base.fnId = real.caller;
-    base.kernelId = real.callee;
-    base.family = Family::block();
-    base.varToParam = &args.varToParam;
-    base.textToParam = &args.textToParam;
-    base.typeToParam = &args.typeToParam;
-    base.kernelNames = &args.kernelNames;
-    base.hostNames = &hostNames;
-    base.launch = cf.offset;
+    RoleCtx base = launchContext(launcher, real.caller, real.callee, args,
+                                 hostNames, cf.offset);
     base.callerArgs = &callerArgs;
     cf.geometryError = launch.problem;
     launchGeometry(c, launch, launcher, base, cf);
@@ -555,17 +566,8 @@ void scanLaunch(DetectContext &c, const LaunchView &launch,
                         cf.offset, args);
 
   std::set<std::string> hostNames;
-  RoleCtx base;
-  base.fn = host;
-  base.fnId = hostFacts.id;
-  base.kernelId = kernelFacts.id;
-  base.family = Family::block();
-  base.varToParam = &args.varToParam;
-  base.textToParam = &args.textToParam;
-  base.typeToParam = &args.typeToParam;
-  base.kernelNames = &args.kernelNames;
-  base.hostNames = &hostNames;
-  base.launch = cf.offset;
+  RoleCtx base = launchContext(host, hostFacts.id, kernelFacts.id, args,
+                               hostNames, cf.offset);
   cf.geometryError = launch.problem;
   // A grid spelled in the file (a macro's argument included, as in a
   // dispatch macro's lambda), not in a macro's body.

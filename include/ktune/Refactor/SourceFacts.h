@@ -353,14 +353,16 @@ struct Family {
     Items,          // "items@<offset>": one register array's extent
     MinBlocks,      // "minblocks@<offset>": __launch_bounds__' min blocks
     VectorType,     // "vectype:<name>": a vector type (reported only)
-    TemplateArg,    // "targ@<index>": a launch's kernel template argument
+    TemplateArg,    // "targ@<index>": a launch's kernel template argument;
+                    // "targ@<index>:Class::param": a configuration type's
     GridSize,       // "grid@<offset>": a grid-stride kernel's grid x size
   };
   Kind kind = Kind::None;
   /// Unroll, Items, MinBlocks, GridSize: the position of the site (packed);
-  /// TemplateArg: the index of the kernel template parameter.
+  /// TemplateArg: the index of the kernel template parameter (of the class
+  /// template's, for a configuration type's argument).
   unsigned at = 0;
-  std::string typeName; // VectorType
+  std::string typeName; // VectorType; a configuration type's "Class::param"
 
   Family() = default;
   Family(Kind kind, unsigned at = 0, std::string typeName = {})

@@ -122,6 +122,59 @@ RoleCtx launchContext(const FunctionDecl *host, const std::string &hostId,
   return base;
 }
 
+/// A configuration type passed as a launch's or a launcher's template
+/// argument (`SpmmConfig<float, float4, 4, 32, 8>`, spelled there or by a
+/// typedef or alias of the calling function): its integer arguments are
+/// sites in the caller, each of the family of the class template's
+/// parameter ("targ@<i>:SpmmConfig::kBlockItemsY_"); grouping keeps those
+/// whose parameter is named like a knob. Only a project's class templates:
+/// a library's types are not configurations this code chose.
+void configTypeSites(DetectContext &c, TypeLoc tl, const FunctionDecl *caller,
+                     const std::string &callerId, const std::string &kernelId,
+                     Position launchAt) {
+  for (int hop = 0; hop < 4 && !tl.isNull(); ++hop) {
+    if (auto e = tl.getAs<ElaboratedTypeLoc>()) {
+      tl = e.getNamedTypeLoc();
+    } else if (auto q = tl.getAs<QualifiedTypeLoc>()) {
+      tl = q.getUnqualifiedLoc();
+    } else if (auto t = tl.getAs<TypedefTypeLoc>()) {
+      // A typedef of the caller's own body: its spelling is this call's.
+      const TypedefNameDecl *d = t.getTypedefNameDecl();
+      if (d->getParentFunctionOrMethod() != caller || !d->getTypeSourceInfo())
+        return;
+      tl = d->getTypeSourceInfo()->getTypeLoc();
+    } else {
+      break;
+    }
+  }
+  auto spec = tl.getAs<TemplateSpecializationTypeLoc>();
+  if (!spec)
+    return;
+  const auto *td = llvm::dyn_cast_or_null<ClassTemplateDecl>(
+      spec.getTypePtr()->getTemplateName().getAsTemplateDecl());
+  if (!td || !inRewritableFile(c, td->getLocation()))
+    return;
+  const TemplateParameterList *params = td->getTemplateParameters();
+  for (unsigned i = 0; i < spec.getNumArgs() && i < params->size(); ++i) {
+    const auto *nt =
+        llvm::dyn_cast<NonTypeTemplateParmDecl>(params->getParam(i));
+    TemplateArgumentLoc a = spec.getArgLoc(i);
+    if (!nt || nt->isParameterPack() || !nt->getType()->isIntegerType() ||
+        nt->getType()->isBooleanType() ||
+        a.getArgument().getKind() != TemplateArgument::Expression)
+      continue;
+    RoleCtx r;
+    r.role = SiteRole::TemplateArg;
+    r.family = Family(Family::Kind::TemplateArg, i,
+                      td->getNameAsString() + "::" + nt->getNameAsString());
+    r.fn = caller;
+    r.fnId = callerId;
+    r.kernelId = kernelId;
+    r.launch = launchAt;
+    walk(c, a.getSourceExpression(), r);
+  }
+}
+
 /// The launch's explicit kernel template arguments: sites of the kernel's
 /// parameters unless they select behaviour; host template parameters and
 /// dispatched constants passed on (with the runtime values they stand
@@ -149,8 +202,10 @@ void templateArgumentSites(DetectContext &c, const LaunchView &launch,
     std::string kernelParam =
         kt->getTemplateParameters()->getParam(i)->getNameAsString();
     if (a.getArgument().getKind() == TemplateArgument::Type) {
-      if (const TypeSourceInfo *t = a.getTypeSourceInfo())
+      if (const TypeSourceInfo *t = a.getTypeSourceInfo()) {
         args.typeToParam.emplace_back(t->getType(), kernelParam);
+        configTypeSites(c, t->getTypeLoc(), host, hostId, kernelId, launchAt);
+      }
       continue;
     }
     if (a.getArgument().getKind() != TemplateArgument::Expression)
@@ -401,6 +456,18 @@ bool alreadySeen(const SourceFacts &facts, const CallFacts &cf) {
   });
 }
 
+/// The configuration types a launcher template's call passes.
+void callConfigTypeSites(DetectContext &c,
+                         const DetectContext::TemplateCall &call,
+                         const std::string &callerId,
+                         const std::string &kernelId, Position launchAt) {
+  for (const TemplateArgumentLoc &a : call.ref->template_arguments())
+    if (a.getArgument().getKind() == TemplateArgument::Type &&
+        a.getTypeSourceInfo())
+      configTypeSites(c, a.getTypeSourceInfo()->getTypeLoc(), call.caller,
+                      callerId, kernelId, launchAt);
+}
+
 /// A launcher template called with explicit arguments from several places
 /// (`if (b <= 4) launch<half, 256, 8>(p); else launch<half, 128, 16>(p);`,
 /// or once from each of two functions): each call is a launch of its own,
@@ -414,6 +481,13 @@ void scanLauncherCalls(DetectContext &c, const LaunchView &launch,
   const FunctionTemplateDecl *lt = launcher->getDescribedFunctionTemplate();
   const FunctionTemplateDecl *kt = kernel->getDescribedFunctionTemplate();
   const auto &calls = launcherCalls(c, launcher);
+  // Called once: the launcher's own launch is that call's, and a
+  // configuration type the call passes is spelled in its caller.
+  if (calls.size() == 1 && calls.front().ref && calls.front().caller)
+    callConfigTypeSites(
+        c, calls.front(),
+        functionFacts(c, calls.front().caller, FunctionRole::Host).id,
+        real.callee, real.offset);
   if (!lt || !kt || calls.size() < 2 || !launch.named.ref)
     return;
   llvm::ArrayRef<TemplateArgumentLoc> kernelArgs;
@@ -522,6 +596,7 @@ void scanLauncherCalls(DetectContext &c, const LaunchView &launch,
       r.launch = cf.offset;
       walk(c, arg->second.first, r);
     }
+    callConfigTypeSites(c, call, callerFacts.id, real.callee, cf.offset);
     launchCase(c, call.ref, call.caller, cf);
     c.Sink.call(std::move(cf));
   }

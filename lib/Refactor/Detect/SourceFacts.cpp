@@ -380,7 +380,9 @@ std::string Family::str() const {
   case Kind::VectorType:
     return "vectype:" + typeName;
   case Kind::TemplateArg:
-    return "targ@" + std::to_string(at);
+    // A configuration type's argument names the class's parameter.
+    return "targ@" + std::to_string(at) +
+           (typeName.empty() ? "" : ":" + typeName);
   case Kind::GridSize:
     return "grid@" + std::to_string(at);
   }

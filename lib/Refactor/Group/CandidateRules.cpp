@@ -81,6 +81,7 @@ std::optional<ParamKind> kindFromName(const std::string &name) {
     return ParamKind::TileSize;
   if (has("threadsperblock") || has("blocksize") || has("blockdim") ||
       has("numthreads") || has("nthreads") || has("ctasize") ||
+      has("blockwidth") || // a block's width in threads, no vector's
       has("blockthreads") || llvm::StringRef(n).ends_with("threads") ||
       is({"threads", "bs", "block", "blockx", "blocky", "blockz"}))
     return ParamKind::BlockSize; // VECMAT_THREADS: threads, not a width
@@ -97,6 +98,17 @@ std::optional<ParamKind> kindFromName(const std::string &name) {
   if (has("block") || has("threads"))
     return ParamKind::BlockSize;
   return std::nullopt;
+}
+
+std::optional<ParamKind> configArgKind(const Occurrence &o) {
+  if (o.family.kind != Family::Kind::TemplateArg || o.family.typeName.empty())
+    return std::nullopt;
+  llvm::StringRef param =
+      llvm::StringRef(o.family.typeName).rsplit("::").second;
+  auto kind = kindFromName(param.str());
+  if (!kind || *kind == ParamKind::Other)
+    return std::nullopt;
+  return kind;
 }
 
 ParamKind inferKind(const CandidateGroup &g) {
@@ -119,6 +131,9 @@ ParamKind inferKind(const CandidateGroup &g) {
       return *k;
   if (!g.boundName.empty())
     if (auto k = kindFromName(g.boundName))
+      return *k;
+  if (!g.sites.empty())
+    if (auto k = configArgKind(g.sites.front()))
       return *k;
   if (g.hasRole({SiteRole::VectorBytes}))
     return ParamKind::VectorWidth;
@@ -193,6 +208,10 @@ std::string whyOf(const CandidateGroup &g, ParamKind kind,
   std::string why = spellingDescription(g, g.sites.front()) + " used as ";
   if (!g.boundName.empty())
     parts.push_back("the kernel's template parameter " + g.boundName);
+  for (const auto &s : g.sites)
+    if (configArgKind(s) && seen.insert(s.family.typeName).second)
+      parts.push_back("the configuration type's parameter " +
+                      s.family.typeName);
   for (size_t i = 0; i < parts.size(); ++i)
     why += (i ? ", " : "") + parts[i];
   if (!g.unlinkedLines.empty()) {

@@ -69,7 +69,8 @@ tableCases(const SourceFacts &facts, const FunctionFacts &kernel) {
   for (const Occurrence &o : facts.occurrences) {
     // An argument for a parameter that sizes no work is the case's data.
     if (o.kernel != kernel.id ||
-        (o.role == SiteRole::TemplateArg && !sizesWork(kernel, o.boundParam)))
+        (o.role == SiteRole::TemplateArg && !configArgKind(o) &&
+         !sizesWork(kernel, o.boundParam)))
       continue;
     if (auto key = onlyCase(o, cases))
       spelled[*key].insert({o.role, o.dim, o.boundParam, o.value});
@@ -121,7 +122,11 @@ bool caseKnob(const CandidateGroup &g, const FunctionFacts &kernel,
       std::all_of(g.sites.begin(), g.sites.end(), [](const Occurrence &o) {
         return o.role == SiteRole::TemplateArg;
       });
-  if (!argumentsOnly)
+  // A configuration type's knob (SpmmConfig's kBlockItemsY_) is named so.
+  if (!argumentsOnly ||
+      std::any_of(g.sites.begin(), g.sites.end(), [](const Occurrence &o) {
+        return configArgKind(o).has_value();
+      }))
     return true;
   if (!sizesWork(kernel, g.boundParam))
     return false;

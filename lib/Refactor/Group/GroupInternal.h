@@ -66,6 +66,10 @@ bool isStrongRole(const Occurrence &o);
 bool isEvidenceRole(const Occurrence &o);
 /// What an engineer's name says about a constant ("kThreadsPerBlock").
 std::optional<ParamKind> kindFromName(const std::string &name);
+/// A configuration type's argument (`SpmmConfig<float, 4, 32>` at a launch,
+/// Family::typeName "SpmmConfig::kBlockItemsY_"): the kind its class's
+/// parameter is named for; nothing for other sites and other names.
+std::optional<ParamKind> configArgKind(const Occurrence &o);
 ParamKind inferKind(const CandidateGroup &g);
 /// "launch block dim x", "loop stride", ... ("other use" for none).
 std::string roleDescription(std::optional<SiteRole> role, int dim);

@@ -176,7 +176,15 @@ KernelGroups sortIntoFamilies(const std::vector<Occurrence> &occs,
       g.value = o.value;
       g.sites.push_back(o);
     } else if (fam.kind == Family::Kind::TemplateArg) {
-      CandidateGroup &g = k.targs[fam.str()][o.value];
+      // A configuration type's argument for a parameter named like no knob.
+      if (!fam.typeName.empty() && !configArgKind(o))
+        continue;
+      // Each launch's configuration is its own: launches passing two
+      // configurations are no dispatch.
+      std::string key = fam.str();
+      if (!fam.typeName.empty() && !o.launches.empty())
+        key += "@" + std::to_string(o.launches.front());
+      CandidateGroup &g = k.targs[key][o.value];
       g.kernel = kernelId;
       g.value = o.value;
       g.boundParam = o.boundParam;
@@ -230,6 +238,20 @@ void joinWeakSites(KernelGroups &k) {
   }
 }
 
+/// `block` holds a launch block dimension of a launch that also reads a
+/// site of `g`.
+static bool blocksTheSameLaunch(const CandidateGroup &block,
+                                const CandidateGroup &g) {
+  for (const Occurrence &b : block.sites)
+    if (b.role == SiteRole::LaunchBlock)
+      for (const Occurrence &s : g.sites)
+        for (Position at : s.launches)
+          if (std::find(b.launches.begin(), b.launches.end(), at) !=
+              b.launches.end())
+            return true;
+  return false;
+}
+
 void foldTemplateArgs(KernelGroups &k) {
   for (auto &[fam, byValue] : k.targs) {
     if (byValue.size() != 1)
@@ -237,10 +259,17 @@ void foldTemplateArgs(KernelGroups &k) {
     CandidateGroup g = byValue.begin()->second;
     // A factor of the argument (`2 * MAX_K`) equals no kernel constant.
     auto it = g.boundParam >= 0 ? k.block.find(g.value) : k.block.end();
+    // A configuration type's argument that a launch's block spells too
+    // (`k<Cfg<8, 32>><<<g, dim3(32, 8)>>>`) is that launch's block.
+    if (configArgKind(g.sites.front()))
+      if (auto b = k.block.find(g.value);
+          b != k.block.end() && blocksTheSameLaunch(b->second, g))
+        it = b;
     if (it != k.block.end()) {
       for (auto &s : g.sites)
         it->second.sites.push_back(s);
-      it->second.boundParam = g.boundParam;
+      if (g.boundParam >= 0)
+        it->second.boundParam = g.boundParam;
     } else {
       k.single[fam] = g;
     }
@@ -377,8 +406,14 @@ void markLaunchParams(const SourceFacts &facts,
         hosts.push_back(f->qualifiedName);
     }
     if (host) {
-      if (!g.hasRole({SiteRole::LaunchBlock, SiteRole::LaunchGrid,
-                      SiteRole::LaunchSmem}) ||
+      // A configuration type's argument reaches the kernel through its type.
+      bool configures =
+          std::any_of(g.sites.begin(), g.sites.end(), [](const Occurrence &o) {
+            return configArgKind(o).has_value();
+          });
+      if ((!configures &&
+           !g.hasRole({SiteRole::LaunchBlock, SiteRole::LaunchGrid,
+                       SiteRole::LaunchSmem})) ||
           passedAsKeptArgument(facts, g))
         continue;
       g.launchParam = true;

@@ -15,6 +15,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/DiagnosticParse.h"
+#include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/SmallString.h"
 
@@ -52,7 +53,12 @@ void ErrorRecorder::HandleDiagnostic(DiagnosticsEngine::Level level,
   // nvcc accepts a dependent member template named without `template`
   // (cuCollections' `ref_type<...>`); Clang supplies the keyword and
   // goes on.
-  e.readAsNvcc = info.getID() == diag::err_missing_dependent_template_keyword;
+  // nvcc also takes default arguments added where a member of a class
+  // template is defined out of its class (SlabHash's computeLoadFactor);
+  // Clang reports them and goes on.
+  e.readAsNvcc =
+      info.getID() == diag::err_missing_dependent_template_keyword ||
+      info.getID() == diag::err_param_default_argument_member_template_redecl;
   llvm::SmallString<256> message;
   info.FormatDiagnostic(message);
   if (e.loc.isValid() && info.hasSourceManager()) {
@@ -164,14 +170,23 @@ std::string nameOf(const FunctionDecl *fn) {
 /// Clang's: host code written for nvcc may declare `extern const dim3
 /// blockDim;` (nvcc's own type), Clang's builtin has a type of its own.
 /// Every use still names Clang's declaration, so the clash changes nothing
-/// the analysis reads.
-std::set<SourceLocation> builtinVariableRedeclarations(ASTContext &ctx) {
+/// the analysis reads. Host functions redeclaring Clang's builtins too.
+std::set<SourceLocation> builtinRedeclarations(ASTContext &ctx) {
   std::set<SourceLocation> at;
   const SourceManager &SM = ctx.getSourceManager();
   auto visit = [&](const DeclContext *dc, auto &self) -> void {
     for (const Decl *d : dc->decls()) {
       if (const auto *spec = dyn_cast<LinkageSpecDecl>(d)) {
         self(spec, self);
+        continue;
+      }
+      // A host function of a name that is a builtin of Clang's and not of
+      // GCC's (`static uint64_t __rdtsc()`, which GCC declares only in
+      // <x86intrin.h>): nvcc's host compiler reads it as a new function.
+      if (const auto *fn = dyn_cast<FunctionDecl>(d)) {
+        const IdentifierInfo *id = fn->getIdentifier();
+        if (id && id->getBuiltinID() != 0 && !fn->isImplicit())
+          at.insert(SM.getExpansionLoc(fn->getLocation()));
         continue;
       }
       const auto *var = dyn_cast<VarDecl>(d);
@@ -260,7 +275,7 @@ RecoveryVerdict judgeErrors(ASTContext &ctx,
     return {};
   };
 
-  std::set<SourceLocation> builtinClashes = builtinVariableRedeclarations(ctx);
+  std::set<SourceLocation> builtinClashes = builtinRedeclarations(ctx);
   for (const ReportedError &e : errors) {
     if (e.readAsNvcc || builtinClashes.count(SM.getExpansionLoc(e.loc)))
       continue;

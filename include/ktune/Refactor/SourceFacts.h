@@ -225,6 +225,18 @@ struct FunctionFacts {
   /// `final`: [position, length) each); its callers call it as it is.
   bool isVirtual = false;
   std::vector<std::pair<Position, unsigned>> templateDrops;
+  /// A member function defined out of its class, where a member template of
+  /// its own name would break the symbol other files call (`void
+  /// Cls::f(...) {...}`, or `template <typename T> void Cls<T>::f(...)
+  /// {...}` in another file than the class): its body moves to a member
+  /// template (templateName) that the class declares after its declaration
+  /// of the function, ending at memberDeclarationEnd (memberDeclaration:
+  /// that declaration named as the template, memberDeclarationIndent its
+  /// line's indentation); the function forwards its defaults and its
+  /// callers call it as it is.
+  bool outOfClassMember = false;
+  Position memberDeclarationEnd = 0;
+  std::string memberDeclaration, memberDeclarationIndent;
   /// Warp-level code (__shfl*, votes, warp reductions, 32-lane arithmetic).
   bool usesWarpLevelOps = false;
   /// A kernel whose result does not depend on its grid's x size: blockIdx.x

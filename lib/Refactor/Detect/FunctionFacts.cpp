@@ -9,6 +9,8 @@
 
 #include "DetectInternal.h"
 
+#include "clang/Lex/Lexer.h"
+
 #include <cctype>
 
 #include <algorithm>
@@ -62,6 +64,51 @@ static bool virtualDefinedInClass(const FunctionDecl *def) {
          !md->getDescribedFunctionTemplate();
 }
 
+/// A member function defined out of its class whose own name must stay a
+/// plain member's: of a class (other files call `Cls::f`), or of a class
+/// template declared in another file or instantiated explicitly (`template
+/// class Cls<float>;` makes the instantiations that other files call, and
+/// instantiates no member template).
+static bool outOfClassNamedByOthers(DetectContext &c, const CXXMethodDecl *md) {
+  if (!md->isOutOfLine() || md->getDescribedFunctionTemplate() ||
+      md->isTemplateInstantiation())
+    return false;
+  const CXXRecordDecl *cls = md->getParent();
+  if (!cls->isDependentContext())
+    return true;
+  if (const ClassTemplateDecl *t = cls->getDescribedClassTemplate())
+    for (const ClassTemplateSpecializationDecl *s : t->specializations())
+      if (s->getSpecializationKind() == TSK_ExplicitInstantiationDefinition)
+        return true;
+  return c.SM.getFileID(c.SM.getExpansionLoc(md->getLocation())) !=
+         c.SM.getFileID(c.SM.getExpansionLoc(cls->getLocation()));
+}
+
+/// The class's own declaration of an out-of-class member, where a member
+/// template can be declared beside it: declared once in the class, in a
+/// file ktune rewrites, not by a macro, ending in `;`. With the position
+/// after that `;`.
+static std::optional<std::pair<const CXXMethodDecl *, Position>>
+classDeclarationOf(DetectContext &c, const CXXMethodDecl *md) {
+  const CXXMethodDecl *first = md->getCanonicalDecl();
+  if (first == md || first->isOutOfLine() ||
+      first->getOuterLocStart().isMacroID() || first->getEndLoc().isMacroID() ||
+      first->getLocation().isMacroID() ||
+      !inRewritableFile(c, first->getLocation()))
+    return std::nullopt;
+  auto end = positionOf(
+      c, Lexer::getLocForEndOfToken(first->getEndLoc(), 0, c.SM, c.LO));
+  if (!end)
+    return std::nullopt;
+  llvm::StringRef buffer = fileText(c, *end);
+  unsigned at = localPart(*end);
+  while (at < buffer.size() && std::isspace(buffer[at]))
+    ++at;
+  if (at >= buffer.size() || buffer[at] != ';')
+    return std::nullopt;
+  return std::pair{first, makePosition(filePart(*end), at + 1)};
+}
+
 std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
   if (auto it = c.NamedNotLaunched.find(def->getCanonicalDecl());
       it != c.NamedNotLaunched.end())
@@ -91,25 +138,17 @@ std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
         llvm::isa<CXXConversionDecl>(md))
       return "it is a constructor, destructor or conversion (they take no "
              "explicit template arguments)";
-    // `void Cls::f(...) {...}` defines what the class declares, and other
-    // files call that symbol: a member template has none to call.
-    if (md->isOutOfLine() && !md->getDescribedFunctionTemplate() &&
-        !md->getParent()->isDependentContext() &&
-        !md->isTemplateInstantiation())
-      return "it is a member function defined out of its class, whose "
-             "declaration other files call";
-    // `template <typename T> void Cls<T>::f(...) {...}` in another file
-    // than the class: files including the class call the instantiations
-    // this file makes (`template class Cls<float>;`), and the class would
-    // still declare a plain member.
-    if (md->isOutOfLine() && !md->getDescribedFunctionTemplate() &&
-        md->getParent()->isDependentContext() &&
-        c.SM.getFileID(c.SM.getExpansionLoc(md->getLocation())) !=
-            c.SM.getFileID(
-                c.SM.getExpansionLoc(md->getParent()->getLocation())))
-      return "it is a member of a class template defined out of its class, "
-             "in another file than the class, whose instantiations other "
-             "files call";
+    // Its body moves to a member template the class declares beside it
+    // (functionFacts) where the class's declaration can take one.
+    if (outOfClassNamedByOthers(c, md) && !classDeclarationOf(c, md))
+      return md->getParent()->isDependentContext()
+                 ? "it is a member of a class template defined out of its "
+                   "class, in another file than the class, whose "
+                   "instantiations other files call, and the class's "
+                   "declaration of it cannot declare a template beside it"
+                 : "it is a member function defined out of its class, whose "
+                   "declaration other files call, and the class's "
+                   "declaration of it cannot declare a template beside it";
   }
   // `void NS::render(...) {...}` defines what a declaration inside NS
   // declared: a template of that name would not match it, and its
@@ -265,7 +304,9 @@ static bool namesIdentifier(llvm::StringRef text, llvm::StringRef name) {
 static bool needsForwarder(const FunctionDecl *def, const FunctionFacts &f) {
   return f.role == FunctionRole::Host && !f.isTemplate &&
          (def->isExternallyVisible() || !f.templateName.empty()) &&
-         (!llvm::isa<CXXMethodDecl>(def) || f.isVirtual) && f.bodyBegin != 0;
+         (!llvm::isa<CXXMethodDecl>(def) || f.isVirtual ||
+          f.outOfClassMember) &&
+         f.bodyBegin != 0;
 }
 
 /// Where `virtual`, `override` and `final` are spelled on a virtual member
@@ -309,13 +350,18 @@ void readForwarder(DetectContext &c, const FunctionDecl *def,
   bool named =
       std::all_of(def->param_begin(), def->param_end(),
                   [](const ParmVarDecl *p) { return !p->getName().empty(); });
-  for (const auto &d : f.declarations)
-    if (d.isDefinition && named && !def->getReturnType()->isUndeducedType())
-      f.forwarderSignature =
-          llvm::StringRef(
-              text(c, d.insertOffset, f.bodyBegin - 1 - d.insertOffset))
-              .rtrim()
-              .str();
+  for (const auto &d : f.declarations) {
+    if (!d.isDefinition || !named || def->getReturnType()->isUndeducedType())
+      continue;
+    // A member of a class template defined out of its class: its forwarder
+    // needs the class's template list too.
+    Position from = d.insertOffset;
+    if (f.outOfClassMember)
+      if (auto outer = positionOf(c, def->getOuterLocStart()))
+        from = *outer;
+    f.forwarderSignature =
+        llvm::StringRef(text(c, from, f.bodyBegin - 1 - from)).rtrim().str();
+  }
   f.returnType = def->getReturnType().getAsString();
 }
 
@@ -405,6 +451,33 @@ FunctionFacts &functionFacts(DetectContext &c, const FunctionDecl *def,
     if (!readVirtualSpecifiers(c, md, f))
       f.cannotTemplate = "it is a virtual member function whose `virtual`, "
                          "`override` or `final` a macro spells";
+  }
+  if (const auto *md = llvm::dyn_cast<CXXMethodDecl>(def);
+      md && role == FunctionRole::Host && f.cannotTemplate.empty() &&
+      outOfClassNamedByOthers(c, md)) {
+    // The body moves to a member template the class declares after its
+    // declaration of the function, which calls it with the defaults.
+    auto [first, end] = *classDeclarationOf(c, md);
+    f.outOfClassMember = true;
+    f.templateName = "ktune_" + f.name;
+    while (!md->getParent()
+                ->lookup(DeclarationName(&c.Ctx.Idents.get(f.templateName)))
+                .empty())
+      f.templateName += "_";
+    Position begin = *positionOf(c, first->getOuterLocStart());
+    Position name = *positionOf(c, first->getLocation());
+    std::string declaration = text(c, begin, end - 1 - begin);
+    declaration.replace(name - begin, f.name.size(), f.templateName);
+    f.memberDeclaration = llvm::StringRef(declaration).rtrim().str();
+    f.memberDeclarationEnd = end;
+    llvm::StringRef buffer = fileText(c, begin);
+    unsigned lineStart = localPart(begin);
+    while (lineStart > 0 && buffer[lineStart - 1] != '\n')
+      --lineStart;
+    unsigned i = lineStart;
+    while (i < buffer.size() && (buffer[i] == ' ' || buffer[i] == '\t'))
+      ++i;
+    f.memberDeclarationIndent = buffer.substr(lineStart, i - lineStart).str();
   }
   if (def->isMain() || (role == FunctionRole::Host &&
                         c.HostNamedNotCalled.count(def->getCanonicalDecl()))) {

@@ -177,6 +177,8 @@ void remapFiles(SourceFacts &facts, const std::vector<unsigned> &newIndex) {
       pos(d.insertOffset);
     for (auto &drop : f.templateDrops)
       pos(drop.first);
+    if (f.outOfClassMember)
+      pos(f.memberDeclarationEnd);
     for (auto &c : f.callees)
       id(c);
     functions.emplace(f.id, std::move(f));

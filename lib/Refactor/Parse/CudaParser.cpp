@@ -369,9 +369,10 @@ llvm::Error parseBothSides(const CompileCommand &command,
           (r->errors == 1 ? "" : "s") + " on the " +
           std::string(sideName(side)) +
           " side, all in host code outside the kernels, the functions "
-          "they call and their launchers, nvcc's declarations of the "
-          "builtin variables, or `template` keywords nvcc does not "
-          "require: carrying on from Clang's recovered AST]");
+          "they call and their launchers, redeclarations of Clang's "
+          "builtins, or what nvcc does not require (a `template` "
+          "keyword) or takes (default arguments added out of a class): "
+          "carrying on from Clang's recovered AST]");
     break;
   }
   return llvm::Error::success();

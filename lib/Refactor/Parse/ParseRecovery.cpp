@@ -4,8 +4,10 @@
 // recovered AST: only errors in host functions that are no kernel, no
 // kernel's callee and no launcher let the analysis carry on, and
 // file-scope redeclarations of the CUDA builtin variables with nvcc's
-// types, which Clang declares with its own; anywhere, a `template`
-// keyword nvcc does not require, which Clang supplies.
+// types, which Clang declares with its own, and of Clang's other builtins
+// (`__rdtsc`); anywhere, a `template` keyword nvcc does not require, which
+// Clang supplies, and default arguments added to a member defined out of
+// its class template, which nvcc takes.
 //
 //===----------------------------------------------------------------------===//
 

@@ -286,7 +286,7 @@ std::optional<ktune::Error> Rewriter::passLaunchParamsToCallers() {
       const FunctionFacts *callee = Facts.function(call.callee);
       if (calleeIt == FnParams.end() || HostsLeftAlone.count(call.callee) ||
           !caller || caller->role != FunctionRole::Host ||
-          (callee && callee->isVirtual))
+          (callee && (callee->isVirtual || callee->outOfClassMember)))
         continue;
       if (!call.implicitArgsError.empty()) {
         noteCallAtDefaults(call);

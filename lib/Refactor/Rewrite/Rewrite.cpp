@@ -51,7 +51,19 @@ std::optional<ktune::Error> Rewriter::templateListEdits() {
     if (HostsLeftAlone.count(fn))
       continue;
     std::string path = FnParamPath[fn + "\n" + list.front().name];
-    bool first = true;
+    // An out-of-class member's template is declared in its class, with the
+    // defaults (a definition out of the class may not repeat them).
+    bool first = !f->outOfClassMember;
+    if (f->outOfClassMember) {
+      std::string params;
+      for (const FnParam &q : list)
+        params += (params.empty() ? "" : ", ") + q.type + " " + q.name + " = " +
+                  std::to_string(q.defaultValue);
+      Edits.push_back(Edit{f->memberDeclarationEnd, 0,
+                           "\n" + f->memberDeclarationIndent + "template <" +
+                               params + "> " + f->memberDeclaration + ";",
+                           path, 0});
+    }
     for (const auto &d : f->declarations) {
       if (d.emptyTemplateList)
         return error(path, location(Facts, filePart(f->offset), f->line) +
@@ -157,9 +169,10 @@ std::optional<ktune::Error> Rewriter::callEdits() {
             if (p.boundParam < 0 && !p.launchParam)
               pass.push_back(nameIn(call.caller, w, p));
     } else {
-      // A virtual function is called as it is: it forwards its defaults.
+      // A virtual function, or a member whose template the class declares
+      // beside it, is called as it is: it forwards its defaults.
       if (calleeIt == FnParams.end() || callerIt == FnParams.end() ||
-          (callee && callee->isVirtual))
+          (callee && (callee->isVirtual || callee->outOfClassMember)))
         continue;
       for (const FnParam &q : calleeIt->second) {
         bool callerHas =

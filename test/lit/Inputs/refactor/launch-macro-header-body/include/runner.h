@@ -1,4 +1,4 @@
 #pragma once
 struct Runner {
-  void run(float *x, int n);
+  virtual void run(float *x, int n);
 };

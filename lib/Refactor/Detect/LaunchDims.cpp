@@ -28,8 +28,11 @@ Field leaf(const Expr *e) { return std::make_shared<LaunchDim>(LaunchDim{e}); }
 /// The values of a local dim3's fields along the statements that run, in
 /// order, from its declaration to a launch that reads it. Each assignment
 /// (`v.x = e;`, `v = e;`) sets fields; an `if` whose branches assign gives
-/// the field `cond ? then : else`. Any other change of the variable (in a
-/// loop, a switch, through a pointer or a call) stops the reading.
+/// the field `cond ? then : else`; a switch whose case holds the launch runs
+/// that case's statements from its label (a case macro's `grid.x = ...,
+/// block.x = ...;` before its launch). Any other change of the variable (in
+/// a loop, a case falling through, through a pointer or a call) stops the
+/// reading.
 class FieldFlow {
 public:
   FieldFlow(DetectContext &c, const VarDecl *var, const FunctionDecl *fn)
@@ -43,7 +46,12 @@ public:
 
   /// Runs the statements of `s`, which holds `use`, that come before it.
   bool runTo(const Stmt *s, const Stmt *use, Fields &f) const {
-    if (!changes(s))
+    // The use itself may count as a change: a launch's configuration call
+    // that depends on a template parameter (a dependent stream) could take
+    // the dim3 by reference.
+    if (std::none_of(Changes.begin(), Changes.end(), [&](const DeclRefExpr *r) {
+          return r != use && within(s, r);
+        }))
       return true;
     if (const auto *cs = llvm::dyn_cast<CompoundStmt>(s)) {
       for (const Stmt *x : cs->body()) {
@@ -62,10 +70,47 @@ public:
       if (within(is->getElse(), use))
         return runTo(is->getElse(), use, f);
     }
+    if (const auto *sw = llvm::dyn_cast<SwitchStmt>(s))
+      return runToInCase(sw, use, f);
     return false;
   }
 
 private:
+  /// The statements of the case of `sw` that holds `use`, from its label:
+  /// the switch jumps there with the fields it was entered with, unless the
+  /// case before changed them and runs into the label.
+  bool runToInCase(const SwitchStmt *sw, const Stmt *use, Fields &f) const {
+    const auto *body = llvm::dyn_cast_or_null<CompoundStmt>(sw->getBody());
+    if (!body || sw->getInit() || sw->getConditionVariable() ||
+        changes(sw->getCond()))
+      return false;
+    const Fields entry = f;
+    Fields current = f;
+    bool known = false;         // before the first label: never runs
+    bool changedInCase = false; // the current case changed the variable
+    bool fallsThrough = false;  // its last statement runs into the next
+    for (const Stmt *x : body->body()) {
+      if (llvm::isa<SwitchCase>(x)) {
+        known = !(fallsThrough && changedInCase);
+        current = entry;
+        changedInCase = false;
+        while (const auto *label = llvm::dyn_cast<SwitchCase>(x))
+          x = label->getSubStmt();
+      }
+      if (within(x, use)) {
+        f = current;
+        return known && runTo(x, use, f);
+      }
+      if (changes(x)) {
+        changedInCase = true;
+        known = known && run(x, current);
+      }
+      fallsThrough = !llvm::isa<BreakStmt>(x) && !llvm::isa<ReturnStmt>(x) &&
+                     !llvm::isa<ContinueStmt>(x) && !llvm::isa<GotoStmt>(x);
+    }
+    return false;
+  }
+
   /// An `if` whose condition only reads (no init, no declaration).
   bool plainIf(const IfStmt *is) const {
     return !is->getInit() && !is->getConditionVariable() &&
@@ -154,6 +199,11 @@ private:
       return true;
     if (assignment(s, f))
       return true;
+    // `grid.x = a, block.x = b;`: each operand in turn.
+    if (const auto *comma = llvm::dyn_cast<BinaryOperator>(llvm::cast<Stmt>(s));
+        comma && comma->getOpcode() == BO_Comma)
+      return run(comma->getLHS()->IgnoreParens(), f) &&
+             run(comma->getRHS()->IgnoreParens(), f);
     if (const auto *cs = llvm::dyn_cast<CompoundStmt>(s)) {
       for (const Stmt *x : cs->body())
         if (!run(x, f))

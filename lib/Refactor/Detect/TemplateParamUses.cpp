@@ -10,6 +10,8 @@
 
 #include "clang/AST/RecursiveASTVisitor.h"
 
+#include <set>
+
 namespace ktune::refactor {
 
 using namespace clang;
@@ -50,12 +52,19 @@ bool sizesWork(const NamedDecl *param, const FunctionDecl *kernel) {
   struct Uses : RecursiveASTVisitor<Uses> {
     const NamedDecl *Param;
     bool Found = false;
+    /// `e` reads the parameter, directly or through a const local's
+    /// initialiser (`const int rows = min(SPLIT, n - y);`, then `i < rows`).
     bool names(const Expr *e) const {
       struct Finder : RecursiveASTVisitor<Finder> {
         const NamedDecl *Param;
         bool Found = false;
+        std::set<const VarDecl *> Seen;
         bool VisitDeclRefExpr(DeclRefExpr *r) {
           Found = Found || r->getDecl() == Param;
+          if (const auto *v = llvm::dyn_cast<VarDecl>(r->getDecl());
+              !Found && v && v->hasLocalStorage() && v->getInit() &&
+              v->getType().isConstQualified() && Seen.insert(v).second)
+            TraverseStmt(const_cast<Expr *>(v->getInit()));
           return !Found;
         }
       } f;

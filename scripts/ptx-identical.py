@@ -244,9 +244,12 @@ def main():
                         fail(f"{qname}: parameter {param['name']} has no "
                              "default and no value in the original")
                     values.append(str(param["default"]))
+                # Not `auto`: C-minded headers define it (BART's
+                # `#define auto __auto_type`).
+                kernel = f"&{qname}<{', '.join(values)}>"
                 lines.append(
-                    f"static auto *const ktune_instance_{count} "
-                    f"__attribute__((unused)) = &{qname}<{', '.join(values)}>;")
+                    f"static decltype({kernel}) const ktune_instance_{count} "
+                    f"__attribute__((unused)) = {kernel};")
                 count += 1
             if not found:
                 if not args.skip_uninstantiated:

@@ -195,10 +195,12 @@ std::string defaultInstantiations(const std::vector<ManifestKernel> &kernels,
         if (p.defaultValue)
           values.push_back(std::to_string(*p.defaultValue));
       }
+      // Not `auto`: C-minded headers define it (`#define auto __auto_type`).
+      std::string kernel = "&" + k.qualifiedName + "<" + joined(values) + ">";
       if (complete)
-        lines += "static auto *const ktune_instance_" +
-                 std::to_string(count++) + " __attribute__((unused)) = &" +
-                 k.qualifiedName + "<" + joined(values) + ">;\n";
+        lines += "static decltype(" + kernel + ") const ktune_instance_" +
+                 std::to_string(count++) + " __attribute__((unused)) = " +
+                 kernel + ";\n";
     }
     if (!found)
       missing.push_back(k.qualifiedName);

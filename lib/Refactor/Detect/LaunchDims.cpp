@@ -10,9 +10,11 @@
 #include "DetectInternal.h"
 
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 
 #include <array>
+#include <set>
 
 namespace ktune::refactor {
 
@@ -39,19 +41,15 @@ public:
       : C(c), Var(var), Fn(fn) {
     const Stmt *body = fn->getBody();
     ExprMutationAnalyzer analyzer(*body, c.Ctx);
+    std::set<const Expr *> configured = launchConfigurations(body);
     for (const DeclRefExpr *r : referencesTo(var, body))
-      if (mutatedAt(analyzer, c.Ctx, r))
+      if (!configured.count(r) && mutatedAt(analyzer, c.Ctx, r))
         Changes.push_back(r);
   }
 
   /// Runs the statements of `s`, which holds `use`, that come before it.
   bool runTo(const Stmt *s, const Stmt *use, Fields &f) const {
-    // The use itself may count as a change: a launch's configuration call
-    // that depends on a template parameter (a dependent stream) could take
-    // the dim3 by reference.
-    if (std::none_of(Changes.begin(), Changes.end(), [&](const DeclRefExpr *r) {
-          return r != use && within(s, r);
-        }))
+    if (!changes(s))
       return true;
     if (const auto *cs = llvm::dyn_cast<CompoundStmt>(s)) {
       for (const Stmt *x : cs->body()) {
@@ -76,6 +74,28 @@ public:
   }
 
 private:
+  /// The dims launches are configured with (`<<<grid, block>>>`): read, not
+  /// changed, also where the configuration depends on a template parameter
+  /// (a dependent stream), which could otherwise take them by reference.
+  static std::set<const Expr *> launchConfigurations(const Stmt *body) {
+    struct Finder : RecursiveASTVisitor<Finder> {
+      std::set<const Expr *> Found;
+      bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *k) {
+        if (const CallExpr *config = k->getConfig())
+          for (const Expr *a : config->arguments()) {
+            a = a->IgnoreImplicit();
+            if (const auto *copy = llvm::dyn_cast<CXXConstructExpr>(a);
+                copy && copy->getNumArgs() == 1)
+              a = copy->getArg(0)->IgnoreImplicit();
+            Found.insert(a);
+          }
+        return true;
+      }
+    } finder;
+    finder.TraverseStmt(const_cast<Stmt *>(body));
+    return finder.Found;
+  }
+
   /// The statements of the case of `sw` that holds `use`, from its label:
   /// the switch jumps there with the fields it was entered with, unless the
   /// case before changed them and runs into the label.

@@ -7,7 +7,8 @@
 // kernel's SPLIT sizes work through a const local (`const int rows =
 // min(SPLIT, n - ...)`, then a loop bound), so each case's SPLIT is a knob
 // of its case. A case falling through into the next, after changing the
-// dims, keeps its launch's constants (a note).
+// dims, keeps its launch's constants (a note). A dim3 that configures one
+// launch is read, not changed, by it: the next launch reads the same dims.
 // REQUIRES: clang, nvcc
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
@@ -36,6 +37,7 @@ struct Params {
 template <typename P> struct Attention {
   int heads_ = 8;
   void run(const P &p, float *out, const float *in, int n);
+  void twice(const P &p, float *out, const float *in, int n);
 };
 
 template <typename P>
@@ -57,23 +59,32 @@ void Attention<P>::run(const P &p, float *out, const float *in, int n) {
   }
 }
 
+template <typename P>
+void Attention<P>::twice(const P &p, float *out, const float *in, int n) {
+  dim3 grid(n / 64), block(96);
+  attend<64, 32><<<grid, block, 0, p.stream>>>(out, in, n);
+  attend<64, 32><<<grid, block, 0, p.stream>>>(out, in, n);
+}
+
 template struct Attention<Params>;
 
 // CAND:      CAND other attend value=48 spelling=48 high
-// CAND-NEXT:   SITE 47:16 template_arg '48' -> {P}
-// CAND-NEXT:   CASE {{.*}}:45 #0 when unknown
+// CAND-NEXT:   SITE 49:16 template_arg '48' -> {P}
+// CAND-NEXT:   CASE {{.*}}:47 #0 when unknown
 // CAND:      CAND other attend value=64 spelling=64 high
-// CAND-NEXT:   SITE 50:17 template_arg '64' -> {P}
-// CAND-NEXT:   CASE {{.*}}:45 #1 when unknown
+// CAND-NEXT:   SITE 52:17 template_arg '64' -> {P}
+// CAND-NEXT:   CASE {{.*}}:47 #1 when unknown
 // CAND-NOT:  template_arg '96'
-// CHECK:     note: {{.*}}:34:30: the block `block` of this launch is changed where its value cannot be followed
+// CAND:      CAND block_size attend value=96 spelling=96 high launch-param
+// CAND-NEXT:   SITE 64:28 launch_block '96' -> {P}
+// CHECK:     note: {{.*}}:35:30: the block `block` of this launch is changed where its value cannot be followed
 // CHECK-NOT: note: {{.*}}the grid `grid` of this launch is changed
 // CHECK:     wrote {{.*}}out.cu
 // TPL:      void run(const P &p, float *out, const float *in, int n);
-// TPL-NEXT: template <int PARAM = 48, int PARAM_2 = 64, int PARAM_3 = 32> void ktune_run(
+// TPL-NEXT: template <int PARAM = 48, int PARAM_2 = 64, int PARAM_3 = 32{{.*}}> void ktune_run(
 // TPL:      ATTEND(96, PARAM);
 // TPL:      ATTEND(112, PARAM_2);
 // TPL:      ATTEND(144, PARAM_3);
-// TPL:      return ktune_run<48, 64, 32>(p, out, in, n);
+// TPL:      return ktune_run<48, 64, 32{{.*}}>(p, out, in, n);
 // TPL:      template struct Attention<Params>;
-// PTX: ptx-identical: 3 function(s) identical
+// PTX: ptx-identical: 4 function(s) identical

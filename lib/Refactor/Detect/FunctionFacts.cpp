@@ -227,6 +227,29 @@ void readTemplateParams(DetectContext &c, const FunctionTemplateDecl *tmpl,
   }
 }
 
+/// The whitespace that starts the line holding `at`.
+static std::string indentOfLine(DetectContext &c, Position at) {
+  llvm::StringRef buffer = fileText(c, at);
+  unsigned lineStart = localPart(at);
+  while (lineStart > 0 && buffer[lineStart - 1] != '\n')
+    --lineStart;
+  unsigned i = lineStart;
+  while (i < buffer.size() && (buffer[i] == ' ' || buffer[i] == '\t'))
+    ++i;
+  return buffer.substr(lineStart, i - lineStart).str();
+}
+
+/// `ktune_<name>`, with underscores added until the class of `md` has no
+/// member of that name: the member template a member's body moves to.
+static std::string memberTemplateName(DetectContext &c, const CXXMethodDecl *md,
+                                      const std::string &name) {
+  std::string out = "ktune_" + name;
+  while (
+      !md->getParent()->lookup(DeclarationName(&c.Ctx.Idents.get(out))).empty())
+    out += "_";
+  return out;
+}
+
 /// Declarations in source order: where a template parameter list goes, and
 /// the indentation of its line.
 void readDeclarations(DetectContext &c, const FunctionDecl *def,
@@ -271,14 +294,7 @@ void readDeclarations(DetectContext &c, const FunctionDecl *def,
       continue;
     }
     df.insertOffset = *off;
-    llvm::StringRef buffer = fileText(c, *off);
-    unsigned lineStart = localPart(*off);
-    while (lineStart > 0 && buffer[lineStart - 1] != '\n')
-      --lineStart;
-    unsigned i = lineStart;
-    while (i < buffer.size() && (buffer[i] == ' ' || buffer[i] == '\t'))
-      ++i;
-    df.indent = buffer.substr(lineStart, i - lineStart).str();
+    df.indent = indentOfLine(c, *off);
     f.declarations.push_back(df);
   }
 }
@@ -443,11 +459,7 @@ FunctionFacts &functionFacts(DetectContext &c, const FunctionDecl *def,
     // function calls it with the defaults.
     f.isVirtual = true;
     const auto *md = llvm::cast<CXXMethodDecl>(def);
-    f.templateName = "ktune_" + f.name;
-    while (!md->getParent()
-                ->lookup(DeclarationName(&c.Ctx.Idents.get(f.templateName)))
-                .empty())
-      f.templateName += "_";
+    f.templateName = memberTemplateName(c, md, f.name);
     if (!readVirtualSpecifiers(c, md, f))
       f.cannotTemplate = "it is a virtual member function whose `virtual`, "
                          "`override` or `final` a macro spells";
@@ -459,25 +471,14 @@ FunctionFacts &functionFacts(DetectContext &c, const FunctionDecl *def,
     // declaration of the function, which calls it with the defaults.
     auto [first, end] = *classDeclarationOf(c, md);
     f.outOfClassMember = true;
-    f.templateName = "ktune_" + f.name;
-    while (!md->getParent()
-                ->lookup(DeclarationName(&c.Ctx.Idents.get(f.templateName)))
-                .empty())
-      f.templateName += "_";
+    f.templateName = memberTemplateName(c, md, f.name);
     Position begin = *positionOf(c, first->getOuterLocStart());
     Position name = *positionOf(c, first->getLocation());
     std::string declaration = text(c, begin, end - 1 - begin);
     declaration.replace(name - begin, f.name.size(), f.templateName);
     f.memberDeclaration = llvm::StringRef(declaration).rtrim().str();
     f.memberDeclarationEnd = end;
-    llvm::StringRef buffer = fileText(c, begin);
-    unsigned lineStart = localPart(begin);
-    while (lineStart > 0 && buffer[lineStart - 1] != '\n')
-      --lineStart;
-    unsigned i = lineStart;
-    while (i < buffer.size() && (buffer[i] == ' ' || buffer[i] == '\t'))
-      ++i;
-    f.memberDeclarationIndent = buffer.substr(lineStart, i - lineStart).str();
+    f.memberDeclarationIndent = indentOfLine(c, begin);
   }
   if (def->isMain() || (role == FunctionRole::Host &&
                         c.HostNamedNotCalled.count(def->getCanonicalDecl()))) {

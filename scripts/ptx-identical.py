@@ -164,15 +164,34 @@ def anonymous(name):
     return re.sub(r"_GLOBAL__N__\w+?::", "", name)
 
 
-def normalise_body(text):
+def string_constants(ptx, source):
+    """`$str$N` -> its bytes: string literals are numbered by the order
+    the module emits them, so a body names them by what they hold. The
+    compiled file's own name (an assert's __FILE__) is no code."""
+    out = {}
+    for m in re.finditer(r"(\$str(?:\$\d+)?)\[\d+\]\s*=\s*\{([^}]*)\}",
+                         ptx):
+        data = m.group(2).replace(" ", "")
+        text = "".join(chr(int(b)) for b in data.split(",")
+                       if b.isdigit() and int(b) != 0)
+        out[m.group(1)] = "FILE" if text == source else data
+    return out
+
+
+def normalise_body(text, strings={}):
     lines = []
+    text = re.sub(r"\$str(?:\$\d+)?",
+                  lambda m: "$str{" + strings.get(m.group(0), m.group(0)) + "}",
+                  text)
     for line in text.splitlines():
         line = re.sub(r"//.*", "", line).rstrip()
         line = re.sub(r"^\.(visible|weak)\s+", "", line)
-        # Block labels and local depots are numbered by the function's
-        # place in the module.
+        # Block labels, local depots and the compiler's unnamed constants
+        # (an assert's function name) are numbered by the function's place
+        # in the module.
         line = re.sub(r"\$L__BB\d+_", "$L__BB_", line)
         line = re.sub(r"__local_depot\d+", "__local_depot", line)
+        line = re.sub(r"__unnamed_\d+", "__unnamed_", line)
         if line.strip():
             lines.append(line)
     return lines
@@ -214,6 +233,7 @@ def main():
                                os.path.join(tmp, "original.ptx"),
                                include_dir, extra)
         orig_funcs = functions(orig_ptx)
+        orig_strings = string_constants(orig_ptx, args.original)
         orig_names = demangle(list(orig_funcs))
 
         # One instantiation per original instantiation of each kernel.
@@ -266,6 +286,7 @@ def main():
                               os.path.dirname(os.path.abspath(args.template)),
                               first + extra + (quoted or quote_dir(include_dir)))
         tpl_funcs = functions(tpl_ptx)
+        tpl_strings = string_constants(tpl_ptx, instantiated)
         tpl_names = demangle(list(tpl_funcs))
 
     # Map each template function to the original one it must equal: the same
@@ -316,8 +337,8 @@ def main():
         if not partner:
             mismatches.append((orig_names[mangled], None, None))
             continue
-        a = normalise_body(body)
-        b = normalise_body(rewrite(tpl_funcs[partner[0]]))
+        a = normalise_body(body, orig_strings)
+        b = normalise_body(rewrite(tpl_funcs[partner[0]]), tpl_strings)
         if a != b:
             mismatches.append((orig_names[mangled], a, b))
     for qname in skipped:

@@ -104,8 +104,8 @@ symbols(const std::string &ptx,
   std::set<std::string> out;
   for (const auto &[name, body] : functions)
     out.insert(name);
-  for (std::sregex_iterator it(ptx.begin(), ptx.end(), symbol), end;
-       it != end; ++it)
+  for (std::sregex_iterator it(ptx.begin(), ptx.end(), symbol), end; it != end;
+       ++it)
     out.insert(it->str());
   return out;
 }
@@ -199,8 +199,8 @@ std::string defaultInstantiations(const std::vector<ManifestKernel> &kernels,
       std::string kernel = "&" + k.qualifiedName + "<" + joined(values) + ">";
       if (complete)
         lines += "static decltype(" + kernel + ") const ktune_instance_" +
-                 std::to_string(count++) + " __attribute__((unused)) = " +
-                 kernel + ";\n";
+                 std::to_string(count++) +
+                 " __attribute__((unused)) = " + kernel + ";\n";
     }
     if (!found)
       missing.push_back(k.qualifiedName);
@@ -208,10 +208,52 @@ std::string defaultInstantiations(const std::vector<ManifestKernel> &kernels,
   return lines;
 }
 
+/// `$str$N` -> its bytes: string literals are numbered by the order the
+/// module emits them, so a body names them by what they hold.
+static std::map<std::string, std::string>
+stringConstants(const std::string &ptx, const std::string &file) {
+  static const std::regex definition(
+      R"((\$str(?:\$\d+)?)\[\d+\]\s*=\s*\{([^}]*)\})");
+  std::map<std::string, std::string> out;
+  for (std::sregex_iterator it(ptx.begin(), ptx.end(), definition), end;
+       it != end; ++it) {
+    std::string bytes = (*it)[2].str();
+    bytes.erase(std::remove(bytes.begin(), bytes.end(), ' '), bytes.end());
+    // The compiled file's own name (an assert's __FILE__) is no code.
+    std::string text;
+    for (llvm::StringRef rest = bytes; !rest.empty();) {
+      auto [byte, tail] = rest.split(',');
+      rest = tail;
+      unsigned value = 0;
+      if (!byte.getAsInteger(10, value) && value != 0)
+        text += static_cast<char>(value);
+    }
+    out[(*it)[1].str()] = !file.empty() && text == file ? "FILE" : bytes;
+  }
+  return out;
+}
+
+static std::string
+namedByContent(const std::string &body,
+               const std::map<std::string, std::string> &strings) {
+  static const std::regex use(R"(\$str(?:\$\d+)?)");
+  std::string out;
+  auto last = body.cbegin();
+  for (std::sregex_iterator it(body.begin(), body.end(), use), end; it != end;
+       ++it) {
+    out.append(last, (*it)[0].first);
+    auto s = strings.find((*it)[0].str());
+    out += "$str{" + (s == strings.end() ? (*it)[0].str() : s->second) + "}";
+    last = (*it)[0].second;
+  }
+  out.append(last, body.cend());
+  return out;
+}
+
 static std::vector<std::string> normalisedLines(const std::string &body) {
   static const std::regex comment("//.*"),
       visibility(R"(^\.(visible|weak)\s+)"), label(R"(\$L__BB\d+_)"),
-      depot(R"(__local_depot\d+)");
+      depot(R"(__local_depot\d+)"), unnamed(R"(__unnamed_\d+)");
   std::vector<std::string> out;
   for (llvm::StringRef rest = body; !rest.empty();) {
     auto [line, tail] = rest.split('\n');
@@ -219,10 +261,12 @@ static std::vector<std::string> normalisedLines(const std::string &body) {
     std::string l = std::regex_replace(line.str(), comment, "");
     l = llvm::StringRef(l).rtrim().str();
     l = std::regex_replace(l, visibility, "");
-    // Block labels and local depots are numbered by the function's place
-    // in the module.
+    // Block labels, local depots and the compiler's unnamed constants (an
+    // assert's function name) are numbered by the function's place in the
+    // module.
     l = std::regex_replace(l, label, "$$L__BB_");
     l = std::regex_replace(l, depot, "__local_depot");
+    l = std::regex_replace(l, unnamed, "__unnamed_");
     if (!llvm::StringRef(l).trim().empty())
       out.push_back(l);
   }
@@ -230,9 +274,13 @@ static std::vector<std::string> normalisedLines(const std::string &body) {
 }
 
 std::vector<PtxMismatch> comparePtx(const std::string &originalPtx,
-                                    const std::string &templatePtx) {
+                                    const std::string &templatePtx,
+                                    const std::string &originalFile,
+                                    const std::string &templateFile) {
   auto original = ptxFunctions(originalPtx);
   auto tpl = ptxFunctions(templatePtx);
+  auto originalStrings = stringConstants(originalPtx, originalFile),
+       templateStrings = stringConstants(templatePtx, templateFile);
   std::set<std::string> originalSymbols = symbols(originalPtx, original);
   std::map<std::string, std::string> byKey;
   for (const std::string &mangled : originalSymbols)
@@ -291,8 +339,9 @@ std::vector<PtxMismatch> comparePtx(const std::string &originalPtx,
       out.push_back({name, ""});
       continue;
     }
-    auto a = normalisedLines(body);
-    auto b = normalisedLines(renamed(tpl.at(partner->first)));
+    auto a = normalisedLines(namedByContent(body, originalStrings));
+    auto b = normalisedLines(
+        namedByContent(renamed(tpl.at(partner->first)), templateStrings));
     if (a == b)
       continue;
     size_t i = 0;

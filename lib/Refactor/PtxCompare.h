@@ -38,9 +38,13 @@ struct PtxMismatch {
 
 /// Compares every function of the original module with the template's
 /// function of the same name (trailing template arguments ktune added
-/// dropped), mangled names mapped back before comparing.
+/// dropped), mangled names mapped back before comparing. String literals
+/// compare by content; one spelling the compiled file's own name (as given
+/// to the compiler: an assert's __FILE__) compares equal to the other's.
 std::vector<PtxMismatch> comparePtx(const std::string &originalPtx,
-                                    const std::string &templatePtx);
+                                    const std::string &templatePtx,
+                                    const std::string &originalFile = "",
+                                    const std::string &templateFile = "");
 
 } // namespace ktune::refactor
 

@@ -186,7 +186,8 @@ llvm::Expected<std::string> verifyTemplate(const Analysis &analysis,
   if (!tpl)
     return tpl.takeError();
 
-  std::vector<PtxMismatch> mismatches = comparePtx(*original, *tpl);
+  std::vector<PtxMismatch> mismatches =
+      comparePtx(*original, *tpl, analysis.file, source);
   if (!mismatches.empty()) {
     std::string message;
     for (const PtxMismatch &m : mismatches)

@@ -14,16 +14,74 @@ std::string module(int place, const std::string &multiplier) {
   std::string n = std::to_string(place);
   return ".version 8.8\n.target sm_90\n.address_size 64\n\n"
          ".visible .entry _Z5scalePf(\n\t.param .u64 _Z5scalePf_param_0\n)\n{\n"
-         "\t.local .align 1 .b8 \t__local_depot" + n + "[5];\n"
-         "\tmov.u64 \t%SPL, __local_depot" + n + ";\n"
-         "$L__BB" + n + "_1:\n"
-         "\tmul.f32 \t%f2, %f1, " + multiplier + ";\n"
+         "\t.local .align 1 .b8 \t__local_depot" +
+         n +
+         "[5];\n"
+         "\tmov.u64 \t%SPL, __local_depot" +
+         n +
+         ";\n"
+         "$L__BB" +
+         n +
+         "_1:\n"
+         "\tmul.f32 \t%f2, %f1, " +
+         multiplier +
+         ";\n"
          "\tret;\n}\n";
 }
 
 TEST(PtxCompareTest, NumbersGivenByPlaceInTheModuleAreNoDifference) {
-  EXPECT_TRUE(comparePtx(module(279, "0f40000000"), module(275, "0f40000000"))
+  EXPECT_TRUE(
+      comparePtx(module(279, "0f40000000"), module(275, "0f40000000")).empty());
+}
+
+/// A kernel that asserts: its message and file name are string literals
+/// `$str$N`, its function name an unnamed constant, numbered by place.
+std::string assertingModule(int place, const std::string &message,
+                            const std::string &file) {
+  auto bytes = [](const std::string &text) {
+    std::string out;
+    for (char c : text)
+      out += std::to_string(static_cast<unsigned char>(c)) + ", ";
+    return out + "0";
+  };
+  std::string n = std::to_string(place), m = std::to_string(place + 1);
+  return ".version 8.8\n.target sm_90\n.address_size 64\n\n"
+         ".global .align 1 .b8 __unnamed_" +
+         n +
+         "[2] = {107, 0};\n"
+         ".global .align 1 .b8 $str$" +
+         n + "[" + std::to_string(message.size() + 1) + "] = {" +
+         bytes(message) + "};\n.global .align 1 .b8 $str$" + m + "[" +
+         std::to_string(file.size() + 1) + "] = {" + bytes(file) +
+         "};\n\n"
+         ".visible .entry _Z1kv()\n{\n"
+         "\tmov.u64 \t%rd1, $str$" +
+         n +
+         ";\n"
+         "\tmov.u64 \t%rd2, $str$" +
+         m +
+         ";\n"
+         "\tmov.u64 \t%rd3, __unnamed_" +
+         n +
+         ";\n"
+         "\tret;\n}\n";
+}
+
+TEST(PtxCompareTest, StringLiteralsCompareByWhatTheyHold) {
+  EXPECT_TRUE(comparePtx(assertingModule(8, "n < 256", "k.cu"),
+                         assertingModule(10, "n < 256", "k.cu"))
                   .empty());
+  EXPECT_EQ(comparePtx(assertingModule(8, "n < 256", "k.cu"),
+                       assertingModule(10, "n < TILE", "k.cu"))
+                .size(),
+            1u);
+}
+
+TEST(PtxCompareTest, TheCompiledFilesOwnNamesAreOneName) {
+  std::string original = assertingModule(8, "n < 256", "src/k.cu"),
+              tpl = assertingModule(10, "n < 256", "/tmp/v/k.tpl.cu");
+  EXPECT_EQ(comparePtx(original, tpl).size(), 1u);
+  EXPECT_TRUE(comparePtx(original, tpl, "src/k.cu", "/tmp/v/k.tpl.cu").empty());
 }
 
 TEST(PtxCompareTest, AnInstructionThatDiffersIsReported) {
@@ -40,10 +98,15 @@ std::string helperModule(const std::string &kernel, const std::string &helper,
                          const std::string &size) {
   std::string tile = "_ZZ" + helper + "E4tile";
   return ".version 8.8\n.target sm_90\n.address_size 64\n\n"
-         ".visible .entry " + kernel + "(\n\t.param .u64 " + kernel +
+         ".visible .entry " +
+         kernel + "(\n\t.param .u64 " + kernel +
          "_param_0\n)\n{\n"
-         "\t.shared .align 4 .b8 " + tile + "[" + size + "];\n"
-         "\tmov.u32 \t%r1, " + tile + ";\n"
+         "\t.shared .align 4 .b8 " +
+         tile + "[" + size +
+         "];\n"
+         "\tmov.u32 \t%r1, " +
+         tile +
+         ";\n"
          "\tret;\n}\n";
 }
 
@@ -51,7 +114,8 @@ std::string helperModule(const std::string &kernel, const std::string &helper,
 // template k.tpl.cu: `k<8>` calls `helper<false, 8>`.
 const char *OriginalKernel = "_Z1kPf";
 const char *TemplateKernel = "_Z1kILi8EEvPf";
-const char *OriginalHelper = "N34_INTERNAL_0a1b2c3d_4_k_cu_5e6f7a8b6helperILb0EEEvPf";
+const char *OriginalHelper =
+    "N34_INTERNAL_0a1b2c3d_4_k_cu_5e6f7a8b6helperILb0EEEvPf";
 const char *TemplateHelper =
     "N38_INTERNAL_9c8d7e6f_8_k_tpl_cu_5e6f7a8b6helperILb0ELi8EEEvPf";
 
@@ -73,9 +137,10 @@ TEST(PtxCompareTest, ALocalStaticOfAnotherHelperDiffers) {
   // helper<true, 8> is not what the original's helper<false> became.
   auto mismatches = comparePtx(
       helperModule(OriginalKernel, OriginalHelper, "256"),
-      helperModule(TemplateKernel,
-                   "N38_INTERNAL_9c8d7e6f_8_k_tpl_cu_5e6f7a8b6helperILb1ELi8EEEvPf",
-                   "256"));
+      helperModule(
+          TemplateKernel,
+          "N38_INTERNAL_9c8d7e6f_8_k_tpl_cu_5e6f7a8b6helperILb1ELi8EEEvPf",
+          "256"));
   EXPECT_EQ(mismatches.size(), 1u);
 }
 

@@ -208,6 +208,11 @@ struct FunctionFacts {
   /// declaration text up to the body, for a forwarding overload that keeps
   /// the original symbol (callers in other files still link).
   std::string forwarderSignature;
+  /// How the forwarder qualifies the template it calls ("::", "::ns::")
+  /// where another namespace declares a function of the same name (which
+  /// `using namespace` would make a candidate too); empty where there is
+  /// none, or it cannot be named so (an anonymous namespace, a class).
+  std::string forwarderQualifier;
   std::string returnType;
   /// A host function with C linkage (extern "C"): only its definition
   /// becomes a template, inside `extern "C++" {}`, and the forwarder keeps
@@ -245,7 +250,8 @@ struct FunctionFacts {
   /// Kernels: named constants that keep their values: a host
   /// helper computing a launch's grid reads them itself (`GET_BLOCKS(n)`
   /// dividing by the block's constant), and this kernel's result depends on
-  /// its grid.
+  /// its grid; or a device helper that cannot become a template (an
+  /// operator) uses them.
   std::set<std::string> keptConstants;
   /// Device helpers called directly (function ids).
   std::vector<std::string> callees;

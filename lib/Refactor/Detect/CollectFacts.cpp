@@ -120,9 +120,23 @@ class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
 public:
   LaunchFinder(DetectContext &c, const FunctionDecl *host) : C(c), Host(host) {}
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *call) {
-    if (auto view = chevronLaunch(call)) {
+    auto view = chevronLaunch(call);
+    if (!view)
+      return true;
+    if (view->named.kernel) {
       Named.insert(view->named.ref);
       scanLaunch(C, *view, Host);
+      return true;
+    }
+    // A kernel picked from a table: a launch of each entry, with the
+    // launch's geometry (one per spelling: the entries a macro writes are
+    // one).
+    for (const Expr *entry : kernelTableEntries(C, view->named.ref, Host)) {
+      LaunchView one = *view;
+      one.named.ref = entry;
+      one.named.kernel = kernelReference(C, entry, Host).kernel;
+      Named.insert(entry);
+      scanLaunch(C, one, Host);
     }
     return true;
   }
@@ -192,6 +206,14 @@ public:
   using MainFileVisitor::MainFileVisitor;
 
   bool VisitFunctionDecl(FunctionDecl *fd) {
+    // A member of a main-file class defined in a project header (a header
+    // library's `bcht.hpp` declaring `insert`, its `detail/bcht_impl.cuh`
+    // defining it) is read like a launcher the main file calls.
+    if (llvm::isa<CXXMethodDecl>(fd) && !fd->doesThisDeclarationHaveABody() &&
+        !fd->isImplicit() &&
+        C.SM.isInMainFile(C.SM.getExpansionLoc(fd->getLocation())))
+      if (const FunctionDecl *def = fd->getDefinition(); def && def != fd)
+        follow(def);
     if (!fd->doesThisDeclarationHaveABody() || fd->isImplicit() ||
         !C.SM.isInMainFile(C.SM.getExpansionLoc(fd->getLocation())))
       return true;

@@ -413,6 +413,12 @@ struct LaunchView {
 /// or through a local that is never reassigned.
 KernelName kernelReference(DetectContext &c, const clang::Expr *e,
                            const clang::FunctionDecl *host);
+/// `table[i]<<<...>>>` with `table` a local array, never written, of
+/// kernels (`void (*table[8])(...) = {K<1>, K<2>, ...}`): each entry's name,
+/// in order; empty for anything else.
+std::vector<const clang::Expr *>
+kernelTableEntries(DetectContext &c, const clang::Expr *callee,
+                   const clang::FunctionDecl *host);
 /// Grid, block and dynamic shared memory from a local cudaLaunchConfig_t:
 /// its initialiser list, then assignments to its fields in `host`.
 void readLaunchConfig(DetectContext &c, const clang::Expr *configArg,

@@ -11,9 +11,9 @@
 
 #include "clang/Lex/Lexer.h"
 
-#include <cctype>
-
 #include <algorithm>
+#include <cctype>
+#include <functional>
 
 namespace ktune::refactor {
 
@@ -359,6 +359,34 @@ static bool readVirtualSpecifiers(DetectContext &c, const CXXMethodDecl *md,
   return true;
 }
 
+/// Another function of `def`'s name declared at namespace scope elsewhere:
+/// an unqualified call may find both (`using namespace`).
+static bool otherNamespaceFunctionNamed(DetectContext &c,
+                                        const FunctionDecl *def) {
+  if (!def->getDeclName().isIdentifier())
+    return false;
+  const DeclContext *home = def->getDeclContext()->getRedeclContext();
+  std::function<bool(const DeclContext *)> search = [&](const DeclContext *dc) {
+    for (const Decl *d : dc->decls()) {
+      if (const auto *ns = llvm::dyn_cast<NamespaceDecl>(d)) {
+        if (search(ns))
+          return true;
+      } else if (const auto *ls = llvm::dyn_cast<LinkageSpecDecl>(d)) {
+        if (search(ls))
+          return true;
+      } else if (const auto *nd = llvm::dyn_cast<NamedDecl>(d);
+                 nd && nd->getDeclName() == def->getDeclName() &&
+                 (llvm::isa<FunctionDecl>(nd) ||
+                  llvm::isa<FunctionTemplateDecl>(nd)) &&
+                 !dc->getRedeclContext()->Equals(home)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  return search(c.Ctx.getTranslationUnitDecl());
+}
+
 void readForwarder(DetectContext &c, const FunctionDecl *def,
                    FunctionFacts &f) {
   if (!needsForwarder(def, f) || def->isVariadic())
@@ -378,6 +406,21 @@ void readForwarder(DetectContext &c, const FunctionDecl *def,
     f.forwarderSignature =
         llvm::StringRef(text(c, from, f.bodyBegin - 1 - from)).rtrim().str();
   }
+  if (!otherNamespaceFunctionNamed(c, def))
+    return;
+  std::string qualifier = "::";
+  for (const DeclContext *dc = def->getDeclContext(); dc;
+       dc = dc->getParent()) {
+    if (llvm::isa<TranslationUnitDecl>(dc) || llvm::isa<LinkageSpecDecl>(dc))
+      continue;
+    const auto *ns = llvm::dyn_cast<NamespaceDecl>(dc);
+    if (!ns || ns->isAnonymousNamespace()) {
+      qualifier.clear();
+      break;
+    }
+    qualifier = "::" + ns->getNameAsString() + qualifier;
+  }
+  f.forwarderQualifier = qualifier;
   f.returnType = def->getReturnType().getAsString();
 }
 

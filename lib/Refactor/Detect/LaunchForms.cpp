@@ -9,7 +9,8 @@
 //   cudaLaunchKernel((void *)k, grid, block, args, smem, stream)
 //   cudaLaunchCooperativeKernel(...)             the same, cooperative
 //
-// and the kernel may be named through a local (`auto kernel = K<V, T>;`).
+// and the kernel may be named through a local (`auto kernel = K<V, T>;`) or
+// picked from a local table of kernels (`kernel[t_size - 1]<<<g, b>>>()`).
 // Launch helpers (LaunchHelpers.cpp) are read into the same shape.
 //
 //===----------------------------------------------------------------------===//
@@ -111,6 +112,32 @@ KernelName kernelReference(DetectContext &c, const Expr *e,
       return out;
     out.through = var;
     e = var->getInit();
+  }
+  return out;
+}
+
+std::vector<const Expr *> kernelTableEntries(DetectContext &c,
+                                             const Expr *callee,
+                                             const FunctionDecl *host) {
+  const auto *sub =
+      llvm::dyn_cast<ArraySubscriptExpr>(callee->IgnoreParenImpCasts());
+  const auto *ref =
+      sub ? llvm::dyn_cast<DeclRefExpr>(sub->getBase()->IgnoreParenImpCasts())
+          : nullptr;
+  const auto *var = ref ? llvm::dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || !var->isLocalVarDecl() || !var->getType()->isArrayType() ||
+      !var->getInit() || !host || !isEffectivelyConst(c, var, host))
+    return {};
+  const auto *list =
+      llvm::dyn_cast<InitListExpr>(var->getInit()->IgnoreParenImpCasts());
+  if (!list || list->getNumInits() == 0)
+    return {};
+  std::vector<const Expr *> out;
+  for (const Expr *init : list->inits()) {
+    const Expr *named = stripCasts(init);
+    if (!kernelNamed(named))
+      return {}; // a null entry, or a host function: not only kernels
+    out.push_back(named);
   }
   return out;
 }

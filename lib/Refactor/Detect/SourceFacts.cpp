@@ -450,9 +450,51 @@ kernelsReaching(const SourceFacts &facts) {
   return out;
 }
 
+/// A device helper on the way from `kernel` to `helper` (`helper` itself
+/// included) that cannot take template parameters (an operator): the
+/// parameter of a site in `helper` could not reach it. Null if none.
+static const FunctionFacts *blockedOnTheWay(const SourceFacts &facts,
+                                            const std::string &kernel,
+                                            const std::string &helper) {
+  // The functions the kernel reaches, then those of them reaching helper.
+  std::set<std::string> fromKernel{kernel};
+  std::vector<std::string> work{kernel};
+  while (!work.empty()) {
+    std::string id = work.back();
+    work.pop_back();
+    if (const FunctionFacts *f = facts.function(id))
+      for (const auto &c : f->callees)
+        if (fromKernel.insert(c).second)
+          work.push_back(c);
+  }
+  std::set<std::string> toHelper{helper};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const std::string &id : fromKernel)
+      if (const FunctionFacts *f = facts.function(id); f && !toHelper.count(id))
+        for (const auto &c : f->callees)
+          if (toHelper.count(c)) {
+            toHelper.insert(id);
+            grew = true;
+            break;
+          }
+  }
+  for (const std::string &id : toHelper)
+    if (const FunctionFacts *f = facts.function(id);
+        f && id != kernel && f->role == FunctionRole::DeviceHelper &&
+        !f->cannotTemplate.empty())
+      return f;
+  return nullptr;
+}
+
 void attributeHelperOccurrences(SourceFacts &facts) {
   auto reaching = kernelsReaching(facts);
   std::vector<Occurrence> out;
+  auto note = [&](std::string text) {
+    if (std::find(facts.notes.begin(), facts.notes.end(), text) ==
+        facts.notes.end())
+      facts.notes.push_back(std::move(text));
+  };
   for (auto &o : facts.occurrences) {
     if (!o.kernel.empty()) {
       out.push_back(o);
@@ -462,6 +504,20 @@ void attributeHelperOccurrences(SourceFacts &facts) {
     if (it == reaching.end())
       continue; // a helper no kernel in this file calls
     for (const auto &k : it->second) {
+      // A helper that cannot become a template keeps its constants, and
+      // so does the kernel, which shares them with it.
+      if (const FunctionFacts *blocked =
+              blockedOnTheWay(facts, k, o.function)) {
+        std::string what = o.constant.empty() ? o.text : o.constantName;
+        if (!o.constant.empty())
+          facts.functions[k].keptConstants.insert(o.constant);
+        note(facts.pathOf(filePart(o.offset)) + ":" + std::to_string(o.line) +
+             ": " + what + " keeps its value in " +
+             facts.functions[k].qualifiedName + ": it is used in " +
+             blocked->qualifiedName + ", which cannot become a template (" +
+             blocked->cannotTemplate + ")");
+        continue;
+      }
       Occurrence copy = o;
       copy.kernel = k;
       out.push_back(std::move(copy));

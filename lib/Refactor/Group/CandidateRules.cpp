@@ -79,6 +79,9 @@ std::optional<ParamKind> kindFromName(const std::string &name) {
     return ParamKind::Unroll;
   if (has("tile") || is({"blockm", "blockn", "blockk", "bm", "bn", "bk"}))
     return ParamKind::TileSize;
+  // Before the block sizes: kMaxItemsPerThreads ends in "threads".
+  if (has("perthread"))
+    return ParamKind::ItemsPerThread;
   if (has("threadsperblock") || has("blocksize") || has("blockdim") ||
       has("numthreads") || has("nthreads") || has("ctasize") ||
       has("blockwidth") || // a block's width in threads, no vector's

@@ -132,6 +132,13 @@ public:
                      std::shared_ptr<clang::PCHContainerOperations> pchOps,
                      clang::DiagnosticConsumer *diags) override {
     const auto &inputs = invocation->getFrontendOpts().Inputs;
+    // A header given as the input that its own headers include again
+    // (BGHT's iht.hpp, included back by detail/iht_impl.cuh): nvcc's host
+    // compiler honours its `#pragma once`, Clang only in a header.
+    if (inputs.size() == 1 && inputs[0].isFile())
+      if (auto text = llvm::MemoryBuffer::getFile(inputs[0].getFile());
+          text && (*text)->getBuffer().contains("#pragma once"))
+        invocation->getLangOpts().IsHeaderFile = true;
     if (inputs.size() == 1 && inputs[0].isFile()) {
       auto buffer =
           MainText
@@ -144,11 +151,6 @@ public:
       if (OnlyPreamble)
         return true;
     }
-    if (MainText && inputs.size() == 1 && inputs[0].isFile())
-      invocation->getPreprocessorOpts().addRemappedFile(
-          inputs[0].getFile(),
-          llvm::MemoryBuffer::getMemBufferCopy(*MainText, inputs[0].getFile())
-              .release());
     invocation->getFrontendOpts().SkipFunctionBodies = Options.skipHeaderBodies;
     // Every error is judged (ParseRecovery.cpp): none may go unreported.
     invocation->getDiagnosticOpts().ErrorLimit = 0;
@@ -206,22 +208,31 @@ fileSystemOf(const std::vector<std::string> &cl) {
   return fs;
 }
 
-/// The project's headers read as the main file is (nvccSpellings: nvcc's
-/// spellings Clang does not take, rewritten in place, offsets kept); every
-/// other file as it is.
+/// The main file and the project's headers with nvcc's spellings Clang
+/// does not take rewritten in place (nvccSpellings, offsets kept); every
+/// other file as it is. The main file is the same file under any path (a
+/// header given as the input that its own headers include again, behind
+/// `#pragma once`).
 class NvccSyntaxFileSystem : public llvm::vfs::ProxyFileSystem {
 public:
   NvccSyntaxFileSystem(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs,
-                       std::shared_ptr<const HeaderFilter> headers)
-      : ProxyFileSystem(std::move(fs)), Headers(std::move(headers)) {}
+                       std::shared_ptr<const HeaderFilter> headers,
+                       const std::string &mainFile)
+      : ProxyFileSystem(std::move(fs)), Headers(std::move(headers)) {
+    if (auto status = ProxyFileSystem::status(mainFile))
+      Main = status->getUniqueID();
+  }
 
   llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>>
   openFileForRead(const llvm::Twine &path) override {
     auto file = ProxyFileSystem::openFileForRead(path);
     std::string name = path.str();
-    if (!file || !Headers || !Headers->allows(name, absolutePathIn("", name)))
+    if (!file)
       return file;
     auto status = (*file)->status();
+    bool main = status && Main && status->getUniqueID() == *Main;
+    if (!main && (!Headers || !Headers->allows(name, absolutePathIn("", name))))
+      return file;
     auto buffer = (*file)->getBuffer(name);
     if (!status || !buffer)
       return file;
@@ -250,6 +261,7 @@ private:
   };
 
   std::shared_ptr<const HeaderFilter> Headers;
+  std::optional<llvm::sys::fs::UniqueID> Main;
 };
 
 SideResult runSide(const CompileCommand &command, const ParserOptions &options,
@@ -286,8 +298,8 @@ SideResult runSide(const CompileCommand &command, const ParserOptions &options,
     ErrorRecorder recorder(printer);
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(
         clang::FileSystemOptions(),
-        llvm::makeIntrusiveRefCnt<NvccSyntaxFileSystem>(fileSystemOf(*cl),
-                                                        options.headers));
+        llvm::makeIntrusiveRefCnt<NvccSyntaxFileSystem>(
+            fileSystemOf(*cl), options.headers, std::string(absFile)));
     SideToolAction action(onAST, side, opts, key, &recorder,
                           mainText ? &*mainText : nullptr);
     action.OnlyPreamble = onlyPreamble;

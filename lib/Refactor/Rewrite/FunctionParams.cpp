@@ -16,26 +16,36 @@
 namespace ktune::refactor {
 
 void Rewriter::nameHostParameters() {
-  // A host function launching several planned kernels whose parameters
-  // share a name but not a default names them after their kernels.
+  // A host function launching several planned kernels, or holding sites of
+  // their parameters (the template arguments of launcher calls), whose
+  // parameters share a name but not a default names them after their
+  // kernels.
+  auto hostsOf = [&](const KernelWork &w, const ParamWork &p) {
+    std::set<std::string> hosts;
+    for (const auto &call : Facts.calls)
+      if (call.isLaunch && call.callee == w.kernel->id)
+        hosts.insert(call.caller);
+    for (const std::string &fn : p.functions)
+      if (const FunctionFacts *f = Facts.function(fn);
+          f && f->role == FunctionRole::Host)
+        hosts.insert(fn);
+    return hosts;
+  };
   std::map<std::string, std::map<std::string, std::set<int64_t>>> defaults;
   for (const auto &w : Work)
-    for (const auto &call : Facts.calls)
-      if (call.isLaunch && call.callee == w.kernel->id)
-        for (const auto &p : w.params)
-          defaults[call.caller][p.name].insert(p.defaultValue);
+    for (const auto &p : w.params)
+      for (const std::string &host : hostsOf(w, p))
+        defaults[host][p.name].insert(p.defaultValue);
   for (const auto &w : Work)
-    for (const auto &call : Facts.calls)
-      if (call.isLaunch && call.callee == w.kernel->id)
-        for (const auto &p : w.params)
-          if (defaults[call.caller][p.name].size() > 1) {
-            std::string prefix;
-            for (char c : w.kernel->name)
-              prefix += static_cast<char>(
-                  std::toupper(static_cast<unsigned char>(c)));
-            HostNames[{call.caller, w.kernel->id, p.name}] =
-                prefix + "_" + p.name;
-          }
+    for (const auto &p : w.params)
+      for (const std::string &host : hostsOf(w, p))
+        if (defaults[host][p.name].size() > 1) {
+          std::string prefix;
+          for (char c : w.kernel->name)
+            prefix +=
+                static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+          HostNames[{host, w.kernel->id, p.name}] = prefix + "_" + p.name;
+        }
 }
 
 std::optional<ktune::Error> Rewriter::checkSharedMacroSites() {
@@ -303,18 +313,54 @@ std::optional<ktune::Error> Rewriter::passLaunchParamsToCallers() {
       }
       std::vector<FnParam> wanted = calleeIt->second;
       for (const FnParam &q : wanted) {
-        const auto &have = FnParams[call.caller];
-        if (std::any_of(have.begin(), have.end(),
-                        [&](const FnParam &h) { return h.name == q.name; }))
+        auto key = std::make_tuple(call.caller, call.callee, q.name);
+        if (PassedAs.count(key))
           continue;
+        const auto &have = FnParams[call.caller];
+        auto same = std::find_if(have.begin(), have.end(),
+                                 [&](auto &h) { return h.name == q.name; });
+        std::string name = q.name;
+        if (same != have.end()) {
+          // The caller's own knob of that name (another kernel's block
+          // size, say) is the same knob only with the same default.
+          if (same->defaultValue == q.defaultValue && same->type == q.type)
+            continue;
+          name = freshName(call.caller, q.name);
+          PassedAs[key] = name;
+        }
         for (const ParamWork *p : q.params)
-          if (auto e = addFnParam(call.caller, *p, q.name))
+          if (auto e = addFnParam(call.caller, *p, name))
             return e;
         changed = true;
       }
     }
   }
   return std::nullopt;
+}
+
+std::string Rewriter::passedAs(const std::string &caller,
+                               const std::string &callee,
+                               const std::string &name) const {
+  auto it = PassedAs.find({caller, callee, name});
+  return it == PassedAs.end() ? name : it->second;
+}
+
+std::string Rewriter::freshName(const std::string &fn,
+                                const std::string &base) const {
+  auto taken = [&](const std::string &n) {
+    if (Macros.count(n))
+      return true;
+    for (const auto &[at, id] : Idents)
+      if (id == n)
+        return true;
+    auto it = FnParams.find(fn);
+    return it != FnParams.end() &&
+           std::any_of(it->second.begin(), it->second.end(),
+                       [&](const FnParam &q) { return q.name == n; });
+  };
+  for (int i = 2;; ++i)
+    if (std::string n = base + "_" + std::to_string(i); !taken(n))
+      return n;
 }
 
 /// Keep the original symbol: a non-template overload forwarding to the

@@ -292,6 +292,49 @@ private:
     return {};
   }
 
+  /// The #include lines of a header that reach the main file again (a
+  /// header library's `detail/iht_impl.cuh` including `<bght/iht.hpp>`,
+  /// the input, which includes it): the main file is being read when the
+  /// copy is, so the line is a no-op there (`#pragma once`, guards), and
+  /// the copy must not reach the original main file beside the template.
+  std::vector<std::pair<unsigned, unsigned>> includesOfMain(unsigned index) {
+    std::vector<std::pair<unsigned, unsigned>> out;
+    llvm::StringRef text = source(index);
+    for (size_t pos = 0; pos < text.size();) {
+      size_t end = std::min(text.find('\n', pos), text.size());
+      llvm::StringRef line = text.slice(pos, end);
+      llvm::StringRef rest = line.ltrim(" \t");
+      unsigned at = static_cast<unsigned>(pos + (rest.data() - line.data()));
+      bool directive = rest.consume_front("#");
+      rest = rest.ltrim(" \t");
+      if (directive && rest.consume_front("include") &&
+          !rest.starts_with("_next")) {
+        rest = rest.ltrim(" \t");
+        char close = rest.starts_with("<") ? '>' : '"';
+        size_t stop = rest.size() > 1 ? rest.find(close, 1) : rest.npos;
+        if ((rest.starts_with("<") || rest.starts_with("\"")) &&
+            stop != rest.npos) {
+          std::string spelled = rest.slice(1, stop).str();
+          std::vector<std::string> dirs;
+          if (close == '"')
+            dirs.push_back(parentOf(original(index)));
+          dirs.insert(dirs.end(), Facts.includeRoots.begin(),
+                      Facts.includeRoots.end());
+          for (const auto &dir : dirs)
+            if (Exists(joined(dir, spelled))) {
+              if (joined(dir, spelled) == normalized(absoluteMain()))
+                out.emplace_back(at,
+                                 static_cast<unsigned>(rest.data() + stop + 1 -
+                                                       text.data() - at));
+              break;
+            }
+        }
+      }
+      pos = end + 1;
+    }
+    return out;
+  }
+
   llvm::Expected<std::string> textOf(unsigned index) {
     std::string placed;
     if (index > 0)
@@ -299,6 +342,14 @@ private:
     clang::tooling::Replacements edits;
     if (auto it = Marked.find(index); it != Marked.end())
       edits = it->second;
+    if (index > 0)
+      for (auto [at, length] : includesOfMain(index)) {
+        clang::tooling::Replacement r(
+            Facts.pathOf(index), at, 0,
+            "// the main file, which includes this header: ");
+        if (auto e = edits.add(r))
+          return e;
+      }
     for (const auto &q : quotedIncludes(source(index))) {
       auto spelling = respelled(index, placed, q);
       if (!spelling)

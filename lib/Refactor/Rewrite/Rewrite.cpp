@@ -39,7 +39,7 @@ void Rewriter::forwarderEdit(const FunctionFacts &f,
   e.text = "\n\n" + indent +
            "// The original entry point: the default configuration.\n" +
            indent + (f.cLinkage ? "extern \"C\" " : "") + f.forwarderSignature +
-           " {\n" + indent + "  return " +
+           " {\n" + indent + "  return " + f.forwarderQualifier +
            (f.templateName.empty() ? f.name : f.templateName) + "<" + values +
            ">(" + args + ");\n" + indent + "}";
   Edits.push_back(e);
@@ -175,11 +175,12 @@ std::optional<ktune::Error> Rewriter::callEdits() {
           (callee && (callee->isVirtual || callee->outOfClassMember)))
         continue;
       for (const FnParam &q : calleeIt->second) {
+        std::string name = passedAs(call.caller, call.callee, q.name);
         bool callerHas =
             std::any_of(callerIt->second.begin(), callerIt->second.end(),
-                        [&](const FnParam &c) { return c.name == q.name; });
+                        [&](const FnParam &c) { return c.name == name; });
         if (callerHas)
-          pass.push_back(q.name);
+          pass.push_back(name);
       }
       if (pass.size() != calleeIt->second.size())
         pass.clear(); // the caller is another kernel: defaults apply

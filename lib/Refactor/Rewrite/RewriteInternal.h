@@ -264,6 +264,16 @@ private:
   std::set<std::pair<std::string, std::string>> CallsAtDefaults;
   std::map<std::tuple<std::string, std::string, std::string>, std::string>
       HostNames;
+  /// (caller, callee, the callee's parameter) -> the caller's parameter
+  /// passed for it, where the caller already has one of that name with
+  /// another default or type (another kernel's knob).
+  std::map<std::tuple<std::string, std::string, std::string>, std::string>
+      PassedAs;
+  /// The caller's name for what it passes as the callee's parameter `name`.
+  std::string passedAs(const std::string &caller, const std::string &callee,
+                       const std::string &name) const;
+  /// A name no identifier of the files and no parameter of `fn` has yet.
+  std::string freshName(const std::string &fn, const std::string &base) const;
 };
 
 // --- Where rewritten headers go (OutputTree.cpp) ----------------------------

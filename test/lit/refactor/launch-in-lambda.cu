@@ -35,4 +35,4 @@ void copy(float *out, const float *in, int d, int rows, cudaStream_t s) {
 // TPL:        dim3 block(std::min(d, BLOCK_SIZE));
 // TPL-NEXT:   auto go = [&] { copy_rows<float><<<grid, block, 0, s>>>(out, in, d); };
 // TPL:      void copy(float *out, const float *in, int d, int rows, cudaStream_t s) {
-// TPL-NEXT:   return copy<512>(out, in, d, rows, s);
+// TPL-NEXT:   return ::copy<512>(out, in, d, rows, s);

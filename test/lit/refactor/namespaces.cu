@@ -55,7 +55,7 @@ void run(float *x) { inner<<<1, 32>>>(x); }
 // TPL-NEXT:   detail::inner<INNER_BLOCK_SIZE><<<n / INNER_BLOCK_SIZE, INNER_BLOCK_SIZE>>>(x);
 // TPL-NEXT:   hidden<HIDDEN_BLOCK_SIZE><<<n / HIDDEN_BLOCK_SIZE, HIDDEN_BLOCK_SIZE>>>(x);
 // TPL:      void run(float *x, int n) {
-// TPL-NEXT:   return run<128, 64>(x, n);
+// TPL-NEXT:   return ::ops::run<128, 64>(x, n);
 // TPL:      namespace other {
 // TPL-NEXT: template <int BLOCK_SIZE = 32>
 // TPL-NEXT: __global__ void __launch_bounds__(BLOCK_SIZE) inner(float *x) {

@@ -69,6 +69,8 @@ TEST(CandidateRules, KindFromName) {
   EXPECT_EQ(kindFromName("kUnroll"), ParamKind::Unroll);
   EXPECT_EQ(kindFromName("kWarps"), ParamKind::WarpsPerBlock);
   EXPECT_EQ(kindFromName("ITEMS_PER_THREAD"), ParamKind::ItemsPerThread);
+  // Items per thread, though the name ends in "threads".
+  EXPECT_EQ(kindFromName("MaxItemsPerThreads"), ParamKind::ItemsPerThread);
   EXPECT_EQ(kindFromName("kVecWidth"), ParamKind::VectorWidth);
   // A vector-matrix kernel's threads, not a vector width.
   EXPECT_EQ(kindFromName("VECMAT_THREADS"), ParamKind::BlockSize);

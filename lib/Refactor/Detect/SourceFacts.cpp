@@ -12,6 +12,7 @@
 #include "ktune/Support/EnumNames.h"
 
 #include <algorithm>
+#include <map>
 #include <ostream>
 #include <set>
 #include <tuple>
@@ -495,6 +496,17 @@ void attributeHelperOccurrences(SourceFacts &facts) {
         facts.notes.end())
       facts.notes.push_back(std::move(text));
   };
+  // Per (kernel, helper): a file has many sites in few helpers.
+  std::map<std::pair<std::string, std::string>, const FunctionFacts *>
+      blockedFor;
+  auto blocked = [&](const std::string &kernel, const std::string &helper) {
+    auto key = std::make_pair(kernel, helper);
+    auto it = blockedFor.find(key);
+    if (it == blockedFor.end())
+      it =
+          blockedFor.emplace(key, blockedOnTheWay(facts, kernel, helper)).first;
+    return it->second;
+  };
   for (auto &o : facts.occurrences) {
     if (!o.kernel.empty()) {
       out.push_back(o);
@@ -506,16 +518,15 @@ void attributeHelperOccurrences(SourceFacts &facts) {
     for (const auto &k : it->second) {
       // A helper that cannot become a template keeps its constants, and
       // so does the kernel, which shares them with it.
-      if (const FunctionFacts *blocked =
-              blockedOnTheWay(facts, k, o.function)) {
+      if (const FunctionFacts *helper = blocked(k, o.function)) {
         std::string what = o.constant.empty() ? o.text : o.constantName;
         if (!o.constant.empty())
           facts.functions[k].keptConstants.insert(o.constant);
         note(facts.pathOf(filePart(o.offset)) + ":" + std::to_string(o.line) +
              ": " + what + " keeps its value in " +
              facts.functions[k].qualifiedName + ": it is used in " +
-             blocked->qualifiedName + ", which cannot become a template (" +
-             blocked->cannotTemplate + ")");
+             helper->qualifiedName + ", which cannot become a template (" +
+             helper->cannotTemplate + ")");
         continue;
       }
       Occurrence copy = o;

@@ -297,8 +297,8 @@ private:
   /// the input, which includes it): the main file is being read when the
   /// copy is, so the line is a no-op there (`#pragma once`, guards), and
   /// the copy must not reach the original main file beside the template.
-  std::vector<std::pair<unsigned, unsigned>> includesOfMain(unsigned index) {
-    std::vector<std::pair<unsigned, unsigned>> out;
+  std::vector<unsigned> includesOfMain(unsigned index) {
+    std::vector<unsigned> out;
     llvm::StringRef text = source(index);
     for (size_t pos = 0; pos < text.size();) {
       size_t end = std::min(text.find('\n', pos), text.size());
@@ -323,9 +323,7 @@ private:
           for (const auto &dir : dirs)
             if (Exists(joined(dir, spelled))) {
               if (joined(dir, spelled) == normalized(absoluteMain()))
-                out.emplace_back(at,
-                                 static_cast<unsigned>(rest.data() + stop + 1 -
-                                                       text.data() - at));
+                out.push_back(at);
               break;
             }
         }
@@ -343,7 +341,7 @@ private:
     if (auto it = Marked.find(index); it != Marked.end())
       edits = it->second;
     if (index > 0)
-      for (auto [at, length] : includesOfMain(index)) {
+      for (unsigned at : includesOfMain(index)) {
         clang::tooling::Replacement r(
             Facts.pathOf(index), at, 0,
             "// the main file, which includes this header: ");

@@ -25,6 +25,19 @@ namespace {
 using Field = std::shared_ptr<const LaunchDim>;
 using Fields = std::array<Field, 3>; // nullptr: dim3's default, 1
 
+/// A field's value on entering a loop's body: the value before the loop or
+/// the one the last iteration left. Known again once the body assigns it.
+const Field &unknown() {
+  static const Field u = std::make_shared<LaunchDim>();
+  return u;
+}
+
+bool known(const Field &f) {
+  return f != unknown() &&
+         (!f || !f->condition || (known(f->then) && known(f->otherwise))) &&
+         (!f || known(f->prior));
+}
+
 Field leaf(const Expr *e) { return std::make_shared<LaunchDim>(LaunchDim{e}); }
 
 /// The values of a local dim3's fields along the statements that run, in
@@ -70,7 +83,27 @@ public:
     }
     if (const auto *sw = llvm::dyn_cast<SwitchStmt>(s))
       return runToInCase(sw, use, f);
-    return false;
+    // A loop whose body holds `use` (`for (m...) { t = 32; k<<<g, t>>>(); }`):
+    // the body starts from either value; what it assigns before `use` is
+    // known.
+    const Stmt *body = nullptr;
+    std::vector<const Stmt *> header;
+    if (const auto *fs = llvm::dyn_cast<ForStmt>(s))
+      body = fs->getBody(),
+      header = {fs->getInit(), fs->getCond(), fs->getInc(),
+                fs->getConditionVariableDeclStmt()};
+    else if (const auto *ws = llvm::dyn_cast<WhileStmt>(s))
+      body = ws->getBody(),
+      header = {ws->getCond(), ws->getConditionVariableDeclStmt()};
+    else if (const auto *ds = llvm::dyn_cast<DoStmt>(s))
+      body = ds->getBody(), header = {ds->getCond()};
+    if (!body || !within(body, use) ||
+        std::any_of(header.begin(), header.end(),
+                    [&](const Stmt *h) { return h && changes(h); }))
+      return false;
+    for (Field &field : f)
+      field = unknown();
+    return runTo(body, use, f);
   }
 
 private:
@@ -272,7 +305,8 @@ bool reachingFields(DetectContext &c, const VarDecl *var,
   Fields fields;
   for (size_t i = 0; i < initial.size(); ++i)
     fields[i] = std::make_shared<LaunchDim>(initial[i]);
-  if (!FieldFlow(c, var, fn).runTo(scope, use, fields))
+  if (!FieldFlow(c, var, fn).runTo(scope, use, fields) ||
+      !std::all_of(fields.begin(), fields.end(), known))
     return false;
   size_t n = 3;
   while (n > 1 && !fields[n - 1])
@@ -306,7 +340,7 @@ bool reachingValue(DetectContext &c, const VarDecl *var, const FunctionDecl *fn,
   if (var->getInit())
     fields[0] = leaf(var->getInit());
   if (!FieldFlow(c, var, fn).runTo(scope, use, fields) || !fields[0] ||
-      !complete(*fields[0]))
+      !known(fields[0]) || !complete(*fields[0]))
     return false;
   value = *fields[0];
   return true;

@@ -279,7 +279,10 @@ void foldTemplateArgs(KernelGroups &k) {
 std::vector<CandidateGroup> qualifiedNamedGroups(const KernelGroups &k) {
   std::vector<CandidateGroup> out;
   for (auto &[key, g] : k.named) {
-    bool evidence = std::any_of(g.sites.begin(), g.sites.end(), isEvidenceRole);
+    // A grid-stride kernel's grid is evidence whatever its name (`GS`).
+    bool evidence =
+        std::any_of(g.sites.begin(), g.sites.end(), isEvidenceRole) ||
+        inferKind(g) == ParamKind::GridSize;
     // Enumerators name cases (PACK_SCALED, LAYOUT_B) more often than
     // sizes: their name alone is no evidence.
     bool enumerator = g.sites.front().spelling == Spelling::Enumerator;

@@ -48,15 +48,30 @@ void looped(size_t n, float *t) {
   }
 }
 
+// Assigned in the loop's body before the launch (RSBench's per-material
+// launches): each iteration launches with that value.
+void per_material(size_t n, float *t) {
+  int nthreads = 32;
+  bench<<<(n + 31) / 32, nthreads>>>(n, t);
+  for (int m = 0; m < 12; m++) {
+    nthreads = 160;
+    int nblocks = (n + nthreads - 1) / nthreads;
+    bench<<<nblocks, nthreads>>>(n, t);
+  }
+}
+
 // CAND:     CAND block_size bench value=1024 spelling=THREADS_GMEM high launch-param
 // CAND-NEXT:  SITE 27:14 launch_block 'THREADS_GMEM' -> {P}
 // CAND:     CAND block_size bench value=512 spelling=THREADS_SHMEM high launch-param
 // CAND-NEXT:  SITE 30:14 launch_block 'THREADS_SHMEM' -> {P}
 // CAND-NOT: value=384
 // CAND-NOT: value=192
+// CAND:     CAND block_size bench value=160 spelling=160 high launch-param
+// CAND-NEXT:  SITE 57:16 launch_block '160' -> {P}
 // TPL: thread = [[P1:BLOCK_SIZE[_0-9]*]];
 // TPL: thread = [[P2:BLOCK_SIZE[_0-9]*]];
 // TPL: threads = 384;
 // TPL: int threads = 96;
 // TPL: threads = 192;
+// TPL: nthreads = {{BLOCK_SIZE[_0-9]*}};
 // PTX: ptx-identical: {{[0-9]+}} function(s) identical

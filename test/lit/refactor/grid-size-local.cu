@@ -43,9 +43,24 @@ void run(float *x, float *partials, int n) {
   partial_sums<<<partial_blocks, 256>>>(x, partials, n);
 }
 
+// A name that says nothing of its kind (TensorRT's `GS`): the grid-stride
+// kernel it sizes is the evidence.
+__global__ void scale(float *x, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    x[i] *= 0.5f;
+}
+
+void run_named(float *x, int n, cudaStream_t stream) {
+  const int GS = 256;
+  scale<<<GS, 128, 0, stream>>>(x, n);
+}
+
 // CAND:     CAND grid_size fill value=120 spelling=num_blocks high launch-param
 // CAND-NEXT:  SITE 39:20 definition '120' -> {P}
 // CAND-NOT: value=64
+// CAND:     CAND grid_size scale value=256 spelling=GS high launch-param
+// CAND-NEXT:  SITE 54:18 definition '256' -> {P}
 // TPL: int num_blocks = GRID_SIZE;
 // TPL: int partial_blocks = 64;
-// PTX: ptx-identical: 3 function(s) identical
+// TPL: const int GS = {{GRID_SIZE[_0-9]*}};
+// PTX: ptx-identical: 4 function(s) identical

@@ -50,13 +50,18 @@ void FactSink::occurrence(Occurrence o, std::optional<Position> launch) {
   if (launch &&
       std::find(launches.begin(), launches.end(), *launch) == launches.end())
     launches.push_back(*launch);
+  // One spelling read twice (a macro's argument: `dMIN(n, 1024)` is
+  // `n < 1024 ? n : 1024`) is the whole value if either read is.
   if (it != Occs.end() && roleRank(o.role, o.useRole) <=
                               roleRank(it->second.role, it->second.useRole)) {
     it->second.launches = std::move(launches);
+    it->second.top |= o.top;
     return;
   }
-  if (it != Occs.end())
+  if (it != Occs.end()) {
+    o.top |= it->second.top;
     Occs.erase(it); // a more specific role wins
+  }
   o.launches = std::move(launches);
   Occs.emplace(key, std::move(o));
 }

@@ -50,18 +50,13 @@ void FactSink::occurrence(Occurrence o, std::optional<Position> launch) {
   if (launch &&
       std::find(launches.begin(), launches.end(), *launch) == launches.end())
     launches.push_back(*launch);
-  // One spelling read twice (a macro's argument: `dMIN(n, 1024)` is
-  // `n < 1024 ? n : 1024`) is the whole value if either read is.
   if (it != Occs.end() && roleRank(o.role, o.useRole) <=
                               roleRank(it->second.role, it->second.useRole)) {
     it->second.launches = std::move(launches);
-    it->second.top |= o.top;
     return;
   }
-  if (it != Occs.end()) {
-    o.top |= it->second.top;
+  if (it != Occs.end())
     Occs.erase(it); // a more specific role wins
-  }
   o.launches = std::move(launches);
   Occs.emplace(key, std::move(o));
 }
@@ -457,10 +452,14 @@ walkConditional(DetectContext &c, const ConditionalOperator *cond,
   if (std::string fn = minMaxOf(c, cond->getCond(), cond->getTrueExpr(),
                                 cond->getFalseExpr());
       !fn.empty()) {
+    // The branches first: a bound spelled once and read twice (a macro's
+    // argument, `dMIN(n, 1024)`) is recorded as the branch reads it, whole.
+    auto bounds =
+        walkBounds(c, fn, cond->getTrueExpr(), cond->getFalseExpr(), ctx);
     RoleCtx bound = ctx;
     bound.cap = true;
     walk(c, cond->getCond(), bound);
-    return walkBounds(c, fn, cond->getTrueExpr(), cond->getFalseExpr(), ctx);
+    return bounds;
   }
   RoleCtx inner = ctx;
   inner.top = inner.cap = false;

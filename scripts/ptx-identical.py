@@ -167,14 +167,22 @@ def anonymous(name):
 def string_constants(ptx, source):
     """`$str$N` -> its bytes: string literals are numbered by the order
     the module emits them, so a body names them by what they hold. The
-    compiled file's own name (an assert's __FILE__) is no code."""
+    compiled file's own name (an assert's __FILE__) is no code, nor is the
+    path a header is included by."""
     out = {}
     for m in re.finditer(r"(\$str(?:\$\d+)?)\[\d+\]\s*=\s*\{([^}]*)\}",
                          ptx):
         data = m.group(2).replace(" ", "")
         text = "".join(chr(int(b)) for b in data.split(",")
                        if b.isdigit() and int(b) != 0)
-        out[m.group(1)] = "FILE" if text == source else data
+        if text == source:
+            out[m.group(1)] = "FILE"
+        elif text and os.path.isfile(text):
+            # A header's name spelled another way (the template includes it
+            # by another path): the same file.
+            out[m.group(1)] = "PATH{" + os.path.realpath(text) + "}"
+        else:
+            out[m.group(1)] = data
     return out
 
 

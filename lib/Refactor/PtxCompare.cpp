@@ -2,6 +2,8 @@
 
 #include "PtxCompare.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Demangle/Demangle.h"
 
@@ -228,7 +230,16 @@ stringConstants(const std::string &ptx, const std::string &file) {
       if (!byte.getAsInteger(10, value) && value != 0)
         text += static_cast<char>(value);
     }
-    out[(*it)[1].str()] = !file.empty() && text == file ? "FILE" : bytes;
+    // A header's name (an assert's __FILE__ there) spelled another way:
+    // the template includes it by another path; the file is the same.
+    llvm::SmallString<256> real;
+    if (!file.empty() && text == file)
+      out[(*it)[1].str()] = "FILE";
+    else if (!text.empty() && llvm::sys::fs::is_regular_file(text) &&
+             !llvm::sys::fs::real_path(text, real))
+      out[(*it)[1].str()] = "PATH{" + real.str().str() + "}";
+    else
+      out[(*it)[1].str()] = bytes;
   }
   return out;
 }

@@ -2,6 +2,9 @@
 
 #include "PtxCompare.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <gtest/gtest.h>
 
 using namespace ktune::refactor;
@@ -82,6 +85,30 @@ TEST(PtxCompareTest, TheCompiledFilesOwnNamesAreOneName) {
               tpl = assertingModule(10, "n < 256", "/tmp/v/k.tpl.cu");
   EXPECT_EQ(comparePtx(original, tpl).size(), 1u);
   EXPECT_TRUE(comparePtx(original, tpl, "src/k.cu", "/tmp/v/k.tpl.cu").empty());
+}
+
+TEST(PtxCompareTest, AHeadersNameSpelledAnotherWayIsOneName) {
+  // An assert in a header: its __FILE__ is the path the header was included
+  // by, relative in the original, absolute in the template.
+  llvm::SmallString<128> root;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ptx-paths", root));
+  std::string dir = root.str().str();
+  ASSERT_FALSE(llvm::sys::fs::create_directories(dir + "/src/x"));
+  ASSERT_FALSE(llvm::sys::fs::create_directories(dir + "/common"));
+  for (const char *name : {"/common/bits.h", "/common/other.h"}) {
+    std::error_code ec;
+    llvm::raw_fd_ostream(dir + name, ec) << "// header\n";
+    ASSERT_FALSE(ec);
+  }
+  std::string relative = dir + "/src/x/../../common/bits.h";
+  EXPECT_TRUE(comparePtx(assertingModule(8, "i < n", relative),
+                         assertingModule(10, "i < n", dir + "/common/bits.h"))
+                  .empty());
+  EXPECT_EQ(comparePtx(assertingModule(8, "i < n", relative),
+                       assertingModule(10, "i < n", dir + "/common/other.h"))
+                .size(),
+            1u);
+  llvm::sys::fs::remove_directories(dir);
 }
 
 TEST(PtxCompareTest, AnInstructionThatDiffersIsReported) {

@@ -144,6 +144,18 @@ def load_corpus(path):
     return entries
 
 
+def include_dirs(entry):
+    """Where a label's header may be: the compile's directory and the
+    project's -I directories."""
+    out, args = [entry["directory"]], entry["nvcc_args"]
+    for i, a in enumerate(args):
+        d = args[i + 1] if a == "-I" and i + 1 < len(args) else \
+            a[2:] if a.startswith("-I") and len(a) > 2 else None
+        if d:
+            out.append(os.path.normpath(os.path.join(entry["directory"], d)))
+    return out
+
+
 def label_text(label, main_file):
     if "name" in label:
         return label["name"]
@@ -151,7 +163,46 @@ def label_text(label, main_file):
            f"{label['line']}:{label['text']}"
 
 
-def matches(label, candidate, main_file):
+def label_path(label, main_file, search_dirs):
+    """The file a line label is on: the main file, or the header `"file"`
+    names (a path suffix) found beside it or under an include directory."""
+    want = label.get("file")
+    if not want:
+        return main_file
+    for d in [os.path.dirname(main_file)] + search_dirs:
+        p = os.path.normpath(os.path.join(d, want))
+        if os.path.isfile(p):
+            return p
+    return None
+
+
+_DEFINED = {}
+
+
+def defined_names(label, main_file, search_dirs):
+    """Names a line label's line defines with the label's text as their value
+    (`#define THREADS 256`, `const int kBlock = 256;`, `enum { X = 256 }`):
+    such a label is that named constant's, as `{"name": N}` is."""
+    path = label_path(label, main_file, search_dirs)
+    key = (path, label.get("line"), label.get("text"))
+    if key in _DEFINED:
+        return _DEFINED[key]
+    names = set()
+    try:
+        with open(path, errors="replace") as f:
+            line = f.read().splitlines()[label["line"] - 1]
+    except (OSError, IndexError, TypeError):
+        line = ""
+    text = re.escape(label.get("text", ""))
+    for pattern in (rf"#\s*define\s+(\w+)\s+\(?\s*{text}(?![\w.])",
+                    rf"\b(\w+)\s*=\s*\(?\s*{text}(?![\w.])",
+                    rf"\b(\w+)\s*\{{\s*{text}\s*\}}"):
+        names.update(re.findall(pattern, line))
+    _DEFINED[key] = names
+    return names
+
+
+def matches(label, candidate, main_file, search_dirs=()):
     kernel = label.get("kernel")
     if kernel and candidate.get("kernel", "").split("::")[-1] != \
             kernel.split("::")[-1]:
@@ -161,6 +212,11 @@ def matches(label, candidate, main_file):
             return True
         return any(s.get("text") == label["name"]
                    for s in candidate.get("sites", []))
+    # A label on a named constant's definition: the candidates of that name
+    # (lifted where it is used, when the definition cannot change).
+    for name in defined_names(label, main_file, list(search_dirs)):
+        if matches({"name": name}, candidate, main_file):
+            return True
     want_file = label.get("file")
     for s in candidate.get("sites", []):
         site_file = s.get("file", main_file)
@@ -176,10 +232,11 @@ def matches(label, candidate, main_file):
     return False
 
 
-def recall(labels, candidates, lifted_ids, main_file):
+def recall(labels, candidates, lifted_ids, main_file, search_dirs=()):
     found, lifted, missed = 0, 0, []
     for label in labels:
-        hits = [c for c in candidates if matches(label, c, main_file)]
+        hits = [c for c in candidates
+                if matches(label, c, main_file, search_dirs)]
         if hits:
             found += 1
         if any(c["id"] in lifted_ids for c in hits):
@@ -282,7 +339,8 @@ class Harness:
             r["params"] = 0
         if entry["labels"] is not None:
             found, lifted, missed = recall(entry["labels"], candidates,
-                                           lifted_ids, src)
+                                           lifted_ids, src,
+                                           include_dirs(entry))
             r["labels"] = len(entry["labels"])
             r["labels_found"], r["labels_lifted"] = found, lifted
             r["labels_missed"] = missed

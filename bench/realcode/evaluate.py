@@ -213,9 +213,12 @@ def matches(label, candidate, main_file, search_dirs=()):
         return any(s.get("text") == label["name"]
                    for s in candidate.get("sites", []))
     # A label on a named constant's definition: the candidates of that name
-    # (lifted where it is used, when the definition cannot change).
+    # and value (lifted where it is used, when the definition cannot change;
+    # a variable assigned again has other values).
+    value = re.fullmatch(r"(\d+)[uUlL]*", label.get("text", ""))
     for name in defined_names(label, main_file, list(search_dirs)):
-        if matches({"name": name}, candidate, main_file):
+        if matches({"name": name}, candidate, main_file) and (
+                not value or candidate.get("value") == int(value.group(1))):
             return True
     want_file = label.get("file")
     for s in candidate.get("sites", []):

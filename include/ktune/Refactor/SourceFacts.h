@@ -298,6 +298,10 @@ struct CallFacts {
   std::string caller; // function id
   std::string callee; // function id
   bool isLaunch = false;
+  /// A launch through a local that a picker function's call set
+  /// (`fp k = pick(t); k<<<g, b>>>()`): the picker's returns take the
+  /// kernel's template arguments, the launch none.
+  bool kernelArgsInPicker = false;
   /// With an explicit template argument list: the offset of its '>'.
   /// Without one: the offset just after the callee's name.
   bool hasExplicitArgs = false;

@@ -131,14 +131,45 @@ public:
     // A kernel picked from a table: a launch of each entry, with the
     // launch's geometry (one per spelling: the entries a macro writes are
     // one).
-    for (const Expr *entry : kernelTableEntries(C, view->named.ref, Host)) {
+    auto table = kernelTableEntries(C, view->named.ref, Host);
+    for (const Expr *entry : table) {
       LaunchView one = *view;
       one.named.ref = entry;
       one.named.kernel = kernelReference(C, entry, Host).kernel;
       Named.insert(entry);
       scanLaunch(C, one, Host);
     }
+    // A kernel a picker function returns (exllama's `*_pick(tuning)`): a
+    // launch of each kernel it names, whose template arguments the
+    // picker's returns take (its references); the launch's function calls
+    // the picker, passing what it takes.
+    if (table.empty())
+      if (PickedKernels picked = pickedKernels(C, view->named.ref, Host);
+          !picked.entries.empty()) {
+        for (const Expr *entry : picked.entries) {
+          LaunchView one = *view;
+          one.named.kernel = kernelReference(C, entry, picked.picker).kernel;
+          one.pickedElsewhere = true;
+          scanLaunch(C, one, Host);
+        }
+        recordPickerCall(picked);
+      }
     return true;
+  }
+  void recordPickerCall(const PickedKernels &picked) {
+    FunctionFacts &from = functionFacts(C, Host, FunctionRole::Host);
+    FunctionFacts &to = functionFacts(C, picked.picker, FunctionRole::Host);
+    CallFacts cf;
+    cf.caller = from.id;
+    cf.callee = to.id;
+    describeCallee(C, picked.call,
+                   picked.call->getCallee()->IgnoreParenImpCasts(),
+                   picked.picker, cf, /*typesAsWritten=*/true);
+    for (const CallFacts &seen : C.Sink.Facts.calls)
+      if (!seen.namesKernel() && seen.caller == cf.caller &&
+          seen.callee == cf.callee && seen.insertOffset == cf.insertOffset)
+        return;
+    C.Sink.call(std::move(cf));
   }
   bool VisitCallExpr(CallExpr *call) {
     if (llvm::isa<CUDAKernelCallExpr>(call))

@@ -407,6 +407,9 @@ struct LaunchView {
   CallForm form = CallForm::Chevron;
   bool cooperative = false;
   std::string problem; // why the geometry cannot be read (empty: it can)
+  /// The kernel comes from a picker function (pickedKernels), whose
+  /// returns name it: they take its template arguments, not the launch.
+  bool pickedElsewhere = false;
 };
 
 /// The kernel a host expression names: directly, through casts and `&`,
@@ -419,6 +422,16 @@ KernelName kernelReference(DetectContext &c, const clang::Expr *e,
 std::vector<const clang::Expr *>
 kernelTableEntries(DetectContext &c, const clang::Expr *callee,
                    const clang::FunctionDecl *host);
+/// `fp kernel = pick(tuning); kernel<<<...>>>` with `kernel` a local never
+/// reassigned and `pick` a function of the project whose every return
+/// names a kernel (`return k<true>;`): the picker, its call and the names.
+struct PickedKernels {
+  const clang::FunctionDecl *picker = nullptr;
+  const clang::CallExpr *call = nullptr;
+  std::vector<const clang::Expr *> entries;
+};
+PickedKernels pickedKernels(DetectContext &c, const clang::Expr *callee,
+                            const clang::FunctionDecl *host);
 /// Grid, block and dynamic shared memory from a local cudaLaunchConfig_t:
 /// its initialiser list, then assignments to its fields in `host`.
 void readLaunchConfig(DetectContext &c, const clang::Expr *configArg,

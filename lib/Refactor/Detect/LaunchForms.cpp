@@ -142,6 +142,44 @@ std::vector<const Expr *> kernelTableEntries(DetectContext &c,
   return out;
 }
 
+PickedKernels pickedKernels(DetectContext &c, const Expr *callee,
+                            const FunctionDecl *host) {
+  const auto *ref = llvm::dyn_cast<DeclRefExpr>(callee->IgnoreParenImpCasts());
+  const auto *var = ref ? llvm::dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || !var->isLocalVarDecl() || !var->getInit() || !host ||
+      !isEffectivelyConst(c, var, host))
+    return {};
+  const auto *call = llvm::dyn_cast<CallExpr>(var->getInit()->IgnoreImplicit());
+  const FunctionDecl *f = call ? call->getDirectCallee() : nullptr;
+  const FunctionDecl *def = f ? f->getDefinition() : nullptr;
+  if (!def || !def->hasBody() || llvm::isa<CXXMethodDecl>(def) ||
+      def->isTemplateInstantiation() || isKernel(c, def) ||
+      isDeviceHelper(c, def) || !inRewritableFile(c, def->getLocation()))
+    return {};
+  struct Returns : RecursiveASTVisitor<Returns> {
+    std::vector<const ReturnStmt *> found;
+    bool VisitReturnStmt(ReturnStmt *r) {
+      found.push_back(r);
+      return true;
+    }
+    bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  } returns;
+  returns.TraverseStmt(def->getBody());
+  PickedKernels out;
+  for (const ReturnStmt *r : returns.found) {
+    const Expr *named =
+        r->getRetValue() ? stripCasts(r->getRetValue()) : nullptr;
+    if (!named || !kernelNamed(named))
+      return {}; // a null pointer, or a host function: not only kernels
+    out.entries.push_back(named);
+  }
+  if (!out.entries.empty()) {
+    out.picker = def;
+    out.call = call;
+  }
+  return out;
+}
+
 void readLaunchConfig(DetectContext &c, const Expr *configArg,
                       const FunctionDecl *host, LaunchView &view) {
   const auto *ref = llvm::dyn_cast<DeclRefExpr>(stripCasts(configArg));

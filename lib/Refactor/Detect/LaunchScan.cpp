@@ -626,6 +626,12 @@ void scanLaunch(DetectContext &c, const LaunchView &launch,
   cf.caller = hostFacts.id;
   cf.callee = idOf(c, kernel);
   describeCallee(c, launch.call, launch.named.ref, kernel, cf);
+  // The picker's returns spell the kernel's template arguments: the launch
+  // passes none, so it leaves none implicit.
+  if ((cf.kernelArgsInPicker = launch.pickedElsewhere)) {
+    cf.implicitArgs.clear();
+    cf.implicitArgsError.clear();
+  }
   // Once per spelling: a dispatch macro expands its body once per case.
   if (alreadySeen(c.Sink.Facts, cf))
     return;

@@ -54,6 +54,8 @@ nlohmann::json factsToJson(const SourceFacts &facts) {
       j["launcher"] = c.launcher;
     if (c.setByCallers)
       j["set_by_callers"] = true;
+    if (c.kernelArgsInPicker)
+      j["kernel_args_in_picker"] = true;
     if (c.caseTable)
       j["case"] = {{"table", unsigned(*c.caseTable)},
                    {"index", c.caseIndex},

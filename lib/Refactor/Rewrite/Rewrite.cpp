@@ -157,7 +157,7 @@ std::optional<ktune::Error> Rewriter::callEdits() {
     const FunctionFacts *callee = Facts.function(call.callee);
     if (call.namesKernel()) {
       // A launcher's call: the call of the launcher passes what it takes.
-      if (call.form == CallForm::LauncherCall)
+      if (call.form == CallForm::LauncherCall || call.kernelArgsInPicker)
         continue;
       if (callerIt == FnParams.end() || HostsLeftAlone.count(call.caller) ||
           LaunchesLeftAlone.count({call.caller, call.callee}))

@@ -29,6 +29,8 @@
 #               first, so the tuner writes what it found)
 #   QUICK=1     bench.py --quick (two shapes per kernel)
 #   SKIP_TUNE=1 reuse $OUT/tuned from an earlier call
+#   SKIP_BENCH=1 stop after steps 2 and 3 (tune in one call, time in the
+#               next with SKIP_TUNE=1: each call stays under a time limit)
 #   NVCC_THROUGHPUT=0  skip step 3 (when one call per kernel measured it)
 #   TAG         the report's file name tag (default: the device's name)
 #   CONTROL=1   bench.py --control: a second copy of the native library
@@ -167,6 +169,10 @@ PY
 done
 
 # --- 4. native vs tuned vs torch -----------------------------------------------
+if [ "${SKIP_BENCH:-0}" = 1 ]; then
+  echo "run_gpu: SKIP_BENCH=1: tuned in $(elapsed) s; files in $out"
+  exit 0
+fi
 bench=("$py" bench/realcode/bench.py --realcode "$realcode" --compile-db "$out/build/compile_commands.json"
        --tuned-dir "$out/tuned" --out "$out" --build-dir "$out/build/libs" --kernels "$kernels"
        --nvcc-throughput "$out/nvcc_throughput.jsonl")

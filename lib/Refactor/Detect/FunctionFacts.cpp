@@ -109,6 +109,20 @@ classDeclarationOf(DetectContext &c, const CXXMethodDecl *md) {
   return std::pair{first, makePosition(filePart(*end), at + 1)};
 }
 
+/// Another function template of `def`'s name in its scope (dietgpu's
+/// kernel `checksumBatch<InProvider, Threads>` beside its launcher
+/// `checksumBatch<InProvider>`): once `def` takes one more template
+/// parameter, a name with template arguments may mean either.
+static const FunctionTemplateDecl *sameNamedTemplate(const FunctionDecl *def) {
+  for (const NamedDecl *other :
+       def->getDeclContext()->getRedeclContext()->lookup(def->getDeclName()))
+    if (const auto *ft =
+            llvm::dyn_cast<FunctionTemplateDecl>(other->getUnderlyingDecl()))
+      if (ft->getTemplatedDecl()->getCanonicalDecl() != def->getCanonicalDecl())
+        return ft;
+  return nullptr;
+}
+
 std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
   if (auto it = c.NamedNotLaunched.find(def->getCanonicalDecl());
       it != c.NamedNotLaunched.end())
@@ -176,6 +190,13 @@ std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
                "template parameters alike)";
     }
   const FunctionTemplateDecl *t = def->getDescribedFunctionTemplate();
+  if (t && !def->hasAttr<CUDAGlobalAttr>())
+    if (const FunctionTemplateDecl *other = sameNamedTemplate(def))
+      return "it shares its name with the function template on line " +
+             std::to_string(c.SM.getExpansionLineNumber(other->getLocation())) +
+             ": with one more template parameter, a name with template "
+             "arguments (`" +
+             def->getNameAsString() + "<...>`) could mean either";
   if (t)
     for (const NamedDecl *p : *t->getTemplateParameters())
       if (p->isTemplateParameterPack())
@@ -524,10 +545,13 @@ FunctionFacts &functionFacts(DetectContext &c, const FunctionDecl *def,
     f.memberDeclarationIndent = indentOfLine(c, begin);
   }
   if (def->isMain() || (role == FunctionRole::Host &&
-                        c.HostNamedNotCalled.count(def->getCanonicalDecl()))) {
+                        (c.HostNamedNotCalled.count(def->getCanonicalDecl()) ||
+                         (!f.isTemplate && sameNamedTemplate(def))))) {
     // main cannot be a template, nor a function whose name is taken
-    // (`&f`: a template of that name would make it an overload set): a
-    // template of another name takes its body, and the function calls it.
+    // (`&f`: a template of that name would make it an overload set), nor
+    // one whose name a function template has (`f<A>` could then mean
+    // either): a template of another name takes its body, and the function
+    // calls it.
     f.templateName = "ktune_" + f.name;
     while (namesIdentifier(fileText(c, 0), f.templateName))
       f.templateName += "_";

@@ -114,6 +114,13 @@ std::optional<ParamKind> configArgKind(const Occurrence &o) {
   return kind;
 }
 
+bool isBlockTile(const CandidateGroup &g) {
+  return g.hasRole({SiteRole::LaunchGrid}) &&
+         g.hasRole({SiteRole::IndexArith}) &&
+         !g.hasRole({SiteRole::LaunchBlock, SiteRole::LaunchBounds,
+                     SiteRole::CubBlockSize, SiteRole::LoopStride});
+}
+
 ParamKind inferKind(const CandidateGroup &g) {
   if (g.informational)
     return ParamKind::VectorWidth;
@@ -155,6 +162,8 @@ ParamKind inferKind(const CandidateGroup &g) {
     return ParamKind::BlockSize;
   if (g.hasRole({SiteRole::CubItemsPerThread, SiteRole::RegisterArray}))
     return ParamKind::ItemsPerThread;
+  if (isBlockTile(g))
+    return ParamKind::TileSize;
   return ParamKind::Other;
 }
 
@@ -257,6 +266,10 @@ Confidence confidenceOf(const CandidateGroup &g) {
   // A grid-stride kernel's grid: its code was read to compute the same for
   // any grid size.
   if (inferKind(g) == ParamKind::GridSize)
+    return Confidence::High;
+  // A named tile that the grid and the kernel's block offset both read:
+  // every use goes through the name, the two sides change together.
+  if (g.named && isBlockTile(g) && inferKind(g) == ParamKind::TileSize)
     return Confidence::High;
   if (!strong)
     return Confidence::Medium;

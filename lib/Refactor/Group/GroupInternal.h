@@ -62,6 +62,11 @@ struct CandidateGroup {
 /// A role that makes a literal a knob by itself (the launch's block dims,
 /// __launch_bounds__, cub, an unroll count, an array extent).
 bool isStrongRole(const Occurrence &o);
+
+/// The block's share of the problem along one axis: the grid divides by it
+/// and the kernel offsets its block by it (MAGMA's `blockIdx.y * BLK_Y`
+/// beside `magma_ceildiv(n, BLK_Y)`), and it sizes no block.
+bool isBlockTile(const CandidateGroup &g);
 /// Evidence for a named constant: any role except plain uses.
 bool isEvidenceRole(const Occurrence &o);
 /// What an engineer's name says about a constant ("kThreadsPerBlock").

@@ -282,7 +282,7 @@ std::vector<CandidateGroup> qualifiedNamedGroups(const KernelGroups &k) {
     // A grid-stride kernel's grid is evidence whatever its name (`GS`).
     bool evidence =
         std::any_of(g.sites.begin(), g.sites.end(), isEvidenceRole) ||
-        inferKind(g) == ParamKind::GridSize;
+        inferKind(g) == ParamKind::GridSize || isBlockTile(g);
     // Enumerators name cases (PACK_SCALED, LAYOUT_B) more often than
     // sizes: their name alone is no evidence.
     bool enumerator = g.sites.front().spelling == Spelling::Enumerator;

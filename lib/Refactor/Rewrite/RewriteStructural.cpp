@@ -5,7 +5,8 @@
 //
 //   { if constexpr (ROW_SPLIT == 1) { original body }
 //     else { the body with blockIdx.x read as blockIdx.x / ROW_SPLIT and
-//            each block-stride loop taking every ROW_SPLIT-th iteration } }
+//            each block-stride loop taking every ROW_SPLIT-th chunk of
+//            blockDim.x iterations, successive loops from opposite ends } }
 //
 // so that the default instantiation compiles the original body alone (the
 // discarded branch of a template is never instantiated: the same PTX), and
@@ -81,15 +82,23 @@ std::optional<ktune::Error> Rewriter::rowSplitEdits(const KernelWork &w,
   std::vector<Edit> split = inside;
   for (const BuiltinUse &u : rs.uses)
     split.push_back(Edit{u.offset, u.length, splitRead(u.text, s), p.path, 0});
+  // Successive loops deal their chunks from opposite ends of the row's
+  // blocks: the blocks left idle by a short loop (FlashInfer's vector loop)
+  // take the next one's chunks (its remainder loop), so no block waits on
+  // two memory round trips while another has none.
+  bool reversed = false;
   for (const SplitLoop &l : rs.loops) {
+    const std::string block = reversed
+                                  ? "(" + s + " - 1 - blockIdx.x % " + s + ")"
+                                  : "(blockIdx.x % " + s + ")";
+    reversed = !reversed;
     auto step = withEdits(text, l.step, l.step + l.stepLength - 1, inside);
     if (auto *at = std::get_if<Position>(&step))
       return overlap(*at);
     const std::string &stepText = std::get<std::string>(step);
     split.push_back(Edit{l.start, 0, "(", p.path, -1});
     split.push_back(Edit{l.start + l.startLength, 0,
-                         ") + (" + stepText + ") * (blockIdx.x % " + s + ")",
-                         p.path, 3});
+                         ") + (" + stepText + ") * " + block, p.path, 3});
     split.push_back(Edit{l.step, 0, "(", p.path, -1});
     split.push_back(Edit{l.step + l.stepLength, 0, ") * " + s, p.path, 3});
   }

@@ -164,11 +164,12 @@ def anonymous(name):
     return re.sub(r"_GLOBAL__N__\w+?::", "", name)
 
 
-def string_constants(ptx, source):
+def string_constants(ptx, source, copies={}):
     """`$str$N` -> its bytes: string literals are numbered by the order
     the module emits them, so a body names them by what they hold. The
     compiled file's own name (an assert's __FILE__) is no code, nor is the
-    path a header is included by."""
+    path a header is included by, nor a rewritten header's copy (`copies`:
+    its real path -> the header's)."""
     out = {}
     for m in re.finditer(r"(\$str(?:\$\d+)?)\[\d+\]\s*=\s*\{([^}]*)\}",
                          ptx):
@@ -180,7 +181,8 @@ def string_constants(ptx, source):
         elif text and os.path.isfile(text):
             # A header's name spelled another way (the template includes it
             # by another path): the same file.
-            out[m.group(1)] = "PATH{" + os.path.realpath(text) + "}"
+            real = os.path.realpath(text)
+            out[m.group(1)] = "PATH{" + copies.get(real, real) + "}"
         else:
             out[m.group(1)] = data
     return out
@@ -255,7 +257,10 @@ def main():
             for mangled, dem in orig_names.items():
                 base, targs, _ = split_template_args(
                     anonymous(strip_return_type(dem)))
-                if base != qname:
+                # A non-template overload of a kernel template's name (one
+                # whose own parameters have no defaults).
+                if base != qname or (targs is None and any(
+                        "default" not in p for p in params)):
                     continue
                 found = True
                 given = targs or []
@@ -294,7 +299,12 @@ def main():
                               os.path.dirname(os.path.abspath(args.template)),
                               first + extra + (quoted or quote_dir(include_dir)))
         tpl_funcs = functions(tpl_ptx)
-        tpl_strings = string_constants(tpl_ptx, instantiated)
+        copies = {
+            os.path.realpath(os.path.join(manifest_dir, f["path"])):
+            os.path.realpath(f["original"])
+            for f in manifest.get("files", [])
+            if f.get("role") == "header" and "path" in f and "original" in f}
+        tpl_strings = string_constants(tpl_ptx, instantiated, copies)
         tpl_names = demangle(list(tpl_funcs))
 
     # Map each template function to the original one it must equal: the same

@@ -15,7 +15,8 @@ For every file of the corpus (format: README.md beside this script):
   4. scripts/ptx-identical.py checks that the default instantiation is
      PTX-identical to the original;
   5. the hand-labelled tunables are looked up among the candidates
-     (detected) and among the candidates the plan lifts (lifted).
+     (detected) and among the candidates the plan lifts, where the
+     output has any tunable parameter (lifted).
 Prints one line per file, then the totals; --json and --markdown write the
 same as a document. Exit status 0 unless the corpus cannot be read.
 """
@@ -329,17 +330,29 @@ class Harness:
             r["status"] = "refactor-fails"
             r["reason"] = first_error(err)
             return r
+        # Lifted: the plan's parameters, where the output has any tunable
+        # parameter at all (the rewrite may still keep every launcher and
+        # kernel as it was, and then nothing is lifted).
+        tunable = 0
+        try:
+            with open(manifest) as f:
+                m = json.load(f)
+            for k in m.get("kernels", []) + m.get("launchers", []):
+                tunable += sum(1 for t in k.get("template_params", [])
+                               if t.get("tunable"))
+        except (OSError, ValueError):
+            pass
         lifted_ids = set()
+        r["params"] = 0
         try:
             with open(plan_path) as f:
                 plan = json.load(f)
-            for k in plan.get("kernels", []):
+            for k in plan.get("kernels", []) if tunable else []:
                 for p in k.get("params", []):
                     lifted_ids.update(p.get("candidates", []))
-            r["params"] = sum(len(k.get("params", []))
-                              for k in plan.get("kernels", []))
+                    r["params"] += 1
         except (OSError, ValueError):
-            r["params"] = 0
+            pass
         if entry["labels"] is not None:
             found, lifted, missed = recall(entry["labels"], candidates,
                                            lifted_ids, src,

@@ -213,7 +213,8 @@ std::string defaultInstantiations(const std::vector<ManifestKernel> &kernels,
 /// `$str$N` -> its bytes: string literals are numbered by the order the
 /// module emits them, so a body names them by what they hold.
 static std::map<std::string, std::string>
-stringConstants(const std::string &ptx, const std::string &file) {
+stringConstants(const std::string &ptx, const std::string &file,
+                const std::map<std::string, std::string> &copies) {
   static const std::regex definition(
       R"((\$str(?:\$\d+)?)\[\d+\]\s*=\s*\{([^}]*)\})");
   std::map<std::string, std::string> out;
@@ -236,9 +237,13 @@ stringConstants(const std::string &ptx, const std::string &file) {
     if (!file.empty() && text == file)
       out[(*it)[1].str()] = "FILE";
     else if (!text.empty() && llvm::sys::fs::is_regular_file(text) &&
-             !llvm::sys::fs::real_path(text, real))
-      out[(*it)[1].str()] = "PATH{" + real.str().str() + "}";
-    else
+             !llvm::sys::fs::real_path(text, real)) {
+      // A rewritten header's copy names the header it was made from.
+      auto copy = copies.find(real.str().str());
+      out[(*it)[1].str()] =
+          "PATH{" + (copy == copies.end() ? real.str().str() : copy->second) +
+          "}";
+    } else
       out[(*it)[1].str()] = bytes;
   }
   return out;
@@ -284,14 +289,22 @@ static std::vector<std::string> normalisedLines(const std::string &body) {
   return out;
 }
 
-std::vector<PtxMismatch> comparePtx(const std::string &originalPtx,
-                                    const std::string &templatePtx,
-                                    const std::string &originalFile,
-                                    const std::string &templateFile) {
+std::vector<PtxMismatch>
+comparePtx(const std::string &originalPtx, const std::string &templatePtx,
+           const std::string &originalFile, const std::string &templateFile,
+           const std::map<std::string, std::string> &headerCopies) {
   auto original = ptxFunctions(originalPtx);
   auto tpl = ptxFunctions(templatePtx);
-  auto originalStrings = stringConstants(originalPtx, originalFile),
-       templateStrings = stringConstants(templatePtx, templateFile);
+  // Both sides' paths as real paths.
+  std::map<std::string, std::string> copies;
+  for (const auto &[copy, header] : headerCopies) {
+    llvm::SmallString<256> c, h;
+    if (!llvm::sys::fs::real_path(copy, c) &&
+        !llvm::sys::fs::real_path(header, h))
+      copies[c.str().str()] = h.str().str();
+  }
+  auto originalStrings = stringConstants(originalPtx, originalFile, {}),
+       templateStrings = stringConstants(templatePtx, templateFile, copies);
   std::set<std::string> originalSymbols = symbols(originalPtx, original);
   std::map<std::string, std::string> byKey;
   for (const std::string &mangled : originalSymbols)

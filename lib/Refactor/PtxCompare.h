@@ -40,11 +40,14 @@ struct PtxMismatch {
 /// function of the same name (trailing template arguments ktune added
 /// dropped), mangled names mapped back before comparing. String literals
 /// compare by content; one spelling the compiled file's own name (as given
-/// to the compiler: an assert's __FILE__) compares equal to the other's.
-std::vector<PtxMismatch> comparePtx(const std::string &originalPtx,
-                                    const std::string &templatePtx,
-                                    const std::string &originalFile = "",
-                                    const std::string &templateFile = "");
+/// to the compiler: an assert's __FILE__) compares equal to the other's,
+/// and so does a rewritten header's copy (`headerCopies`: copy -> the
+/// header it was made from) to its header.
+std::vector<PtxMismatch>
+comparePtx(const std::string &originalPtx, const std::string &templatePtx,
+           const std::string &originalFile = "",
+           const std::string &templateFile = "",
+           const std::map<std::string, std::string> &headerCopies = {});
 
 } // namespace ktune::refactor
 

@@ -152,6 +152,7 @@ llvm::Expected<std::string> verifyTemplate(const Analysis &analysis,
   llvm::SmallString<256> templateDir(templatePath);
   fs::make_absolute(templateDir);
   path::remove_filename(templateDir);
+  std::map<std::string, std::string> headerCopies;
   for (const HeaderOutput &h : out.headers) {
     llvm::SmallString<256> at(h.path);
     fs::make_absolute(at);
@@ -159,6 +160,7 @@ llvm::Expected<std::string> verifyTemplate(const Analysis &analysis,
     if (!rel.consume_front(templateDir) || !rel.consume_front("/"))
       rel = path::filename(at);
     std::string copy = tmp + "/" + rel.str();
+    headerCopies[copy] = h.original;
     fs::create_directories(path::parent_path(copy));
     if (auto s = writeFileAtomically(copy, h.text); !s)
       return llvm::createStringError(s.error().str());
@@ -187,7 +189,7 @@ llvm::Expected<std::string> verifyTemplate(const Analysis &analysis,
     return tpl.takeError();
 
   std::vector<PtxMismatch> mismatches =
-      comparePtx(*original, *tpl, analysis.file, source);
+      comparePtx(*original, *tpl, analysis.file, source, headerCopies);
   if (!mismatches.empty()) {
     std::string message;
     for (const PtxMismatch &m : mismatches)

@@ -19,6 +19,14 @@ namespace ktune::refactor {
 
 using namespace clang;
 
+/// A type as a cast names it (typeSpelling, with int spelled out).
+static std::string castSpelling(const ASTContext &ctx, QualType t) {
+  std::string spelled = typeSpelling(ctx, t);
+  return spelled.empty()
+             ? t.getUnqualifiedType().getAsString(ctx.getPrintingPolicy())
+             : spelled;
+}
+
 namespace {
 
 /// Where `loc`, inside an expansion of object-like macro `macro`, is
@@ -108,6 +116,16 @@ void describeDerived(DetectContext &c, const VarDecl *var, Atom &a) {
       pos = b.offset + b.length;
     }
     out += text(c, pos, initRange->first + initRange->second - pos);
+    // `constexpr int vals = bytes / sizeof(__half);`: a use reads an int,
+    // the expression is a size_t; written out, it keeps the declared type
+    // (else `threadIdx.x * vals` would become 64-bit arithmetic).
+    QualType declared = var->getType().getUnqualifiedType();
+    if (declared.getCanonicalType() != init->IgnoreParenImpCasts()
+                                           ->getType()
+                                           .getUnqualifiedType()
+                                           .getCanonicalType() &&
+        declared->isIntegerType() && !declared->isEnumeralType())
+      out = "static_cast<" + castSpelling(c.Ctx, declared) + ">(" + out + ")";
     a.derivedBases = 1;
     a.baseConstant = bases.front().second.constant;
     a.baseName = bases.front().second.constantName;

@@ -428,8 +428,8 @@ void launchSmem(DetectContext &c, const LaunchView &launch, const RoleCtx &base,
     cf.geometryError = "cannot express the dynamic shared memory size";
 }
 
-/// Constants the launch's grid helpers read in their bodies stay in the
-/// kernel (gridHelperConstants): said where the kernel spells them.
+/// Constants the launch's grid and block helpers read in their bodies stay in
+/// the kernel (launchHelperConstants): said where the kernel spells them.
 void keepGridHelperConstants(DetectContext &c) {
   for (auto &[kernelId, constant, note] : c.GridHelperReads) {
     auto kernel = c.Sink.Facts.functions.find(kernelId);

@@ -12,10 +12,20 @@
 #include "DetectInternal.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 
 namespace ktune::refactor {
 
 using namespace clang;
+
+/// A type as a cast names it (typeSpelling, with int spelled out).
+static std::string castSpelling(const ASTContext &ctx, QualType t) {
+  std::string spelled = typeSpelling(ctx, t);
+  return spelled.empty()
+             ? t.getUnqualifiedType().getAsString(ctx.getPrintingPolicy())
+             : spelled;
+}
 
 static std::optional<std::string> walkBounds(DetectContext &c,
                                              const std::string &fn,
@@ -515,20 +525,201 @@ std::optional<std::string> walkDim(DetectContext &c, const LaunchDim &dim,
   return "(" + *test + " ? " + *a + " : " + *b + ")";
 }
 
-/// A host helper computing a launch's grid (`GET_BLOCKS(n)`) may read the
-/// block's constant itself. Through a default argument (`int threads =
-/// THREADS_PER_BLOCK`) the call is a site: the parameter is passed
-/// (`GET_BLOCKS(n, P)`). Read in its body, the grid cannot follow: a
-/// kernel whose result depends on its grid keeps that constant.
-static void gridHelperConstants(DetectContext &c, const CallExpr *call,
-                                const RoleCtx &ctx) {
+/// A grid helper whose body is one `return` of arithmetic on its parameters
+/// and one tunable constant (`return (size + kBlock - 1) / kBlock;`): its
+/// call as a site of that constant, replaced by the body written out with
+/// the arguments and the parameter (`((n) + {P} - 1) / {P}`), so the grid
+/// follows the block. Host code: the kernel's PTX is unchanged. Anything
+/// else in the body (calls but std::min/max, other variables, a second
+/// tunable constant) refuses, and the constant keeps its value.
+static std::optional<Atom>
+inlinedHelperCall(DetectContext &c, const CallExpr *call,
+                  const FunctionDecl *def,
+                  const std::vector<std::pair<const Expr *, Atom>> &named) {
+  const auto *body = llvm::dyn_cast_or_null<CompoundStmt>(def->getBody());
+  const auto *ret = body && body->size() == 1
+                        ? llvm::dyn_cast<ReturnStmt>(body->body_front())
+                        : nullptr;
+  const Expr *value = ret ? ret->getRetValue() : nullptr;
+  if (!value || def->isVariadic() || def->isTemplated() ||
+      def->getNumParams() != call->getNumArgs() ||
+      !call->getBeginLoc().isFileID() || !call->getEndLoc().isFileID() ||
+      // Macros the body expands are defined where the call is.
+      !c.SM.isBeforeInTranslationUnit(def->getEndLoc(), call->getBeginLoc()))
+    return std::nullopt;
+  const Atom *tunable = nullptr;
+  std::map<const Expr *, const Atom *> readAt;
+  for (const auto &[e, atom] : named) {
+    readAt[e] = &atom;
+    if (isFixedByHardware(atom.constantName))
+      continue;
+    if (atom.derivedBases != 0 ||
+        (tunable && tunable->constant != atom.constant))
+      return std::nullopt;
+    tunable = &atom;
+  }
+  auto callRange = fileRange(c, call->getSourceRange());
+  const Expr *returned = value->IgnoreImplicit();
+  auto valueRange = fileRange(c, returned->getSourceRange());
+  if (!tunable || !callRange || !valueRange)
+    return std::nullopt;
+
+  // Each argument as the parameter's type would see it.
+  std::map<const ParmVarDecl *, std::pair<const Expr *, std::string>> args;
+  for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+    const Expr *arg = call->getArg(i);
+    const ParmVarDecl *param = def->getParamDecl(i);
+    auto at = llvm::isa<CXXDefaultArgExpr>(arg)
+                  ? std::nullopt
+                  : fileRange(c, arg->getSourceRange());
+    if (!at || param->getType()->isReferenceType())
+      return std::nullopt;
+    std::string t = text(c, at->first, at->second);
+    QualType want = param->getType().getUnqualifiedType().getCanonicalType();
+    QualType have = arg->IgnoreImplicit()
+                        ->getType()
+                        .getUnqualifiedType()
+                        .getCanonicalType();
+    const Expr *bare = arg->IgnoreImplicit();
+    if (want != have)
+      t = "static_cast<" + castSpelling(c.Ctx, param->getType()) + ">(" + t +
+          ")";
+    else if (!llvm::isa<DeclRefExpr, IntegerLiteral>(bare))
+      t = "(" + t + ")";
+    args[param] = {arg, t};
+  }
+
+  std::vector<std::tuple<Position, unsigned, std::string>> edits;
+  std::map<const ParmVarDecl *, int> uses;
+  auto constantValue = [&](const Expr *e) -> std::optional<std::string> {
+    Expr::EvalResult result;
+    if (e->isValueDependent() || !e->EvaluateAsInt(result, c.Ctx))
+      return std::nullopt;
+    return std::to_string(result.Val.getInt().getExtValue());
+  };
+  std::function<bool(const Stmt *)> visit = [&](const Stmt *s) -> bool {
+    const auto *e = llvm::dyn_cast<Expr>(s);
+    if (!e)
+      return false;
+    if (auto it = readAt.find(e); it != readAt.end()) {
+      const Atom &a = *it->second;
+      auto v = constantValue(e);
+      if (a.constant != tunable->constant && !v)
+        return false;
+      edits.emplace_back(a.offset, a.length,
+                         a.constant == tunable->constant ? "{P}" : *v);
+      return true;
+    }
+    if (const auto *ref = llvm::dyn_cast<DeclRefExpr>(e)) {
+      const auto *param = llvm::dyn_cast<ParmVarDecl>(ref->getDecl());
+      auto at = fileRange(c, ref->getSourceRange());
+      if (param && args.count(param) && at) {
+        ++uses[param];
+        edits.emplace_back(at->first, at->second, args[param].second);
+        return true;
+      }
+      // A constant of the helper's scope: its value (its name may not be
+      // visible where the call is).
+      auto v = constantValue(e);
+      if (!v || !at || param)
+        return false;
+      edits.emplace_back(at->first, at->second, *v);
+      return true;
+    }
+    if (const auto *b = llvm::dyn_cast<BinaryOperator>(e);
+        b && (b->isAssignmentOp() || b->isCommaOp()))
+      return false;
+    if (const auto *u = llvm::dyn_cast<UnaryOperator>(e);
+        u && (u->isIncrementDecrementOp() || u->getOpcode() == UO_Deref ||
+              u->getOpcode() == UO_AddrOf))
+      return false;
+    if (const auto *cast = llvm::dyn_cast<ExplicitCastExpr>(e);
+        cast && !cast->getType()->isArithmeticType())
+      return false;
+    // std::min / std::max: the same functions where the call is.
+    if (const auto *inner = llvm::dyn_cast<CallExpr>(e)) {
+      const FunctionDecl *f = inner->getDirectCallee();
+      std::string name = f ? f->getNameAsString() : "";
+      auto at = fileRange(c, inner->getCallee()->getSourceRange());
+      if (!f || !f->isInStdNamespace() || (name != "min" && name != "max") ||
+          !at || text(c, at->first, at->second).rfind("std::", 0) != 0)
+        return false;
+      for (const Expr *arg : inner->arguments())
+        if (!visit(arg))
+          return false;
+      return true;
+    }
+    if (!llvm::isa<ParenExpr, ImplicitCastExpr, MaterializeTemporaryExpr,
+                   BinaryOperator, UnaryOperator, ConditionalOperator,
+                   CStyleCastExpr, CXXStaticCastExpr, CXXFunctionalCastExpr,
+                   IntegerLiteral, CharacterLiteral>(e))
+      return false;
+    for (const Stmt *child : s->children())
+      if (!child || !visit(child))
+        return false;
+    return true;
+  };
+  if (!visit(returned))
+    return std::nullopt;
+  for (const auto &[param, use] : uses)
+    if (use > 1 && args[param].first->HasSideEffects(c.Ctx))
+      return std::nullopt;
+
+  // The body's text, edited.
+  std::ranges::sort(edits);
+  Position at = valueRange->first, end = valueRange->first + valueRange->second;
+  std::string out;
+  for (const auto &[pos, length, replacement] : edits) {
+    if (filePart(pos) != filePart(at) || pos < at || pos + length > end)
+      return std::nullopt;
+    out += text(c, at, pos - at) + replacement;
+    at = pos + length;
+  }
+  out += text(c, at, end - at);
+  QualType returns = def->getReturnType().getCanonicalType();
+  if (returns.getUnqualifiedType() !=
+      returned->getType().getCanonicalType().getUnqualifiedType())
+    out = "static_cast<" + castSpelling(c.Ctx, def->getReturnType()) + ">(" +
+          out + ")";
+  else if (out.rfind("static_cast<", 0) == 0)
+    out = "(" + out + ")"; // a cast's replacement is taken as one operand
+
+  Atom site;
+  site.spelling = tunable->spelling;
+  site.offset = callRange->first;
+  site.length = callRange->second;
+  site.text = text(c, site.offset, site.length);
+  site.value = site.baseValue = tunable->value;
+  site.constant = site.baseConstant = tunable->constant;
+  site.constantName = site.baseName = tunable->constantName;
+  site.valueType = tunable->valueType;
+  site.derivedBases = 1;
+  site.replacement = out;
+  return site;
+}
+
+/// A host helper computing a launch's grid (`GET_BLOCKS(n)`) or block
+/// (`blocksize(n)`) may read the block's constant itself. Through a default
+/// argument (`int threads = THREADS_PER_BLOCK`) the call is a site: the
+/// parameter is passed (`GET_BLOCKS(n, P)`). Read in its body, the call is
+/// written out where it can be (inlinedHelperCall); elsewhere the launch
+/// cannot follow, and a kernel that runs with that block, or whose result
+/// depends on its grid, keeps that constant. Returns the block's
+/// translation where the call is the parameter itself.
+static std::optional<std::string> launchHelperConstants(DetectContext &c,
+                                                        const CallExpr *call,
+                                                        const RoleCtx &ctx,
+                                                        bool top) {
   const FunctionDecl *callee = call->getDirectCallee();
   auto kernel = c.Sink.Facts.functions.find(ctx.kernelId);
   if (!callee || callee->hasAttr<CUDADeviceAttr>() ||
       callee->hasAttr<CUDAGlobalAttr>() ||
       kernel == c.Sink.Facts.functions.end())
-    return;
-  bool gridMatters = !kernel->second.gridStride;
+    return std::nullopt;
+  // A block always matters; a grid where the kernel needs it to cover its
+  // data.
+  bool block = ctx.role == SiteRole::LaunchBlock;
+  bool gridMatters = block || !kernel->second.gridStride;
   std::set<std::string> seen;
   auto keep = [&](const Atom &atom, const std::string &how) {
     if (!gridMatters || isFixedByHardware(atom.constantName) ||
@@ -536,14 +727,17 @@ static void gridHelperConstants(DetectContext &c, const CallExpr *call,
       return;
     c.GridHelperReads.emplace_back(
         ctx.kernelId, atom.constant,
-        noteAt(c, call->getBeginLoc(),
-               "the grid is computed by " + callee->getNameAsString() +
-                   ", which reads " + atom.constantName + " " + how + " (" +
-                   c.Sink.Facts.pathOf(filePart(atom.offset)) + ":" +
-                   std::to_string(lineCol(c, atom.offset).first) + "), and " +
-                   kernel->second.qualifiedName + " depends on its grid: " +
-                   atom.constantName + " keeps its value in it (pass it to " +
-                   callee->getNameAsString() + " to tune it)"));
+        noteAt(
+            c, call->getBeginLoc(),
+            (block ? "the block is computed by " : "the grid is computed by ") +
+                callee->getNameAsString() + ", which reads " +
+                atom.constantName + " " + how + " (" +
+                c.Sink.Facts.pathOf(filePart(atom.offset)) + ":" +
+                std::to_string(lineCol(c, atom.offset).first) + "), and " +
+                kernel->second.qualifiedName +
+                (block ? " runs with that block: " : " depends on its grid: ") +
+                atom.constantName + " keeps its value in it (pass it to " +
+                callee->getNameAsString() + " to tune it)"));
   };
   unsigned given = 0;
   while (given < call->getNumArgs() &&
@@ -570,7 +764,7 @@ static void gridHelperConstants(DetectContext &c, const CallExpr *call,
   const FunctionDecl *def = callee->getDefinition();
   if (!gridMatters || !def || !def->hasBody() ||
       c.SM.isInSystemHeader(c.SM.getExpansionLoc(def->getLocation())))
-    return;
+    return std::nullopt;
   struct Reads : RecursiveASTVisitor<Reads> {
     std::vector<const Expr *> Named;
     bool VisitDeclRefExpr(DeclRefExpr *e) {
@@ -584,10 +778,24 @@ static void gridHelperConstants(DetectContext &c, const CallExpr *call,
     }
   } reads;
   reads.TraverseStmt(def->getBody());
+  std::vector<std::pair<const Expr *, Atom>> named;
   for (const Expr *e : reads.Named)
     if (auto atom = classify(c, e, def);
         atom && atom->spelling != Spelling::Literal && !atom->localVar)
-      keep(*atom, "itself");
+      named.emplace_back(e, *atom);
+  if (auto site = inlinedHelperCall(c, call, def, named)) {
+    // `blocksize(n)` returning the constant: the block is the parameter.
+    bool whole = site->replacement == "{P}";
+    RoleCtx as = ctx;
+    as.top = whole && top;
+    record(c, *site, as, ctx.role, std::nullopt);
+    if (whole)
+      return marker(site->offset);
+    return std::nullopt;
+  }
+  for (const auto &[e, atom] : named)
+    keep(atom, "itself");
+  return std::nullopt;
 }
 
 static std::optional<std::string>
@@ -611,8 +819,9 @@ walkCall(DetectContext &c, const CallExpr *call, const RoleCtx &ctx) {
   // Still record the constants among the arguments (no translation).
   for (const Expr *arg : call->arguments())
     walk(c, arg, inner);
-  if (ctx.role == SiteRole::LaunchGrid && !ctx.placeholders)
-    gridHelperConstants(c, call, inner);
+  if ((ctx.role == SiteRole::LaunchGrid || ctx.role == SiteRole::LaunchBlock) &&
+      !ctx.placeholders)
+    return launchHelperConstants(c, call, inner, ctx.top);
   return std::nullopt;
 }
 

@@ -267,9 +267,14 @@ Confidence confidenceOf(const CandidateGroup &g) {
   // any grid size.
   if (inferKind(g) == ParamKind::GridSize)
     return Confidence::High;
-  // A named tile that the grid and the kernel's block offset both read:
-  // every use goes through the name, the two sides change together.
-  if (g.named && isBlockTile(g) && inferKind(g) == ParamKind::TileSize)
+  // A named tile that the grid and the kernel's block offset both read
+  // (a block's tile, or its threads' items or unrolled steps, DeepSpeed's
+  // `blockIdx.x * threads * unroll * T_per_access`): every use goes through
+  // the name, the two sides change together.
+  if (ParamKind kind = inferKind(g);
+      g.named && isBlockTile(g) &&
+      (kind == ParamKind::TileSize || kind == ParamKind::ItemsPerThread ||
+       kind == ParamKind::Unroll))
     return Confidence::High;
   if (!strong)
     return Confidence::Medium;

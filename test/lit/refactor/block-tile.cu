@@ -3,6 +3,8 @@
 // tile of the problem, whatever its name: lifted as a tile_size, the grid
 // and the kernel changing together. A constant that also sizes the block
 // stays a block size; one the kernel reads without the grid is no tile.
+// So is a named count of items per thread or unrolled steps read the same
+// way.
 // REQUIRES: clang, nvcc
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ktune-refactor %s --candidates | %python %inputs/refactor/summarize.py > %t/cands.txt
@@ -49,6 +51,23 @@ __global__ void copy_rows(const float *in, float *out) {
   out[blockIdx.x * LD + threadIdx.x] = in[blockIdx.x * LD + threadIdx.x];
 }
 
+// UNROLL items per thread, stepped through by the block (DeepSpeed's
+// `blockIdx.x * threads * unroll * T_per_access`): the grid divides by
+// it, the block's offset and the loop read it.
+#define THREADS 256
+#define UNROLL 4
+__global__ void axpy(int n, const float *x, float *y) {
+  int base = blockIdx.x * THREADS * UNROLL + threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < UNROLL; i++)
+    if (base + i * THREADS < n)
+      y[base + i * THREADS] += x[base + i * THREADS];
+}
+
+void run_axpy(int n, const float *x, float *y) {
+  axpy<<<ceildiv(n, THREADS * UNROLL), THREADS>>>(n, x, y);
+}
+
 void add_and_copy(int m, int n, const float *B, float *A, float *C) {
   add<<<dim3(ceildiv(m, MB), ceildiv(n, BLK_Y)), MB>>>(m, n, B, A);
   copy_rows<<<m, 32>>>(A, C);
@@ -56,15 +75,18 @@ void add_and_copy(int m, int n, const float *B, float *A, float *C) {
 
 // CAND:     CAND block_size scale_lower value=64 spelling=MB high
 // CAND:     CAND tile_size scale_lower value=160 spelling=NB high
-// CAND-NEXT:  SITE 24:28 index_arith 'NB' -> {P}
-// CAND-NEXT:  SITE 27:41 other 'NB' -> {P}
-// CAND-NEXT:  SITE 33:40 launch_grid 'NB' -> {P}
+// CAND-NEXT:  SITE 26:28 index_arith 'NB' -> {P}
+// CAND-NEXT:  SITE 29:41 other 'NB' -> {P}
+// CAND-NEXT:  SITE 35:40 launch_grid 'NB' -> {P}
 // CAND:     CAND block_size add value=64 spelling=MB high
 // CAND:     CAND tile_size add value=32 spelling=BLK_Y high
+// CAND:     CAND unroll axpy value=4 spelling=UNROLL high
 // CAND-NOT: spelling=LD
 // TPL: template <int BLOCK_SIZE = 64, int TILE = 160>
 // TPL: int ind_y = blockIdx.y * TILE;
 // TPL: for (int j = ind_y; j < min(ind_y + TILE, n); j++)
 // TPL: dim3 grid(ceildiv(m, BLOCK_SIZE), ceildiv(n, TILE));
 // TPL: int iby = blockIdx.y * TILE_Y;
-// PTX: ptx-identical: 3 function(s) identical
+// TPL: for (int i = 0; i < AXPY_UNROLL; i++)
+// TPL: axpy<BLOCK_SIZE, AXPY_UNROLL><<<ceildiv(n, BLOCK_SIZE * AXPY_UNROLL), BLOCK_SIZE>>>(n, x, y);
+// PTX: ptx-identical: 4 function(s) identical

@@ -111,6 +111,38 @@ TEST(PtxCompareTest, AHeadersNameSpelledAnotherWayIsOneName) {
   llvm::sys::fs::remove_directories(dir);
 }
 
+TEST(PtxCompareTest, ARewrittenHeadersCopyIsTheHeader) {
+  // An assert in a header that the template rewrites: its __FILE__ is the
+  // copy written beside the template, which stands for the header; another
+  // file does not.
+  llvm::SmallString<128> root;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ptx-copies", root));
+  std::string dir = root.str().str();
+  ASSERT_FALSE(llvm::sys::fs::create_directories(dir + "/lib"));
+  ASSERT_FALSE(llvm::sys::fs::create_directories(dir + "/out/include/lib"));
+  for (const char *name :
+       {"/lib/norm.cuh", "/out/include/lib/norm.cuh", "/lib/other.cuh"}) {
+    std::error_code ec;
+    llvm::raw_fd_ostream(dir + name, ec) << "// header\n";
+    ASSERT_FALSE(ec);
+  }
+  std::string header = dir + "/lib/norm.cuh",
+              copy = dir + "/out/include/lib/norm.cuh";
+  std::map<std::string, std::string> copies = {{copy, header}};
+  EXPECT_TRUE(comparePtx(assertingModule(8, "i < n", header),
+                         assertingModule(10, "i < n", copy), "", "", copies)
+                  .empty());
+  EXPECT_EQ(comparePtx(assertingModule(8, "i < n", header),
+                       assertingModule(10, "i < n", copy))
+                .size(),
+            1u);
+  EXPECT_EQ(comparePtx(assertingModule(8, "i < n", dir + "/lib/other.cuh"),
+                       assertingModule(10, "i < n", copy), "", "", copies)
+                .size(),
+            1u);
+  llvm::sys::fs::remove_directories(dir);
+}
+
 TEST(PtxCompareTest, AnInstructionThatDiffersIsReported) {
   auto mismatches =
       comparePtx(module(279, "0f40000000"), module(275, "0f40400000"));

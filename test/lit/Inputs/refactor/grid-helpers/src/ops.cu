@@ -64,3 +64,35 @@ __global__ void abs_kernel(const float *x, float *y, int n) {
 void absolute(const float *x, float *y, int n) {
   abs_kernel<<<blocks_for(n), NUM_THREADS>>>(x, y, n);
 }
+
+__global__ void rows_kernel(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = x[i] + 1.f;
+}
+
+__global__ void half_kernel(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = x[i] - 1.f;
+}
+
+__global__ void warp_kernel(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = x[i] * 2.f;
+}
+
+int count(const float *x, int n);
+
+void add_one(const float *x, float *y, int n) {
+  rows_kernel<<<row_blocks(n), ROW_THREADS>>>(x, y, n);
+}
+
+void sub_one(const float *x, float *y, int n) {
+  half_kernel<<<half_blocks(count(x, n)), HALF_THREADS>>>(x, y, n);
+}
+
+void twice(const float *x, float *y, int n) {
+  warp_kernel<<<warp_blocks(n), MANY_THREADS>>>(x, y, n);
+}

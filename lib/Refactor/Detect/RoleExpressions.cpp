@@ -178,6 +178,45 @@ static std::optional<Atom> literalShiftAtom(DetectContext &c, const Expr *e) {
   return a;
 }
 
+/// `constexpr int unroll = sizeof(T) == 4 ? 4 : 2;`: a local constant with
+/// a value per type (or per constant condition). Each branch's literal is a
+/// parameter of its own and the condition stays, so every instantiation
+/// keeps its value. True when recorded so.
+static bool branchConstants(DetectContext &c, const VarDecl *var,
+                            const RoleCtx &ctx) {
+  const Expr *init = var->getInit();
+  const auto *choice =
+      init ? llvm::dyn_cast<ConditionalOperator>(init->IgnoreParenImpCasts())
+           : nullptr;
+  if (!choice || ctx.placeholders || !var->isLocalVarDecl() ||
+      !(var->isConstexpr() || var->getType().isConstQualified()) ||
+      !var->getType()->isIntegerType() || isFixedByHardware(var->getName()) ||
+      !(choice->getCond()->isValueDependent() ||
+        choice->getCond()->isEvaluatable(c.Ctx)))
+    return false;
+  auto then = classify(c, choice->getTrueExpr(), ctx.fn);
+  auto otherwise = classify(c, choice->getFalseExpr(), ctx.fn);
+  auto literal = [](const std::optional<Atom> &a) {
+    return a && a->spelling == Spelling::Literal && a->constant.empty() &&
+           isIntegerLiteralText(a->text);
+  };
+  if (!literal(then) || !literal(otherwise))
+    return false;
+  std::string key =
+      "var:" + var->getQualifiedNameAsString() + "@" +
+      std::to_string(c.SM.getDecomposedExpansionLoc(var->getLocation()).second);
+  for (auto [branch, which] :
+       {std::pair{&*then, "#then"}, std::pair{&*otherwise, "#else"}}) {
+    branch->spelling = Spelling::Variable;
+    branch->constant = key + which;
+    branch->constantName = var->getNameAsString();
+    branch->castType.clear();
+    branch->valueType = typeSpelling(c.Ctx, var->getType());
+    record(c, *branch, ctx, SiteRole::Definition, ctx.role);
+  }
+  return true;
+}
+
 /// A constant: recorded (a local constant at its definition), and named by
 /// its marker, or by its value where it is no site.
 std::optional<std::string> walkAtom(DetectContext &c, const Atom &atom,
@@ -211,6 +250,8 @@ std::optional<std::string> walkAtom(DetectContext &c, const Atom &atom,
         return std::to_string(inner->value);
       return marker(inner->offset);
     }
+    if (branchConstants(c, atom.localVar, ctx))
+      return std::nullopt;
     auto t = walk(c, init, ctx);
     if (!t)
       return std::nullopt;
@@ -321,6 +362,8 @@ walkName(DetectContext &c, const DeclRefExpr *ref, const RoleCtx &ctx) {
       var && var->isLocalVarDecl() && var->getInit() && ctx.fn &&
       !llvm::isa<ParmVarDecl>(var) && isEffectivelyConst(c, var, ctx.fn) &&
       var->getType()->isIntegralOrEnumerationType()) {
+    if (branchConstants(c, var, ctx))
+      return std::nullopt;
     // A local computed at run time (`int blocks = (n + 255) / 256;`).
     auto t = walk(c, var->getInit(), ctx);
     if (!t)

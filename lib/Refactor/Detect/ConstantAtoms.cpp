@@ -89,6 +89,19 @@ std::string typeSpelling(const ASTContext &ctx, QualType t) {
   return t.getUnqualifiedType().getAsString(p);
 }
 
+std::string castSpelling(const ASTContext &ctx, QualType t) {
+  std::string spelled = typeSpelling(ctx, t);
+  return spelled.empty()
+             ? t.getUnqualifiedType().getAsString(ctx.getPrintingPolicy())
+             : spelled;
+}
+
+std::string variableKey(const DetectContext &c, const VarDecl *var) {
+  return "var:" + var->getQualifiedNameAsString() + "@" +
+         std::to_string(
+             c.SM.getDecomposedExpansionLoc(var->getLocation()).second);
+}
+
 /// The `#define` of function-like macro `name` around `spelled` (a token of
 /// its body in a project header), recorded in the facts' macroCopies; false
 /// when the text there is no such definition.
@@ -219,9 +232,7 @@ static std::optional<Atom> shadowedConstant(DetectContext &c, const Expr *s,
   a.offset = *open + 1;
   a.length = 0;
   a.value = result.Val.getInt().getExtValue();
-  a.constant =
-      "var:" + var->getQualifiedNameAsString() + "@" +
-      std::to_string(c.SM.getDecomposedExpansionLoc(var->getLocation()).second);
+  a.constant = variableKey(c, var);
   a.constantName = var->getNameAsString();
   a.castType = typeSpelling(c.Ctx, var->getType());
   a.valueType = a.castType;
@@ -388,10 +399,7 @@ std::optional<Atom> classify(DetectContext &c, const Expr *e,
       if (isDispatchedConstant(c, var))
         return std::nullopt; // one value per case of a dispatch: no knob
       a.spelling = Spelling::Variable;
-      a.constant =
-          "var:" + var->getQualifiedNameAsString() + "@" +
-          std::to_string(
-              c.SM.getDecomposedExpansionLoc(var->getLocation()).second);
+      a.constant = variableKey(c, var);
       a.constantName = var->getNameAsString();
       a.castType = castFor(var->getType());
       a.valueType = a.castType;

@@ -19,14 +19,6 @@ namespace ktune::refactor {
 
 using namespace clang;
 
-/// A type as a cast names it (typeSpelling, with int spelled out).
-static std::string castSpelling(const ASTContext &ctx, QualType t) {
-  std::string spelled = typeSpelling(ctx, t);
-  return spelled.empty()
-             ? t.getUnqualifiedType().getAsString(ctx.getPrintingPolicy())
-             : spelled;
-}
-
 namespace {
 
 /// Where `loc`, inside an expansion of object-like macro `macro`, is

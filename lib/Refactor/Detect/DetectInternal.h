@@ -184,6 +184,13 @@ void canonicalArgType(clang::QualType type, const clang::PrintingPolicy &policy,
 /// for int and enums.
 std::string typeSpelling(const clang::ASTContext &ctx, clang::QualType t);
 
+/// A type as a cast names it: typeSpelling, with int spelled out.
+std::string castSpelling(const clang::ASTContext &ctx, clang::QualType t);
+
+/// The key naming a variable's constant in candidates and plans
+/// (`var:` its qualified name `@` the offset of its declaration).
+std::string variableKey(const DetectContext &c, const clang::VarDecl *var);
+
 /// The name a call gives its callee: the function's, or the name it looks
 /// up when the call is dependent (an UnresolvedLookupExpr); empty for any
 /// other callee.

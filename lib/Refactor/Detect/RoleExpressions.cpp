@@ -19,14 +19,6 @@ namespace ktune::refactor {
 
 using namespace clang;
 
-/// A type as a cast names it (typeSpelling, with int spelled out).
-static std::string castSpelling(const ASTContext &ctx, QualType t) {
-  std::string spelled = typeSpelling(ctx, t);
-  return spelled.empty()
-             ? t.getUnqualifiedType().getAsString(ctx.getPrintingPolicy())
-             : spelled;
-}
-
 static std::optional<std::string> walkBounds(DetectContext &c,
                                              const std::string &fn,
                                              const Expr *a, const Expr *b,
@@ -179,20 +171,31 @@ static std::optional<Atom> literalShiftAtom(DetectContext &c, const Expr *e) {
 }
 
 /// `constexpr int unroll = sizeof(T) == 4 ? 4 : 2;`: a local constant with
-/// a value per type (or per constant condition). Each branch's literal is a
-/// parameter of its own and the condition stays, so every instantiation
-/// keeps its value. True when recorded so.
+/// a value per type, per constant condition, or per run-time condition
+/// (`const int threads = sm_threads == 1536 ? 768 : 1024;`). Each branch's
+/// literal is a parameter of its own and the condition stays, so every
+/// instantiation and every device keeps its value. True when recorded so;
+/// `expression` is then the local's value in markers where the condition
+/// is a run-time one the walk can spell.
 static bool branchConstants(DetectContext &c, const VarDecl *var,
-                            const RoleCtx &ctx) {
+                            const RoleCtx &ctx,
+                            std::optional<std::string> &expression) {
   const Expr *init = var->getInit();
   const auto *choice =
       init ? llvm::dyn_cast<ConditionalOperator>(init->IgnoreParenImpCasts())
            : nullptr;
   if (!choice || ctx.placeholders || !var->isLocalVarDecl() ||
-      !(var->isConstexpr() || var->getType().isConstQualified()) ||
-      !var->getType()->isIntegerType() || isFixedByHardware(var->getName()) ||
-      !(choice->getCond()->isValueDependent() ||
-        choice->getCond()->isEvaluatable(c.Ctx)))
+      !isEffectivelyConst(c, var, ctx.fn) || !var->getType()->isIntegerType() ||
+      isFixedByHardware(var->getName()))
+    return false;
+  // In device code a run-time choice depends on the data or the thread. A
+  // launch's whole block chosen so is read as block alternatives instead.
+  bool constantCondition = choice->getCond()->isValueDependent() ||
+                           choice->getCond()->isEvaluatable(c.Ctx);
+  if (!constantCondition && (!ctx.fn || ctx.fn->hasAttr<CUDAGlobalAttr>() ||
+                             ctx.fn->hasAttr<CUDADeviceAttr>() ||
+                             (ctx.top && (ctx.role == SiteRole::LaunchBlock ||
+                                          ctx.role == SiteRole::TemplateArg))))
     return false;
   auto then = classify(c, choice->getTrueExpr(), ctx.fn);
   auto otherwise = classify(c, choice->getFalseExpr(), ctx.fn);
@@ -202,9 +205,7 @@ static bool branchConstants(DetectContext &c, const VarDecl *var,
   };
   if (!literal(then) || !literal(otherwise))
     return false;
-  std::string key =
-      "var:" + var->getQualifiedNameAsString() + "@" +
-      std::to_string(c.SM.getDecomposedExpansionLoc(var->getLocation()).second);
+  std::string key = variableKey(c, var);
   for (auto [branch, which] :
        {std::pair{&*then, "#then"}, std::pair{&*otherwise, "#else"}}) {
     branch->spelling = Spelling::Variable;
@@ -213,6 +214,15 @@ static bool branchConstants(DetectContext &c, const VarDecl *var,
     branch->castType.clear();
     branch->valueType = typeSpelling(c.Ctx, var->getType());
     record(c, *branch, ctx, SiteRole::Definition, ctx.role);
+  }
+  expression.reset();
+  if (!constantCondition) {
+    RoleCtx condition = ctx;
+    condition.top = condition.cap = false;
+    condition.recordLiterals = false;
+    if (auto test = walk(c, choice->getCond(), condition))
+      expression = "(" + *test + " ? " + marker(then->offset) + " : " +
+                   marker(otherwise->offset) + ")";
   }
   return true;
 }
@@ -250,8 +260,8 @@ std::optional<std::string> walkAtom(DetectContext &c, const Atom &atom,
         return std::to_string(inner->value);
       return marker(inner->offset);
     }
-    if (branchConstants(c, atom.localVar, ctx))
-      return std::nullopt;
+    if (std::optional<std::string> e; branchConstants(c, atom.localVar, ctx, e))
+      return e;
     auto t = walk(c, init, ctx);
     if (!t)
       return std::nullopt;
@@ -362,8 +372,8 @@ walkName(DetectContext &c, const DeclRefExpr *ref, const RoleCtx &ctx) {
       var && var->isLocalVarDecl() && var->getInit() && ctx.fn &&
       !llvm::isa<ParmVarDecl>(var) && isEffectivelyConst(c, var, ctx.fn) &&
       var->getType()->isIntegralOrEnumerationType()) {
-    if (branchConstants(c, var, ctx))
-      return std::nullopt;
+    if (std::optional<std::string> e; branchConstants(c, var, ctx, e))
+      return e;
     // A local computed at run time (`int blocks = (n + 255) / 256;`).
     auto t = walk(c, var->getInit(), ctx);
     if (!t)

@@ -207,6 +207,32 @@ def normalise_body(text, strings={}):
     return lines
 
 
+SHARED_DECL = re.compile(
+    r"^[ \t]*(?:\.(?:weak|visible|extern)[ \t]+)?"
+    r"(\.shared\b[^;\n]*?([A-Za-z_$][\w$]*)(?:\[[^\]]*\])*[ \t]*;)", re.M)
+
+
+def shared_declarations(ptx):
+    """Every .shared variable the PTX declares, by name: at module scope or
+    in a function. With -rdc a non-template kernel's static __shared__
+    variables are declared in its body ("demoted"), a template's at module
+    scope (.weak .shared)."""
+    return {m.group(2): re.sub(r"[ \t]+", " ", m.group(1))
+            for m in SHARED_DECL.finditer(ptx)}
+
+
+def with_shared_declarations(lines, declared):
+    """The lines without their own .shared declarations, followed by the
+    declarations of every .shared variable they name."""
+    kept, used = [], set()
+    for line in lines:
+        if line.lstrip().startswith(".shared"):
+            continue
+        used.update(t for t in re.findall(r"[A-Za-z_$][\w$]*", line) if t in declared)
+        kept.append(line)
+    return kept + ["shared: " + declared[n] for n in sorted(used)]
+
+
 def main():
     argv = sys.argv[1:]
     extra = []
@@ -349,14 +375,17 @@ def main():
                 text = text.replace(new[2:], old[2:])
         return text
 
+    orig_shared = shared_declarations(orig_ptx)
+    tpl_shared = shared_declarations(rewrite(tpl_ptx))
     mismatches = []
     for mangled, body in orig_funcs.items():
         partner = [n for n, o in rename.items() if o == mangled]
         if not partner:
             mismatches.append((orig_names[mangled], None, None))
             continue
-        a = normalise_body(body, orig_strings)
-        b = normalise_body(rewrite(tpl_funcs[partner[0]]), tpl_strings)
+        a = with_shared_declarations(normalise_body(body, orig_strings), orig_shared)
+        b = with_shared_declarations(
+            normalise_body(rewrite(tpl_funcs[partner[0]]), tpl_strings), tpl_shared)
         if a != b:
             mismatches.append((orig_names[mangled], a, b))
     for qname in skipped:

@@ -8,6 +8,7 @@
 #include "llvm/Demangle/Demangle.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <regex>
 #include <set>
@@ -289,6 +290,57 @@ static std::vector<std::string> normalisedLines(const std::string &body) {
   return out;
 }
 
+/// Every `.shared` variable the PTX declares, by name: at module scope or
+/// in a function. With -rdc a non-template kernel's static `__shared__`
+/// variables are declared in its body ("demoted"), a template's at module
+/// scope (`.weak .shared`).
+static std::map<std::string, std::string>
+sharedDeclarations(const std::string &ptx) {
+  static const std::regex decl(
+      R"((?:^|\n)[ \t]*(?:\.(?:weak|visible|extern)[ \t]+)?(\.shared\b[^;\n]*?([A-Za-z_$][\w$]*)(?:\[[^\]]*\])*[ \t]*;))");
+  static const std::regex space(R"([ \t]+)");
+  std::map<std::string, std::string> out;
+  for (std::sregex_iterator it(ptx.begin(), ptx.end(), decl), end; it != end;
+       ++it)
+    out[(*it)[2].str()] = std::regex_replace((*it)[1].str(), space, " ");
+  return out;
+}
+
+/// A function's lines without its own `.shared` declarations, followed by
+/// the declarations (wherever they are) of every `.shared` variable it
+/// names, so a variable declared in the body on one side and at module scope
+/// on the other compares equal, and one whose size changed does not.
+static std::vector<std::string>
+withSharedDeclarations(std::vector<std::string> lines,
+                       const std::map<std::string, std::string> &declared) {
+  auto identChar = [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' ||
+           ch == '$';
+  };
+  std::set<std::string> used;
+  std::vector<std::string> kept;
+  for (const std::string &l : lines) {
+    if (llvm::StringRef(l).ltrim().starts_with(".shared"))
+      continue;
+    for (size_t i = 0; i < l.size();) {
+      if (!identChar(l[i])) {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < l.size() && identChar(l[j]))
+        ++j;
+      if (std::string token = l.substr(i, j - i); declared.count(token))
+        used.insert(token);
+      i = j;
+    }
+    kept.push_back(l);
+  }
+  for (const std::string &name : used)
+    kept.push_back("shared: " + declared.at(name));
+  return kept;
+}
+
 std::vector<PtxMismatch>
 comparePtx(const std::string &originalPtx, const std::string &templatePtx,
            const std::string &originalFile, const std::string &templateFile,
@@ -353,6 +405,8 @@ comparePtx(const std::string &originalPtx, const std::string &templatePtx,
     }
     return text;
   };
+  auto originalShared = sharedDeclarations(originalPtx);
+  auto templateShared = sharedDeclarations(renamed(templatePtx));
   std::vector<PtxMismatch> out;
   for (const auto &[mangled, body] : original) {
     auto partner =
@@ -363,9 +417,12 @@ comparePtx(const std::string &originalPtx, const std::string &templatePtx,
       out.push_back({name, ""});
       continue;
     }
-    auto a = normalisedLines(namedByContent(body, originalStrings));
-    auto b = normalisedLines(
-        namedByContent(renamed(tpl.at(partner->first)), templateStrings));
+    auto a = withSharedDeclarations(
+        normalisedLines(namedByContent(body, originalStrings)), originalShared);
+    auto b = withSharedDeclarations(
+        normalisedLines(
+            namedByContent(renamed(tpl.at(partner->first)), templateStrings)),
+        templateShared);
     if (a == b)
       continue;
     size_t i = 0;

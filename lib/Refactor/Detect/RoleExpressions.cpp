@@ -129,10 +129,9 @@ void record(DetectContext &c, const Atom &a, const RoleCtx &ctx, SiteRole role,
     o.replacement = a.replacement;
     o.baseValue = a.baseValue;
     o.valueForm = a.valueForm;
-    // A derived variable's use becomes the base's expression; a derived
-    // macro's keeps the type its expansion had.
-    if (a.spelling != Spelling::Macro)
-      o.castType.clear();
+    // A use keeps the type it had: a derived variable's expression is
+    // written cast to its declared type (describeDerived), a derived
+    // macro's has the type its expansion had.
   } else if (a.derivedBases > 1) {
     o.derivedExpr = a.derivedExpr;
   }

@@ -197,6 +197,26 @@ KernelGroups sortIntoFamilies(const std::vector<Occurrence> &occs,
       g.sites.push_back(o);
     }
   }
+  // A constant that is only part of a template argument (`k<N / NA>`) is
+  // not the kernel's parameter: where the kernel reads it too, its reads
+  // are the constant's, not that parameter's.
+  for (auto &[key, g] : k.named) {
+    if (g.boundParam < 0)
+      continue;
+    bool whole =
+        std::any_of(g.sites.begin(), g.sites.end(), [](const Occurrence &o) {
+          return o.boundParam >= 0 && o.top;
+        });
+    bool readInKernel =
+        std::any_of(g.sites.begin(), g.sites.end(), [&](const Occurrence &o) {
+          return o.function == kernelId;
+        });
+    if (!whole && readInKernel) {
+      g.boundParam = -1;
+      for (Occurrence &o : g.sites)
+        o.boundParam = -1;
+    }
+  }
   return k;
 }
 

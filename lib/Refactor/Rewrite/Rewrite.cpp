@@ -32,6 +32,13 @@ void Rewriter::forwarderEdit(const FunctionFacts &f,
     values += (values.empty() ? "" : ", ") + std::to_string(q.defaultValue);
   std::string indent =
       f.declarations.empty() ? "" : f.declarations.back().indent;
+  // The signature is the definition's text up to its body, comments
+  // included: a line comment at its end would swallow the brace.
+  llvm::StringRef lastLine =
+      llvm::StringRef(f.forwarderSignature).rsplit('\n').second;
+  if (lastLine.empty())
+    lastLine = f.forwarderSignature;
+  std::string open = lastLine.contains("//") ? "\n" + indent + "{\n" : " {\n";
   Edit e;
   e.offset = f.rangeEnd;
   e.path = path;
@@ -39,7 +46,7 @@ void Rewriter::forwarderEdit(const FunctionFacts &f,
   e.text = "\n\n" + indent +
            "// The original entry point: the default configuration.\n" +
            indent + (f.cLinkage ? "extern \"C\" " : "") + f.forwarderSignature +
-           " {\n" + indent + "  return " + f.forwarderQualifier +
+           open + indent + "  return " + f.forwarderQualifier +
            (f.templateName.empty() ? f.name : f.templateName) + "<" + values +
            ">(" + args + ");\n" + indent + "}";
   Edits.push_back(e);

@@ -203,4 +203,29 @@ TEST(PtxCompareTest, ALocalStaticOfAnotherHelperDiffers) {
   EXPECT_EQ(mismatches.size(), 1u);
 }
 
+/// A kernel with a static __shared__ word, built with -rdc: a non-template
+/// kernel's is declared in its body ("demoted"), a template's at module
+/// scope (.weak .shared).
+std::string rdcModule(const std::string &kernel, bool atModuleScope,
+                      const std::string &type) {
+  std::string sum = "_ZZ" + std::string(kernel).substr(2) + "E3sum";
+  std::string decl = ".shared .align 4 ." + type + " " + sum + ";\n";
+  return ".version 8.8\n.target sm_90\n.address_size 64\n\n" +
+         (atModuleScope ? ".weak " + decl : std::string()) +
+         ".visible .entry " + kernel + "(\n\t.param .u64 " + kernel +
+         "_param_0\n)\n{\n" +
+         (atModuleScope ? std::string() : "\t// demoted variable\n\t" + decl) +
+         "\tst.shared.u32 \t[" + sum + "], %r1;\n\tret;\n}\n";
+}
+
+TEST(PtxCompareTest, AStaticSharedDeclaredAtModuleScopeIsTheDemotedOne) {
+  EXPECT_TRUE(comparePtx(rdcModule(OriginalKernel, false, "u32"),
+                         rdcModule(TemplateKernel, true, "u32"))
+                  .empty());
+  auto mismatches = comparePtx(rdcModule(OriginalKernel, false, "u32"),
+                               rdcModule(TemplateKernel, true, "u64"));
+  ASSERT_EQ(mismatches.size(), 1u);
+  EXPECT_NE(mismatches[0].diff.find(".u64"), std::string::npos);
+}
+
 } // namespace

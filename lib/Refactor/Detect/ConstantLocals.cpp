@@ -88,6 +88,56 @@ std::vector<const DeclRefExpr *> referencesTo(const VarDecl *var,
   return uses.Refs;
 }
 
+namespace {
+
+/// `ref` is an argument of a call a template leaves unresolved, and every
+/// function that call may name takes that argument by value or by const
+/// reference (the mutation analysis takes any such argument for a change).
+bool readByUnresolvedCall(ASTContext &ctx, const DeclRefExpr *ref) {
+  DynTypedNode node = DynTypedNode::create(*ref);
+  const Expr *arg = ref;
+  const CallExpr *call = nullptr;
+  for (int depth = 0; depth < 4 && !call; ++depth) {
+    auto parents = ctx.getParents(node);
+    if (parents.empty())
+      return false;
+    node = parents[0];
+    const auto *e = node.get<Expr>();
+    if (e && (llvm::isa<ParenExpr>(e) || llvm::isa<ImplicitCastExpr>(e)))
+      arg = e;
+    else if (!(call = e ? llvm::dyn_cast<CallExpr>(e) : nullptr))
+      return false;
+  }
+  const auto *over =
+      call ? llvm::dyn_cast<OverloadExpr>(call->getCallee()->IgnoreImplicit())
+           : nullptr;
+  auto at = call ? llvm::find(call->arguments(), arg) : nullptr;
+  if (!over || over->getNumDecls() == 0 || at == call->arg_end())
+    return false;
+  unsigned index = at - call->arg_begin();
+  for (const NamedDecl *d : over->decls()) {
+    d = d->getUnderlyingDecl();
+    const FunctionDecl *f =
+        llvm::isa<FunctionTemplateDecl>(d)
+            ? llvm::cast<FunctionTemplateDecl>(d)->getTemplatedDecl()
+            : llvm::dyn_cast<FunctionDecl>(d);
+    if (!f || f->getNumParams() == 0)
+      return false;
+    const ParmVarDecl *p =
+        f->getParamDecl(std::min<unsigned>(index, f->getNumParams() - 1));
+    if (index >= f->getNumParams() && !p->isParameterPack())
+      return false;
+    QualType t = p->getType();
+    if (const auto *pack = t->getAs<PackExpansionType>())
+      t = pack->getPattern();
+    if (t->isReferenceType() && !t.getNonReferenceType().isConstQualified())
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
 bool mutatedAt(ExprMutationAnalyzer &analyzer, ASTContext &ctx,
                const DeclRefExpr *ref) {
   // Captured by reference: the lambda's body is checked like any other
@@ -95,7 +145,7 @@ bool mutatedAt(ExprMutationAnalyzer &analyzer, ASTContext &ctx,
   auto parents = ctx.getParents(*ref);
   if (!parents.empty() && parents[0].get<LambdaExpr>())
     return false;
-  if (isLaunchArgumentUse(ctx, ref))
+  if (isLaunchArgumentUse(ctx, ref) || readByUnresolvedCall(ctx, ref))
     return false;
   return analyzer.isMutated(ref);
 }

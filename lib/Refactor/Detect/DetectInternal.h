@@ -450,14 +450,19 @@ std::optional<LaunchView> apiLaunch(DetectContext &c,
                                     const clang::CallExpr *call,
                                     const clang::FunctionDecl *host);
 
-/// A function of the main file that launches the kernel it is given
-/// (`launch_with(kernel, grid, block, stream, args...)` whose body is one
-/// `kernel<<<grid, block, 0, stream>>>(args...)`): the indices of the
-/// parameters that carry the kernel, grid, block and dynamic shared memory
-/// (-1: none), and the kernel's arguments (a trailing pack from `pack`).
+/// A function that launches the kernel it is given: its body launches its
+/// parameters (`launch_with(kernel, grid, block, stream, args...)` whose
+/// body is `kernel<<<grid, block, 0, stream>>>(args...)`, a
+/// `cudaLaunchKernel` of them, or a call of another such helper), or,
+/// declared here and defined elsewhere, its parameters say so by type and
+/// name (`add_node(void *func, dim3 grid_dim, dim3 block_dim, ...)`). The
+/// indices of the parameters that carry the kernel, grid, block and dynamic
+/// shared memory (-1: none), and the kernel's arguments (a trailing pack
+/// from `pack`) where they are known.
 struct LaunchHelper {
   int kernel = -1, grid = -1, block = -1, smem = -1, pack = -1;
   std::vector<int> args;
+  bool argsKnown = true;
   /// The geometry as fields of a parameter (`p.block_dims` of a launch
   /// parameter struct): the field's name; empty: the parameter itself.
   std::string gridField, blockField, smemField;

@@ -1,9 +1,11 @@
 //===- LaunchHelpers.cpp - Functions that launch the kernel they get ------===//
 //
-// A function of the main file whose body is one launch of its parameters
-// (`launch_with(kernel, grid, block, stream, args...)`) is a launch helper:
-// a call of it is read as the launch it makes, geometry included, also when
-// the geometry is a field of a launch-parameter struct (`p.block_dims`).
+// A function whose body launches its parameters (`launch_with(kernel, grid,
+// block, stream, args...)`, directly, through cudaLaunchKernel or through
+// another helper), or one declared with a kernel, a grid and a block among
+// its parameters and defined in another file, is a launch helper: a call of
+// it is read as the launch it makes, geometry included, also when the
+// geometry is a field of a launch-parameter struct (`p.block_dims`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,71 +135,329 @@ const Expr *fieldValue(DetectContext &c, const Expr *e,
 
 } // namespace
 
-std::optional<LaunchHelper> launchHelper(DetectContext &c,
-                                         const FunctionDecl *fd) {
-  fd = fd ? definitionOf(c, fd) : nullptr;
-  // Read, never rewritten: a helper of the project's headers too.
-  if (!fd || !fd->getBody() ||
+namespace {
+
+/// The functions a call may call: its callee, or in a template every
+/// candidate of its unresolved name that takes as many arguments.
+std::vector<const FunctionDecl *> calleeCandidates(const CallExpr *call) {
+  if (const FunctionDecl *f = call->getDirectCallee())
+    return {f};
+  const auto *over =
+      llvm::dyn_cast<OverloadExpr>(call->getCallee()->IgnoreImplicit());
+  if (!over)
+    return {};
+  std::vector<const FunctionDecl *> out;
+  for (const NamedDecl *d : over->decls()) {
+    d = d->getUnderlyingDecl();
+    const FunctionDecl *f =
+        llvm::isa<FunctionTemplateDecl>(d)
+            ? llvm::cast<FunctionTemplateDecl>(d)->getTemplatedDecl()
+            : llvm::dyn_cast<FunctionDecl>(d);
+    if (!f)
+      continue;
+    bool variadic = f->isVariadic() ||
+                    (f->getNumParams() > 0 &&
+                     f->getParamDecl(f->getNumParams() - 1)->isParameterPack());
+    if (call->getNumArgs() >= f->getMinRequiredArguments() &&
+        (variadic || call->getNumArgs() <= f->getNumParams()))
+      out.push_back(f);
+  }
+  return out;
+}
+
+/// A type that can carry a kernel: a function pointer, `void *`, a driver
+/// `CUfunction`, or a template's type.
+bool carriesKernel(QualType t) {
+  t = t.getNonReferenceType();
+  if (t->isDependentType() || t->isFunctionPointerType())
+    return true;
+  QualType pointee = t->getPointeeType();
+  if (pointee.isNull())
+    return false;
+  if (pointee->isVoidType())
+    return true;
+  const RecordDecl *r = pointee->getAsRecordDecl();
+  return r && r->getName() == "CUfunc_st";
+}
+
+bool geometryType(QualType t) {
+  t = t.getNonReferenceType().getUnqualifiedType();
+  if (t->isDependentType() || t->isIntegerType())
+    return true;
+  const RecordDecl *r = t->getAsRecordDecl();
+  return r && r->getName() == "dim3";
+}
+
+/// A helper whose body is not read (defined in another file, or in a
+/// header whose bodies the parser skips), `void add_kernel_node(void *func,
+/// dim3 grid_dim, dim3 block_dim, uint32_t smem_bytes, void **params)`:
+/// read from its parameters' names and types, the kernel's arguments
+/// unknown.
+std::optional<LaunchHelper> declaredHelper(const FunctionDecl *fd) {
+  LaunchHelper h;
+  h.argsKnown = false;
+  for (const ParmVarDecl *p : fd->parameters()) {
+    std::string name = llvm::StringRef(p->getName()).lower();
+    llvm::StringRef n(name);
+    int i = static_cast<int>(p->getFunctionScopeIndex());
+    if (h.kernel < 0) {
+      bool named = n.contains("kernel") || n.contains("func") || n == "f" ||
+                   n == "fn" || n == "k";
+      if (carriesKernel(p->getType()) &&
+          (named || p->getType()->isFunctionPointerType()))
+        h.kernel = i;
+      continue;
+    }
+    bool gridName = n.contains("grid") || n == "blocks" || n == "nblocks" ||
+                    n == "n_blocks" || n == "num_blocks" || n == "numblocks";
+    bool blockName = !gridName && (n.contains("block") ||
+                                   n.contains("thread") || n == "tpb");
+    bool smemName =
+        n.contains("smem") || n.contains("shared") || n.contains("shmem");
+    if (gridName && h.grid < 0 && h.block < 0 && geometryType(p->getType()))
+      h.grid = i;
+    else if (blockName && h.grid >= 0 && h.block < 0 &&
+             geometryType(p->getType()))
+      h.block = i;
+    else if (smemName && h.block >= 0 && h.smem < 0 &&
+             p->getType()->isIntegerType())
+      h.smem = i;
+  }
+  if (h.kernel < 0 || h.grid < 0 || h.block < 0)
+    return std::nullopt;
+  return h;
+}
+
+/// The kernel expression without the casts a launch API needs
+/// (`reinterpret_cast<void *>(func)`, `(const void *)&func`).
+const Expr *withoutCasts(const Expr *e) {
+  for (int depth = 0; e && depth < 6; ++depth) {
+    e = e->IgnoreParenImpCasts();
+    if (const auto *cast = llvm::dyn_cast<ExplicitCastExpr>(e))
+      e = cast->getSubExpr();
+    else if (const auto *u = llvm::dyn_cast<UnaryOperator>(e);
+             u && u->getOpcode() == UO_AddrOf)
+      e = u->getSubExpr();
+    else
+      break;
+  }
+  return e;
+}
+
+std::optional<LaunchHelper> launchHelperAt(DetectContext &c,
+                                           const FunctionDecl *fd, int depth);
+
+/// One launch in `fd`'s body, each part mapped to `fd`'s parameters.
+class HelperBody {
+public:
+  HelperBody(DetectContext &c, const FunctionDecl *fd, int depth)
+      : C(c), Fd(fd), Depth(depth) {}
+
+  /// `kernel<<<grid, block, smem>>>(args...)`.
+  std::optional<LaunchHelper> chevron(const CUDAKernelCallExpr *k) {
+    LaunchHelper h;
+    h.kernel = parameterIndex(Fd, k->getCallee());
+    const CallExpr *config = k->getConfig();
+    if (h.kernel < 0 || !config || config->getNumArgs() < 2 ||
+        !geometry(h, config->getArg(0), config->getArg(1),
+                  config->getNumArgs() >= 3 ? config->getArg(2) : nullptr))
+      return std::nullopt;
+    for (const Expr *a : k->arguments()) {
+      if (const auto *pack = llvm::dyn_cast<PackExpansionExpr>(a)) {
+        h.pack = parameterIndex(Fd, pack->getPattern());
+        if (h.pack < 0 || a != k->getArg(k->getNumArgs() - 1))
+          return std::nullopt;
+        continue;
+      }
+      int i = parameterIndex(Fd, a);
+      if (i < 0)
+        return std::nullopt;
+      h.args.push_back(i);
+    }
+    return h;
+  }
+
+  /// `cudaLaunchKernel((void *)func, grid, block, args, smem, stream)`.
+  std::optional<LaunchHelper> api(const CallExpr *call) {
+    if (launchApiName(call) != "cudaLaunchKernel" || call->getNumArgs() < 5)
+      return std::nullopt;
+    LaunchHelper h;
+    h.argsKnown = false;
+    h.kernel = parameterIndex(Fd, withoutCasts(call->getArg(0)));
+    if (h.kernel < 0 ||
+        !geometry(h, call->getArg(1), call->getArg(2), call->getArg(4)))
+      return std::nullopt;
+    return h;
+  }
+
+  /// A call of another launch helper with this one's parameters.
+  std::optional<LaunchHelper> forwarded(const CallExpr *call) {
+    std::optional<LaunchHelper> inner;
+    for (const FunctionDecl *callee : calleeCandidates(call)) {
+      if (callee == Fd)
+        return std::nullopt;
+      auto h = launchHelperAt(C, callee, Depth + 1);
+      if (!h || (inner && !sameGeometry(*inner, *h)))
+        return std::nullopt;
+      if (!inner)
+        inner = h;
+      else if (inner->args != h->args || inner->pack != h->pack ||
+               inner->argsKnown != h->argsKnown)
+        inner->argsKnown = false;
+    }
+    if (!inner || static_cast<unsigned>(inner->kernel) >= call->getNumArgs())
+      return std::nullopt;
+    auto at = [&](int i) -> const Expr * {
+      return i >= 0 && static_cast<unsigned>(i) < call->getNumArgs() &&
+                     !llvm::isa<CXXDefaultArgExpr>(call->getArg(i))
+                 ? call->getArg(i)
+                 : nullptr;
+    };
+    if (!inner->gridField.empty() || !inner->blockField.empty() ||
+        !inner->smemField.empty())
+      return std::nullopt; // fields of a struct built here: not followed
+    LaunchHelper h;
+    h.kernel = parameterIndex(Fd, withoutCasts(call->getArg(inner->kernel)));
+    if (h.kernel < 0 || !at(inner->grid) || !at(inner->block) ||
+        !geometry(h, at(inner->grid), at(inner->block), at(inner->smem)))
+      return std::nullopt;
+    h.argsKnown = inner->argsKnown;
+    for (int i : inner->args) {
+      int j = at(i) ? parameterIndex(Fd, at(i)) : -1;
+      if (j < 0)
+        h.argsKnown = false;
+      h.args.push_back(j);
+    }
+    if (inner->pack >= 0) {
+      const auto *pack =
+          llvm::dyn_cast_or_null<PackExpansionExpr>(at(inner->pack));
+      h.pack = pack ? parameterIndex(Fd, pack->getPattern()) : -1;
+      if (h.pack < 0 ||
+          static_cast<unsigned>(inner->pack) + 1 != call->getNumArgs())
+        h.argsKnown = false;
+    }
+    if (!h.argsKnown) {
+      h.args.clear();
+      h.pack = -1;
+    }
+    return h;
+  }
+
+  static bool sameGeometry(const LaunchHelper &a, const LaunchHelper &b) {
+    return a.kernel == b.kernel && a.grid == b.grid && a.block == b.block &&
+           a.smem == b.smem && a.gridField == b.gridField &&
+           a.blockField == b.blockField && a.smemField == b.smemField;
+  }
+
+private:
+  int param(const Expr *e, std::string &field) {
+    int i = parameterIndex(Fd, e);
+    return i >= 0 ? i : parameterField(Fd, e, field);
+  }
+
+  /// Grid and block from parameters; dynamic shared memory from one, or a
+  /// constant (absent, or computed inside: not read).
+  bool geometry(LaunchHelper &h, const Expr *grid, const Expr *block,
+                const Expr *smem) {
+    h.grid = param(grid, h.gridField);
+    h.block = param(block, h.blockField);
+    if (h.grid < 0 || h.block < 0)
+      return false;
+    if (smem && !llvm::isa<CXXDefaultArgExpr>(smem)) {
+      h.smem = param(smem, h.smemField);
+      if (h.smem < 0 && !smem->isValueDependent() &&
+          !smem->isIntegerConstantExpr(C.Ctx))
+        return false;
+      if (h.smem < 0 && smem->isValueDependent())
+        return false;
+    }
+    return true;
+  }
+
+  DetectContext &C;
+  const FunctionDecl *Fd;
+  int Depth;
+};
+
+std::optional<LaunchHelper> launchHelperAt(DetectContext &c,
+                                           const FunctionDecl *fd, int depth) {
+  if (!fd || depth > 3 || !runsOnHost(fd) ||
       c.SM.isInSystemHeader(c.SM.getExpansionLoc(fd->getLocation())))
     return std::nullopt;
+  // Only a function that can be handed a kernel: most calls stop here.
+  if (std::none_of(
+          fd->param_begin(), fd->param_end(),
+          [](const ParmVarDecl *p) { return carriesKernel(p->getType()); }))
+    return std::nullopt;
+  // Read, never rewritten: a helper of the project's headers too.
+  // Defined in another file, or a header's body the parser skipped.
+  const FunctionDecl *def = definitionOf(c, fd);
+  if (!def || !def->getBody())
+    return declaredHelper(fd);
   struct Launches : RecursiveASTVisitor<Launches> {
-    std::vector<const CUDAKernelCallExpr *> Found;
-    bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *k) {
-      Found.push_back(k);
+    std::vector<const CUDAKernelCallExpr *> Chevrons;
+    std::vector<const CallExpr *> Calls;
+    bool VisitCallExpr(CallExpr *call) {
+      if (const auto *k = llvm::dyn_cast<CUDAKernelCallExpr>(call))
+        Chevrons.push_back(k);
+      else
+        Calls.push_back(call);
       return true;
     }
   } launches;
-  launches.TraverseStmt(fd->getBody());
-  if (launches.Found.size() != 1)
-    return std::nullopt;
-  const CUDAKernelCallExpr *k = launches.Found.front();
-  LaunchHelper h;
-  h.kernel = parameterIndex(fd, k->getCallee());
-  const CallExpr *config = k->getConfig();
-  if (h.kernel < 0 || !config || config->getNumArgs() < 2)
-    return std::nullopt;
-  auto param = [&](const Expr *e, std::string &field) {
-    int i = parameterIndex(fd, e);
-    return i >= 0 ? i : parameterField(fd, e, field);
-  };
-  h.grid = param(config->getArg(0), h.gridField);
-  h.block = param(config->getArg(1), h.blockField);
-  if (h.grid < 0 || h.block < 0)
-    return std::nullopt;
-  if (config->getNumArgs() >= 3 &&
-      !llvm::isa<CXXDefaultArgExpr>(config->getArg(2))) {
-    h.smem = param(config->getArg(2), h.smemField);
-    if (h.smem < 0 && !config->getArg(2)->isIntegerConstantExpr(c.Ctx))
-      return std::nullopt; // computed inside the helper: not read
-  }
-  for (const Expr *a : k->arguments()) {
-    if (const auto *pack = llvm::dyn_cast<PackExpansionExpr>(a)) {
-      h.pack = parameterIndex(fd, pack->getPattern());
-      if (h.pack < 0 || a != k->getArg(k->getNumArgs() - 1))
-        return std::nullopt;
-      continue;
-    }
-    int i = parameterIndex(fd, a);
-    if (i < 0)
+  launches.TraverseStmt(def->getBody());
+  HelperBody body(c, def, depth);
+  std::vector<LaunchHelper> found;
+  for (const CUDAKernelCallExpr *k : launches.Chevrons) {
+    auto h = body.chevron(k);
+    if (!h)
       return std::nullopt;
-    h.args.push_back(i);
+    found.push_back(*h);
+  }
+  for (const CallExpr *call : launches.Calls) {
+    // A launch API call whose kernel is not a parameter is not this
+    // helper's launch, and makes it none.
+    std::optional<LaunchHelper> h;
+    if (!launchApiName(call).empty()) {
+      h = body.api(call);
+      if (!h)
+        return std::nullopt;
+    } else if (llvm::any_of(call->arguments(), [&](const Expr *a) {
+                 return parameterIndex(def, withoutCasts(a)) >= 0;
+               })) {
+      h = body.forwarded(call);
+    }
+    if (h)
+      found.push_back(*h);
+  }
+  if (found.empty())
+    return std::nullopt;
+  LaunchHelper h = found.front();
+  for (const LaunchHelper &other : found) {
+    if (!HelperBody::sameGeometry(h, other))
+      return std::nullopt;
+    if (other.args != h.args || other.pack != h.pack ||
+        other.argsKnown != h.argsKnown) {
+      h.argsKnown = false;
+      h.args.clear();
+      h.pack = -1;
+    }
   }
   return h;
 }
 
+} // namespace
+
+std::optional<LaunchHelper> launchHelper(DetectContext &c,
+                                         const FunctionDecl *fd) {
+  return launchHelperAt(c, fd, 0);
+}
+
 std::optional<LaunchView> helperLaunch(DetectContext &c, const CallExpr *call,
                                        const FunctionDecl *host) {
-  const FunctionDecl *callee = call->getDirectCallee();
   // In a template the call may stay unresolved: one candidate is the helper.
-  if (const auto *ule = llvm::dyn_cast<UnresolvedLookupExpr>(
-          call->getCallee()->IgnoreImplicit());
-      !callee && ule && ule->getNumDecls() == 1) {
-    const NamedDecl *d = (*ule->decls_begin())->getUnderlyingDecl();
-    if (const auto *t = llvm::dyn_cast<FunctionTemplateDecl>(d))
-      callee = t->getTemplatedDecl();
-    else
-      callee = llvm::dyn_cast<FunctionDecl>(d);
-  }
+  std::vector<const FunctionDecl *> callees = calleeCandidates(call);
+  const FunctionDecl *callee = callees.size() == 1 ? callees.front() : nullptr;
   auto h = launchHelper(c, callee);
   if (!h || static_cast<unsigned>(h->kernel) >= call->getNumArgs())
     return std::nullopt;
@@ -225,6 +485,8 @@ std::optional<LaunchView> helperLaunch(DetectContext &c, const CallExpr *call,
   v.grid = geometry(h->grid, h->gridField);
   v.block = geometry(h->block, h->blockField);
   v.smem = geometry(h->smem, h->smemField);
+  if (!h->argsKnown)
+    return v;
   for (int i : h->args)
     v.args.push_back(arg(i));
   if (h->pack >= 0)

@@ -41,11 +41,14 @@ def quote_dir(d):
     return ["-I", d] if "," in d else ["-Xcompiler", "-iquote," + d]
 
 
-def compile_ptx(nvcc, arch, source, out, include_dir, extra):
+def compile_ptx(nvcc, arch, source, out, include_dir, extra, retry_if=None):
+    """The PTX; None where nvcc's messages contain `retry_if`."""
     cmd = [nvcc, f"-arch={arch}", "-ptx", "-std=c++17"] + quote_dir(include_dir) + \
           ["-w", "-o", out, source] + extra
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
+        if retry_if and retry_if in proc.stdout + proc.stderr:
+            return None
         fail(f"nvcc failed on {source}:\n{proc.stdout}{proc.stderr}")
     with open(out) as f:
         return f.read()
@@ -274,6 +277,10 @@ def main():
 
         # One instantiation per original instantiation of each kernel.
         lines = ["", "// Default instantiations added by ptx-identical.py"]
+        # The same, each through a pointer of the original's parameter types:
+        # for a kernel whose name a host function shares, where the address
+        # of `k<...>` alone names no one function.
+        typed_lines = list(lines)
         count = 0
         skipped = []
         for kernel in manifest.get("kernels", []):
@@ -281,7 +288,7 @@ def main():
             params = kernel.get("template_params", [])
             found = False
             for mangled, dem in orig_names.items():
-                base, targs, _ = split_template_args(
+                base, targs, signature = split_template_args(
                     anonymous(strip_return_type(dem)))
                 # A non-template overload of a kernel template's name (one
                 # whose own parameters have no defaults).
@@ -309,6 +316,10 @@ def main():
                 lines.append(
                     f"static decltype({kernel}) const ktune_instance_{count} "
                     f"__attribute__((unused)) = {kernel};")
+                typed_lines.append(
+                    f"static void (*const ktune_instance_{count}){signature} "
+                    f"__attribute__((unused)) = {kernel};"
+                    if signature.startswith("(") else lines[-1])
                 count += 1
             if not found:
                 if not args.skip_uninstantiated:
@@ -318,12 +329,19 @@ def main():
         instantiated = os.path.join(tmp, os.path.basename(args.template))
         with open(args.template) as f:
             text = f.read()
-        with open(instantiated, "w") as f:
-            f.write(text + "\n".join(lines) + "\n")
-        tpl_ptx = compile_ptx(args.nvcc, args.arch, instantiated,
-                              os.path.join(tmp, "template.ptx"),
-                              os.path.dirname(os.path.abspath(args.template)),
-                              first + extra + (quoted or quote_dir(include_dir)))
+        tpl_ptx = None
+        for added in (lines, typed_lines):
+            with open(instantiated, "w") as f:
+                f.write(text + "\n".join(added) + "\n")
+            tpl_ptx = compile_ptx(
+                args.nvcc, args.arch, instantiated,
+                os.path.join(tmp, "template.ptx"),
+                os.path.dirname(os.path.abspath(args.template)),
+                first + extra + (quoted or quote_dir(include_dir)),
+                retry_if=("instance of overloaded function"
+                          if added is lines else None))
+            if tpl_ptx is not None:
+                break
         tpl_funcs = functions(tpl_ptx)
         copies = {
             os.path.realpath(os.path.join(manifest_dir, f["path"])):

@@ -1,6 +1,7 @@
 //===- RefactorCommandLine.cpp - Stage 1 option groups --------------------===//
 
 #include "ktune/Driver/RefactorCommandLine.h"
+#include "ktune/Plan/PlanReduction.h"
 #include "ktune/Refactor/Verify.h"
 
 #include "ktune/Support/FileUtil.h"
@@ -134,6 +135,27 @@ writeRefactorOutputs(const refactor::Analysis &analysis,
                                : "plan";
   auto made = refactor::makeTemplate(analysis, plan, paths.templatePath,
                                      paths.manifestPath, planOrigin);
+  // A built-in plan the rewrite cannot apply loses the parameter it names,
+  // not the file: that parameter's sites keep their values.
+  Plan reduced = plan;
+  while (!made && reduced.planner == "heuristic" && outputs.planFile.empty()) {
+    std::string message = llvm::toString(made.takeError()), dropped;
+    auto fewer = withoutParamNamedIn(reduced, message, &dropped);
+    if (!fewer)
+      return llvm::createStringError(message);
+    note(dropped +
+         " is left out of the built-in plan, its sites keep their values: " +
+         message);
+    reduced = std::move(*fewer);
+    made = refactor::makeTemplate(analysis, reduced, paths.templatePath,
+                                  paths.manifestPath, planOrigin);
+    // --emit-plan writes the plan the outputs follow.
+    if (!outputs.emitPlan.empty())
+      if (auto s = writeFileAtomically(outputs.emitPlan,
+                                       planToJson(reduced).dump(2) + "\n");
+          !s)
+        return toLlvm(s.error());
+  }
   if (!made)
     return made.takeError();
   for (const auto &n : made->notes)

@@ -171,7 +171,8 @@ static std::string joined(const std::vector<std::string> &parts) {
 
 std::string defaultInstantiations(const std::vector<ManifestKernel> &kernels,
                                   const std::vector<std::string> &original,
-                                  std::vector<std::string> &missing) {
+                                  std::vector<std::string> &missing,
+                                  bool typed) {
   std::string lines = "\n// The default configuration of each kernel the "
                       "original instantiates.\n";
   int count = 0;
@@ -200,10 +201,14 @@ std::string defaultInstantiations(const std::vector<ManifestKernel> &kernels,
       }
       // Not `auto`: C-minded headers define it (`#define auto __auto_type`).
       std::string kernel = "&" + k.qualifiedName + "<" + joined(values) + ">";
-      if (complete)
-        lines += "static decltype(" + kernel + ") const ktune_instance_" +
-                 std::to_string(count++) +
-                 " __attribute__((unused)) = " + kernel + ";\n";
+      if (complete) {
+        std::string instance = "ktune_instance_" + std::to_string(count++);
+        bool signature = typed && llvm::StringRef(name.rest).starts_with("(");
+        lines +=
+            (signature ? "static void (*const " + instance + ")" + name.rest
+                       : "static decltype(" + kernel + ") const " + instance) +
+            " __attribute__((unused)) = " + kernel + ";\n";
+      }
     }
     if (!found)
       missing.push_back(k.qualifiedName);

@@ -25,10 +25,14 @@ std::map<std::string, std::string> ptxFunctions(const std::string &ptx);
 /// Lines instantiating each manifest kernel the original instantiates
 /// (`original` names its PTX functions) at the original's template
 /// arguments and the new parameters' defaults, to append to the template.
-/// `missing` receives the kernels the original never instantiates.
+/// `missing` receives the kernels the original never instantiates. With
+/// `typed`, each through a pointer of the original's parameter types, for a
+/// kernel whose name a host function shares (`&k<...>` alone then names no
+/// one function).
 std::string defaultInstantiations(const std::vector<ManifestKernel> &kernels,
                                   const std::vector<std::string> &original,
-                                  std::vector<std::string> &missing);
+                                  std::vector<std::string> &missing,
+                                  bool typed = false);
 
 /// One function of the original whose PTX the template does not reproduce.
 struct PtxMismatch {

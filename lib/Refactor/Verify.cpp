@@ -169,11 +169,7 @@ llvm::Expected<std::string> verifyTemplate(const Analysis &analysis,
   for (const auto &[name, body] : ptxFunctions(*original))
     originalNames.push_back(name);
   std::vector<std::string> uninstantiated;
-  std::string instances = defaultInstantiations(out.manifest.kernels,
-                                                originalNames, uninstantiated);
   std::string source = tmp + "/" + path::filename(templatePath).str();
-  if (auto s = writeFileAtomically(source, tampered(out.text) + instances); !s)
-    return llvm::createStringError(s.error().str());
   // As the manifest says: the copies on both paths, ahead of the original's
   // directory, which quoted #includes search before any -I.
   std::vector<std::string> includes = {"-I", tmp};
@@ -183,8 +179,24 @@ llvm::Expected<std::string> verifyTemplate(const Analysis &analysis,
       includes.push_back(std::move(f));
   }
   includes.insert(includes.end(), quoteOriginal.begin(), quoteOriginal.end());
-  auto tpl = compilePtx(options, source, includes, tmp + "/template.ptx",
-                        "the template");
+  // The instances by `decltype(&k<...>)`, then, where a host function
+  // shares a kernel's name, through pointers of the kernels' types.
+  llvm::Expected<std::string> tpl = std::string();
+  for (bool typed : {false, true}) {
+    uninstantiated.clear();
+    std::string instances = defaultInstantiations(
+        out.manifest.kernels, originalNames, uninstantiated, typed);
+    if (auto s = writeFileAtomically(source, tampered(out.text) + instances);
+        !s)
+      return llvm::createStringError(s.error().str());
+    tpl = compilePtx(options, source, includes, tmp + "/template.ptx",
+                     "the template");
+    if (tpl || typed)
+      break;
+    std::string message = llvm::toString(tpl.takeError());
+    if (message.find("instance of overloaded function") == std::string::npos)
+      return llvm::createStringError(message);
+  }
   if (!tpl)
     return tpl.takeError();
 

@@ -381,10 +381,12 @@ llvm::Error parseBothSides(const CompileCommand &command,
           (r->errors == 1 ? "" : "s") + " on the " +
           std::string(sideName(side)) +
           " side, all in host code outside the kernels, the functions "
-          "they call and their launchers, redeclarations of Clang's "
-          "builtins, or what nvcc does not require (a `template` "
-          "keyword) or takes (default arguments added out of a class): "
-          "carrying on from Clang's recovered AST]");
+          "they call and their launchers, in device code's bodies on the "
+          "host side, redeclarations of Clang's builtins, or what nvcc "
+          "does not require (a `template` keyword) or takes (default "
+          "arguments added out of a class, a specialization for the "
+          "device of a host and device template): carrying on from "
+          "Clang's recovered AST]");
     break;
   }
   return llvm::Error::success();

@@ -2,12 +2,14 @@
 //
 // Errors are recorded as they are reported, then judged against the
 // recovered AST: only errors in host functions that are no kernel, no
-// kernel's callee and no launcher let the analysis carry on, and
-// file-scope redeclarations of the CUDA builtin variables with nvcc's
-// types, which Clang declares with its own, and of Clang's other builtins
-// (`__rdtsc`); anywhere, a `template` keyword nvcc does not require, which
-// Clang supplies, and default arguments added to a member defined out of
-// its class template, which nvcc takes.
+// kernel's callee and no launcher let the analysis carry on, and errors on
+// the host side in a device function's body, which nvcc's host pass never
+// compiles; file-scope redeclarations of the CUDA builtin variables with
+// nvcc's types, which Clang declares with its own, and of Clang's other
+// builtins (`__rdtsc`); anywhere, a `template` keyword nvcc does not
+// require, which Clang supplies, default arguments added to a member
+// defined out of its class template, and a device specialization of a host
+// and device template, which nvcc takes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,9 +60,14 @@ void ErrorRecorder::HandleDiagnostic(DiagnosticsEngine::Level level,
   // nvcc also takes default arguments added where a member of a class
   // template is defined out of its class (SlabHash's computeLoadFactor);
   // Clang reports them and goes on.
+  // An explicit specialization whose target differs from its template's
+  // (`template <> __device__ float f(int)` of a `__host__ __device__`
+  // template, under #ifdef __CUDA_ARCH__, cudaKDTree's as_float_rz): nvcc
+  // takes it as the device's specialization, Clang finds no template.
   e.readAsNvcc =
       info.getID() == diag::err_missing_dependent_template_keyword ||
-      info.getID() == diag::err_param_default_argument_member_template_redecl;
+      info.getID() == diag::err_param_default_argument_member_template_redecl ||
+      info.getID() == diag::err_function_template_spec_no_match;
   llvm::SmallString<256> message;
   info.FormatDiagnostic(message);
   if (e.loc.isValid() && info.hasSourceManager()) {
@@ -163,6 +170,12 @@ public:
 private:
   const SourceManager &SM;
 };
+
+/// A kernel, or a `__device__` function that is not also `__host__`.
+bool runsOnDeviceOnly(const FunctionDecl *fn) {
+  return fn->hasAttr<CUDAGlobalAttr>() ||
+         (fn->hasAttr<CUDADeviceAttr>() && !fn->hasAttr<CUDAHostAttr>());
+}
 
 std::string nameOf(const FunctionDecl *fn) {
   return fn->getQualifiedNameAsString();
@@ -278,6 +291,7 @@ RecoveryVerdict judgeErrors(ASTContext &ctx,
   };
 
   std::set<SourceLocation> builtinClashes = builtinRedeclarations(ctx);
+  const bool hostSide = !ctx.getLangOpts().CUDAIsDevice;
   for (const ReportedError &e : errors) {
     if (e.readAsNvcc || builtinClashes.count(SM.getExpansionLoc(e.loc)))
       continue;
@@ -287,6 +301,12 @@ RecoveryVerdict judgeErrors(ASTContext &ctx,
       if (f.file != file || offset < f.begin || offset > f.end)
         continue;
       enclosed = true;
+      // nvcc's host pass never compiles a device function's body; its
+      // errors on the host side (a call to a function that is `__host__
+      // __device__` only where __CUDA_ARCH__ is defined) are the device
+      // side's to judge.
+      if (hostSide && runsOnDeviceOnly(f.fn))
+        continue;
       auto it = why.find(f.fn->getCanonicalDecl());
       if (it != why.end()) {
         verdict.blocking = e.text + " (" + it->second + ")";

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DetectInternal.h"
+#include "KernelExprs.h"
 
 #include "clang/AST/ParentMapContext.h"
 
@@ -35,8 +36,7 @@ std::string launchApiName(const CallExpr *call) {
   return {};
 }
 
-namespace {
-
+/// See KernelExprs.h.
 const Expr *stripCasts(const Expr *e) {
   while (e) {
     e = e->IgnoreParenImpCasts();
@@ -50,6 +50,8 @@ const Expr *stripCasts(const Expr *e) {
   }
   return e;
 }
+
+namespace {
 
 /// The kernel a name refers to: a __global__ function, or the first
 /// __global__ template among an unresolved name's candidates.

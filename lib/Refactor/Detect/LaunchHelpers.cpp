@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DetectInternal.h"
+#include "KernelExprs.h"
 
 #include "clang/AST/ParentMapContext.h"
 
@@ -228,22 +229,6 @@ std::optional<LaunchHelper> declaredHelper(const FunctionDecl *fd) {
   return h;
 }
 
-/// The kernel expression without the casts a launch API needs
-/// (`reinterpret_cast<void *>(func)`, `(const void *)&func`).
-const Expr *withoutCasts(const Expr *e) {
-  for (int depth = 0; e && depth < 6; ++depth) {
-    e = e->IgnoreParenImpCasts();
-    if (const auto *cast = llvm::dyn_cast<ExplicitCastExpr>(e))
-      e = cast->getSubExpr();
-    else if (const auto *u = llvm::dyn_cast<UnaryOperator>(e);
-             u && u->getOpcode() == UO_AddrOf)
-      e = u->getSubExpr();
-    else
-      break;
-  }
-  return e;
-}
-
 std::optional<LaunchHelper> launchHelperAt(DetectContext &c,
                                            const FunctionDecl *fd, int depth);
 
@@ -283,7 +268,7 @@ public:
       return std::nullopt;
     LaunchHelper h;
     h.argsKnown = false;
-    h.kernel = parameterIndex(Fd, withoutCasts(call->getArg(0)));
+    h.kernel = parameterIndex(Fd, stripCasts(call->getArg(0)));
     if (h.kernel < 0 ||
         !geometry(h, call->getArg(1), call->getArg(2), call->getArg(4)))
       return std::nullopt;
@@ -317,7 +302,7 @@ public:
         !inner->smemField.empty())
       return std::nullopt; // fields of a struct built here: not followed
     LaunchHelper h;
-    h.kernel = parameterIndex(Fd, withoutCasts(call->getArg(inner->kernel)));
+    h.kernel = parameterIndex(Fd, stripCasts(call->getArg(inner->kernel)));
     if (h.kernel < 0 || !at(inner->grid) || !at(inner->block) ||
         !geometry(h, at(inner->grid), at(inner->block), at(inner->smem)))
       return std::nullopt;
@@ -423,7 +408,7 @@ std::optional<LaunchHelper> launchHelperAt(DetectContext &c,
       if (!h)
         return std::nullopt;
     } else if (llvm::any_of(call->arguments(), [&](const Expr *a) {
-                 return parameterIndex(def, withoutCasts(a)) >= 0;
+                 return parameterIndex(def, stripCasts(a)) >= 0;
                })) {
       h = body.forwarded(call);
     }

@@ -131,6 +131,10 @@ Expected<Candidate> readCandidate(const JsonReader &j,
     KTUNE_TRY_ASSIGN(c.caseIndex, cs.requiredInteger("index"));
     KTUNE_TRY_ASSIGN(c.caseCondition, cs.requiredString("condition"));
   }
+  KTUNE_TRY_ASSIGN(c.fixesArgument, j.optionalString("fixes_argument"));
+  if (c.kind == ParamKind::FixedArg && c.fixesArgument.empty())
+    return j.failAt("fixes_argument",
+                    "a fixed_arg candidate names the argument it fixes");
 
   KTUNE_TRY_ASSIGN(JsonReader sites, j.required("sites"));
   if (!sites.isArray() || sites.size() == 0)
@@ -238,6 +242,8 @@ json candidatesToJson(const CandidateSet &set) {
       jc["case"] = {{"table", c.caseTable},
                     {"index", c.caseIndex},
                     {"condition", c.caseCondition}};
+    if (!c.fixesArgument.empty())
+      jc["fixes_argument"] = c.fixesArgument;
     list.push_back(std::move(jc));
   }
   json out = {{"ktune", CandidatesVersion},

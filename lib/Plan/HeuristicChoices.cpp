@@ -73,6 +73,10 @@ std::string baseName(const Candidate &c) {
     return "ROW_SPLIT";
   case ParamKind::MinBlocks:
     return "MIN_BLOCKS";
+  case ParamKind::FixedArg: {
+    std::string derived = "FIXED_" + upperSnake(c.fixesArgument);
+    return expr::isValidIdentifier(derived) ? derived : "FIXED_ARG";
+  }
   case ParamKind::Other: {
     std::string derived = upperSnake(c.spelling);
     return expr::isValidIdentifier(derived) ? derived : "PARAM";
@@ -130,6 +134,8 @@ ChosenDomain domainFor(const Candidate &c, bool multiDimBlock) {
     return {Domain::ofValues(powersOfTwo(1, 32)), {}};
   case ParamKind::MinBlocks:
     return {Domain::ofValues(withDefault({0, 1, 2, 3, 4, 6, 8}, d)), {}};
+  case ParamKind::FixedArg: // the shapes' values join it when tuned
+    return {Domain::ofValues({0}), {}};
   case ParamKind::TileSize:
     return {Domain::ofValues(withDefault(powersOfTwo(8, 64), d)), {}};
   case ParamKind::Unroll:
@@ -155,3 +161,11 @@ ChosenDomain domainFor(const Candidate &c, bool multiDimBlock) {
 }
 
 } // namespace ktune::heuristic
+
+namespace ktune {
+
+std::string suggestedParamName(const Candidate &c) {
+  return heuristic::baseName(c);
+}
+
+} // namespace ktune

@@ -98,6 +98,7 @@ static Expected<TemplateParam> readParam(const JsonReader &j) {
     return p;
   KTUNE_TRY_ASSIGN(p.kind, kindFromJson(j));
   KTUNE_TRY_ASSIGN(p.caseCondition, j.optionalString("case"));
+  KTUNE_TRY_ASSIGN(p.fixes, j.optionalString("fixes"));
   KTUNE_TRY_ASSIGN(int64_t def, j.requiredInteger("default"));
   p.defaultValue = def;
   KTUNE_TRY_ASSIGN(Domain domain, domainFromJson(j));
@@ -293,6 +294,8 @@ static json paramToJson(const TemplateParam &p) {
       domainToJson(*p.domain, jp);
     if (!p.caseCondition.empty())
       jp["case"] = p.caseCondition;
+    if (!p.fixes.empty())
+      jp["fixes"] = p.fixes;
   }
   if (p.isLaunchParam())
     jp["launcher"] = p.launcher;

@@ -18,6 +18,7 @@ constexpr EnumName<ParamKind> KindNames[] = {
     {ParamKind::GridSize, "grid_size"},
     {ParamKind::RowSplit, "row_split"},
     {ParamKind::MinBlocks, "min_blocks"},
+    {ParamKind::FixedArg, "fixed_arg"},
     {ParamKind::Other, "other"},
 };
 
@@ -39,7 +40,7 @@ Expected<ParamKind> kindFromJson(const JsonReader &j) {
                                 "\" (expected block_size, tile_size, unroll, "
                                 "vector_width, items_per_thread, "
                                 "warps_per_block, grid_size, row_split, "
-                                "min_blocks or other)");
+                                "min_blocks, fixed_arg or other)");
   return *parsed;
 }
 

@@ -23,6 +23,9 @@ KindRange kindRange(ParamKind kind) {
   case ParamKind::MinBlocks:
     return {0, 32, false,
             "a minimum of resident blocks per SM is 0 (none) to 32"};
+  case ParamKind::FixedArg:
+    return {IntMin, IntMax, false,
+            "a fixed argument is 0 (read at run time) or the argument's value"};
   case ParamKind::VectorWidth:
     return {1, 16, true, "a vector width is a power of two from 1 to 16"};
   case ParamKind::Unroll:

@@ -89,6 +89,10 @@ public:
   std::string rowSplitOutcome(const ReplanContext &ctx, const KernelAnalysis &a,
                               PlanKernel &kernel, ReplanDecision &decision,
                               Proposal &proposal);
+  /// Lifts each of the kernel's fixed_arg candidates; the availability:
+  /// what became of each.
+  std::string fixedArgOutcome(const ReplanContext &ctx, PlanKernel &kernel,
+                              ReplanDecision &decision, Proposal &proposal);
   /// Lifts the kernel's register cap where it can; the availability.
   std::string registerCapOutcome(const ReplanContext &ctx,
                                  const KernelAnalysis &a, PlanKernel &kernel,

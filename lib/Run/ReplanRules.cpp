@@ -15,6 +15,7 @@
 #include "ktune/Expr/Expr.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace ktune::run::replan {
@@ -103,6 +104,8 @@ void RuleReplanner::liftProposed(const ReplanContext &ctx,
     if (proposes("row_split"))
       proposal.availability =
           rowSplitOutcome(ctx, a, kernel, decision, proposal);
+    else if (proposes("fixed_arg"))
+      proposal.availability = fixedArgOutcome(ctx, kernel, decision, proposal);
     else if (proposes("register_cap"))
       proposal.availability =
           registerCapOutcome(ctx, a, kernel, decision, proposal);
@@ -262,6 +265,43 @@ std::string RuleReplanner::rowSplitOutcome(const ReplanContext &ctx,
                         "each row over that many blocks");
 }
 
+std::string RuleReplanner::fixedArgOutcome(const ReplanContext &ctx,
+                                           PlanKernel &kernel,
+                                           ReplanDecision &decision,
+                                           Proposal &proposal) {
+  std::vector<std::string> outcomes;
+  for (const auto &c : ctx.candidates->candidates) {
+    if (c.kind != ParamKind::FixedArg || !sameKernel(c.kernel, kernel.kernel) ||
+        ctx.retiredCandidates.count(c.id))
+      continue;
+    bool lifted = std::any_of(
+        kernel.params.begin(), kernel.params.end(), [&](const PlanParam &p) {
+          return std::find(p.candidates.begin(), p.candidates.end(), c.id) !=
+                 p.candidates.end();
+        });
+    if (lifted) {
+      outcomes.push_back(c.fixesArgument + " is already fixed per shape");
+      continue;
+    }
+    // The values come from the spec's shapes when the round is tuned.
+    outcomes.push_back(liftIntroduced(
+        ctx, kernel, decision, proposal, c, suggestedParamName(c),
+        Domain::ofValues({c.value}),
+        "the argument " + c.fixesArgument +
+            " a compile-time constant at each shape that sets it (0: read "
+            "at run time)"));
+  }
+  for (const auto &r : ctx.candidates->refusals)
+    if (r.kind == ParamKind::FixedArg && sameKernel(r.kernel, kernel.kernel))
+      outcomes.push_back("refused: " + r.why);
+  if (outcomes.empty())
+    return "the kernel has no integer argument to fix";
+  std::string text;
+  for (const auto &o : outcomes)
+    text += (text.empty() ? "" : "; ") + o;
+  return text;
+}
+
 void RuleReplanner::proposeFromDiagnoses(const KernelAnalysis &a,
                                          const PlanKernel &kernel,
                                          ReplanDecision &decision) {
@@ -269,6 +309,7 @@ void RuleReplanner::proposeFromDiagnoses(const KernelAnalysis &a,
     Proposal p;
     p.kernel = kernel.kernel;
     p.diagnosis = d.message;
+    std::optional<Proposal> fixed;
     if (d.kind == DiagnosisKind::SmallGrid) {
       // Only more blocks can fill the GPU: split each row over several
       // blocks where the row's loops are block-stride with no
@@ -281,6 +322,15 @@ void RuleReplanner::proposeFromDiagnoses(const KernelAnalysis &a,
                  "(rows_per_block) for rows with block reductions";
       p.availability = "not available in this build: the refactorer does "
                        "not introduce structural parameters yet";
+      // At so few blocks the kernel's time is latency, index arithmetic
+      // over run-time arguments included: fix them per shape.
+      fixed = p;
+      fixed->kinds = {"fixed_arg"};
+      fixed->change = "the kernel's integer arguments that the shape sets "
+                      "fixed at compile time, so index arithmetic over them "
+                      "folds; launched only where the argument has that value";
+      fixed->availability = "the refactorer offers no fixed argument for "
+                            "this kernel";
     } else {
       p.kinds = {"register_cap"};
       p.change = "__launch_bounds__(" + std::to_string(d.threadsPerBlock) +
@@ -294,6 +344,11 @@ void RuleReplanner::proposeFromDiagnoses(const KernelAnalysis &a,
     }
     addReason(decision, kernel, "", ReplanAction::Propose, proposalText(p));
     decision.proposals.push_back(std::move(p));
+    if (fixed) {
+      addReason(decision, kernel, "", ReplanAction::Propose,
+                proposalText(*fixed));
+      decision.proposals.push_back(std::move(*fixed));
+    }
   }
 }
 

@@ -243,10 +243,11 @@ static std::vector<std::string> launchedBy(const refactor::SourceFacts &facts,
 Status Runner::analyseSource() {
   if (!fs::exists(O.source))
     return makeError(O.source + ": no such file");
-  // Register caps are what the loop proposes where registers limit
-  // occupancy: its candidates must hold them.
-  auto analysis =
-      refactor::analyzeFile(O.compile, O.parser, {/*registerCaps=*/true});
+  // Register caps and fixed arguments are what the loop proposes where
+  // registers limit occupancy and where a kernel is latency-bound: its
+  // candidates must hold them.
+  auto analysis = refactor::analyzeFile(
+      O.compile, O.parser, {/*registerCaps=*/true, /*fixedArgs=*/true});
   if (!analysis)
     return std::unexpected(fromLLVM(analysis.takeError(), O.log));
   Source = std::move(*analysis);

@@ -171,6 +171,12 @@ struct Generator {
                       [&](const std::string &n) { return dims.count(n) != 0; });
       if (!mentionsDim)
         continue;
+      // True whatever the dimensions (`0 == 0 || 0 == d`: a fixed argument
+      // read at run time): nothing to check.
+      auto fixed =
+          e->substitute(values).evaluate(std::map<std::string, expr::Value>{});
+      if (fixed && fixed->truthy())
+        continue;
       KTUNE_TRY_ASSIGN(auto c2, cpp(text, values));
       out += (out.empty() ? "" : " && ") + std::string("(") + c2 + ")";
     }
@@ -188,7 +194,17 @@ struct Generator {
       out += indent + "// " + note + "\n";
     if (check.empty())
       return out + indent + call + "\n";
-    return out + indent + "if (" + check + ")\n" + indent + "  " + call + "\n";
+    out += indent + "if (" + check + ")\n" + indent + "  " + call + "\n";
+    // Fixed arguments hold where the argument has their value; elsewhere
+    // the same configuration reads it at run time.
+    Configuration unfixed = c;
+    for (const auto *p : K.tunableParams())
+      if (!p->fixes.empty() && p->defaultValue && unfixed.count(p->name))
+        unfixed[p->name] = *p->defaultValue;
+    if (unfixed == c)
+      return out;
+    KTUNE_TRY_ASSIGN(auto fallback, launchGuarded(unfixed, indent, ""));
+    return out + fallback;
   }
 
   Expected<std::map<std::string, std::string>> values() {

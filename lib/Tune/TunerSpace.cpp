@@ -13,16 +13,15 @@
 
 namespace ktune {
 
-/// When a parameter's configuration-table cases are reached, over the
-/// problem dimensions: the launcher's arguments replaced by the spec's
-/// values for them. Nothing for an "unknown" case or one naming an argument
-/// the spec gives no scalar.
-static std::optional<std::string> caseOverDims(const TemplateParam &p,
-                                               const Spec &spec) {
-  if (p.caseCondition.empty() || p.caseCondition == "unknown" ||
-      !p.defaultValue)
+/// `text`, an expression over the kernel's (or launcher's) arguments, over
+/// the problem dimensions: each argument replaced by the spec's value for
+/// it. Nothing for "unknown" or one naming an argument the spec gives no
+/// scalar.
+static std::optional<std::string> overDims(const std::string &text,
+                                           const Spec &spec) {
+  if (text.empty() || text == "unknown")
     return std::nullopt;
-  auto condition = expr::Expr::parse(p.caseCondition);
+  auto condition = expr::Expr::parse(text);
   if (!condition)
     return std::nullopt;
   std::map<std::string, expr::Expr> values;
@@ -34,6 +33,44 @@ static std::optional<std::string> caseOverDims(const TemplateParam &p,
     if (!values.count(name))
       return std::nullopt;
   return condition->substitute(values).str();
+}
+
+/// When a parameter's configuration-table cases are reached, over the
+/// problem dimensions.
+static std::optional<std::string> caseOverDims(const TemplateParam &p,
+                                               const Spec &spec) {
+  if (!p.defaultValue)
+    return std::nullopt;
+  return overDims(p.caseCondition, spec);
+}
+
+/// A fixed argument's values: its default (0, the argument read at run
+/// time) and the argument's value at each of the spec's shapes, with the
+/// constraint that a value other than the default equals the argument.
+/// Where the argument is not one the spec sets, the default alone.
+static void fixedArgSpace(const TemplateParam &p, const Spec &spec,
+                          SpaceParam &sp, std::vector<std::string> &constraints,
+                          SpaceDefinition &def) {
+  const int64_t none = p.defaultValue.value_or(0);
+  std::vector<int64_t> values = {none};
+  auto value = overDims(p.fixes, spec);
+  auto parsed = value ? expr::Expr::parse(*value)
+                      : Expected<expr::Expr>(makeError("no value"));
+  if (parsed) {
+    for (const Shape &shape : spec.allShapes()) {
+      std::map<std::string, expr::Value> env;
+      for (const auto &[name, v] : shape)
+        env[name] = expr::Value::ofInt(v);
+      auto v = parsed->evaluateInt(env);
+      if (v && std::find(values.begin(), values.end(), *v) == values.end())
+        values.push_back(*v);
+    }
+    constraints.push_back(p.name + " == " + std::to_string(none) + " || " +
+                          p.name + " == (" + *value + ")");
+    def.fixedArgs[p.name] = *value;
+  }
+  std::sort(values.begin(), values.end());
+  sp.domain = Domain::ofValues(values);
 }
 
 Configuration onShape(const SpaceDefinition &space, const Shape &shape,
@@ -49,6 +86,16 @@ Configuration onShape(const SpaceDefinition &space, const Shape &shape,
     for (const SpaceParam &p : space.params)
       if (p.name == param && p.defaultValue && config.count(param))
         config[param] = *p.defaultValue;
+  }
+  for (const auto &[param, value] : space.fixedArgs) {
+    auto parsed = expr::Expr::parse(value);
+    auto here = parsed ? parsed->evaluateInt(env) : Expected<int64_t>(0);
+    auto it = config.find(param);
+    if (it == config.end() || (here && *here == it->second))
+      continue;
+    for (const SpaceParam &p : space.params)
+      if (p.name == param && p.defaultValue)
+        it->second = *p.defaultValue;
   }
   return config;
 }
@@ -71,12 +118,15 @@ mergedCases(const SpaceDefinition &space, const Configuration &defaultConfig,
 Expected<SpaceDefinition> spaceFromManifest(const ManifestKernel &kernel,
                                             const Spec &spec) {
   SpaceDefinition def;
+  std::vector<std::string> fixedConstraints;
   for (const TemplateParam *p : kernel.tunableParams()) {
     SpaceParam sp;
     sp.name = p->name;
     sp.defaultValue = p->defaultValue;
     if (auto it = spec.domains.find(p->name); it != spec.domains.end())
       sp.domain = it->second;
+    else if (!p->fixes.empty())
+      fixedArgSpace(*p, spec, sp, fixedConstraints, def);
     else if (p->domain)
       sp.domain = *p->domain;
     else
@@ -103,6 +153,8 @@ Expected<SpaceDefinition> spaceFromManifest(const ManifestKernel &kernel,
   def.constraints = kernel.constraints;
   def.constraints.insert(def.constraints.end(), spec.constraints.begin(),
                          spec.constraints.end());
+  def.constraints.insert(def.constraints.end(), fixedConstraints.begin(),
+                         fixedConstraints.end());
   for (const TemplateParam *p : kernel.tunableParams())
     if (auto c = caseOverDims(*p, spec)) {
       def.constraints.push_back("(" + *c + ") || " + p->name +

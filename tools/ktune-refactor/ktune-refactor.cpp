@@ -62,6 +62,13 @@ static cl::opt<bool> RegisterCaps(
              "in its __launch_bounds__, 0 by default), as `ktune run` does "
              "where registers limit occupancy"),
     cl::cat(Category));
+static cl::opt<bool> FixedArgs(
+    "fixed-args",
+    cl::desc("Also offer each integer argument a kernel reads and never "
+             "writes as a fixed_arg parameter (the argument's value fixed at "
+             "compile time, 0 by default: read at run time), as `ktune run` "
+             "does where a kernel is latency-bound"),
+    cl::cat(Category));
 static cl::opt<std::string>
     PlanFile("plan",
              cl::desc("Apply this plan instead of the built-in heuristic one"),
@@ -155,7 +162,7 @@ int main(int argc, const char **argv) {
     return 0;
   }
 
-  auto analysis = analyzeFile(*command, options, {RegisterCaps});
+  auto analysis = analyzeFile(*command, options, {RegisterCaps, FixedArgs});
   if (!analysis)
     return fail(analysis.takeError());
   const ParseStats &stats = analysis->stats;
@@ -190,14 +197,19 @@ int main(int argc, const char **argv) {
         llvm::errs() << "ktune-refactor: planner: " << line << "\n";
       });
   if (!chosen) {
-    bool namesCap = false;
+    bool namesCap = false, namesFixed = false;
     for (const Error &e : chosen.error()) {
       fail(e.str());
       namesCap |= e.str().find("unknown candidate 'c_mb_") != std::string::npos;
+      namesFixed |=
+          e.str().find("unknown candidate 'c_fa_") != std::string::npos;
     }
     if (namesCap && !RegisterCaps)
       note("register caps (kind min_blocks, candidates c_mb_...) are "
            "offered with --register-caps");
+    if (namesFixed && !FixedArgs)
+      note("fixed arguments (kind fixed_arg, candidates c_fa_...) are "
+           "offered with --fixed-args");
     return 1;
   }
   const ParserOptions *verify = Outputs.verify() ? &options : nullptr;

@@ -130,7 +130,13 @@ struct Candidate {
   std::string caseTable;
   int caseIndex = -1;
   std::string caseCondition;
+  /// fixed_arg: the kernel argument it fixes at compile time (its name).
+  std::string fixesArgument;
 };
+
+/// The name the heuristic planner gives a candidate before it is made
+/// unique: "BLOCK_SIZE", "TILE_Y", "FIXED_D" (HeuristicChoices.cpp).
+std::string suggestedParamName(const Candidate &c);
 
 /// A parameter the refactorer introduces (row_split's body, a register
 /// cap's bounds): no constant of the code holds it, so the default plan

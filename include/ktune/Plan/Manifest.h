@@ -45,6 +45,11 @@ struct TemplateParam {
   /// the launcher's parameters ("(seqlen) <= (128)"), or "unknown". A shape
   /// that reaches none leaves the parameter at its default. Empty: always.
   std::string caseCondition;
+  /// fixed_arg: what the kernel's argument equals, over the kernel's
+  /// arguments (its name) or, for a launch parameter, over the launcher's
+  /// parameters; "unknown" when the launcher passes anything else. A value
+  /// other than 0 is valid only where it equals that argument.
+  std::string fixes;
 
   bool isLaunchParam() const { return !launcher.empty(); }
 };

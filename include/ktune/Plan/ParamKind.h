@@ -31,16 +31,22 @@ enum class ParamKind {
   /// A minimum of resident blocks per SM (`__launch_bounds__(T, M)`): the
   /// register cap ptxas derives from it. 0 names no minimum.
   MinBlocks,
+  /// Structural: a kernel's integer argument fixed at compile time to the
+  /// shape's value (0, the default, reads the argument as before).
+  FixedArg,
   Other,
 };
 
 /// "block_size", "tile_size", "unroll", "vector_width", "items_per_thread",
-/// "warps_per_block", "grid_size", "row_split", "min_blocks", "other".
+/// "warps_per_block", "grid_size", "row_split", "min_blocks", "fixed_arg",
+/// "other".
 std::string_view kindName(ParamKind kind);
 std::optional<ParamKind> parseKind(std::string_view name);
-/// A kind the refactorer introduces (row_split): the default plan never
-/// lifts it, the tuning loop proposes it.
-inline bool isStructural(ParamKind kind) { return kind == ParamKind::RowSplit; }
+/// A kind the refactorer introduces (row_split, fixed_arg): the default
+/// plan never lifts it, the tuning loop proposes it.
+inline bool isStructural(ParamKind kind) {
+  return kind == ParamKind::RowSplit || kind == ParamKind::FixedArg;
+}
 
 /// The field "kind" of `j`, a name parseKind knows.
 Expected<ParamKind> kindFromJson(const JsonReader &j);

@@ -57,6 +57,10 @@ struct CandidateOptions {
   /// each kernel that can take one: what `ktune run` proposes where
   /// registers limit occupancy. Off, they are neither listed nor accepted.
   bool registerCaps = false;
+  /// A fixed_arg parameter for each integer argument a kernel reads and
+  /// never writes: what `ktune run` proposes at shapes where the kernel is
+  /// latency-bound. Off, they are neither listed nor accepted.
+  bool fixedArgs = false;
 };
 
 /// Like buildCandidates, also returning the index.

@@ -181,6 +181,23 @@ struct RegisterCapFacts {
   int64_t maxThreads = 0;
 };
 
+/// A kernel argument that a fixed_arg parameter can set at compile time
+/// (FixedArgs.cpp): an integer passed by value and never written, so the
+/// body can read a constant of the same value instead. The definition's
+/// parameter is renamed and the body starts with
+/// `const decltype(ktune_arg_n) n = FIXED_N != 0 ? FIXED_N : ktune_arg_n;`
+/// (0, the default, reads the argument: the original code).
+struct FixableArg {
+  unsigned index = 0; // among the kernel's parameters
+  std::string name;
+  std::string type; // the template parameter's: the argument's, unqualified
+  /// Why it cannot be fixed (empty: it can), "file:line:col: ..." first.
+  std::string refusal;
+  unsigned nameAt = 0, nameLength = 0; // positions: the definition's name
+  unsigned bodyOpen = 0;               // the body's '{'
+  unsigned line = 0, col = 0;          // of the name
+};
+
 struct FunctionFacts {
   std::string id; // "fn@<position of the name>" (functionId)
   FunctionRole role = FunctionRole::Host;
@@ -260,6 +277,9 @@ struct FunctionFacts {
   RowSplitFacts rowSplit;
   /// Kernels: whether a register cap can be introduced (RegisterCap.cpp).
   RegisterCapFacts registerCap;
+  /// Kernels: the integer arguments a fixed_arg parameter can set at
+  /// compile time, and those it cannot (FixedArgs.cpp).
+  std::vector<FixableArg> fixableArgs;
 };
 
 /// A static __shared__ array: bytes = elementSize * product(extents).
@@ -336,6 +356,9 @@ struct CallFacts {
   /// Parameters of the launching function that the geometry names (the
   /// problem's dimensions, `num_tokens`), besides the kernel's arguments.
   std::vector<std::string> hostNames;
+  /// Launches: for each of the kernel's arguments, the launching function's
+  /// parameter it passes unchanged (never written there), else "".
+  std::vector<std::string> argParams;
   /// The function-like macro whose body spells the callee: no template
   /// arguments can be added there (one spelling for every expansion).
   std::string macro;

@@ -47,10 +47,16 @@ struct SpaceDefinition {
   /// over the problem dimensions. At a shape that reaches none, such a
   /// parameter stays at its default (a constraint says so) and means nothing.
   std::map<std::string, std::string> caseConditions;
+  /// Fixed arguments (kind fixed_arg): the argument's value over the
+  /// problem dimensions. A value other than the default holds only at the
+  /// shapes where the argument has it (a constraint says so).
+  std::map<std::string, std::string> fixedArgs;
 };
 
 /// The configuration as it acts at `shape`: parameters of cases the shape
-/// does not reach set to their defaults (what the shape runs is the same).
+/// does not reach set to their defaults (what the shape runs is the same),
+/// and fixed arguments another shape's value set to their defaults (read
+/// at run time: what the dispatch header launches there).
 Configuration onShape(const SpaceDefinition &space, const Shape &shape,
                       Configuration config);
 /// One configuration holding every shape's tuned values of the cases it

@@ -255,6 +255,17 @@ void analyseRowSplit(DetectContext &c, const clang::FunctionDecl *def,
 void analyseRegisterCap(DetectContext &c, const clang::FunctionDecl *def,
                         FunctionFacts &facts);
 
+/// The integer arguments of kernel `def` a fixed_arg parameter can set at
+/// compile time, and why the others cannot, into facts.fixableArgs
+/// (FixedArgs.cpp).
+void analyseFixableArgs(DetectContext &c, const clang::FunctionDecl *def,
+                        FunctionFacts &facts);
+/// For each of a launch's kernel arguments, the parameter of `host` it
+/// passes unchanged (an integer `host` never writes), else "".
+std::vector<std::string>
+launchArgParams(DetectContext &c, const std::vector<const clang::Expr *> &args,
+                const clang::FunctionDecl *host);
+
 // --- host code (HostCode.cpp) ------------------------------------------------
 /// The main file's host-only functions, into the facts' hostOnlyRanges (on the
 /// host side; the device side records none).

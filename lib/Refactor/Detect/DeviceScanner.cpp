@@ -379,6 +379,7 @@ void scanDeviceFunction(DetectContext &c, const FunctionDecl *def) {
     facts.gridStride = isGridStride(c, def, scanner.Loops);
     analyseRowSplit(c, def, facts);
     analyseRegisterCap(c, def, facts);
+    analyseFixableArgs(c, def, facts);
   }
   for (const FunctionDecl *h : scanner.Helpers)
     scanDeviceFunction(c, h);

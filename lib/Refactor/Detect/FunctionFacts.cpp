@@ -123,6 +123,54 @@ static const FunctionTemplateDecl *sameNamedTemplate(const FunctionDecl *def) {
   return nullptr;
 }
 
+/// A virtual member function defined out of its class (InfiniTAM's engines:
+/// `void ITMViewBuilder_CUDA::ConvertDisparityToDepth(...) {...}`, declared
+/// `virtual` in the class): its body moves to a member template the class
+/// declares beside it, not virtual, as for any out-of-class member, and the
+/// virtual function calls it.
+static bool virtualDefinedOutOfClass(DetectContext &c,
+                                     const CXXMethodDecl *md) {
+  return md->isVirtual() && md->isOutOfLine() &&
+         !llvm::isa<CXXDestructorDecl>(md) &&
+         !md->getDescribedFunctionTemplate() &&
+         !md->isTemplateInstantiation() &&
+         !md->getParent()->isDependentContext() &&
+         classDeclarationOf(c, md).has_value();
+}
+
+/// `text` without the words `virtual`, `override` and `final` outside
+/// parentheses: a member template's declaration copied from a virtual
+/// member's.
+static std::string withoutVirtualSpecifiers(llvm::StringRef text) {
+  std::string out;
+  int depth = 0;
+  auto isWord = [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+  };
+  for (size_t i = 0; i < text.size();) {
+    char ch = text[i];
+    depth += ch == '(' ? 1 : ch == ')' ? -1 : 0;
+    if (depth == 0 && isWord(ch) && (i == 0 || !isWord(text[i - 1]))) {
+      size_t end = i;
+      while (end < text.size() && isWord(text[end]))
+        ++end;
+      llvm::StringRef word = text.slice(i, end);
+      if (word == "virtual" || word == "override" || word == "final") {
+        i = end;
+        while (i < text.size() && text[i] == ' ')
+          ++i;
+        continue;
+      }
+      out += word.str();
+      i = end;
+      continue;
+    }
+    out += ch;
+    ++i;
+  }
+  return llvm::StringRef(out).rtrim().str();
+}
+
 std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
   if (auto it = c.NamedNotLaunched.find(def->getCanonicalDecl());
       it != c.NamedNotLaunched.end())
@@ -142,7 +190,7 @@ std::string whyCannotTemplate(DetectContext &c, const FunctionDecl *def) {
     if ((md->isVirtual() || first->isVirtualAsWritten() ||
          first->hasAttr<OverrideAttr>() || first->hasAttr<FinalAttr>() ||
          md->hasAttr<OverrideAttr>() || md->hasAttr<FinalAttr>()) &&
-        !virtualDefinedInClass(md))
+        !virtualDefinedInClass(md) && !virtualDefinedOutOfClass(c, md))
       return "it is a virtual member function";
     if (md->getParent()->isLambda())
       return "it is a lambda";
@@ -530,7 +578,7 @@ FunctionFacts &functionFacts(DetectContext &c, const FunctionDecl *def,
   }
   if (const auto *md = llvm::dyn_cast<CXXMethodDecl>(def);
       md && role == FunctionRole::Host && f.cannotTemplate.empty() &&
-      outOfClassNamedByOthers(c, md)) {
+      (outOfClassNamedByOthers(c, md) || virtualDefinedOutOfClass(c, md))) {
     // The body moves to a member template the class declares after its
     // declaration of the function, which calls it with the defaults.
     auto [first, end] = *classDeclarationOf(c, md);
@@ -540,7 +588,9 @@ FunctionFacts &functionFacts(DetectContext &c, const FunctionDecl *def,
     Position name = *positionOf(c, first->getLocation());
     std::string declaration = text(c, begin, end - 1 - begin);
     declaration.replace(name - begin, f.name.size(), f.templateName);
-    f.memberDeclaration = llvm::StringRef(declaration).rtrim().str();
+    f.memberDeclaration = md->isVirtual()
+                              ? withoutVirtualSpecifiers(declaration)
+                              : llvm::StringRef(declaration).rtrim().str();
     f.memberDeclarationEnd = end;
     f.memberDeclarationIndent = indentOfLine(c, begin);
   }

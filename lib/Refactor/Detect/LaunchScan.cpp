@@ -665,6 +665,7 @@ void scanLaunch(DetectContext &c, const LaunchView &launch,
   launchSmem(c, launch, base, cf);
   keepGridHelperConstants(c);
   cf.hostNames.assign(hostNames.begin(), hostNames.end());
+  cf.argParams = launchArgParams(c, launch.args, host);
   launchCase(c, launch.launch, host, cf);
   scanLauncherCalls(c, launch, host, kernel, cf);
   c.Sink.call(std::move(cf));

@@ -128,9 +128,26 @@ static void mergeRegisterCap(RegisterCapFacts &into,
     into = other;
 }
 
+/// Both sides must allow fixing an argument (a body may differ under
+/// __CUDA_ARCH__, and write it on one side only).
+static void mergeFixableArgs(std::vector<FixableArg> &into,
+                             const std::vector<FixableArg> &other) {
+  for (const FixableArg &a : other) {
+    auto have = std::find_if(into.begin(), into.end(),
+                             [&](auto &b) { return b.index == a.index; });
+    if (have == into.end())
+      into.push_back(a);
+    else if (have->refusal.empty() && !a.refusal.empty())
+      *have = a;
+  }
+  std::sort(into.begin(), into.end(),
+            [](auto &a, auto &b) { return a.index < b.index; });
+}
+
 static void mergeFunction(FunctionFacts &into, const FunctionFacts &other) {
   mergeRowSplit(into.rowSplit, other.rowSplit);
   mergeRegisterCap(into.registerCap, other.registerCap);
+  mergeFixableArgs(into.fixableArgs, other.fixableArgs);
   into.usesWarpLevelOps |= other.usesWarpLevelOps;
   into.gridStride |= other.gridStride;
   into.keptConstants.insert(other.keptConstants.begin(),

@@ -203,6 +203,45 @@ static void addRegisterCapCandidate(const SourceFacts &facts,
   set.candidates.push_back(std::move(c));
 }
 
+/// A fixed_arg for each integer argument the kernel reads and never writes
+/// (FixedArgs.cpp), 0 (the argument, read at run time) by default; its one
+/// site is the argument's name in the definition, which the rewrite renames.
+static void addFixedArgCandidates(const SourceFacts &facts,
+                                  const FunctionFacts &kernel,
+                                  std::set<std::string> &used,
+                                  CandidateIndex &index, CandidateSet &set) {
+  std::string name = facts.kernelPlanName(kernel);
+  for (const FixableArg &a : kernel.fixableArgs) {
+    std::string refusal = a.refusal;
+    if (refusal.empty() && !kernel.cannotTemplate.empty())
+      refusal = kernel.qualifiedName +
+                " cannot become a template: " + kernel.cannotTemplate;
+    if (!refusal.empty()) {
+      set.refusals.push_back({name, ParamKind::FixedArg, refusal});
+      continue;
+    }
+    Candidate c;
+    c.id = structuralId("fixed_arg|" + a.name, "c_fa_", kernel, used);
+    c.kind = ParamKind::FixedArg;
+    c.kernel = name;
+    c.value = 0;
+    c.spelling = "0";
+    c.confidence = Confidence::Low;
+    c.type = a.type;
+    c.fixesArgument = a.name;
+    c.why = "argument " + a.name +
+            " fixed at compile time: an integer read and never written, so "
+            "a constant of its value can stand for it (index arithmetic "
+            "over it folds); 0 reads the argument, the original code, and "
+            "another value is launched only where the argument equals it";
+    c.sites.push_back(
+        structuralSite(facts, a.nameAt, a.line, a.col, SiteRole::KernelBody));
+    index.kernelOf[c.id] = kernel.id;
+    index.boundParam[c.id] = -1;
+    set.candidates.push_back(std::move(c));
+  }
+}
+
 /// row_split where a kernel's row can be split (RowSplit.cpp), else the
 /// reason it cannot. Its one site is the kernel's body, which the rewrite
 /// keeps for the default and copies, split, for the other values. Then the
@@ -265,6 +304,9 @@ static void addStructuralCandidates(const SourceFacts &facts,
   if (options.registerCaps)
     for (const FunctionFacts *kernel : facts.kernels())
       addRegisterCapCandidate(facts, *kernel, used, index, set);
+  if (options.fixedArgs)
+    for (const FunctionFacts *kernel : facts.kernels())
+      addFixedArgCandidates(facts, *kernel, used, index, set);
 }
 
 /// Whether every site of `g` is in host code (the kernel's own code keeps

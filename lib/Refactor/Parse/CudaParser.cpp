@@ -382,7 +382,8 @@ llvm::Error parseBothSides(const CompileCommand &command,
           std::string(sideName(side)) +
           " side, all in host code outside the kernels, the functions "
           "they call and their launchers, in device code's bodies on the "
-          "host side, redeclarations of Clang's builtins, or what nvcc "
+          "host side or host code's on the device side, redeclarations of "
+          "Clang's builtins, or what nvcc "
           "does not require (a `template` keyword) or takes (default "
           "arguments added out of a class, a specialization for the "
           "device of a host and device template): carrying on from "

@@ -148,6 +148,10 @@ public:
     if (!fd->doesThisDeclarationHaveABody() || !fd->getBody())
       return true;
     SourceRange r = fd->getBody()->getSourceRange();
+    // A constructor's member initializers (written or implicit) are
+    // reported at its name: part of its body here.
+    if (llvm::isa<CXXConstructorDecl>(fd))
+      r.setBegin(fd->getLocation());
     SourceLocation b = SM.getExpansionLoc(r.getBegin());
     SourceLocation e = SM.getExpansionRange(r.getEnd()).getEnd();
     auto [fileB, offB] = SM.getDecomposedLoc(b);
@@ -175,6 +179,11 @@ private:
 bool runsOnDeviceOnly(const FunctionDecl *fn) {
   return fn->hasAttr<CUDAGlobalAttr>() ||
          (fn->hasAttr<CUDADeviceAttr>() && !fn->hasAttr<CUDAHostAttr>());
+}
+
+/// A function with neither `__device__` nor `__global__`: host code alone.
+bool runsOnHostOnly(const FunctionDecl *fn) {
+  return !fn->hasAttr<CUDAGlobalAttr>() && !fn->hasAttr<CUDADeviceAttr>();
 }
 
 std::string nameOf(const FunctionDecl *fn) {
@@ -306,6 +315,12 @@ RecoveryVerdict judgeErrors(ASTContext &ctx,
       // __device__` only where __CUDA_ARCH__ is defined) are the device
       // side's to judge.
       if (hostSide && runsOnDeviceOnly(f.fn))
+        continue;
+      // And the device pass never compiles a host function's body: its
+      // errors on the device side (InfiniTAM's vectors, whose constructors
+      // are `__device__` only where __CUDA_ARCH__ is defined, built in a
+      // launcher) are the host side's to judge.
+      if (!hostSide && runsOnHostOnly(f.fn))
         continue;
       auto it = why.find(f.fn->getCanonicalDecl());
       if (it != why.end()) {

@@ -52,12 +52,45 @@ void Rewriter::forwarderEdit(const FunctionFacts &f,
   Edits.push_back(e);
 }
 
+/// Kernels of `f`'s name and parameter types defined elsewhere: the other
+/// branch of an `#if __CUDA_ARCH__ >= 300 ... #else` that defines a kernel
+/// per architecture, which the host side reads instead of `f`.
+static std::vector<const FunctionFacts *> kernelTwins(const SourceFacts &facts,
+                                                      const FunctionFacts &f) {
+  std::vector<const FunctionFacts *> twins;
+  if (f.role != FunctionRole::Kernel)
+    return twins;
+  for (const FunctionFacts *g : facts.kernels())
+    if (g->id != f.id && g->qualifiedName == f.qualifiedName &&
+        g->paramTypes == f.paramTypes && !g->isTemplate && !f.isTemplate)
+      twins.push_back(g);
+  return twins;
+}
+
 std::optional<ktune::Error> Rewriter::templateListEdits() {
   for (const auto &[fn, list] : FnParams) {
     const FunctionFacts *f = Facts.function(fn);
     if (HostsLeftAlone.count(fn))
       continue;
     std::string path = FnParamPath[fn + "\n" + list.front().name];
+    // A twin takes the same parameters, with their defaults (each side
+    // reads one of the two), unused: its launches are this kernel's.
+    for (const FunctionFacts *twin : kernelTwins(Facts, *f)) {
+      if (FnParams.count(twin->id))
+        return error(path, location(Facts, filePart(twin->offset), twin->line) +
+                               ": " + twin->qualifiedName +
+                               " is defined again there with parameters of "
+                               "its own: lift them as one or neither");
+      std::string params;
+      for (const FnParam &q : list)
+        params += (params.empty() ? "" : ", ") + q.type + " " + q.name + " = " +
+                  std::to_string(q.defaultValue);
+      for (const auto &d : twin->declarations)
+        if (d.isDefinition && !d.hasTemplateList)
+          Edits.push_back(Edit{d.insertOffset, 0,
+                               "template <" + params + ">\n" + d.indent, path,
+                               0});
+    }
     // An out-of-class member's template is declared in its class, with the
     // defaults (a definition out of the class may not repeat them).
     bool first = !f->outOfClassMember;

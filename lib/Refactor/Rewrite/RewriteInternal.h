@@ -66,6 +66,8 @@ struct ParamWork {
   /// When the shapes that reach it: its candidates' cases, joined with
   /// "||"; empty when a candidate is in no case ("unknown" if one is).
   std::string caseCondition;
+  /// fixed_arg: the kernel argument it fixes (FixableArg).
+  const FixableArg *fixes = nullptr;
   std::vector<PlacedSite> sites;
   std::set<std::string> functions; // ids of functions holding sites
 };
@@ -221,6 +223,8 @@ private:
   std::optional<ktune::Error> assignKernelParams(const KernelWork &w);
   void leaveUnspellableLaunches(const KernelWork &w);
   std::optional<ktune::Error> rowSplitEdits(const KernelWork &w,
+                                            const ParamWork &p);
+  std::optional<ktune::Error> fixedArgEdits(const KernelWork &w,
                                             const ParamWork &p);
   std::optional<ktune::Error> assignLaunchParam(const KernelWork &w,
                                                 const ParamWork &p);

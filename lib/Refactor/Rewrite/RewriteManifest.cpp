@@ -104,7 +104,33 @@ static TemplateParam tunableParam(const ParamWork &p, const std::string &name) {
   tp.defaultValue = p.defaultValue;
   tp.domain = p.plan->domain;
   tp.caseCondition = p.caseCondition;
+  if (p.fixes)
+    tp.fixes = p.fixes->name;
   return tp;
+}
+
+/// What a fixed argument equals over launcher `f`'s parameters: the one
+/// parameter every launch of the kernel in `f` passes it unchanged, else
+/// "unknown" (a value computed there, or a launch in another function).
+static std::string fixesOverLauncher(const SourceFacts &facts,
+                                     const FunctionFacts &f,
+                                     const FixableArg &a) {
+  std::string kernel;
+  for (const FunctionFacts *k : facts.kernels())
+    for (const FixableArg &b : k->fixableArgs)
+      if (&b == &a)
+        kernel = k->id;
+  std::string passed;
+  for (const auto &call : facts.calls) {
+    if (!call.isLaunch || call.caller != f.id || call.callee != kernel)
+      continue;
+    std::string name =
+        a.index < call.argParams.size() ? call.argParams[a.index] : "";
+    if (name.empty() || (!passed.empty() && passed != name))
+      return "unknown";
+    passed = name;
+  }
+  return passed.empty() ? "unknown" : passed;
 }
 
 ManifestKernel manifestFor(const SourceFacts &facts,
@@ -275,6 +301,8 @@ ManifestLauncher launcherFor(const SourceFacts &facts, const FunctionFacts &f,
   for (const FnParam &fp : params) {
     TemplateParam tp = tunableParam(*fp.params.front(), fp.name);
     tp.type = fp.type;
+    if (const FixableArg *a = fp.params.front()->fixes)
+      tp.fixes = fixesOverLauncher(facts, f, *a);
     l.templateParams.push_back(std::move(tp));
   }
   l.args = f.args;

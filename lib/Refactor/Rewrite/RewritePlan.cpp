@@ -160,6 +160,10 @@ Rewriter::addCandidateSites(const PlanParam &pp, const FunctionFacts &kernel,
     }
     p.launchParam = p.launchParam && c->launchParam;
     p.caseCondition = joinCases(k == 0, p.caseCondition, *c);
+    if (c->kind == ParamKind::FixedArg)
+      for (const FixableArg &a : kernel.fixableArgs)
+        if (a.name == c->fixesArgument && a.refusal.empty())
+          p.fixes = &a;
     int bound = Index.boundParam.count(c->id) ? Index.boundParam.at(c->id) : -1;
     if (bound >= 0) {
       if (p.boundParam >= 0 && p.boundParam != bound)

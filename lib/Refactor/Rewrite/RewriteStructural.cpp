@@ -15,6 +15,10 @@
 // A register cap (min_blocks, Detect/RegisterCap.cpp) writes its bounds
 // into the kernel's declaration; launches pass it like any parameter.
 //
+// fixed_arg (Detect/FixedArgs.cpp) renames the argument in the definition
+// and declares, first in the body, a constant of its name: FIXED_N when
+// that is not 0, else the argument.
+//
 //===----------------------------------------------------------------------===//
 
 #include "RewriteInternal.h"
@@ -139,7 +143,31 @@ std::optional<ktune::Error> Rewriter::rowSplitEdits(const KernelWork &w,
   return std::nullopt;
 }
 
+std::optional<ktune::Error> Rewriter::fixedArgEdits(const KernelWork &w,
+                                                    const ParamWork &p) {
+  if (!p.fixes)
+    return error(p.path, w.kernel->qualifiedName +
+                             " has no argument this parameter can fix");
+  const FixableArg &a = *p.fixes;
+  std::string renamed = "ktune_arg_" + a.name;
+  const std::string &n = p.kernelName;
+  Edits.push_back(Edit{a.nameAt, a.nameLength, renamed, p.path, 0});
+  // Before any other edit inside the body: a row_split's copy of the body
+  // (which starts after the '{') declares it too.
+  Edits.push_back(Edit{a.bodyOpen + 1, 0,
+                       " const decltype(" + renamed + ") " + a.name + " = " +
+                           n + " != 0 ? " + n + " : " + renamed + ";",
+                       p.path, -2});
+  return std::nullopt;
+}
+
 std::optional<ktune::Error> Rewriter::structuralEdits() {
+  // Fixed arguments first: a row_split copies the body with its edits.
+  for (const auto &w : Work)
+    for (const auto &p : w.params)
+      if (p.plan->kind == ParamKind::FixedArg)
+        if (auto e = fixedArgEdits(w, p))
+          return e;
   for (const auto &w : Work)
     for (const auto &p : w.params) {
       if (p.plan->kind == ParamKind::RowSplit)

@@ -5,9 +5,11 @@
 // beside it, in the output's copy of the header; calls of the member are
 // left as they are. So does a member of a class template declared in
 // another file (`template <typename T> void Grid<T>::fill(...)`, whose
-// instantiations other files call). Kept, with a note: a member whose
-// class declares it through a macro, and a virtual one. PTX-identical at
-// the defaults (--verify), and another configuration compiles.
+// instantiations other files call). A virtual one's template is declared
+// without `virtual`; the virtual member keeps its symbol and calls it.
+// Kept, with a note: a member whose class declares it through a macro.
+// PTX-identical at the defaults (--verify), and another configuration
+// compiles.
 // REQUIRES: clang
 // RUN: rm -rf %t && split-file %s %t
 // RUN: cd %t && ktune-refactor prog.cu --out-dir %t/out --verify -- -Iinclude 2> %t/stderr.txt
@@ -18,7 +20,7 @@
 // RUN: %if nvcc %{ %nvcc -std=c++17 -arch=sm_90 -c %t/other.cu -I%t/out/include -o %t/other.o %}
 
 // NOTE: prog.cu:21: the launch of fill_kernel in Prog::reset keeps the default configuration: Prog::reset cannot become a template (it is a member function defined out of its class, whose declaration other files call, and the class's declaration of it cannot declare a template beside it)
-// NOTE: prog.cu:23: the launch of fill_kernel in Prog::redo keeps the default configuration: Prog::redo cannot become a template (it is a virtual member function)
+// NOTE-NOT: Prog::redo cannot become a template
 // NOTE: PTX-identical at the defaults
 // NOTE: wrote {{.*}}prog.tpl.cu, 1 header and {{.*}}prog.tpl.json
 
@@ -34,7 +36,10 @@
 // TPL:      void Prog::fill(float *x, int n) const {
 // TPL-NEXT:   return ktune_fill<256>(x, n);
 // TPL:      void Prog::reset(float *x, int n) { fill_kernel<<<(n + 255) / 256, 256>>>(x, n); }
-// TPL:      void Prog::redo(float *x, int n) { fill_kernel<<<(n + 255) / 256, 256>>>(x, n); }
+// TPL:      template <int BLOCK_SIZE>
+// TPL-NEXT: void Prog::ktune_redo(float *x, int n) {
+// TPL:      void Prog::redo(float *x, int n) {
+// TPL-NEXT:   return ktune_redo<256>(x, n);
 // TPL:      template <typename T> template <int BLOCK_SIZE_2>
 // TPL-NEXT: void Grid<T>::ktune_fill(T *x, int n) {
 // TPL:      template <typename T> void Grid<T>::fill(T *x, int n) {
@@ -49,6 +54,7 @@
 // HDR-NEXT: template <int BLOCK_SIZE = 256> void ktune_fill(float *x, int n) const;
 // HDR:      DECLARE_RESET
 // HDR-NEXT: virtual void redo(float *x, int n);
+// HDR-NEXT: template <int BLOCK_SIZE = 256> void ktune_redo(float *x, int n);
 // HDR-NEXT: };
 // HDR:      void fill(T *x, int n);
 // HDR-NEXT: template <int BLOCK_SIZE_2 = 1024> void ktune_fill(T *x, int n);

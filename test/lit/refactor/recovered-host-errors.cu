@@ -56,7 +56,7 @@ void retry(float *x, int n) { scale<<<>>>(x, n); }
 static double elapsed_ms() { return host_timer_ticks() / 1000.0; }
 void report(int n) { print_summary(n, elapsed_ms()); }
 
-// NOTE: note: {{.*}}recovered-host-errors.cu:[[#@LINE-3]]:37: error: use of undeclared identifier 'host_timer_ticks' [2 errors on the host side, all in host code outside the kernels, the functions they call and their launchers, in device code's bodies on the host side, redeclarations of Clang's builtins, or what nvcc does not require (a `template` keyword) or takes (default arguments added out of a class, a specialization for the device of a host and device template): carrying on from Clang's recovered AST]
+// NOTE: note: {{.*}}recovered-host-errors.cu:[[#@LINE-3]]:37: error: use of undeclared identifier 'host_timer_ticks' [2 errors on the host side, all in host code outside the kernels, the functions they call and their launchers, in device code's bodies on the host side or host code's on the device side, redeclarations of Clang's builtins, or what nvcc does not require (a `template` keyword) or takes (default arguments added out of a class, a specialization for the device of a host and device template): carrying on from Clang's recovered AST]
 // NOTE: wrote {{.*}}out.cu and {{.*}}out.json: 1 parameter in 1 kernel
 // TPL:      template <int BLOCK_SIZE = 256>
 // TPL-NEXT: __global__ void scale(float *x, int n) {

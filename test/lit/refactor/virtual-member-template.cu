@@ -3,8 +3,9 @@
 // without `virtual` and `override`), and the virtual function calls it with
 // the defaults, so calls through the base class reach the same code. Its
 // callers call it as before. Refused, with a note: a virtual member defined
-// out of its class (the class declares it), and one whose `override` a
-// macro spells.
+// out of its class with an unnamed parameter (no forwarder can pass it on;
+// refactor/virtual-out-of-class.cu has one with its parameters named), and
+// one whose `override` a macro spells.
 // REQUIRES: clang, nvcc
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ktune-refactor %s -o %t/out.cu 2>&1 | FileCheck %s
@@ -75,7 +76,7 @@ public:
 
 float *run(Op &op, float *x, int n) { return op.forward(x, n, nullptr); }
 
-// CHECK-DAG: note: {{.*}}: the launch of shift in ShiftOp::forward keeps the default configuration: ShiftOp::forward cannot become a template (it is a virtual member function)
+// CHECK-DAG: note: {{.*}}: the launch of shift in ShiftOp::forward keeps the default configuration: ShiftOp::forward cannot become a template (no forwarding overload can keep its symbol (unnamed parameters, or a deduced return type))
 // CHECK-DAG: note: {{.*}}: the launch of negate in NegateOp::forward keeps the default configuration: NegateOp::forward cannot become a template (it is a virtual member function whose `virtual`, `override` or `final` a macro spells)
 // CHECK: wrote {{.*}}out.cu
 // TPL:      kernel<<<(n_ + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE, 0,

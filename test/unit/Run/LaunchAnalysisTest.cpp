@@ -315,7 +315,12 @@ TEST(LaunchRules, SmallGridProposesStructuralKinds) {
       0.005);
   setRegisters(r, 32);
   auto decision = replanWith(analyseOn(r, rowKernel(256)));
-  ASSERT_EQ(decision.proposals.size(), 1u);
+  ASSERT_EQ(decision.proposals.size(), 2u);
+  // The same diagnosis: its arguments fixed per shape (none offered here).
+  const Proposal &fixed = decision.proposals[1];
+  EXPECT_EQ(fixed.kinds, (std::vector<std::string>{"fixed_arg"}));
+  EXPECT_FALSE(fixed.available);
+  EXPECT_EQ(fixed.availability, "the kernel has no integer argument to fix");
   const Proposal &p = decision.proposals[0];
   EXPECT_EQ(p.kernel, "k");
   EXPECT_EQ(p.kinds, (std::vector<std::string>{"row_split", "rows_per_block"}));

@@ -208,3 +208,39 @@ TEST(DispatchHeader, NoLaunchGeometryIsAnError) {
   ASSERT_FALSE(h);
   EXPECT_EQ(h.error().where, "launch");
 }
+
+TEST(DispatchHeader, AFixedArgumentLaunchesOnlyWhereTheArgumentHasItsValue) {
+  Fixture f;
+  // FIXED_HIDDEN fixes the argument `hidden` (kind fixed_arg): tuned at 4096
+  // for one token.
+  TemplateParam fixed;
+  fixed.name = "FIXED_HIDDEN";
+  fixed.type = "int";
+  fixed.tunable = true;
+  fixed.kind = ParamKind::FixedArg;
+  fixed.defaultValue = 0;
+  fixed.domain = Domain::ofValues({0, 4096});
+  fixed.fixes = "hidden";
+  f.manifest.kernels[0].templateParams.push_back(fixed);
+  f.input.kernel = &f.manifest.kernels[0];
+  f.results.params.push_back("FIXED_HIDDEN");
+  for (auto &s : f.results.shapes) {
+    s.defaultConfig["FIXED_HIDDEN"] = 0;
+    s.bestConfig["FIXED_HIDDEN"] = s.shape.at("num_tokens") == 1 ? 4096 : 0;
+  }
+  f.results.general->config["FIXED_HIDDEN"] = 0;
+  f.input.constraints.push_back(
+      "FIXED_HIDDEN == 0 || FIXED_HIDDEN == (hidden)");
+  std::string h = f.render();
+  // Where `hidden` is 4096 the fixed instantiation, else the same
+  // configuration reading it at run time.
+  EXPECT_TRUE(has(h,
+                  "if (((hidden % (2 * 8)) == 0) && ((4096 == 0) || (4096 == "
+                  "hidden)))\n      return ktune_rmsnorm_detail::launch<64, "
+                  "2, 4096>("))
+      << h;
+  EXPECT_TRUE(has(h, "      return ktune_rmsnorm_detail::launch<64, 2, 0>("))
+      << h;
+  EXPECT_TRUE(has(h, "launch<128, 4, 0>")) << h;
+  EXPECT_FALSE(has(h, "launch<128, 4, 4096>")) << h;
+}

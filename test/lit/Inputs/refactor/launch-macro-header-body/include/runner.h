@@ -1,4 +1,4 @@
 #pragma once
 struct Runner {
-  virtual void run(float *x, int n);
+  virtual void run(float *x, int n, void *);
 };

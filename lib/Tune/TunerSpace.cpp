@@ -44,6 +44,14 @@ static std::optional<std::string> caseOverDims(const TemplateParam &p,
   return overDims(p.caseCondition, spec);
 }
 
+/// A shape's dimensions as an expression's names.
+static std::map<std::string, expr::Value> shapeEnv(const Shape &shape) {
+  std::map<std::string, expr::Value> env;
+  for (const auto &[name, value] : shape)
+    env[name] = expr::Value::ofInt(value);
+  return env;
+}
+
 /// A fixed argument's values: its default (0, the argument read at run
 /// time) and the argument's value at each of the spec's shapes, with the
 /// constraint that a value other than the default equals the argument.
@@ -53,31 +61,24 @@ static void fixedArgSpace(const TemplateParam &p, const Spec &spec,
                           SpaceDefinition &def) {
   const int64_t none = p.defaultValue.value_or(0);
   std::vector<int64_t> values = {none};
-  auto value = overDims(p.fixes, spec);
-  auto parsed = value ? expr::Expr::parse(*value)
-                      : Expected<expr::Expr>(makeError("no value"));
-  if (parsed) {
-    for (const Shape &shape : spec.allShapes()) {
-      std::map<std::string, expr::Value> env;
-      for (const auto &[name, v] : shape)
-        env[name] = expr::Value::ofInt(v);
-      auto v = parsed->evaluateInt(env);
-      if (v && std::find(values.begin(), values.end(), *v) == values.end())
-        values.push_back(*v);
+  if (auto value = overDims(p.fixes, spec))
+    if (auto parsed = expr::Expr::parse(*value)) {
+      for (const Shape &shape : spec.allShapes()) {
+        auto v = parsed->evaluateInt(shapeEnv(shape));
+        if (v && std::find(values.begin(), values.end(), *v) == values.end())
+          values.push_back(*v);
+      }
+      constraints.push_back(p.name + " == " + std::to_string(none) + " || " +
+                            p.name + " == (" + *value + ")");
+      def.fixedArgs[p.name] = *value;
     }
-    constraints.push_back(p.name + " == " + std::to_string(none) + " || " +
-                          p.name + " == (" + *value + ")");
-    def.fixedArgs[p.name] = *value;
-  }
   std::sort(values.begin(), values.end());
   sp.domain = Domain::ofValues(values);
 }
 
 Configuration onShape(const SpaceDefinition &space, const Shape &shape,
                       Configuration config) {
-  std::map<std::string, expr::Value> env;
-  for (const auto &[name, value] : shape)
-    env[name] = expr::Value::ofInt(value);
+  const std::map<std::string, expr::Value> env = shapeEnv(shape);
   for (const auto &[param, condition] : space.caseConditions) {
     auto parsed = expr::Expr::parse(condition);
     auto reached = parsed ? parsed->evaluateInt(env) : Expected<int64_t>(0);

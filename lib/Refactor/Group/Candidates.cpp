@@ -158,6 +158,17 @@ static SourceSite structuralSite(const SourceFacts &facts, Position at,
   return site;
 }
 
+/// Why a structural parameter cannot be introduced into `kernel`: its own
+/// analysis's `refusal`, else the kernel's not becoming a template; empty
+/// when it can.
+static std::string structuralRefusal(const FunctionFacts &kernel,
+                                     const std::string &refusal) {
+  if (!refusal.empty() || kernel.cannotTemplate.empty())
+    return refusal;
+  return kernel.qualifiedName +
+         " cannot become a template: " + kernel.cannotTemplate;
+}
+
 /// A register cap (RegisterCap.cpp): a minimum of blocks per SM written
 /// into the kernel's __launch_bounds__, 0 (no minimum) by default.
 static void addRegisterCapCandidate(const SourceFacts &facts,
@@ -168,10 +179,7 @@ static void addRegisterCapCandidate(const SourceFacts &facts,
   if (!rc.analysed)
     return;
   std::string name = facts.kernelPlanName(kernel);
-  std::string refusal = rc.refusal;
-  if (refusal.empty() && !kernel.cannotTemplate.empty())
-    refusal = kernel.qualifiedName +
-              " cannot become a template: " + kernel.cannotTemplate;
+  std::string refusal = structuralRefusal(kernel, rc.refusal);
   if (!refusal.empty()) {
     set.refusals.push_back({name, ParamKind::MinBlocks, refusal});
     return;
@@ -212,10 +220,7 @@ static void addFixedArgCandidates(const SourceFacts &facts,
                                   CandidateIndex &index, CandidateSet &set) {
   std::string name = facts.kernelPlanName(kernel);
   for (const FixableArg &a : kernel.fixableArgs) {
-    std::string refusal = a.refusal;
-    if (refusal.empty() && !kernel.cannotTemplate.empty())
-      refusal = kernel.qualifiedName +
-                " cannot become a template: " + kernel.cannotTemplate;
+    std::string refusal = structuralRefusal(kernel, a.refusal);
     if (!refusal.empty()) {
       set.refusals.push_back({name, ParamKind::FixedArg, refusal});
       continue;
@@ -255,10 +260,7 @@ static void addStructuralCandidates(const SourceFacts &facts,
     if (!rs.analysed)
       continue;
     std::string name = facts.kernelPlanName(*kernel);
-    std::string refusal = rs.refusal;
-    if (refusal.empty() && !kernel->cannotTemplate.empty())
-      refusal = kernel->qualifiedName +
-                " cannot become a template: " + kernel->cannotTemplate;
+    std::string refusal = structuralRefusal(*kernel, rs.refusal);
     // Every launch must take the grid edit: a <<<>>> with its grid spelled
     // in a file ktune rewrites, outside a macro's body.
     for (const auto &call : facts.calls)

@@ -51,7 +51,14 @@ def compile_ptx(nvcc, arch, source, out, include_dir, extra, retry_if=None):
             return None
         fail(f"nvcc failed on {source}:\n{proc.stdout}{proc.stderr}")
     with open(out) as f:
-        return f.read()
+        return without_static_prefixes(f.read())
+
+
+def without_static_prefixes(ptx):
+    # With -rdc nvcc prefixes internal-linkage functions with an id of the
+    # file (__nv_static_<n>__<hash>_<len>_<file>_..._Z15kernel...), which
+    # differs between the original and the template: dropped on both sides.
+    return re.sub(r"__nv_static_\d+_\w*?_(?=_Z\d)", "", ptx)
 
 
 def demangler():

@@ -346,10 +346,21 @@ withSharedDeclarations(std::vector<std::string> lines,
   return kept;
 }
 
+/// With -rdc nvcc prefixes internal-linkage functions with an id of the file
+/// (`__nv_static_<n>__<hash>_<len>_<file>_..._Z15kernel...`), which differs
+/// between the original and the template: dropped on both sides.
+static std::string withoutStaticPrefixes(const std::string &ptx) {
+  static const std::regex prefix(R"(__nv_static_\d+_\w*?_(?=_Z\d))");
+  return std::regex_replace(ptx, prefix, "");
+}
+
 std::vector<PtxMismatch>
-comparePtx(const std::string &originalPtx, const std::string &templatePtx,
+comparePtx(const std::string &originalPtxAsCompiled,
+           const std::string &templatePtxAsCompiled,
            const std::string &originalFile, const std::string &templateFile,
            const std::map<std::string, std::string> &headerCopies) {
+  std::string originalPtx = withoutStaticPrefixes(originalPtxAsCompiled);
+  std::string templatePtx = withoutStaticPrefixes(templatePtxAsCompiled);
   auto original = ptxFunctions(originalPtx);
   auto tpl = ptxFunctions(templatePtx);
   // Both sides' paths as real paths.

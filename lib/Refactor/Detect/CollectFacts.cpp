@@ -283,7 +283,9 @@ public:
         // A call in a template whose arguments are dependent
         // (`detail::ComputeShap(X, ...)` in GPUTreeShap's entry point):
         // every function (template) of that name is a callee.
-        if (const auto *lookup = llvm::dyn_cast<UnresolvedLookupExpr>(
+        // So is every overload of a member called so (`setActivation(dst,
+        // src, n)` in a member of a class template).
+        if (const auto *lookup = llvm::dyn_cast<OverloadExpr>(
                 call->getCallee()->IgnoreParenImpCasts()))
           for (const NamedDecl *d : lookup->decls()) {
             const NamedDecl *u = d->getUnderlyingDecl();
@@ -292,9 +294,39 @@ public:
             else if (const auto *f = llvm::dyn_cast<FunctionDecl>(u))
               dependent.push_back(f);
           }
+        // A member called on an object whose class template has dependent
+        // arguments (`nvWavenetInfer<T, R, S, A> infer(...);
+        // infer.setInputs(...)`): every member of that name in the template.
+        if (const auto *member = llvm::dyn_cast<CXXDependentScopeMemberExpr>(
+                call->getCallee()->IgnoreParenImpCasts()))
+          if (const CXXRecordDecl *cls = classTemplateOf(member))
+            for (const NamedDecl *d : cls->lookup(member->getMember())) {
+              const NamedDecl *u = d->getUnderlyingDecl();
+              if (const auto *t = llvm::dyn_cast<FunctionTemplateDecl>(u))
+                dependent.push_back(t->getTemplatedDecl());
+              else if (const auto *f = llvm::dyn_cast<FunctionDecl>(u))
+                dependent.push_back(f);
+            }
         if (const Expr *callee = call->getCallee())
           callees.insert(callee->IgnoreParenImpCasts());
         return true;
+      }
+      static const CXXRecordDecl *
+      classTemplateOf(const CXXDependentScopeMemberExpr *member) {
+        if (member->isImplicitAccess())
+          return nullptr;
+        QualType base = member->getBaseType();
+        if (member->isArrow())
+          base = base->getPointeeType();
+        if (base.isNull())
+          return nullptr;
+        if (const auto *spec = base->getAs<TemplateSpecializationType>())
+          if (const auto *t = llvm::dyn_cast_or_null<ClassTemplateDecl>(
+                  spec->getTemplateName().getAsTemplateDecl()))
+            return t->getTemplatedDecl()->getDefinition();
+        if (const auto *injected = base->getAs<InjectedClassNameType>())
+          return injected->getDecl()->getDefinition();
+        return nullptr;
       }
       bool VisitDeclRefExpr(DeclRefExpr *ref) {
         if (!callees.count(ref))
@@ -359,26 +391,51 @@ public:
   /// Host function templates of the project's headers that the main file
   /// instantiates explicitly (`template void forward<float>(...);`, the
   /// whole main file of a library built as one translation unit of
-  /// included .cu files) are read like the main file's launchers.
+  /// included .cu files) are read like the main file's launchers; so are
+  /// the member functions of class templates it instantiates explicitly
+  /// (`template class Engine<float, Hash>;`, InfiniTAM's engines defined
+  /// in `.tcu` headers), from the template or partial specialisation each
+  /// instantiation takes them from.
   void followExplicitInstantiations(TranslationUnitDecl *tu) {
     struct Templates : RecursiveASTVisitor<Templates> {
-      std::vector<const FunctionTemplateDecl *> found;
+      std::vector<const FunctionTemplateDecl *> functions;
+      std::vector<const ClassTemplateDecl *> classes;
       bool VisitFunctionTemplateDecl(FunctionTemplateDecl *t) {
         if (t->isThisDeclarationADefinition())
-          found.push_back(t);
+          functions.push_back(t);
+        return true;
+      }
+      // Once per template: a partial specialisation may be its only
+      // definition.
+      bool VisitClassTemplateDecl(ClassTemplateDecl *t) {
+        if (t->isCanonicalDecl())
+          classes.push_back(t);
         return true;
       }
     } templates;
     templates.TraverseDecl(tu);
-    for (const FunctionTemplateDecl *t : templates.found)
+    auto instantiatedHere = [&](TemplateSpecializationKind kind,
+                                SourceLocation at) {
+      return kind == TSK_ExplicitInstantiationDefinition &&
+             C.SM.isInMainFile(C.SM.getExpansionLoc(at));
+    };
+    for (const FunctionTemplateDecl *t : templates.functions)
       if (std::any_of(t->spec_begin(), t->spec_end(),
                       [&](const FunctionDecl *spec) {
-                        return spec->getTemplateSpecializationKind() ==
-                                   TSK_ExplicitInstantiationDefinition &&
-                               C.SM.isInMainFile(C.SM.getExpansionLoc(
-                                   spec->getPointOfInstantiation()));
+                        return instantiatedHere(
+                            spec->getTemplateSpecializationKind(),
+                            spec->getPointOfInstantiation());
                       }))
         follow(t->getTemplatedDecl());
+    for (const ClassTemplateDecl *t : templates.classes)
+      for (const ClassTemplateSpecializationDecl *spec : t->specializations())
+        if (instantiatedHere(spec->getSpecializationKind(),
+                             spec->getPointOfInstantiation()))
+          for (const CXXMethodDecl *m : spec->methods())
+            if (const FunctionDecl *pattern =
+                    m->getTemplateInstantiationPattern())
+              if (const FunctionDecl *def = pattern->getDefinition())
+                follow(def);
   }
 
   /// A call of a followed launcher (one that launches, directly or through

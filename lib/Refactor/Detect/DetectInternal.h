@@ -512,6 +512,11 @@ bool isCeilDivName(llvm::StringRef name);
 /// The function-like macro whose body spells `loc` (through the arguments
 /// of other macros; empty: none). Nothing can be inserted there.
 std::string macroBodyOf(DetectContext &c, clang::SourceLocation loc);
+/// The function-like macro whose body spells the kernel's name `ref` or, for
+/// a name passed to a macro, the template arguments the body gives it
+/// (kmcuda's `KERNEL_SWITCH(f, ...)` spelling `f<L2, float>__VA_ARGS__`):
+/// no template argument can be added to the launch.
+std::string calleeMacroOf(DetectContext &c, const clang::Expr *ref);
 
 /// Where a call names its callee and which template arguments it spells
 /// (Calls.cpp): the offsets, explicit arguments and implicit ones.

@@ -123,9 +123,9 @@ static const FunctionTemplateDecl *sameNamedTemplate(const FunctionDecl *def) {
   return nullptr;
 }
 
-/// A virtual member function defined out of its class (InfiniTAM's engines:
-/// `void ITMViewBuilder_CUDA::ConvertDisparityToDepth(...) {...}`, declared
-/// `virtual` in the class): its body moves to a member template the class
+/// A virtual member function defined out of its class or class template
+/// (InfiniTAM's engines: `void ITMViewBuilder_CUDA::ConvertDisparityToDepth(
+/// ...) {...}`, declared `virtual` in the class): its body moves to a member template the class
 /// declares beside it, not virtual, as for any out-of-class member, and the
 /// virtual function calls it.
 static bool virtualDefinedOutOfClass(DetectContext &c,
@@ -134,7 +134,6 @@ static bool virtualDefinedOutOfClass(DetectContext &c,
          !llvm::isa<CXXDestructorDecl>(md) &&
          !md->getDescribedFunctionTemplate() &&
          !md->isTemplateInstantiation() &&
-         !md->getParent()->isDependentContext() &&
          classDeclarationOf(c, md).has_value();
 }
 

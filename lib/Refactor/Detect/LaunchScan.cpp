@@ -35,6 +35,18 @@ std::string macroBodyOf(DetectContext &c, SourceLocation loc) {
   return {};
 }
 
+std::string calleeMacroOf(DetectContext &c, const Expr *ref) {
+  std::string macro = macroBodyOf(c, ref->getBeginLoc());
+  if (!macro.empty())
+    return macro;
+  SourceLocation rAngle;
+  if (const auto *d = llvm::dyn_cast<DeclRefExpr>(ref))
+    rAngle = d->getRAngleLoc();
+  else if (const auto *o = llvm::dyn_cast<OverloadExpr>(ref))
+    rAngle = o->getRAngleLoc();
+  return rAngle.isValid() ? macroBodyOf(c, rAngle) : std::string();
+}
+
 namespace {
 
 /// Constants of a launch's geometry spelled in a function-like macro's body
@@ -548,7 +560,7 @@ void scanLauncherCalls(DetectContext &c, const LaunchView &launch,
     cf.offset = *at;
     std::tie(cf.line, cf.col) = lineCol(c, *at);
     cf.insertOffset = *at;
-    cf.macro = macroBodyOf(c, call.ref->getBeginLoc());
+    cf.macro = calleeMacroOf(c, call.ref);
     // The kernel's template arguments as this call makes them.
     for (const std::string &a : real.explicitArgs) {
       auto it = spelled.find(a);
@@ -637,7 +649,7 @@ void scanLaunch(DetectContext &c, const LaunchView &launch,
     return;
   scanDeviceFunction(c, kernel);
   FunctionFacts &kernelFacts = functionFacts(c, kernel, FunctionRole::Kernel);
-  cf.macro = macroBodyOf(c, launch.named.ref->getBeginLoc());
+  cf.macro = calleeMacroOf(c, launch.named.ref);
   std::set<Position> noted;
   for (const Expr *e : {launch.grid, launch.block, launch.smem})
     noteMacroConstants(c, e, host, kernelFacts.qualifiedName, noted);
@@ -686,7 +698,7 @@ void scanKernelReference(DetectContext &c, const Expr *ref,
     return;
   scanDeviceFunction(c, kernel);
   functionFacts(c, kernel, FunctionRole::Kernel);
-  cf.macro = macroBodyOf(c, ref->getBeginLoc());
+  cf.macro = calleeMacroOf(c, ref);
   c.Sink.call(std::move(cf));
 }
 

@@ -14,6 +14,7 @@
 
 #include "clang/Basic/Version.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -22,6 +23,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <cstdlib>
+#include <map>
 
 #ifndef KTUNE_CLANG_RESOURCE_DIR
 #define KTUNE_CLANG_RESOURCE_DIR ""
@@ -190,25 +192,14 @@ shadowedWrapperHeaders(const std::vector<std::string> &user,
   return shadowed;
 }
 
-/// A VFS overlay that puts the toolkit's copy of each shadowed header
-/// beside Clang's wrapper, where the wrapper's quoted include looks first
-/// (the project's own includes never look there). Written once per
-/// toolkit, resource directory and name set, in the temporary directory.
-static llvm::Expected<std::string>
-wrapperOverlay(const std::vector<std::string> &names,
-               const std::string &resource, const std::string &cuda) {
-  std::string yaml = "{'version': 0, 'roots': [{'name': '" + resource +
-                     "/include', 'type': 'directory', 'contents': [";
-  for (size_t i = 0; i < names.size(); ++i)
-    yaml += std::string(i ? ", " : "") + "{'name': '" + names[i] +
-            "', 'type': 'file', 'external-contents': '" + cuda + "/include/" +
-            names[i] + "'}";
-  yaml += "]}]}\n";
+/// Writes `text` once under the temporary directory, named by its hash.
+static llvm::Expected<std::string> temporaryFile(llvm::StringRef stem,
+                                                 llvm::StringRef extension,
+                                                 const std::string &text) {
   llvm::SmallString<256> path;
   llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, path);
-  llvm::sys::path::append(path, "ktune-wrapper-overlay-" +
-                                    llvm::utohexstr(llvm::xxh3_64bits(yaml)) +
-                                    ".yaml");
+  llvm::sys::path::append(path, stem + llvm::utohexstr(llvm::xxh3_64bits(text)) +
+                                    extension);
   if (llvm::sys::fs::exists(path))
     return std::string(path);
   std::error_code ec;
@@ -216,8 +207,144 @@ wrapperOverlay(const std::vector<std::string> &names,
   if (ec)
     return llvm::createStringError("cannot write " + std::string(path) +
                                    ": " + ec.message());
-  out << yaml;
+  out << text;
   return std::string(path);
+}
+
+/// The names the project's command line defines as macros (`-DN=64`),
+/// reserved ones (`_FORCE_INLINES`) aside.
+static std::vector<std::string>
+commandLineMacros(const std::vector<std::string> &user) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < user.size(); ++i) {
+    llvm::StringRef a = user[i];
+    if (a == "-D" && i + 1 < user.size())
+      a = user[++i];
+    else if (!a.consume_front("-D"))
+      continue;
+    llvm::StringRef name = a.take_until([](char c) { return c == '='; });
+    if (!name.empty() && name.front() != '_' &&
+        llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+      names.push_back(name.str());
+  }
+  return names;
+}
+
+/// Of `macros`, those `header` spells as a plain identifier (a parameter
+/// name, `size_t N`) and never tests or defines.
+static std::vector<std::string>
+macrosClashingWith(const std::vector<std::string> &macros,
+                   const std::string &header) {
+  auto buffer = llvm::MemoryBuffer::getFile(header);
+  if (!buffer)
+    return {};
+  llvm::StringSet<> inCode, inDirectives;
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n');
+  bool directive = false; // a directive continues after a backslash
+  for (llvm::StringRef line : lines) {
+    directive = directive || line.ltrim().starts_with("#");
+    llvm::StringSet<> &into = directive ? inDirectives : inCode;
+    for (size_t at = 0; at < line.size();) {
+      if (!llvm::isAlpha(line[at]) && line[at] != '_') {
+        ++at;
+        continue;
+      }
+      size_t end = at;
+      while (end < line.size() &&
+             (llvm::isAlnum(line[end]) || line[end] == '_'))
+        ++end;
+      into.insert(line.slice(at, end));
+      at = end;
+    }
+    directive = directive && line.rtrim().ends_with("\\");
+  }
+  std::vector<std::string> clash;
+  for (const std::string &m : macros)
+    if (inCode.contains(m) && !inDirectives.contains(m))
+      clash.push_back(m);
+  return clash;
+}
+
+/// `header` (included by its absolute path `original`) without `macros`.
+static llvm::Expected<std::string>
+guardedHeader(const std::vector<std::string> &macros,
+              const std::string &original) {
+  std::string text = "// ktune: " + original +
+                     " without the project's command-line macros it would "
+                     "misread\n// (Clang's CUDA wrapper includes it; nvcc "
+                     "does not).\n";
+  for (const std::string &m : macros)
+    text += "#pragma push_macro(\"" + m + "\")\n#undef " + m + "\n";
+  text += "#include \"" + original + "\"\n";
+  for (const std::string &m : macros)
+    text += "#pragma pop_macro(\"" + m + "\")\n";
+  return temporaryFile("ktune-guarded-header-", ".h", text);
+}
+
+/// Clang's CUDA wrapper includes headers nvcc's compilation never reads:
+/// the toolkit's cuda.h (for CUDA_VERSION) and Clang's own __clang_cuda_*
+/// headers. A project macro defined on the command line (`-DN=64`, RWKV's
+/// kernels) that one of them spells as an identifier would break it; each
+/// such header is read through a copy that keeps those macros out. Fills
+/// `beside` (the overlay's entries).
+static llvm::Error
+guardWrapperHeaders(const std::vector<std::string> &user,
+                    const std::string &resource, const std::string &cuda,
+                    std::map<std::string, std::string> &beside) {
+  std::vector<std::string> macros = commandLineMacros(user);
+  if (macros.empty())
+    return llvm::Error::success();
+  std::vector<std::pair<std::string, std::string>> headers = {
+      {"cuda.h", cuda + "/include/cuda.h"}};
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(resource + "/include", ec), end;
+       it != end && !ec; it.increment(ec)) {
+    std::string name = llvm::sys::path::filename(it->path()).str();
+    if (llvm::StringRef(name).starts_with("__clang_cuda_"))
+      headers.emplace_back(name, it->path());
+  }
+  for (const auto &[name, path] : headers) {
+    std::vector<std::string> clash = macrosClashingWith(macros, path);
+    if (clash.empty())
+      continue;
+    // Clang's own header is overlaid where it is: read through a copy.
+    std::string original = path;
+    if (name != "cuda.h") {
+      auto text = llvm::MemoryBuffer::getFile(path);
+      if (!text)
+        continue;
+      auto copy = temporaryFile("ktune-original-" + name + "-", ".h",
+                                (*text)->getBuffer().str());
+      if (!copy)
+        return copy.takeError();
+      original = *copy;
+    }
+    auto guarded = guardedHeader(clash, original);
+    if (!guarded)
+      return guarded.takeError();
+    beside[name] = *guarded;
+  }
+  return llvm::Error::success();
+}
+
+/// A VFS overlay that puts a header beside Clang's wrapper, where the
+/// wrapper's quoted include looks first (the project's own includes never
+/// look there): the toolkit's copy of each shadowed header, or a guarded
+/// cuda.h. Written once per content, in the temporary directory.
+static llvm::Expected<std::string>
+wrapperOverlay(const std::map<std::string, std::string> &files,
+               const std::string &resource) {
+  std::string yaml = "{'version': 0, 'roots': [{'name': '" + resource +
+                     "/include', 'type': 'directory', 'contents': [";
+  bool first = true;
+  for (const auto &[name, external] : files) {
+    yaml += std::string(first ? "" : ", ") + "{'name': '" + name +
+            "', 'type': 'file', 'external-contents': '" + external + "'}";
+    first = false;
+  }
+  yaml += "]}]}\n";
+  return temporaryFile("ktune-wrapper-overlay-", ".yaml", yaml);
 }
 
 llvm::Expected<std::vector<std::string>>
@@ -261,10 +388,14 @@ clangCommandLine(const CompileCommand &command, const ParserOptions &options,
     if (cuda) {
       cl.push_back("--cuda-path=" + *cuda);
       std::string resource = resourceDir(options);
-      auto shadowed =
-          shadowedWrapperHeaders(user, command, resource, *cuda);
-      if (!shadowed.empty()) {
-        auto overlay = wrapperOverlay(shadowed, resource, *cuda);
+      std::map<std::string, std::string> beside;
+      for (const std::string &name :
+           shadowedWrapperHeaders(user, command, resource, *cuda))
+        beside[name] = *cuda + "/include/" + name;
+      if (llvm::Error e = guardWrapperHeaders(user, resource, *cuda, beside))
+        return std::move(e);
+      if (!beside.empty()) {
+        auto overlay = wrapperOverlay(beside, resource);
         if (!overlay)
           return overlay.takeError();
         cl.push_back("-ivfsoverlay");

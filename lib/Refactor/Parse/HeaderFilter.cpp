@@ -217,6 +217,42 @@ static BodyUse bodyUse(const clang::SourceManager &sm, const clang::Decl *d,
              : BodyUse::None;
 }
 
+/// Whether the body of `md`, a member written in its class, is worth parsing
+/// because the class launches: Clang decides on each such body as it reaches
+/// it, before the members written after it are declared, so a member calling
+/// one written later that launches (nv-wavenet's `setInputs` calling
+/// `setActivation`) cannot be told from the others. Every member of a class
+/// whose text spells a launch or names a launcher is kept. Read from the
+/// text, once per class.
+bool BodySkipper::inLaunchingClass(const clang::SourceManager &sm,
+                                   const clang::CXXMethodDecl *md) {
+  const clang::CXXRecordDecl *cls = md->getParent();
+  if (md->isOutOfLine() || cls->getLocation().isMacroID())
+    return false;
+  auto [it, inserted] = LaunchingClasses.try_emplace(cls, false);
+  if (!inserted)
+    return it->second;
+  auto [fid, offset] = sm.getDecomposedLoc(cls->getLocation());
+  bool invalid = false;
+  llvm::StringRef text = sm.getBufferData(fid, &invalid);
+  size_t open = invalid ? llvm::StringRef::npos : text.find('{', offset);
+  if (open == llvm::StringRef::npos)
+    return false;
+  int depth = 0;
+  size_t close = open;
+  for (; close < text.size(); ++close) {
+    if (text[close] == '{')
+      ++depth;
+    else if (text[close] == '}' && --depth == 0)
+      break;
+  }
+  llvm::StringRef body = text.slice(open, close);
+  it->second = body.contains("<<<") || body.contains("cudaLaunchKernel") ||
+               body.contains("cudaLaunchCooperativeKernel") ||
+               mentions(body, Launchers);
+  return it->second;
+}
+
 bool BodySkipper::skip(const clang::SourceManager &sm, const clang::Decl *d) {
   clang::SourceLocation loc = sm.getExpansionLoc(d->getLocation());
   if (sm.isInMainFile(loc))
@@ -230,11 +266,6 @@ bool BodySkipper::skip(const clang::SourceManager &sm, const clang::Decl *d) {
   const auto *ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(d);
   bool plainCtor = ctor && !ctor->getParent()->isDependentContext();
   bool kernel = d->hasAttr<clang::CUDAGlobalAttr>();
-  BodyUse use = kernel || d->hasAttr<clang::CUDADeviceAttr>()
-                    ? BodyUse::None
-                    : bodyUse(sm, d, Launchers);
-  if (!kernel && !plainCtor && use == BodyUse::None)
-    return true;
   clang::FileID fid = sm.getFileID(loc);
   auto [it, inserted] = Skip.try_emplace(fid, true);
   if (inserted) {
@@ -244,6 +275,17 @@ bool BodySkipper::skip(const clang::SourceManager &sm, const clang::Decl *d) {
       it->second = !Headers->allows(name, absolutePathIn("", name));
     }
   }
+  BodyUse use = kernel || d->hasAttr<clang::CUDADeviceAttr>()
+                    ? BodyUse::None
+                    : bodyUse(sm, d, Launchers);
+  // Kept, but not a launcher by name: only its own class reads it first.
+  bool inLauncherClass = false;
+  if (const auto *md = llvm::dyn_cast<clang::CXXMethodDecl>(d);
+      md && use == BodyUse::None && !it->second && !kernel &&
+      !md->hasAttr<clang::CUDADeviceAttr>())
+    inLauncherClass = inLaunchingClass(sm, md);
+  if (!kernel && !plainCtor && !inLauncherClass && use == BodyUse::None)
+    return true;
   // A kept launcher's callers are kept too (headers declare before use).
   if (!it->second && use == BodyUse::Launches)
     if (const auto *fn = llvm::dyn_cast<clang::FunctionDecl>(d);

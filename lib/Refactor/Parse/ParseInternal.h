@@ -20,6 +20,7 @@
 #include "ktune/Refactor/HeaderFilter.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclBase.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
@@ -87,6 +88,9 @@ private:
   /// Host functions of the project's headers whose bodies are kept because
   /// they launch (directly or through others): a body naming one is kept.
   llvm::StringSet<> Launchers;
+  llvm::DenseMap<const clang::CXXRecordDecl *, bool> LaunchingClasses;
+  bool inLaunchingClass(const clang::SourceManager &sm,
+                        const clang::CXXMethodDecl *md);
 };
 
 // --- Carrying on past errors in unrelated code ------------------------------

@@ -1,8 +1,8 @@
 // A launch whose enum template argument is deduced gets it spelled as the
 // enumerator when the launch gains template arguments (an integer converts
-// to no enum parameter). A virtual member function (`override`, in a class
-// template too) cannot become a template: its launch keeps its values, with
-// a note, and the output compiles.
+// to no enum parameter). A virtual member function of a class template
+// (`override`), defined out of its class: its body moves to a member
+// template the class declares beside it, which it calls with the defaults.
 // REQUIRES: clang, nvcc
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ktune-refactor %s -o %t/out.cu 2> %t/notes.txt
@@ -39,5 +39,14 @@ template <class T> void CudaStream<T>::dot(float *x) {
 }
 template struct CudaStream<float>;
 
-// NOTE: cannot become a template (it is a virtual member function)
+// TPL:      void dot(float *x) override;
+// TPL-NEXT: template <int BLOCK_SIZE = 1024> void [[DOT:[A-Za-z_]+]](float *x);
+// TPL:      template <class T> template <int BLOCK_SIZE>
+// TPL-NEXT: void CudaStream<T>::[[DOT]](float *x) {
+// TPL:        dot_kernel<<<1, BLOCK_SIZE>>>(x);
+// TPL:      template <class T> void CudaStream<T>::dot(float *x) {
+// TPL-NEXT:   return [[DOT]]<1024>(x);
+
+// NOTE-NOT: cannot become a template
+// NOTE: wrote
 // PTX: ptx-identical: {{[1-9][0-9]*}} function(s) identical

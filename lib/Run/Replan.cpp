@@ -86,6 +86,7 @@ std::optional<KindLimits> kindLimits(ParamKind kind,
     return KindLimits{1, 256, true}; // as a plan may name (PlanRules.cpp)
   case ParamKind::MinBlocks:
     return KindLimits{0, device.maxThreadsPerSM / device.warpSize, false};
+  case ParamKind::FixedArg: // its values are the spec's shapes' (TunerSpace)
   case ParamKind::Other:
     break;
   }

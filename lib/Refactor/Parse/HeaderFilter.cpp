@@ -19,6 +19,7 @@
 #include "llvm/Support/Regex.h"
 
 #include <algorithm>
+#include <optional>
 #include <cctype>
 
 namespace ktune::refactor {
@@ -177,6 +178,39 @@ bool mentions(llvm::StringRef body, const llvm::StringSet<> &names) {
 
 } // namespace
 
+/// The first `{...}` at or after `loc` in its file, braces balanced;
+/// nullopt where there is none.
+static std::optional<llvm::StringRef>
+bracedTextAfter(const clang::SourceManager &sm, clang::SourceLocation loc) {
+  if (loc.isInvalid())
+    return std::nullopt;
+  auto [fid, offset] = sm.getDecomposedLoc(loc);
+  bool invalid = false;
+  llvm::StringRef text = sm.getBufferData(fid, &invalid);
+  if (invalid || offset >= text.size())
+    return std::nullopt;
+  size_t open = text.find('{', offset);
+  if (open == llvm::StringRef::npos)
+    return std::nullopt;
+  int depth = 0;
+  size_t close = open;
+  for (; close < text.size(); ++close) {
+    if (text[close] == '{')
+      ++depth;
+    else if (text[close] == '}' && --depth == 0)
+      break;
+  }
+  return text.slice(open, close);
+}
+
+/// Whether `text` spells a kernel launch or names one of `launchers`.
+static bool spellsLaunch(llvm::StringRef text,
+                         const llvm::StringSet<> &launchers) {
+  return text.contains("<<<") || text.contains("cudaLaunchKernel") ||
+         text.contains("cudaLaunchCooperativeKernel") ||
+         mentions(text, launchers);
+}
+
 /// Whether the body that follows the declaration of host function `d` (not
 /// parsed yet) is worth parsing: it spells a kernel launch (`<<<` or a
 /// cudaLaunch* call) or names a function of the project's headers whose body
@@ -187,31 +221,14 @@ bool mentions(llvm::StringRef body, const llvm::StringSet<> &names) {
 /// parsed.
 static BodyUse bodyUse(const clang::SourceManager &sm, const clang::Decl *d,
                        const llvm::StringSet<> &launchers) {
-  clang::SourceLocation end = sm.getExpansionLoc(d->getEndLoc());
-  if (end.isInvalid())
+  std::optional<llvm::StringRef> body =
+      bracedTextAfter(sm, sm.getExpansionLoc(d->getEndLoc()));
+  if (!body)
     return BodyUse::None;
-  auto [fid, offset] = sm.getDecomposedLoc(end);
-  bool invalid = false;
-  llvm::StringRef text = sm.getBufferData(fid, &invalid);
-  if (invalid || offset >= text.size())
-    return BodyUse::None;
-  size_t open = text.find('{', offset);
-  if (open == llvm::StringRef::npos)
-    return BodyUse::None;
-  int depth = 0;
-  size_t close = open;
-  for (; close < text.size(); ++close) {
-    if (text[close] == '{')
-      ++depth;
-    else if (text[close] == '}' && --depth == 0)
-      break;
-  }
-  llvm::StringRef body = text.slice(open, close);
-  if (body.contains("<<<") || body.contains("cudaLaunchKernel") ||
-      body.contains("cudaLaunchCooperativeKernel") || mentions(body, launchers))
+  if (spellsLaunch(*body, launchers))
     return BodyUse::Launches;
   const auto *fn = llvm::dyn_cast<clang::FunctionDecl>(d);
-  return fn && body.size() < 400 &&
+  return fn && body->size() < 400 &&
                  fn->getReturnType()->isIntegralOrEnumerationType()
              ? BodyUse::Helper
              : BodyUse::None;
@@ -230,26 +247,10 @@ bool BodySkipper::inLaunchingClass(const clang::SourceManager &sm,
   if (md->isOutOfLine() || cls->getLocation().isMacroID())
     return false;
   auto [it, inserted] = LaunchingClasses.try_emplace(cls, false);
-  if (!inserted)
-    return it->second;
-  auto [fid, offset] = sm.getDecomposedLoc(cls->getLocation());
-  bool invalid = false;
-  llvm::StringRef text = sm.getBufferData(fid, &invalid);
-  size_t open = invalid ? llvm::StringRef::npos : text.find('{', offset);
-  if (open == llvm::StringRef::npos)
-    return false;
-  int depth = 0;
-  size_t close = open;
-  for (; close < text.size(); ++close) {
-    if (text[close] == '{')
-      ++depth;
-    else if (text[close] == '}' && --depth == 0)
-      break;
-  }
-  llvm::StringRef body = text.slice(open, close);
-  it->second = body.contains("<<<") || body.contains("cudaLaunchKernel") ||
-               body.contains("cudaLaunchCooperativeKernel") ||
-               mentions(body, Launchers);
+  if (inserted)
+    if (std::optional<llvm::StringRef> body =
+            bracedTextAfter(sm, cls->getLocation()))
+      it->second = spellsLaunch(*body, Launchers);
   return it->second;
 }
 
